@@ -1,0 +1,55 @@
+"""The Typer app: one thin module per command, assembled here."""
+
+from __future__ import annotations
+
+import typer
+
+from pisess import __version__
+from pisess.cli import context_cmd, demo_cmd, fork_cmd, ls_cmd, path_cmd, tree_cmd, validate_cmd
+
+HELP = """Inspect the session files of the pi coding agent, read-only.
+
+pi appends every event of a session as one JSON line; id + parentId make a tree and the last line
+decides the current leaf.  pisess shows those trees and checks them, reading each file the way pi
+itself does (--reader auto|harness|cli).  No command ever modifies a session file.
+
+Exit codes: 0 ok, 1 findings or not found, 2 usage error or unreadable input.
+
+Try: pisess demo
+"""
+
+app = typer.Typer(
+    name="pisess",
+    help=HELP,
+    no_args_is_help=True,
+    add_completion=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"pisess {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version and exit."),
+) -> None:
+    pass
+
+
+app.command("ls")(ls_cmd.ls)
+app.command("tree")(tree_cmd.tree)
+app.command("path")(path_cmd.path)
+app.command("context")(context_cmd.context)
+app.command("validate")(validate_cmd.validate)
+app.command("fork")(fork_cmd.fork)
+app.command("demo")(demo_cmd.demo)
+
+
+def main() -> None:
+    app()

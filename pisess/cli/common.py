@@ -1,0 +1,137 @@
+"""What every command shares: options, locating sessions, JSON output, the one error handler.
+
+Exit codes (documented in the README, same meaning in every command):
+  0  ok
+  1  findings, a session pi cannot read, or something not found
+  2  usage error, or input that cannot be read at all (permissions, I/O)
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+from dataclasses import dataclass
+from typing import Annotated, Any, Callable, Optional
+
+import typer
+
+from pisess.core.errors import PisessError
+
+JSON_VERSION = 1
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+EXIT_BY_CODE = {"usage": EXIT_USAGE, "storage": EXIT_USAGE}
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document (with \"version\": 1) instead of the view.")]
+ReaderOpt = Annotated[
+    str,
+    typer.Option("--reader", "-r", help="Read as pi's SDK (harness), as the pi command (cli), or as the program "
+                 "that wrote the file (auto).", case_sensitive=False),
+]
+SessionsDirOpt = Annotated[
+    Optional[str],
+    typer.Option("--sessions-dir", metavar="DIR", envvar=None,
+                 help="Sessions root (default: $PI_CODING_AGENT_DIR/sessions or ~/.pi/agent/sessions)."),
+]
+CwdOpt = Annotated[Optional[str], typer.Option("--cwd", metavar="DIR", help="Project directory (default: the current one).")]
+ColorOpt = Annotated[str, typer.Option("--color", help="auto, always or never (NO_COLOR is respected).")]
+LeafOpt = Annotated[Optional[str], typer.Option("--leaf", metavar="ID", help="Use this entry as the leaf instead of the current one.")]
+LenientOpt = Annotated[bool, typer.Option("--lenient", help="Read with the pi command's lenient rules (= --reader cli): "
+                                          "skip invalid lines, list them on stderr, show the rest.")]
+
+
+def session_argument(help_text: str = "File path, session id or unique id prefix; default: the newest session of the project."):
+    return typer.Argument(None, metavar="[SESSION]", help=help_text, show_default=False)
+
+
+@dataclass(frozen=True)
+class Where:
+    root: str
+    cwd: str
+
+
+def where(sessions_dir: str | None, cwd: str | None) -> Where:
+    from pisess.core.repo import absolute_cwd, sessions_root
+
+    here = os.environ.get("PWD") or os.getcwd()
+    try:
+        if not os.path.samefile(here, os.getcwd()):
+            here = os.getcwd()
+    except OSError:
+        here = os.getcwd()
+    return Where(sessions_root(sessions_dir, os.environ, os.path.expanduser("~")),
+                 absolute_cwd(cwd, here) if cwd else os.path.normpath(here))
+
+
+def check_reader(reader: str, lenient: bool = False) -> str:
+    reader = (reader or "auto").lower()
+    if reader not in ("auto", "harness", "cli"):
+        raise PisessError("usage", f"--reader must be auto, harness or cli, not {reader!r}")
+    if lenient:
+        if reader == "harness":
+            raise PisessError("usage", "--lenient reads with the cli reader; it cannot be combined with --reader harness")
+        return "cli"
+    return reader
+
+
+def dumps(doc: Any) -> bytes:
+    import orjson
+
+    try:
+        return orjson.dumps(doc, option=orjson.OPT_INDENT_2 if sys.stdout.isatty() else 0)
+    except TypeError:  # text with lone surrogates: escape it as JSON.stringify would
+        import json
+
+        return json.dumps(doc, ensure_ascii=True, indent=2 if sys.stdout.isatty() else None, default=str).encode()
+
+
+def emit_json(doc: dict) -> None:
+    out = sys.stdout.buffer if hasattr(sys.stdout, "buffer") else None
+    data = dumps({"version": JSON_VERSION, **doc}) + b"\n"
+    if out is not None:
+        out.write(data)
+        out.flush()
+    else:  # CliRunner without a buffer
+        sys.stdout.write(data.decode())
+
+
+def say(message: str) -> None:
+    """Talk goes to stderr, escaped so file content cannot drive the terminal."""
+    from pisess.cli.text import escape_controls
+
+    sys.stderr.write(escape_controls(message, keep_newlines=True) + "\n")
+
+
+def exit_code_for(err: PisessError) -> int:
+    return EXIT_BY_CODE.get(err.code, EXIT_FINDINGS)
+
+
+def handles_errors(fn: Callable) -> Callable:
+    """The one place a ``PisessError`` becomes output: JSON on stdout when ``--json``, the
+    located message on stderr always, and the exit code from one table."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except PisessError as err:
+            if kwargs.get("json_out"):
+                emit_json({"error": err.to_dict()})
+            say(f"pisess: {err.located()}")
+            raise typer.Exit(exit_code_for(err)) from None
+        except BrokenPipeError:
+            try:
+                sys.stdout = open(os.devnull, "w")
+            except OSError:
+                pass
+            raise typer.Exit(EXIT_OK) from None
+        except KeyboardInterrupt:
+            raise typer.Exit(130) from None
+
+    return wrapper
+
+
+def report_dropped(session) -> None:
+    """``--lenient``: what was skipped, on stderr."""
+    for d in session.dropped_lines:
+        say(f"{session.path}:{d['line']}: skipped: {d['reason']}")

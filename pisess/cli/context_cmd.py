@@ -1,0 +1,79 @@
+"""pisess context: exactly what the model sees at the leaf."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import typer
+
+from pisess.cli import common
+from pisess.cli.common import handles_errors
+
+
+def context_json(ctx) -> dict:
+    from pisess.core.js import UNDEF, get
+
+    s = ctx.session
+    ids = lambda es: [None if get(e, "id") is UNDEF else get(e, "id") for e in es]  # noqa: E731
+    doc = {
+        "reader": s.reader,
+        "file": s.path,
+        "header": s.header_json(),
+        "entryCount": len(s.entries),
+        "leafId": ctx.leaf_id,
+        "pathIds": ids(ctx.path),
+        "contextEntryIds": ids(ctx.context_entries),
+        "state": ctx.state.to_json(s.reader),
+        "labels": s.labels_json(),
+        "sessionName": s.session_name(),
+        "checkpointId": None if ctx.checkpoint is None else get(ctx.checkpoint, "id"),
+        "messages": ctx.messages,
+        "llmMessages": ctx.llm_messages,
+        "notes": s.notes,
+    }
+    if s.reader == "cli" or s.migrated_from_version is not None:
+        doc["migratedFromVersion"] = s.migrated_from_version
+        doc["droppedLines"] = s.dropped_lines
+        doc["emptyFileInitialized"] = s.empty_file_initialized
+    return doc
+
+
+@handles_errors
+def context(
+    session: Optional[str] = common.session_argument(),
+    leaf: common.LeafOpt = None,
+    llm: bool = typer.Option(False, "--llm", help="Show llmMessages: what is sent to the provider after convertToLlm."),
+    thinking: bool = typer.Option(False, "--thinking", help="Show thinking blocks in full."),
+    full: bool = typer.Option(False, "--full", help="Do not shorten tool results and long texts."),
+    max_lines: int = typer.Option(12, "--lines", "-n", metavar="N", help="Lines of each tool result to show."),
+    pager: bool = typer.Option(True, "--pager/--no-pager", help="Page long output when stdout is a terminal."),
+    reader: common.ReaderOpt = "auto",
+    lenient: common.LenientOpt = False,
+    json_out: common.JsonOpt = False,
+    sessions_dir: common.SessionsDirOpt = None,
+    cwd: common.CwdOpt = None,
+    color: common.ColorOpt = "auto",
+) -> None:
+    """What the model sees at the leaf: model, thinking level, tools, checkpoint, then each message.
+
+    Example: pisess context 0195e682 --leaf d00dfeed --llm
+    """
+    from pisess.core.context import build_context
+    from pisess.core.js import UNDEF
+    from pisess.core.repo import resolve_session
+    from pisess.core.session import open_session
+
+    reader = common.check_reader(reader, lenient)
+    w = common.where(sessions_dir, cwd)
+    path = resolve_session(session, w.root, w.cwd)
+    s = open_session(path, reader)
+    if lenient and not json_out:
+        common.report_dropped(s)
+    ctx = build_context(s, UNDEF if leaf is None else leaf)
+    if json_out:
+        common.emit_json(context_json(ctx))
+        return
+    from pisess.cli import render
+
+    render.show(render.context_view(ctx, llm=llm, thinking=thinking, full=full, max_lines=max_lines),
+                color=color, pager=pager)

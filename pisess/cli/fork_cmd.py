@@ -1,0 +1,67 @@
+"""pisess fork: a new session file holding the path to an entry, as pi's fork writes it."""
+
+from __future__ import annotations
+
+import os
+from typing import Optional
+
+import typer
+
+from pisess.cli import common
+from pisess.cli.common import handles_errors
+
+
+@handles_errors
+def fork(
+    session: str = typer.Argument(..., metavar="SESSION", help="File path, session id or unique id prefix."),
+    entry: str = typer.Argument(..., metavar="ENTRY", help="Entry id to fork at (see pisess tree)."),
+    position: str = typer.Option("before", "--position", "-p",
+                                 help="before: the new session ends before this user message (pi's /fork); "
+                                      "at: it ends at this entry (pi's /clone)."),
+    dry_run: bool = typer.Option(False, "--dry-run", "-n", help="Show what would be written; write nothing."),
+    reader: common.ReaderOpt = "auto",
+    json_out: common.JsonOpt = False,
+    sessions_dir: common.SessionsDirOpt = None,
+    cwd: common.CwdOpt = None,
+    color: common.ColorOpt = "auto",
+) -> None:
+    """Write a new session forked from SESSION at ENTRY; the source is never touched.
+
+    The file is created in the project's session directory (--cwd, else the source's cwd) under a
+    new UUIDv7, exclusively (never overwriting) and atomically; its path is printed.
+
+    Example: pisess fork 0195e682 d00dfeed --position before
+    """
+    from pisess.core.errors import PisessError
+    from pisess.core.fork import plan_fork, write_fork
+    from pisess.core.js import now_iso
+    from pisess.core.repo import default_fork_dir, resolve_session
+    from pisess.core.session import open_session
+
+    if position not in ("before", "at"):
+        raise PisessError("usage", f"--position must be before or at, not {position!r}")
+    reader = common.check_reader(reader)
+    w = common.where(sessions_dir, cwd)
+    path = resolve_session(session, w.root, w.cwd)
+    s = open_session(path, reader)
+    import uuid6
+
+    target_cwd = w.cwd if cwd else None
+    plan = plan_fork(s, entry, position, new_id=str(uuid6.uuid7()), now_iso=now_iso(), cwd=target_cwd,
+                     source_path=os.path.abspath(path))
+    directory = (default_fork_dir(w.root, plan.header["cwd"]) if plan.header["cwd"]
+                 else os.path.dirname(os.path.abspath(path)))
+    target = os.path.join(directory, plan.file_name)
+    written = None
+    if not dry_run:
+        if not os.path.isdir(directory):
+            raise PisessError("not_found", f"session directory {directory} does not exist (pisess never creates "
+                              "directories; run pi once in that project, or pass --cwd)", path=directory)
+        written = write_fork(plan, directory)
+    if json_out:
+        common.emit_json({"reader": s.reader, "dryRun": dry_run, "path": written or target, "id": plan.header["id"],
+                          "header": plan.header, "newEmptySession": plan.new_empty_session, "entries": plan.entries})
+        return
+    from pisess.cli import render
+
+    render.fork_view(plan, written or target, dry_run=dry_run, color=color)

@@ -1,0 +1,48 @@
+"""pisess ls: the sessions of this project (or all), newest first."""
+
+from __future__ import annotations
+
+import typer
+
+from pisess.cli import common
+from pisess.cli.common import handles_errors
+
+
+@handles_errors
+def ls(
+    all_projects: bool = typer.Option(False, "--all", "-a", help="Every project under the sessions root."),
+    long: bool = typer.Option(False, "--long", "-l", help="Read whole files: name, messages, branches, last activity."),
+    json_out: common.JsonOpt = False,
+    sessions_dir: common.SessionsDirOpt = None,
+    cwd: common.CwdOpt = None,
+    color: common.ColorOpt = "auto",
+) -> None:
+    """List sessions, newest first (header line only, so it stays fast on thousands of files).
+
+    Example: pisess ls --all --long
+    """
+    from pisess.core.repo import list_sessions
+
+    w = common.where(sessions_dir, cwd)
+    listing = list_sessions(w.root, None if all_projects else w.cwd)
+    details = None
+    if long:
+        from pisess.core.summary import summarize_file
+
+        details = {s.path: summarize_file(s.path) for s in listing.sessions}
+    if json_out:
+        rows = []
+        for s in listing.sessions:
+            row = s.to_json()
+            if details is not None:
+                row["details"] = details[s.path]
+            rows.append(row)
+        common.emit_json({"root": w.root, "cwd": None if all_projects else w.cwd, "sessions": rows,
+                          "skipped": [k.to_json() for k in listing.skipped]})
+    else:
+        from pisess.cli import render
+
+        render.ls_view(listing, w, all_projects=all_projects, details=details, color=color)
+    if listing.skipped:
+        n = len(listing.skipped)
+        common.say(f"{n} file{'s are' if n != 1 else ' is'} not a session; run pisess validate for details")

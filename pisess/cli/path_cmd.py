@@ -1,0 +1,59 @@
+"""pisess path: the entries from the root (or the checkpoint) to the leaf."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import typer
+
+from pisess.cli import common
+from pisess.cli.common import handles_errors
+
+
+@handles_errors
+def path(
+    session: Optional[str] = common.session_argument(),
+    leaf: common.LeafOpt = None,
+    time: bool = typer.Option(False, "--time", "-t", help="Show each entry's timestamp (local time)."),
+    reader: common.ReaderOpt = "auto",
+    lenient: common.LenientOpt = False,
+    json_out: common.JsonOpt = False,
+    sessions_dir: common.SessionsDirOpt = None,
+    cwd: common.CwdOpt = None,
+    color: common.ColorOpt = "auto",
+) -> None:
+    """The current leaf path, one entry per line, marking where the compaction stop rule cut it.
+
+    Example: pisess path --leaf e0c1d2a3 --reader harness
+    """
+    from pisess.core.context import build_context
+    from pisess.core.js import UNDEF, get
+    from pisess.core.repo import resolve_session
+    from pisess.core.session import open_session
+
+    reader = common.check_reader(reader, lenient)
+    w = common.where(sessions_dir, cwd)
+    s = open_session(resolve_session(session, w.root, w.cwd), reader)
+    if lenient and not json_out:
+        common.report_dropped(s)
+    ctx = build_context(s, UNDEF if leaf is None else leaf)
+    if json_out:
+        in_ctx = {id(e) for e in ctx.context_entries}
+        common.emit_json({
+            "reader": s.reader, "file": s.path, "leafId": ctx.leaf_id,
+            "cutAtCheckpoint": bool(ctx.path) and s.reader == "harness" and js_truthy_parent(ctx.path[0]),
+            "entries": [{"id": get(e, "id") if get(e, "id") is not UNDEF else None,
+                         "parentId": get(e, "parentId") if get(e, "parentId") is not UNDEF else None,
+                         "type": get(e, "type") if get(e, "type") is not UNDEF else None,
+                         "line": s.line_of(e), "inContext": id(e) in in_ctx} for e in ctx.path],
+        })
+        return
+    from pisess.cli import render
+
+    render.show(render.path_view(ctx, show_time=time), color=color, pager=False)
+
+
+def js_truthy_parent(entry) -> bool:
+    from pisess.core import js
+
+    return js.truthy(js.get(entry, "parentId"))

@@ -1,0 +1,51 @@
+"""Session text is data: control characters and escape sequences are shown, never executed.
+
+Everything a session file holds (messages, tool output, labels, names, cwd) passes through
+``escape_controls`` before it reaches a terminal: ESC, CSI, OSC, CR, BS and the rest of C0/C1
+become visible ``\\x1b``-style escapes; Rich markup is never interpreted because renderers build
+``Text`` objects, not markup strings.
+"""
+
+from __future__ import annotations
+
+import re
+
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_CONTROL_NL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _visible(m: re.Match) -> str:
+    c = m.group()
+    if c == "\t":
+        return "    "
+    o = ord(c)
+    return f"\\x{o:02x}" if o < 0x100 else f"\\u{o:04x}"
+
+
+def escape_controls(s: str, keep_newlines: bool = False) -> str:
+    """Make every control character visible (``\\x1b``, ``\\r``→``\\x0d``); tabs become spaces."""
+    if keep_newlines:
+        return _CONTROL_NL.sub(_visible, s) if _CONTROL_NL.search(s) else s
+    s = s.replace("\n", "\u21b5 ") if "\n" in s else s
+    return _CONTROL.sub(_visible, s) if _CONTROL.search(s) else s
+
+
+def one_line(s: str, width: int) -> str:
+    """First meaningful line of ``s``, whitespace folded, cut to ``width`` with an ellipsis."""
+    s = " ".join(s.split())
+    s = escape_controls(s)
+    if width > 0 and len(s) > width:
+        return s[: max(1, width - 1)] + "\u2026"
+    return s
+
+
+def human_size(n: int) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n} {unit}" if unit == "B" else f"{n:.1f} {unit}".replace(".0 ", " ")
+        n /= 1024
+    return f"{n:.1f} TB"
+
+
+def short_id(s: str, n: int = 8) -> str:
+    return s[:n]

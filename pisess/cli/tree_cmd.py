@@ -1,0 +1,74 @@
+"""pisess tree: the branch tree, the active path and the leaf at a glance."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import typer
+
+from pisess.cli import common
+from pisess.cli.common import handles_errors
+
+
+def tree_json(view) -> dict:
+    from pisess.core.js import UNDEF, get
+
+    s = view.session
+
+    def entry_json(e):
+        return {"id": None if get(e, "id") is UNDEF else get(e, "id"),
+                "parentId": None if get(e, "parentId") is UNDEF else get(e, "parentId"),
+                "type": None if get(e, "type") is UNDEF else get(e, "type")}
+
+    rows = []
+    for r in view.rows:
+        if r.kind == "fold":
+            rows.append({"kind": "fold", "count": r.count, "indent": len(r.guides + r.connector) // 2})
+        else:
+            rows.append({"kind": "entry", **entry_json(r.entry), "line": r.line, "active": r.active,
+                         "label": s.label_of(get(r.entry, "id")), "flags": sorted(r.flags),
+                         "indent": len(r.guides + r.connector) // 2})
+    return {"reader": s.reader, "file": s.path, "leafId": view.leaf_id if view.leaf_id is not UNDEF else None,
+            "leafError": view.leaf_error, "entryCount": view.entry_count, "branchPoints": view.branch_points,
+            "roots": view.roots, "rows": rows}
+
+
+@handles_errors
+def tree(
+    session: Optional[str] = common.session_argument(),
+    full: bool = typer.Option(False, "--full", help="Do not fold long linear runs."),
+    depth: Optional[int] = typer.Option(None, "--depth", "-d", metavar="N", help="Show at most N levels of branches."),
+    labels_only: bool = typer.Option(False, "--labels-only", help="Only labelled entries."),
+    branches_only: bool = typer.Option(False, "--branches-only", help="Only entries with siblings, and their ancestors."),
+    time: bool = typer.Option(False, "--time", "-t", help="Show each entry's timestamp (local time)."),
+    leaf: common.LeafOpt = None,
+    reader: common.ReaderOpt = "auto",
+    lenient: common.LenientOpt = False,
+    json_out: common.JsonOpt = False,
+    sessions_dir: common.SessionsDirOpt = None,
+    cwd: common.CwdOpt = None,
+    color: common.ColorOpt = "auto",
+    pager: bool = typer.Option(True, "--pager/--no-pager", help="Page long output when stdout is a terminal."),
+) -> None:
+    """Show the branch tree: ● on the active path, ○ elsewhere, ◀ the leaf, ◆ the checkpoint.
+
+    Example: pisess tree 0195e682 --branches-only
+    """
+    from pisess.core.js import UNDEF
+    from pisess.core.repo import resolve_session
+    from pisess.core.session import open_session
+    from pisess.core.tree import build_tree
+
+    reader = common.check_reader(reader, lenient)
+    w = common.where(sessions_dir, cwd)
+    s = open_session(resolve_session(session, w.root, w.cwd), reader)
+    if lenient and not json_out:
+        common.report_dropped(s)
+    view = build_tree(s, leaf_id=UNDEF if leaf is None else leaf, full=full, depth=depth,
+                      branches_only=branches_only, labels_only=labels_only)
+    if json_out:
+        common.emit_json(tree_json(view))
+        return
+    from pisess.cli import render
+
+    render.show(render.tree_view(view, show_time=time), color=color, pager=pager)

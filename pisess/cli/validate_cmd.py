@@ -1,0 +1,75 @@
+"""pisess validate: every problem in session files, compiler style, for people and CI."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from typing import List, Optional
+
+import typer
+
+from pisess.cli import common
+from pisess.cli.common import handles_errors
+
+
+@handles_errors
+def validate(
+    paths: Optional[List[str]] = typer.Argument(None, metavar="[PATH]...",
+                                                help="Files or directories (searched for *.jsonl); default: the whole sessions root."),
+    format: Optional[str] = typer.Option(None, "--format", "-f", metavar="FORMAT",
+                                         help="text, json or github (default: github when GITHUB_ACTIONS=true, else text)."),
+    strict: bool = typer.Option(False, "--strict", help="Treat warnings as errors."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Only the summary line."),
+    json_out: common.JsonOpt = False,
+    sessions_dir: common.SessionsDirOpt = None,
+    color: common.ColorOpt = "auto",
+) -> None:
+    """Check session files: what pi's SDK and the pi command do with each, and every problem found.
+
+    One finding per line: FILE:LINE: SEVERITY CODE: MESSAGE, then a summary.
+    Exit 0 when clean, 1 when an error (or with --strict a warning) was found, 2 when a path cannot be read.
+
+    Example: pisess validate ~/.pi/agent/sessions --format github
+    """
+    from pisess.core.errors import PisessError
+    from pisess.core.repo import iter_jsonl
+    from pisess.core.validate import validate_file
+
+    fmt = (format or ("json" if json_out else ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"))).lower()
+    if fmt not in ("text", "json", "github"):
+        raise PisessError("usage", f"--format must be text, json or github, not {fmt!r}")
+    targets = list(paths or [])
+    if not targets:
+        targets = [common.where(sessions_dir, None).root]
+        if not os.path.isdir(targets[0]):
+            raise PisessError("not_found", f"no sessions root at {targets[0]} (pass files or --sessions-dir)")
+    reports, unreadable = [], []
+    now = time.time()
+    for path, err in iter_jsonl(targets):
+        if err is None:
+            try:
+                mtime = os.stat(path).st_mtime
+                reports.append(validate_file(path, mtime=mtime, now=now))
+                continue
+            except PisessError as e:
+                err = e
+            except OSError as e:
+                err = PisessError("storage", f"cannot read {path}: {e.strerror or e}", path=path)
+        unreadable.append(err)
+    from pisess.cli import render
+
+    if fmt == "json":
+        common.emit_json({
+            "files": [r.to_json(strict) for r in reports],
+            "unreadable": [e.to_dict() for e in unreadable],
+            "summary": render.validate_summary_counts(reports, strict),
+        })
+    elif fmt == "github":
+        render.validate_github(reports, unreadable, strict)
+    else:
+        render.validate_text(reports, unreadable, strict, quiet=quiet, color=color)
+    if unreadable:
+        raise typer.Exit(common.EXIT_USAGE)
+    if any(not r.ok(strict) for r in reports):
+        raise typer.Exit(common.EXIT_FINDINGS)

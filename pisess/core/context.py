@@ -1,0 +1,235 @@
+"""What the model sees: state, entry selection, projection to messages, and ``convertToLlm``.
+
+HARNESS (spec §7.1) works on the path cut at the compaction checkpoint; CLI (§7.2) on the full
+root path.  Both select the last compaction, the entries kept from ``firstKeptEntryId`` and
+everything after it, then project each entry to zero or more agent messages.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+from . import js
+from .errors import JSError, PisessError
+from .js import UNDEF, get
+from .paths import active_path, cli_context_path, leaf_of, path_to_checkpoint
+from .session import Session
+
+COMPACTION_PREFIX = (
+    "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
+)
+COMPACTION_SUFFIX = "\n</summary>"
+BRANCH_PREFIX = "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n"
+BRANCH_SUFFIX = "</summary>"
+
+Projector = Callable[[Any, int, list], Any]
+
+
+@dataclass(frozen=True)
+class State:
+    model: dict | None
+    thinking_level: Any
+    active_tool_names: list | None
+
+    def to_json(self, reader: str) -> dict:
+        out = {"model": self.model, "thinkingLevel": None if self.thinking_level is UNDEF else self.thinking_level}
+        if reader == "harness":
+            out["activeToolNames"] = self.active_tool_names
+        return out
+
+
+@dataclass(frozen=True)
+class Context:
+    """The answer to "what does the model see at this leaf"."""
+
+    session: Session
+    leaf_id: Any
+    path: list  # getBranch(): what `path` shows
+    context_entries: list  # the selection the messages are built from
+    state: State
+    messages: list
+    llm_messages: list
+    checkpoint: Any = None  # the compaction the selection starts at, if any
+    notes: list = field(default_factory=list)
+
+
+def _obj(**kw: Any) -> dict:
+    """A JS object literal: keys whose value is ``undefined`` are absent."""
+    return {k: v for k, v in kw.items() if v is not UNDEF}
+
+
+def _located(session: Session, entry: Any, err: Exception) -> PisessError:
+    return JSError(f"{err} (entry {js.to_string(get(entry, 'id'))}; pi throws here too)",
+                   path=session.path, line=session.line_of(entry), stage="context")
+
+
+def derive_state(session: Session, path: list) -> State:
+    """Model, thinking level and active tools: the last value set on ``path`` wins."""
+    thinking: Any = "off"
+    model: dict | None = None
+    tools: list | None = None
+    harness = session.reader == "harness"
+    for e in path:
+        try:
+            t = get(e, "type")
+            if t == "thinking_level_change":
+                thinking = get(e, "thinkingLevel")
+            elif t == "model_change":
+                model = _obj(provider=get(e, "provider"), modelId=get(e, "modelId"))
+            elif t == "message" and get(get(e, "message"), "role") == "assistant":
+                m = get(e, "message")
+                model = _obj(provider=get(m, "provider"), modelId=get(m, "model"))
+            elif harness and t == "active_tools_change":
+                tools = js.spread(get(e, "activeToolNames"))
+        except TypeError as err:
+            raise _located(session, e, err) from None
+    return State(model, thinking, tools)
+
+
+def _last_compaction(path: list) -> tuple[Any, int]:
+    for i in range(len(path) - 1, -1, -1):
+        if get(path[i], "type") == "compaction":
+            return path[i], i
+    return None, -1
+
+
+def select_entries(session: Session, path: list) -> list:
+    """The last compaction, the kept entries before it, and everything after it."""
+    comp, _ = _last_compaction(path)
+    if comp is None:
+        return list(path)
+    comp_id = get(comp, "id")
+    if session.reader == "harness":
+        idx = next(i for i, e in enumerate(path) if get(e, "type") == "compaction" and js.strict_eq(get(e, "id"), comp_id))
+        out = [comp]
+        if js.truthy(get(comp, "retainedTail")):
+            return out + path[idx + 1:]
+        first_kept = get(comp, "firstKeptEntryId")
+        if js.truthy(first_kept):
+            found = False
+            for e in path[:idx]:
+                found = found or js.strict_eq(get(e, "id"), first_kept)
+                if found:
+                    out.append(e)
+        return out + path[idx + 1:]
+    idx = next(i for i, e in enumerate(path) if js.strict_eq(get(e, "id"), comp_id))
+    out = [comp]
+    first_kept = get(comp, "firstKeptEntryId")
+    found = False
+    for e in path[:idx]:
+        found = found or js.strict_eq(get(e, "id"), first_kept)
+        if found:
+            out.append(e)
+    return out + path[idx + 1:]
+
+
+def project(session: Session, entries: list, projectors: Mapping[str, Projector] | None = None) -> list:
+    """Each selected entry becomes zero or more agent messages (``sessionEntryToContextMessages``)."""
+    harness = session.reader == "harness"
+    out: list = []
+    for index, e in enumerate(entries):
+        try:
+            out.extend(_project_one(e, index, entries, harness, projectors or {}))
+        except TypeError as err:
+            raise _located(session, e, err) from None
+    return out
+
+
+def _project_one(e: Any, index: int, entries: list, harness: bool, projectors: Mapping) -> list:
+    t = get(e, "type")
+    ts = lambda: js.date_ms(get(e, "timestamp"))  # noqa: E731 - evaluated only where pi does
+    if t == "message":
+        msg = get(e, "message")
+        if not harness and get(msg, "role") in ("user", "assistant", "toolResult") \
+                and get(msg, "content") in (None, UNDEF):
+            return [{**msg, "content": []}]
+        return [msg]
+    if t == "custom_message":
+        content = get(e, "content")
+        if not harness and (content is None or content is UNDEF):
+            content = []
+        return [_obj(role="custom", customType=get(e, "customType"), content=content,
+                     display=get(e, "display"), details=get(e, "details"), timestamp=ts())]
+    if t == "compaction":
+        summary = _obj(role="compactionSummary", summary=get(e, "summary"),
+                       tokensBefore=get(e, "tokensBefore"), timestamp=ts())
+        if not harness:
+            return [summary]
+        tail = get(e, "retainedTail")
+        return [summary, *js.spread([] if tail is None or tail is UNDEF else tail)]
+    if t == "branch_summary" and js.truthy(get(e, "summary")):
+        return [_obj(role="branchSummary", summary=get(e, "summary"), fromId=get(e, "fromId"), timestamp=ts())]
+    if t == "custom" and harness:
+        projector = projectors.get(get(e, "customType")) if isinstance(get(e, "customType"), str) else None
+        return list(projector(e, index, entries) or []) if projector else []
+    return []
+
+
+def bash_execution_text(m: Any) -> str:
+    text = f"Ran `{js.to_string(get(m, 'command'))}`\n"
+    output = get(m, "output")
+    text += f"```\n{js.to_string(output)}\n```" if js.truthy(output) else "(no output)"
+    exit_code = get(m, "exitCode")
+    if js.truthy(get(m, "cancelled")):
+        text += "\n\n(command cancelled)"
+    elif exit_code is not None and exit_code is not UNDEF and not js.strict_eq(exit_code, 0):
+        text += f"\n\nCommand exited with code {js.to_string(exit_code)}"
+    if js.truthy(get(m, "truncated")) and js.truthy(get(m, "fullOutputPath")):
+        text += f"\n\n[Output truncated. Full output: {js.to_string(get(m, 'fullOutputPath'))}]"
+    return text
+
+
+def convert_to_llm(messages: list) -> list:
+    """pi's ``convertToLlm``: what is actually sent to the provider."""
+    out = []
+    for m in messages:
+        role = get(m, "role")
+        if role == "bashExecution":
+            if js.truthy(get(m, "excludeFromContext")):
+                continue
+            out.append(_obj(role="user", content=[{"type": "text", "text": bash_execution_text(m)}],
+                            timestamp=get(m, "timestamp")))
+        elif role == "custom":
+            content = get(m, "content")
+            out.append(_obj(role="user", content=[{"type": "text", "text": content}] if isinstance(content, str) else content,
+                            timestamp=get(m, "timestamp")))
+        elif role == "branchSummary":
+            text = BRANCH_PREFIX + js.to_string(get(m, "summary")) + BRANCH_SUFFIX
+            out.append(_obj(role="user", content=[{"type": "text", "text": text}], timestamp=get(m, "timestamp")))
+        elif role == "compactionSummary":
+            text = COMPACTION_PREFIX + js.to_string(get(m, "summary")) + COMPACTION_SUFFIX
+            out.append(_obj(role="user", content=[{"type": "text", "text": text}], timestamp=get(m, "timestamp")))
+        elif role in ("user", "assistant", "toolResult"):
+            out.append(m)
+    return out
+
+
+def build_context(session: Session, leaf_id: Any = UNDEF,
+                  projectors: Mapping[str, Projector] | None = None) -> Context:
+    """Everything ``pisess context`` shows, for the current leaf or ``leaf_id``.
+
+    ``projectors`` maps a ``custom`` entry's ``customType`` to a callable
+    ``(entry, index, entries) -> messages`` (HARNESS only; the CLI never projects them).
+    """
+    explicit = leaf_id is not UNDEF
+    if explicit and leaf_id is not None and session.lookup(leaf_id) is None:
+        raise PisessError("not_found", f"Entry {js.to_string(leaf_id)} not found", path=session.path, stage="leaf")
+    if session.reader == "harness":
+        leaf = leaf_id if explicit else leaf_of(session)
+        path = path_to_checkpoint(session, leaf)
+        walk = path
+    else:
+        leaf = leaf_id if explicit else (None if session.leaf_id is UNDEF else session.leaf_id)
+        path = active_path(session, leaf_id if explicit else UNDEF)
+        walk = cli_context_path(session, leaf_id if explicit else UNDEF)
+    state = derive_state(session, walk)
+    selected = select_entries(session, walk)
+    messages = project(session, selected, projectors)
+    try:
+        llm = convert_to_llm(messages)
+    except TypeError as err:
+        raise JSError(f"{err} (a message in the context is null; pi throws converting it)",
+                      path=session.path, stage="convert") from None
+    checkpoint = selected[0] if selected and get(selected[0], "type") == "compaction" else None
+    return Context(session, leaf, path, selected, state, messages, llm, checkpoint)

@@ -1,0 +1,194 @@
+"""Fork planning: which entries a new session forked at an entry would hold (spec §9).
+
+HARNESS (``getEntriesToFork``) copies the compaction-bounded path verbatim.  CLI
+(``createBranchedSession``) copies the full root path, drops ``label`` entries, re-chains parents
+and re-creates the labels that apply to the copied path at the end.  Planning is pure: the id
+factory and clock are passed in; ``write_fork`` is the one function that touches the disk.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import orjson
+
+from . import js
+from .errors import PisessError
+from .js import UNDEF, get
+from .paths import cli_branch, path_to_checkpoint
+from .session import Session
+
+POSITIONS = ("before", "at")
+
+
+@dataclass(frozen=True)
+class ForkPlan:
+    source: Session
+    entry_id: str | None
+    position: str
+    header: dict
+    entries: list
+    new_empty_session: bool
+    file_name: str
+
+    def lines(self) -> bytes:
+        return b"".join(_dumps(v) + b"\n" for v in [self.header, *self.entries])
+
+
+def _dumps(v: Any) -> bytes:
+    try:
+        return orjson.dumps(v)
+    except TypeError:  # lone surrogates: JSON.stringify escapes them, so does ensure_ascii
+        import json
+
+        return json.dumps(v, ensure_ascii=True, separators=(",", ":"), allow_nan=False, default=str).encode()
+
+
+def _fork_error(session: Session, message: str, code: str = "invalid_fork_target") -> PisessError:
+    return PisessError(code, message, path=session.path, stage="fork")
+
+
+def entries_to_fork(session: Session, entry_id: str | None, position: str = "before") -> tuple[list, bool]:
+    """The entries of the new file, and whether pi would start an empty session instead."""
+    if position not in POSITIONS:
+        raise PisessError("usage", f"position must be 'before' or 'at', not {position!r}")
+    if session.reader == "harness":
+        return _harness_entries(session, entry_id, position), False
+    return _cli_entries(session, entry_id, position)
+
+
+def _is_user_message(entry: Any) -> bool:
+    return get(entry, "type") == "message" and get(get(entry, "message"), "role") == "user"
+
+
+def _harness_entries(session: Session, entry_id: str | None, position: str) -> list:
+    if not entry_id:
+        return list(session.entries)
+    target = session.lookup(entry_id)
+    if target is None:
+        raise _fork_error(session, f"Entry {entry_id} not found")
+    if position == "at":
+        leaf = get(target, "id")
+    else:
+        try:
+            user = _is_user_message(target)
+        except TypeError as e:
+            raise _fork_error(session, f"Entry {entry_id} has no message object ({e})") from None
+        if not user:
+            raise _fork_error(session, f"Entry {entry_id} is not a user message")
+        leaf = get(target, "parentId")
+    return path_to_checkpoint(session, leaf)
+
+
+def _cli_entries(session: Session, entry_id: str | None, position: str) -> tuple[list, bool]:
+    target = session.lookup(entry_id) if entry_id else None
+    if target is None:
+        raise _fork_error(session, f"Invalid entry ID for forking: entry {entry_id} not found")
+    if position == "at":
+        leaf = get(target, "id")
+    else:
+        try:
+            user = _is_user_message(target)
+        except TypeError as e:
+            raise _fork_error(session, f"Invalid entry ID for forking: {entry_id} has no message object ({e})") from None
+        if not user:
+            raise _fork_error(session, f"Invalid entry ID for forking: {entry_id} is not a user message")
+        leaf = get(target, "parentId")
+    if not js.truthy(leaf):
+        return [], True
+    path = cli_branch(session, leaf)
+    if not path:
+        raise _fork_error(session, f"Entry {js.to_string(leaf)} not found", code="not_found")
+    kept: list = []
+    parent: Any = None
+    for e in path:
+        if get(e, "type") == "label":
+            continue
+        kept.append({**e, "parentId": parent} if isinstance(e, dict) else e)
+        parent = get(e, "id")
+    # pi scans [header, ...copied] for an assistant message and throws on a message entry
+    # without a message object met before one.
+    for e in kept:
+        if get(e, "type") == "message":
+            try:
+                if get(get(e, "message"), "role") == "assistant":
+                    break
+            except TypeError as err:
+                raise _fork_error(session, f"entry {js.to_string(get(e, 'id'))} has no message object ({err}); "
+                                  "pi throws forking this path") from None
+    ids = {js.key(get(e, "id")) for e in kept}
+    last_id = get(kept[-1], "id") if kept else None
+    parent = last_id if js.truthy(last_id) else None
+    n = 0
+    for k, (target_id, label) in session.labels.items():
+        if k not in ids:
+            continue
+        n += 1
+        new_id = f"{n:08x}"
+        while js.key(new_id) in ids:
+            n += 1
+            new_id = f"{n:08x}"
+        ids.add(js.key(new_id))
+        stamp = session.label_timestamps.get(k, UNDEF)
+        kept.append({k2: v for k2, v in (("type", "label"), ("id", new_id), ("parentId", parent),
+                                          ("timestamp", stamp), ("targetId", target_id), ("label", label))
+                     if v is not UNDEF})
+        parent = new_id
+    return kept, False
+
+
+def plan_fork(session: Session, entry_id: str | None, position: str, *, new_id: str, now_iso: str,
+              cwd: str | None = None, source_path: str | None = None) -> ForkPlan:
+    """The new session: header as pi writes it (new id, ``parentSession`` = source) and entries."""
+    entries, empty = entries_to_fork(session, entry_id, position)
+    src = session.header or {}
+    header: dict = {"type": "session", "version": 3, "id": new_id, "timestamp": now_iso,
+                    "cwd": cwd if cwd is not None else (src.get("cwd") if isinstance(src.get("cwd"), str) else ""),
+                    "parentSession": source_path or session.path}
+    if session.reader == "harness" and isinstance(src.get("metadata"), dict):
+        header["metadata"] = src["metadata"]
+    name = f"{now_iso.replace(':', '-').replace('.', '-')}_{new_id}.jsonl"
+    return ForkPlan(session, entry_id, position, header, entries, empty, name)
+
+
+def write_fork(plan: ForkPlan, directory: str) -> str:
+    """Create ``directory/plan.file_name`` exclusively and atomically; return its path.
+
+    The bytes go to a temporary file in the same directory, are fsynced, then linked to the final
+    name (``os.link`` fails when the name exists, so nothing is ever overwritten).
+    """
+    final = os.path.join(directory, plan.file_name)
+    if os.path.lexists(final):
+        raise PisessError("storage", f"refusing to overwrite existing file {final}", path=final)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".pisess-fork-", suffix=".tmp", dir=directory)
+    except OSError as e:
+        raise PisessError("storage", f"cannot create a file in {directory}: {e.strerror or e}", path=directory) from None
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(plan.lines())
+            fh.flush()
+            os.fsync(fh.fileno())
+        try:
+            os.link(tmp, final)
+        except FileExistsError:
+            raise PisessError("storage", f"refusing to overwrite existing file {final}", path=final) from None
+        except OSError as e:
+            raise PisessError("storage", f"cannot create {final}: {e.strerror or e}", path=final) from None
+    finally:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+    try:
+        dfd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+    except OSError:
+        pass
+    return final

@@ -1,0 +1,287 @@
+"""JavaScript semantics pi relies on, reproduced exactly.
+
+pi is TypeScript: it tests values for truthiness, trims with JS ``trim()``, compares with ``===``,
+stringifies with template literals and parses dates with ``new Date(s).getTime()``.  Python differs
+on each of these in small ways that change answers on real files, so they live here, once.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from typing import Any
+
+
+class _Undefined:
+    """JavaScript's ``undefined``: a key that is absent, as opposed to present with ``null``."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "undefined"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+UNDEF: Any = _Undefined()
+
+
+class JSArray(list):
+    """A JSON array that migration gave properties (pi sets ``id``/``parentId`` on array lines)."""
+
+    __slots__ = ("props",)
+
+    def __init__(self, items=()):
+        super().__init__(items)
+        self.props: dict = {}
+
+
+# JS String.prototype.trim() strips exactly these (ECMAScript WhiteSpace + LineTerminator).
+JS_WHITESPACE = "\t\n\x0b\x0c\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+
+
+def js_trim(s: str) -> str:
+    return s.strip(JS_WHITESPACE)
+
+
+def js_blank(s: str) -> bool:
+    """``!line.trim()``"""
+    return not s.strip(JS_WHITESPACE)
+
+
+def get(obj: Any, key: str) -> Any:
+    """``obj[key]`` as JS evaluates it; raises ``TypeError`` on null/undefined like JS does."""
+    if isinstance(obj, dict):
+        return obj.get(key, UNDEF)
+    if obj is None or obj is UNDEF:
+        raise TypeError(f"Cannot read properties of {'null' if obj is None else 'undefined'} (reading '{key}')")
+    if isinstance(obj, JSArray):
+        return obj.props.get(key, UNDEF)
+    if isinstance(obj, (list, str)) and key == "length":
+        return len(obj)
+    return UNDEF
+
+
+def truthy(v: Any) -> bool:
+    """JS truthiness: ``[]`` and ``{}`` are true, ``0``, ``""``, ``NaN``, null, undefined are false."""
+    if v is None or v is UNDEF or v is False:
+        return False
+    if v is True:
+        return True
+    if isinstance(v, (int, float)):
+        return v == v and v != 0
+    if isinstance(v, str):
+        return v != ""
+    return True
+
+
+def strict_eq(a: Any, b: Any) -> bool:
+    """``a === b``"""
+    if a is UNDEF or b is UNDEF:
+        return a is b
+    if a is None or b is None:
+        return a is b
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if isinstance(a, str) and isinstance(b, str):
+        return a == b
+    return a is b
+
+
+def key(v: Any) -> Any:
+    """A dict key with JS ``Map`` identity: 1 and true and "1" differ; objects compare by identity."""
+    if isinstance(v, str) or v is None or v is UNDEF:
+        return v
+    if isinstance(v, bool):
+        return ("bool", v)
+    if isinstance(v, (int, float)):
+        return ("num", float(v))
+    return ("obj", id(v))
+
+
+def to_number(v: Any) -> float:
+    """``Number(v)`` (ToNumber after ToPrimitive)."""
+    if v is None:
+        return 0.0
+    if v is UNDEF:
+        return math.nan
+    if isinstance(v, bool):
+        return 1.0 if v else 0.0
+    if isinstance(v, (int, float)):
+        return float(v)
+    if isinstance(v, (list, dict)):
+        return to_number(to_string(v))
+    s = js_trim(str(v))
+    if s == "":
+        return 0.0
+    try:
+        if re.fullmatch(r"[+-]?(\d+\.?\d*([eE][+-]?\d+)?|\.\d+([eE][+-]?\d+)?|Infinity)", s):
+            return float(s.replace("Infinity", "inf"))
+        if re.fullmatch(r"0[xX][0-9a-fA-F]+", s):
+            return float(int(s, 16))
+        if re.fullmatch(r"0[oO][0-7]+", s):
+            return float(int(s[2:], 8))
+        if re.fullmatch(r"0[bB][01]+", s):
+            return float(int(s[2:], 2))
+    except ValueError:
+        pass
+    return math.nan
+
+
+def compare(a: Any, b: Any, op: str) -> bool:
+    """``a < b`` / ``a >= b`` with JS abstract relational comparison."""
+    pa = to_string(a) if isinstance(a, (list, dict)) else a
+    pb = to_string(b) if isinstance(b, (list, dict)) else b
+    if isinstance(pa, str) and isinstance(pb, str):
+        x, y = pa, pb
+    else:
+        x, y = to_number(pa), to_number(pb)
+        if x != x or y != y:
+            return False
+    return {"<": x < y, ">=": x >= y, "<=": x <= y, ">": x > y}[op]
+
+
+def number_to_string(v: float | int) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        v = float(v) if abs(v) > 2**53 else v
+        if isinstance(v, int):
+            return str(v)
+    if v != v:
+        return "NaN"
+    if math.isinf(v):
+        return "Infinity" if v > 0 else "-Infinity"
+    if v == int(v) and abs(v) < 1e21:
+        return str(int(v))
+    r = repr(v)
+    if "e" in r:
+        mant, exp = r.split("e")
+        sign = "-" if exp.startswith("-") else "+"
+        return f"{mant}e{sign}{exp.lstrip('+-').lstrip('0') or '0'}"
+    return r
+
+
+def to_string(v: Any) -> str:
+    """``String(v)`` / a template literal's conversion."""
+    if isinstance(v, str):
+        return v
+    if v is None:
+        return "null"
+    if v is UNDEF:
+        return "undefined"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return number_to_string(v)
+    if isinstance(v, list):
+        return ",".join("" if x is None or x is UNDEF else to_string(x) for x in v)
+    return "[object Object]"
+
+
+def spread(v: Any) -> list:
+    """``[...v]``: arrays copy, strings split into code points, anything else throws."""
+    if isinstance(v, list):
+        return list(v)
+    if isinstance(v, str):
+        return list(v)
+    raise TypeError(f"{to_string(v) if v is not None and v is not UNDEF else repr(v)} is not iterable")
+
+
+# --- dates -------------------------------------------------------------------------------------
+
+_ISO = re.compile(
+    r"([+-]\d{6}|\d{4})(?:-(\d\d)(?:-(\d\d))?)?"
+    r"(?:T(\d\d):(\d\d)(?::(\d\d)(?:\.(\d+))?)?(Z|[+-]\d\d:\d\d)?)?"
+)
+_MAX_TIME = 8.64e15
+
+
+def _days_from_civil(y: int, m: int, d: int) -> int:
+    y -= m <= 2
+    era = (y if y >= 0 else y - 399) // 400
+    yoe = y - era * 400
+    doy = (153 * (m + (-3 if m > 2 else 9)) + 2) // 5 + d - 1
+    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
+    return era * 146097 + doe - 719468
+
+
+def _local_offset_ms(utc_ms: float) -> float:
+    try:
+        t = time.localtime(utc_ms / 1000)
+        return t.tm_gmtoff * 1000.0
+    except (OverflowError, OSError, ValueError):
+        return -time.timezone * 1000.0
+
+
+def parse_date(s: str) -> float | None:
+    """``Date.parse(s)`` for the ECMAScript date-time format (V8's rules); ``None`` for NaN."""
+    m = _ISO.fullmatch(s)
+    if not m:
+        return None
+    ys, mo, da, hh, mi, ss, frac, tz = m.groups()
+    if ys == "-000000":
+        return None
+    year = int(ys)
+    month = int(mo) if mo else 1
+    day = int(da) if da else 1
+    if not 1 <= month <= 12 or not 1 <= day <= 31:
+        return None
+    hour = int(hh) if hh else 0
+    minute = int(mi) if mi else 0
+    sec = int(ss) if ss else 0
+    ms = int((frac or "0")[:3].ljust(3, "0"))
+    if hour > 24 or minute > 59 or sec > 59 or (hour == 24 and (minute or sec or ms)):
+        return None
+    days = _days_from_civil(year, month, 1) + day - 1
+    t = float(days * 86400000 + hour * 3600000 + minute * 60000 + sec * 1000 + ms)
+    if tz == "Z" or (hh is None):
+        pass  # date-only forms are UTC
+    elif tz:
+        sign = 1 if tz[0] == "+" else -1
+        t -= sign * (int(tz[1:3]) * 3600000 + int(tz[4:6]) * 60000)
+    else:
+        t -= _local_offset_ms(t)  # a date-time without an offset is local time
+    if abs(t) > _MAX_TIME:
+        return None
+    return t
+
+
+def date_ms(v: Any) -> float | int | None:
+    """``new Date(v).getTime()``; ``None`` stands for NaN (JSON ``null``)."""
+    if isinstance(v, bool):
+        t = 1.0 if v else 0.0
+    elif v is None:
+        t = 0.0
+    elif v is UNDEF or isinstance(v, dict):
+        return None
+    elif isinstance(v, (int, float)):
+        t = float(v)
+        if t != t or abs(t) > _MAX_TIME:
+            return None
+        t = float(math.trunc(t))
+    else:
+        t = parse_date(to_string(v))
+        if t is None:
+            return None
+    return int(t) if t == int(t) else t
+
+
+def iso_utc(ms: float) -> str:
+    """``new Date(ms).toISOString()``"""
+    secs, rem = divmod(int(ms), 1000)
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(secs)) + f".{rem:03d}Z"
+
+
+def now_iso(clock=time.time) -> str:
+    return iso_utc(clock() * 1000)
+
+
+__all__ = [
+    "UNDEF", "JSArray", "js_trim", "js_blank", "get", "truthy", "strict_eq", "key", "to_number",
+    "compare", "to_string", "spread", "parse_date", "date_ms", "iso_utc",
+]

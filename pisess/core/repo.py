@@ -1,0 +1,250 @@
+"""Where sessions live and how pi lists them (spec §1, §8).
+
+Nothing here creates a directory: pi's CLI ``mkdir -p``s the per-project folder just by computing
+it; pisess only looks.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import stat
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Mapping
+
+from . import js
+from .errors import PisessError
+from .jsonl import parse_json
+from .session import check_harness_header
+
+
+def encode_cwd(cwd: str) -> str:
+    """``/home/u/proj`` → ``--home-u-proj--`` (one leading separator removed, ``/\\:`` → ``-``)."""
+    return "--" + re.sub(r"[/\\:]", "-", re.sub(r"^[/\\]", "", cwd)) + "--"
+
+
+def sessions_root(explicit: str | None, environ: Mapping[str, str], home: str) -> str:
+    """``--sessions-dir``, else ``$PI_CODING_AGENT_DIR/sessions``, else ``~/.pi/agent/sessions``."""
+    if explicit:
+        return os.path.expanduser(explicit)
+    agent = environ.get("PI_CODING_AGENT_DIR", "")
+    if agent:
+        if agent.startswith("file://"):
+            from urllib.parse import unquote, urlparse
+
+            agent = unquote(urlparse(agent).path)
+        if agent == "~" or agent.startswith("~/"):
+            agent = home + agent[1:]
+        return os.path.join(agent, "sessions")
+    return os.path.join(home, ".pi", "agent", "sessions")
+
+
+def absolute_cwd(cwd: str, base: str) -> str:
+    """``path.resolve``: absolute and normalised, symlinks not resolved."""
+    return os.path.normpath(os.path.join(base, os.path.expanduser(cwd)))
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    """One listed session: pi's harness metadata (first line only)."""
+
+    id: str
+    created_at: str
+    cwd: str
+    path: str
+    parent_session_path: str | None = None
+    metadata: dict | None = None
+    has_metadata: bool = False
+    size: int = 0
+    mtime: float = 0.0
+
+    def to_json(self) -> dict:
+        out: dict = {"id": self.id, "createdAt": self.created_at, "cwd": self.cwd, "path": self.path}
+        if self.parent_session_path is not None:
+            out["parentSessionPath"] = self.parent_session_path
+        if self.has_metadata:
+            out["metadata"] = self.metadata
+        return out
+
+
+@dataclass(frozen=True)
+class Skipped:
+    path: str
+    code: str
+    reason: str
+
+    def to_json(self) -> dict:
+        return {"path": self.path, "code": self.code, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class Listing:
+    sessions: list
+    skipped: list
+    directories: list = field(default_factory=list)
+
+
+def first_line(path: str) -> bytes:
+    """The first physical line as Node's ``readline`` ends it (``\\n``, ``\\r\\n`` or a lone ``\\r``)."""
+    with open(path, "rb") as fh:
+        chunks = []
+        while True:
+            chunk = fh.read(65536)
+            if not chunk:
+                break
+            cut = min((i for i in (chunk.find(b"\n"), chunk.find(b"\r")) if i >= 0), default=-1)
+            if cut >= 0:
+                chunks.append(chunk[:cut])
+                break
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def read_header_info(path: str) -> SessionInfo:
+    """pi's ``loadJsonlSessionMetadata``: only the first line, validated as a header."""
+    try:
+        st = os.stat(path)
+        line = first_line(path)
+    except FileNotFoundError:
+        raise PisessError("not_found", f"Failed to read session header {path}: not found", path=path) from None
+    except OSError as e:
+        raise PisessError("storage", f"Failed to read session header {path}: {e.strerror or e}", path=path) from None
+    text = line.decode("utf-8", "replace")
+    if js.js_blank(text):
+        raise PisessError("invalid_session", "missing session header", path=path, line=1)
+    v = parse_json(line)
+    reason = check_harness_header(v)
+    if reason:
+        raise PisessError("invalid_session", reason, path=path, line=1)
+    return SessionInfo(v["id"], v["timestamp"], v["cwd"], path, v.get("parentSession"), v.get("metadata"),
+                       "metadata" in v, st.st_size, st.st_mtime)
+
+
+def _session_files(directory: str) -> list[str]:
+    """``*.jsonl`` children that are not directories (symlinked files count), byte-wise name order."""
+    try:
+        names = sorted(os.listdir(directory), key=os.fsencode)
+    except FileNotFoundError:
+        return []
+    except NotADirectoryError:
+        return []
+    except OSError as e:
+        raise PisessError("storage", f"Failed to list sessions in {directory}: {e.strerror or e}", path=directory) from None
+    out = []
+    for name in names:
+        if not name.endswith(".jsonl"):
+            continue
+        p = os.path.join(directory, name)
+        try:
+            if stat.S_ISDIR(os.lstat(p).st_mode):
+                continue
+        except OSError:
+            continue
+        out.append(p)
+    return out
+
+
+def project_dirs(root: str) -> list[str]:
+    """Direct children of the root that are real directories (``lstat``: symlinks skipped, as pi does)."""
+    try:
+        names = sorted(os.listdir(root), key=os.fsencode)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    except OSError as e:
+        raise PisessError("storage", f"Failed to list sessions root {root}: {e.strerror or e}", path=root) from None
+    out = []
+    for name in names:
+        p = os.path.join(root, name)
+        try:
+            if stat.S_ISDIR(os.lstat(p).st_mode):
+                out.append(p)
+        except OSError:
+            continue
+    return out
+
+
+def _by_created_desc(a: SessionInfo, b: SessionInfo) -> int:
+    # pi: new Date(b).getTime() - new Date(a).getTime(); NaN compares as "not less", like V8.
+    ta, tb = js.parse_date(a.created_at), js.parse_date(b.created_at)
+    if ta is None or tb is None:
+        return 0
+    d = tb - ta
+    return -1 if d < 0 else (1 if d > 0 else 0)
+
+
+def list_sessions(root: str, cwd: str | None = None, *, keep_going: bool = False) -> Listing:
+    """HARNESS ``JsonlSessionRepo.list``: first line of each file, newest header first.
+
+    Files whose header is invalid are skipped (and reported); any other I/O error fails the
+    listing naming the file, unless ``keep_going`` (then it is reported as skipped too).
+    """
+    dirs = [os.path.join(root, encode_cwd(cwd))] if cwd is not None else project_dirs(root)
+    sessions, skipped = [], []
+    for d in dirs:
+        for p in _session_files(d):
+            try:
+                sessions.append(read_header_info(p))
+            except PisessError as e:
+                if e.code != "invalid_session" and not keep_going:
+                    raise
+                skipped.append(Skipped(p, e.code, e.message))
+    sessions.sort(key=functools.cmp_to_key(_by_created_desc))
+    return Listing(sessions, skipped, dirs)
+
+
+def iter_jsonl(paths: list[str]) -> Iterator[tuple[str, PisessError | None]]:
+    """Files named, and ``*.jsonl`` below directories named (recursively, sorted)."""
+    for p in paths:
+        if os.path.isdir(p):
+            found = []
+            for dirpath, dirnames, filenames in os.walk(p):
+                dirnames.sort()
+                for f in filenames:
+                    if f.endswith(".jsonl"):
+                        found.append(os.path.join(dirpath, f))
+            yield from ((f, None) for f in sorted(found))
+        elif os.path.lexists(p):
+            yield p, None
+        else:
+            yield p, PisessError("not_found", f"no such file or directory: {p}", path=p)
+
+
+def looks_like_path(arg: str) -> bool:
+    """pi's ``--session`` rule: a ``/`` or ``\\`` or a ``.jsonl`` ending makes it a path."""
+    return "/" in arg or "\\" in arg or arg.endswith(".jsonl")
+
+
+def resolve_session(arg: str | None, root: str, cwd: str) -> str:
+    """A file path, a full id, a unique id prefix (current project first, then all), or the
+    newest session of the current project when ``arg`` is empty."""
+    if arg and (looks_like_path(arg) or os.path.isfile(arg)):
+        if not os.path.lexists(arg):
+            raise PisessError("not_found", f"no such session file: {arg}", path=arg)
+        return arg
+    here = list_sessions(root, cwd, keep_going=True).sessions
+    if not arg:
+        if not here:
+            raise PisessError("not_found", f"no sessions for {cwd} in {os.path.join(root, encode_cwd(cwd))}")
+        return here[0].path
+    for scope in (here, None):
+        pool = here if scope is not None else list_sessions(root, None, keep_going=True).sessions
+        exact = [s for s in pool if s.id == arg]
+        if exact:
+            return exact[0].path
+        matches = [s for s in pool if s.id.startswith(arg)]
+        if len(matches) == 1:
+            return matches[0].path
+        if len(matches) > 1:
+            listed = "\n".join(f"  {s.id}  {s.path}" for s in matches[:20])
+            raise PisessError("ambiguous", f"session id prefix {arg!r} matches {len(matches)} sessions:\n{listed}")
+    raise PisessError("not_found", f"no session matches {arg!r} (looked in {root})")
+
+
+def default_fork_dir(root: str, cwd: str) -> str:
+    return os.path.join(root, encode_cwd(cwd))
+
+
+def file_info(path: str) -> dict[str, Any]:
+    st = os.stat(path)
+    return {"size": st.st_size, "mtime": st.st_mtime}

@@ -1,0 +1,306 @@
+"""Every problem in a session file, not just the first one pi trips over.
+
+``validate_file`` answers two questions: what each of pi's readers does with the file (the ``pi``
+block: does the SDK open it, what does the ``pi`` command drop), and what is wrong with it
+(``findings``: each with a severity, a stable code, the physical line and byte offset).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import js
+from .errors import PisessError
+from .js import UNDEF, get
+from .jsonl import NOT_JSON, RawFile, RawLine, parse_json, read_bytes, scan_bytes
+from .migrate import needs_migration, raw_version
+from .session import (
+    check_harness_entry,
+    check_harness_header,
+    cli_kept_lines,
+    harness_first_error,
+    open_cli,
+    open_harness,
+    written_by_sdk,
+)
+
+KNOWN_TYPES = {
+    "message", "model_change", "thinking_level_change", "active_tools_change", "compaction", "branch_summary",
+    "label", "session_info", "custom", "custom_message", "leaf",
+}
+SEVERITIES = ("error", "warning", "info")
+LIVE_SECONDS = 120.0
+
+
+@dataclass(frozen=True)
+class Finding:
+    severity: str
+    code: str
+    message: str
+    line: int | None = None
+    offset: int | None = None
+    entry_id: str | None = None
+
+    def to_json(self) -> dict:
+        return {"severity": self.severity, "code": self.code, "message": self.message, "line": self.line,
+                "offset": self.offset, "entryId": self.entry_id}
+
+
+@dataclass(frozen=True)
+class FileReport:
+    path: str
+    pi: dict
+    findings: list = field(default_factory=list)
+    reader: str = "cli"
+
+    def count(self, severity: str) -> int:
+        return sum(1 for f in self.findings if f.severity == severity)
+
+    def ok(self, strict: bool = False) -> bool:
+        return not any(f.severity == "error" or (strict and f.severity == "warning") for f in self.findings)
+
+    def to_json(self, strict: bool = False) -> dict:
+        return {"path": self.path, "ok": self.ok(strict), "reader": self.reader, "pi": self.pi,
+                "findings": [f.to_json() for f in self.findings]}
+
+
+def _id_str(v: Any) -> str | None:
+    return v if isinstance(v, str) else (None if v is None or v is UNDEF else js.to_string(v))
+
+
+def validate_file(path: str, *, mtime: float | None = None, now: float | None = None) -> FileReport:
+    """Read ``path`` once and report what pi does with it and everything wrong in it."""
+    data = read_bytes(path)
+    return validate_bytes(data, path, mtime=mtime, now=now)
+
+
+def validate_bytes(data: bytes, path: str, *, mtime: float | None = None, now: float | None = None) -> FileReport:
+    raw = scan_bytes(data, path)
+    findings: list[Finding] = []
+    add = findings.append
+    live = mtime is not None and now is not None and now - mtime < LIVE_SECONDS
+
+    # --- what pi's two readers do ---------------------------------------------------------
+    harness_err = harness_first_error(raw)
+    pi_harness: dict = {"opens": harness_err is None}
+    if harness_err:
+        pi_harness.update(code=harness_err.code, reason=harness_err.reason, line=harness_err.line,
+                          physicalLine=harness_err.physical_line)
+    pi_cli: dict
+    cli = None
+    try:
+        cli = open_cli(raw)
+        pi_cli = {"opens": True, "migratedFromVersion": cli.migrated_from_version,
+                  "droppedLines": cli.dropped_lines, "emptyFileInitialized": cli.empty_file_initialized}
+    except PisessError as e:
+        _, dropped = cli_kept_lines(raw)
+        pi_cli = {"opens": False, "code": e.code, "reason": e.message, "migratedFromVersion": None,
+                  "droppedLines": dropped}
+    pi = {"harness": pi_harness, "cli": pi_cli}
+
+    # --- lines ----------------------------------------------------------------------------------
+    if data.startswith(b"\xef\xbb\xbf"):
+        add(Finding("error", "bom", "file starts with a UTF-8 byte order mark: pi's SDK refuses the header and "
+                    "the pi command cannot read it either", 1, 0))
+    if not data:
+        add(Finding("error", "empty_file", "empty file: pi's SDK refuses it (missing session header); "
+                    "the pi command would write a fresh header into it", None, 0))
+    nonblank = [ln for ln in raw.lines if not ln.blank]
+    if data and not nonblank:
+        add(Finding("error", "missing_header", "no non-blank line: there is no session header", 1, 0))
+    last = raw.lines[-1] if raw.lines else None
+    header_line = nonblank[0] if nonblank else None
+    for n, ln in enumerate(nonblank, 1):
+        if ln.value is NOT_JSON:
+            _bad_json(data, raw, ln, n, last, live, add)
+        elif not js.truthy(ln.value):
+            add(Finding("error", "falsy_line", f"line holds {_short(ln.value)}: pi's SDK refuses the file; "
+                        "the pi command silently drops this line", ln.number, ln.offset))
+        elif ln is header_line:
+            reason = check_harness_header(ln.value)
+            if reason and not (reason == "unsupported session version" and isinstance(ln.value, dict)
+                               and ln.value.get("type") == "session"):
+                add(Finding("error", "invalid_session", f"{reason} (pi's SDK refuses the file)", ln.number, ln.offset))
+        else:
+            reason = check_harness_entry(ln.value)
+            v = ln.value
+            if isinstance(v, dict) and v.get("type") == "session":
+                add(Finding("error", "duplicate_header", "a second session header: pi's SDK refuses the file "
+                            f"(line {n} has invalid parentId); the pi command ignores it", ln.number, ln.offset,
+                            _id_str(v.get("id"))))
+            elif reason:
+                add(Finding("error", "invalid_entry", f"line {n} {reason} (pi's SDK refuses the file)",
+                            ln.number, ln.offset, _id_str(get(v, "id")) if isinstance(v, dict) else None))
+            if isinstance(v, dict) and isinstance(v.get("type"), str) and v["type"] not in KNOWN_TYPES \
+                    and v["type"] != "session":
+                add(Finding("info", "unknown_type", f"unknown entry type {v['type']!r}: both readers keep it in the "
+                            "tree; it adds nothing to the context", ln.number, ln.offset, _id_str(v.get("id"))))
+
+    # --- header and version -------------------------------------------------------------------
+    header = cli.header if cli else None
+    if header is not None:
+        version = raw_version(header) if cli.migrated_from_version is None else cli.migrated_from_version
+        hdr_line = next((ln for ln in raw.lines if ln.value is not NOT_JSON and not ln.blank
+                         and js.truthy(ln.value)), None)
+        if cli.migrated_from_version is not None:
+            add(Finding("warning", "legacy_version", f"version {js.to_string(version)} file: the pi command migrates it "
+                        "on open and rewrites the file; pi's SDK refuses it", hdr_line.number if hdr_line else 1,
+                        hdr_line.offset if hdr_line else 0))
+        elif not (isinstance(version, (int, float)) and not isinstance(version, bool) and version == 3):
+            add(Finding("error", "unsupported_version", f"version {js.to_string(version)}: pi's SDK refuses it; the "
+                        "pi command reads it as version 3", hdr_line.number if hdr_line else 1,
+                        hdr_line.offset if hdr_line else 0))
+        _tree_findings(cli, add)
+        if cli.migrated_from_version is None:
+            without_ids = sum(1 for e in cli.entries if not isinstance(get(e, "id"), str))
+            if without_ids:
+                add(Finding("error", "entries_without_ids", f"{without_ids} entries have no id under a version-3 header "
+                            "(a legacy file copied without migration): they are not part of any tree", None, None))
+        _context_findings(raw, add)
+    findings.sort(key=lambda f: (f.line if f.line is not None else 0, SEVERITIES.index(f.severity)))
+    return FileReport(path, pi, findings, "harness" if written_by_sdk(raw) else "cli")
+
+
+def _short(v: Any) -> str:
+    s = js.to_string(v) if not isinstance(v, str) else repr(v)
+    return s if len(s) < 40 else s[:37] + "..."
+
+
+def _bad_json(data: bytes, raw: RawFile, ln: RawLine, n: int, last: RawLine | None, live: bool, add) -> None:
+    text = data[ln.offset: ln.offset + ln.length]
+    is_tail = ln is last and not raw.ends_with_newline
+    salvage = _salvage(text)
+    if is_tail and live:
+        add(Finding("warning", "in_progress_tail", "last line is incomplete and the file was modified moments ago: "
+                    "pi is probably still writing it; the complete lines are read", ln.number, ln.offset))
+        return
+    if is_tail:
+        add(Finding("error", "truncated_line", f"last line is cut off mid-JSON ({ln.length} bytes, no newline): a "
+                    "crash while appending; pi's SDK refuses the file, the pi command drops the line and will glue "
+                    "its next entry onto it", ln.number, ln.offset))
+        return
+    if salvage is not None:
+        cut, v = salvage
+        add(Finding("error", "glued_line", f"line {n} is a fragment with a complete entry glued on at byte {cut} "
+                    f"(entry {_id_str(get(v, 'id')) if isinstance(v, dict) else '?'}): a crash mid-write followed by an "
+                    "append; pi's SDK refuses the file, the pi command loses both", ln.number, ln.offset + cut,
+                    _id_str(v.get("id")) if isinstance(v, dict) else None))
+        return
+    add(Finding("error", "invalid_json", f"line {n} is not valid JSON: pi's SDK refuses the file; the pi command "
+                "silently drops this line", ln.number, ln.offset))
+
+
+def _salvage(text: bytes) -> tuple[int, Any] | None:
+    """A complete JSON object after a fragment: ``{"type":"mess{"type":"message",...}``."""
+    start = 1
+    while True:
+        i = text.find(b'{"', start)
+        if i < 0:
+            return None
+        v = parse_json(text[i:])
+        if isinstance(v, dict):
+            return i, v
+        start = i + 1
+
+
+def _tree_findings(cli, add) -> None:
+    entries = cli.entries
+    first_line: dict = {}
+    ids_by_key: dict = {}
+    for e, line in zip(entries, cli.entry_lines):
+        eid = get(e, "id")
+        if not isinstance(eid, str):
+            continue
+        k = js.key(eid)
+        if k in first_line:
+            add(Finding("warning", "duplicate_id", f"id {eid} was already used on line {first_line[k]}: lookups "
+                        "take this later entry", line, None, eid))
+        else:
+            first_line[k] = line
+        ids_by_key[k] = e
+    first_entry = entries[0] if entries else None
+    for e, line in zip(entries, cli.entry_lines):
+        if not isinstance(e, dict):
+            continue
+        eid = _id_str(e.get("id"))
+        pid = e.get("parentId", UNDEF)
+        if js.truthy(pid) and cli.lookup(pid) is None:
+            sev = "info" if e is first_entry else "warning"
+            why = ("the first entry of a forked copy (the walk stops before it)" if sev == "info"
+                   else "pi's SDK fails if its walk reaches it; the pi command treats it as a root")
+            add(Finding(sev, "dangling_parent", f"entry {eid} has parent {js.to_string(pid)}, which is not in the "
+                        f"file: {why}", line, None, eid))
+        t = e.get("type")
+        if t == "leaf":
+            tid = e.get("targetId", UNDEF)
+            if tid is not None and tid is not UNDEF and cli.lookup(tid) is None:
+                add(Finding("warning", "leaf_target_missing", f"leaf record {eid} points to {js.to_string(tid)}, "
+                            "which is not in the file", line, None, eid))
+        elif t == "label":
+            tid = e.get("targetId", UNDEF)
+            if cli.lookup(tid) is None:
+                add(Finding("warning", "label_target_missing", f"label {eid} targets {js.to_string(tid)}, which is "
+                            "not in the file", line, None, eid))
+        elif t == "compaction":
+            fk = e.get("firstKeptEntryId", UNDEF)
+            if js.truthy(fk) and not _is_ancestor(cli, e, fk):
+                add(Finding("warning", "first_kept_not_on_path", f"compaction {eid} keeps from {js.to_string(fk)}, "
+                            "which is not among its ancestors: nothing before it is kept", line, None, eid))
+    for e in _cycle_members(cli):
+        add(Finding("error", "cycle", f"entry {_id_str(get(e, 'id'))} is on a parentId cycle: pi hangs walking it",
+                    cli.line_of(e), None, _id_str(get(e, "id"))))
+
+
+def _is_ancestor(cli, entry: Any, target_id: Any) -> bool:
+    seen = set()
+    cur = entry
+    while cur is not None and id(cur) not in seen:
+        seen.add(id(cur))
+        if js.strict_eq(get(cur, "id"), target_id) and cur is not entry:
+            return True
+        pid = get(cur, "parentId")
+        cur = cli.lookup(pid) if js.truthy(pid) else None
+    return False
+
+
+def _cycle_members(cli) -> list:
+    """One entry per parentId cycle (each entry has at most one parent, so walks are chains)."""
+    state: dict = {}  # id(entry) -> 1 on the current walk, 2 done
+    found = []
+    for start in cli.entries:
+        if id(start) in state:
+            continue
+        walk = []
+        cur = start
+        while cur is not None and id(cur) not in state:
+            state[id(cur)] = 1
+            walk.append(cur)
+            pid = get(cur, "parentId")
+            cur = cli.lookup(pid) if js.truthy(pid) else None
+        if cur is not None and state.get(id(cur)) == 1:
+            found.append(cur)
+        for e in walk:
+            state[id(e)] = 2
+    return found
+
+
+def _context_findings(raw: RawFile, add) -> None:
+    """Build the context with each reader the way pi would and report where pi fails."""
+    from .context import build_context
+
+    for reader, opener in (("harness", open_harness), ("cli", open_cli)):
+        try:
+            session = opener(raw)
+        except PisessError:
+            continue  # already reported as line findings
+        try:
+            build_context(session)
+        except PisessError as e:
+            if e.code == "cycle":
+                continue  # reported once, from the tree
+            who = "pi's SDK" if reader == "harness" else "the pi command"
+            sev = "error" if reader == "harness" and written_by_sdk(raw) or reader == "cli" and not written_by_sdk(raw) \
+                else "warning"
+            add(Finding(sev, f"{e.stage or 'context'}_fails", f"{who} cannot build the context ({e.code}: {e.message})",
+                        e.physical_line, None))
