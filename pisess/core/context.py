@@ -50,6 +50,7 @@ class Context:
     state: State
     messages: list
     llm_messages: list
+    message_sources: list  # the context entry each message came from, parallel to messages
     checkpoint: Any = None  # the compaction the selection starts at, if any
     notes: list = field(default_factory=list)
 
@@ -124,15 +125,20 @@ def select_entries(session: Session, path: list) -> list:
     return out + path[idx + 1:]
 
 
-def project(session: Session, entries: list, projectors: Mapping[str, Projector] | None = None) -> list:
-    """Each selected entry becomes zero or more agent messages (``sessionEntryToContextMessages``)."""
+def project(session: Session, entries: list, projectors: Mapping[str, Projector] | None = None,
+            sources: list | None = None) -> list:
+    """Each selected entry becomes zero or more agent messages (``sessionEntryToContextMessages``).
+    ``sources``, when given, receives the entry each message came from."""
     harness = session.reader == "harness"
     out: list = []
     for index, e in enumerate(entries):
         try:
-            out.extend(_project_one(e, index, entries, harness, projectors or {}))
+            produced = _project_one(e, index, entries, harness, projectors or {})
         except TypeError as err:
             raise _located(session, e, err) from None
+        out.extend(produced)
+        if sources is not None:
+            sources.extend([e] * len(produced))
     return out
 
 
@@ -225,11 +231,12 @@ def build_context(session: Session, leaf_id: Any = UNDEF,
         walk = cli_context_path(session, leaf_id if explicit else UNDEF)
     state = derive_state(session, walk)
     selected = select_entries(session, walk)
-    messages = project(session, selected, projectors)
+    sources: list = []
+    messages = project(session, selected, projectors, sources)
     try:
         llm = convert_to_llm(messages)
     except TypeError as err:
         raise JSError(f"{err} (a message in the context is null; pi throws converting it)",
                       path=session.path, stage="convert") from None
     checkpoint = selected[0] if selected and get(selected[0], "type") == "compaction" else None
-    return Context(session, leaf, path, selected, state, messages, llm, checkpoint)
+    return Context(session, leaf, path, selected, state, messages, llm, sources, checkpoint)

@@ -1,0 +1,209 @@
+"""One-line descriptions of entries and messages: a kind label and a preview, as plain strings.
+
+No Rich here: renderers decide styles.  Every string taken from the session goes through
+``one_line`` (whitespace folded, control characters escaped).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from pisess.cli.text import escape_controls, one_line
+from pisess.core import js
+from pisess.core.js import UNDEF, get
+
+
+def s(v: Any) -> str:
+    """Any JSON value as display text."""
+    if isinstance(v, str):
+        return v
+    if v is None or v is UNDEF:
+        return ""
+    try:
+        return orjson.dumps(v).decode()
+    except TypeError:
+        return js.to_string(v)
+
+
+def content_text(content: Any, images: bool = True) -> str:
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return s(content)
+    parts = []
+    for b in content:
+        if not isinstance(b, dict):
+            continue
+        t = b.get("type")
+        if t == "text":
+            parts.append(s(b.get("text")))
+        elif t == "image" and images:
+            parts.append(image_ref(b))
+    return " ".join(p for p in parts if p)
+
+
+def image_ref(block: dict) -> str:
+    data = block.get("data")
+    size = len(data) * 3 // 4 if isinstance(data, str) else 0
+    kb = f"{size / 1024:.0f} KB" if size >= 1024 else f"{size} B"
+    return f"[image {s(block.get('mimeType')) or '?'}, {kb}]"
+
+
+def tool_call_text(block: dict, width: int = 60) -> str:
+    args = block.get("arguments")
+    if isinstance(args, dict) and len(args) == 1:
+        inner = s(next(iter(args.values())))
+    else:
+        inner = s(args)
+    return f"{s(block.get('name'))}({one_line(inner, width)})"
+
+
+def assistant_preview(m: dict) -> str:
+    content = m.get("content")
+    text = content_text(content)
+    calls = [b for b in content if isinstance(b, dict) and b.get("type") == "toolCall"] if isinstance(content, list) else []
+    out = text
+    if calls:
+        out = (out + " " if out else "") + " ".join("\u2192 " + tool_call_text(c, 40) for c in calls)
+    stop = m.get("stopReason")
+    if stop in ("error", "aborted"):
+        err = s(m.get("errorMessage"))
+        out = f"[{stop}{': ' + err if err else ''}] " + out
+    if not out and isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "thinking" for b in content):
+        out = "(thinking only)"
+    return out
+
+
+def message_kind(m: Any) -> str:
+    role = get(m, "role") if isinstance(m, dict) else UNDEF
+    return {"user": "user", "assistant": "assistant", "toolResult": "tool", "bashExecution": "bash",
+            "custom": "custom", "branchSummary": "branch sum", "compactionSummary": "compaction",
+            "hookMessage": "hook"}.get(role, s(role) or "message")
+
+
+def message_preview(m: Any) -> str:
+    if not isinstance(m, dict):
+        return s(m)
+    role = m.get("role")
+    if role == "user":
+        return content_text(m.get("content"))
+    if role == "assistant":
+        return assistant_preview(m)
+    if role == "toolResult":
+        text = content_text(m.get("content"))
+        lines = text.count("\n") + 1 if text else 0
+        mark = "\u2717 error" if m.get("isError") else "\u2713"
+        first = text.strip().split("\n", 1)[0] if text else ""
+        return f"{s(m.get('toolName'))} {mark} {lines} line{'s' if lines != 1 else ''}" + (f" \u00b7 {first}" if first else "")
+    if role == "bashExecution":
+        code = m.get("exitCode")
+        tail = " (cancelled)" if m.get("cancelled") else (f" (exit {s(code)})" if code not in (None, UNDEF, 0) else "")
+        excl = " [not in context]" if m.get("excludeFromContext") else ""
+        return f"$ {s(m.get('command'))}{tail}{excl}"
+    if role in ("custom", "hookMessage"):
+        return f"[{s(m.get('customType'))}] {content_text(m.get('content'))}"
+    if role in ("branchSummary", "compactionSummary"):
+        return s(m.get("summary"))
+    return s(m)
+
+
+def entry_kind(e: Any) -> str:
+    t = get(e, "type") if isinstance(e, dict) else UNDEF
+    if t == "message":
+        return message_kind(e.get("message"))
+    return {
+        "model_change": "model", "thinking_level_change": "thinking", "active_tools_change": "tools",
+        "compaction": "compaction", "branch_summary": "branch sum", "label": "label", "session_info": "name",
+        "custom": "ext state", "custom_message": "ext msg", "leaf": "leaf",
+    }.get(t, f"?{s(t)}" if t is not UNDEF else "?")
+
+
+def entry_preview(e: Any) -> str:
+    if not isinstance(e, dict):
+        return s(e)
+    t = e.get("type")
+    if t == "message":
+        return message_preview(e.get("message"))
+    if t == "model_change":
+        return f"{s(e.get('provider'))}/{s(e.get('modelId'))}"
+    if t == "thinking_level_change":
+        return s(e.get("thinkingLevel"))
+    if t == "active_tools_change":
+        names = e.get("activeToolNames")
+        return ", ".join(s(n) for n in names) if isinstance(names, list) else s(names)
+    if t == "compaction":
+        tokens = e.get("tokensBefore")
+        parts = []
+        if isinstance(tokens, (int, float)) and not isinstance(tokens, bool):
+            parts.append(f"{tokens:,.0f} tokens before")
+        if "retainedTail" in e:
+            tail = e.get("retainedTail")
+            parts.append(f"retains {len(tail) if isinstance(tail, list) else '?'} messages")
+        if js.truthy(e.get("firstKeptEntryId")):
+            parts.append(f"keeps from {s(e.get('firstKeptEntryId'))[:8]}")
+        summary = s(e.get("summary")).split("\n", 1)[0]
+        return " \u00b7 ".join(parts) + (f"  {summary}" if summary else "")
+    if t == "branch_summary":
+        return s(e.get("summary"))
+    if t == "label":
+        lbl = e.get("label")
+        target = s(e.get("targetId"))[:8]
+        return f"[{s(lbl)}] \u2192 {target}" if js.truthy(lbl) else f"clear \u2192 {target}"
+    if t == "session_info":
+        name = e.get("name")
+        return f"\u201c{s(name)}\u201d" if js.truthy(name) else "(name cleared)"
+    if t == "custom":
+        return f"{s(e.get('customType'))} {s(e.get('data'))}"
+    if t == "custom_message":
+        return f"[{s(e.get('customType'))}] {content_text(e.get('content'))}"
+    if t == "leaf":
+        target = e.get("targetId")
+        return f"\u21b7 leaf \u2192 {s(target)[:8] if target else '(before the first entry)'}"
+    rest = {k: v for k, v in e.items() if k not in ("type", "id", "parentId", "timestamp")}
+    return s(rest)
+
+
+def usage_text(m: dict) -> str:
+    u = m.get("usage")
+    if not isinstance(u, dict):
+        return ""
+    parts = []
+    i, o = u.get("input"), u.get("output")
+    if isinstance(i, (int, float)) and isinstance(o, (int, float)):
+        parts.append(f"{i:,.0f} in / {o:,.0f} out")
+    cr = u.get("cacheRead")
+    if isinstance(cr, (int, float)) and cr:
+        parts.append(f"{cr:,.0f} cached")
+    cost = u.get("cost")
+    if isinstance(cost, dict) and isinstance(cost.get("total"), (int, float)) and cost["total"]:
+        parts.append(f"${cost['total']:.4f}")
+    return " \u00b7 ".join(parts)
+
+
+def local_time(iso: Any, with_date: bool = True) -> str:
+    ms = js.date_ms(iso) if isinstance(iso, str) else (iso if isinstance(iso, (int, float)) and not isinstance(iso, bool) else None)
+    if ms is None:
+        return escape_controls(s(iso)) or "?"
+    import time
+
+    try:
+        t = time.localtime(ms / 1000)
+    except (OverflowError, OSError, ValueError):
+        return escape_controls(s(iso))
+    return time.strftime("%Y-%m-%d %H:%M:%S" if with_date else "%H:%M:%S", t)
+
+
+def relative_age(iso: Any, now_ms: float) -> str:
+    ms = js.date_ms(iso) if isinstance(iso, str) else None
+    if ms is None:
+        return "?"
+    d = (now_ms - ms) / 1000
+    if d < 0:
+        return "future"
+    for limit, div, unit in ((60, 1, "s"), (3600, 60, "m"), (86400, 3600, "h"), (86400 * 14, 86400, "d"),
+                             (86400 * 60, 86400 * 7, "w"), (86400 * 730, 86400 * 30, "mo")):
+        if d < limit:
+            return f"{int(d // div)}{unit} ago"
+    return f"{int(d // (86400 * 365))}y ago"

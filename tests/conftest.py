@@ -1,0 +1,105 @@
+"""Shared helpers for building small pi session files inline.
+
+The helpers are plain functions so test modules (and Hypothesis strategies, which cannot use
+function-scoped fixtures) can ``from conftest import ...`` them; ``session_writer`` wraps
+``write_session`` around ``tmp_path`` for tests that prefer a fixture.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Iterable
+
+import pytest
+
+TS = "2026-07-25T09:14:03.512Z"
+CWD = "/work/proj"
+SESSION_ID = "01984a3c-5b1c-7d3e-8f00-1a2b3c4d5e6f"
+
+DROP = object()  # pass as a field value to remove that key from a header/entry
+
+
+def _apply(base: dict, overrides: dict) -> dict:
+    out = dict(base)
+    for k, v in overrides.items():
+        if v is DROP:
+            out.pop(k, None)
+        else:
+            out[k] = v
+    return out
+
+
+def header(**overrides: Any) -> dict:
+    """A valid version-3 session header; keyword overrides replace fields (``DROP`` removes one)."""
+    return _apply({"type": "session", "version": 3, "id": SESSION_ID, "timestamp": TS, "cwd": CWD}, overrides)
+
+
+def entry(type_: str, id_: Any, parent: Any, ts: str = TS, **fields: Any) -> dict:
+    """A base entry ``{type, id, parentId, timestamp, **fields}`` (``DROP`` removes a base key)."""
+    return _apply({}, {"type": type_, "id": id_, "parentId": parent, "timestamp": ts, **fields})
+
+
+def user(id_: str, parent: Any, text: Any = "hi", ts: str = TS, **fields: Any) -> dict:
+    content = [{"type": "text", "text": text}] if isinstance(text, str) else text
+    return entry("message", id_, parent, ts, message={"role": "user", "content": content, "timestamp": 1}, **fields)
+
+
+def assistant(id_: str, parent: Any, text: str = "ok", provider: str = "anthropic", model: str = "claude-x",
+              ts: str = TS, **fields: Any) -> dict:
+    msg = {"role": "assistant", "content": [{"type": "text", "text": text}], "api": "anthropic-messages",
+           "provider": provider, "model": model, "stopReason": "stop", "timestamp": 2}
+    return entry("message", id_, parent, ts, message=msg, **fields)
+
+
+def message(id_: str, parent: Any, msg: dict, ts: str = TS, **fields: Any) -> dict:
+    """A ``message`` entry holding an arbitrary AgentMessage."""
+    return entry("message", id_, parent, ts, message=msg, **fields)
+
+
+def encode_line(line: Any) -> bytes:
+    """``bytes`` and ``str`` are written verbatim; anything else is compact JSON."""
+    if isinstance(line, bytes):
+        return line
+    if isinstance(line, str):
+        return line.encode("utf-8")
+    return json.dumps(line, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def session_bytes(lines: Iterable[Any], trailing_newline: bool = True) -> bytes:
+    data = b"\n".join(encode_line(ln) for ln in lines)
+    return data + b"\n" if trailing_newline and data else data
+
+
+def write_session(directory: Any, lines: Iterable[Any], name: str = "session.jsonl",
+                  trailing_newline: bool = True) -> str:
+    """Write ``lines`` (dicts/lists/values as JSON, ``str``/``bytes`` verbatim) one per line into
+    ``directory/name`` and return the path as a ``str``."""
+    path = os.path.join(str(directory), name)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as fh:
+        fh.write(session_bytes(lines, trailing_newline))
+    return path
+
+
+def write_bytes(directory: Any, data: bytes, name: str = "session.jsonl") -> str:
+    path = os.path.join(str(directory), name)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as fh:
+        fh.write(data)
+    return path
+
+
+def ids(entries: Iterable[Any]) -> list:
+    """The ``id`` of each entry (``None`` for non-objects)."""
+    return [e.get("id") if isinstance(e, dict) else None for e in entries]
+
+
+@pytest.fixture
+def session_writer(tmp_path):
+    """``session_writer(lines, name=..., trailing_newline=...)`` writes into ``tmp_path``."""
+
+    def _write(lines: Iterable[Any], name: str = "session.jsonl", trailing_newline: bool = True) -> str:
+        return write_session(tmp_path, lines, name, trailing_newline)
+
+    return _write
