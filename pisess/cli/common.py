@@ -40,8 +40,20 @@ LenientOpt = Annotated[bool, typer.Option("--lenient", help="Read with the pi co
                                           "skip invalid lines, list them on stderr, show the rest.")]
 
 
+def complete_session(incomplete: str) -> list[str]:
+    """Tab completion: session ids of the current project (header lines only, so it is quick)."""
+    try:
+        from pisess.core.repo import list_sessions
+
+        w = where(None, None)
+        return [s.id for s in list_sessions(w.root, w.cwd, keep_going=True).sessions if s.id.startswith(incomplete)]
+    except Exception:  # completion must never print a traceback into the shell
+        return []
+
+
 def session_argument(help_text: str = "File path, session id or unique id prefix; default: the newest session of the project."):
-    return typer.Argument(None, metavar="[SESSION]", help=help_text, show_default=False)
+    return typer.Argument(None, metavar="[SESSION]", help=help_text, show_default=False,
+                          autocompletion=complete_session)
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,8 @@ from pisess.cli.common import handles_errors
 
 @handles_errors
 def fork(
-    session: str = typer.Argument(..., metavar="SESSION", help="File path, session id or unique id prefix."),
+    session: str = typer.Argument(..., metavar="SESSION", help="File path, session id or unique id prefix.",
+                                  autocompletion=common.complete_session),
     entry: str = typer.Argument(..., metavar="ENTRY", help="Entry id to fork at (see pisess tree)."),
     position: str = typer.Option("before", "--position", "-p",
                                  help="before: the new session ends before this user message (pi's /fork); "

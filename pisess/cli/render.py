@@ -436,18 +436,18 @@ def ls_view(listing, where, *, all_projects: bool, details: dict | None, color: 
         console.print(T("  (no sessions here; try --all, --cwd DIR or --sessions-dir DIR)", "dim"))
         return
     table = Table(box=None, pad_edge=False, padding=(0, 2, 0, 0), show_edge=False, header_style="bold dim")
-    table.add_column("  ID", no_wrap=True)
-    table.add_column("CREATED", no_wrap=True)
-    table.add_column("AGE", no_wrap=True, justify="right")
-    table.add_column("SIZE", no_wrap=True, justify="right")
+    table.add_column("  ID", no_wrap=True, min_width=10)
+    table.add_column("CREATED", no_wrap=True, min_width=16)
+    table.add_column("AGE", no_wrap=True, justify="right", min_width=8)
+    table.add_column("SIZE", no_wrap=True, justify="right", min_width=8)
     if details is not None:
-        table.add_column("MSGS", justify="right", no_wrap=True)
-        table.add_column("BR", justify="right", no_wrap=True)
-        table.add_column("LAST ACTIVE", no_wrap=True)
-        table.add_column("NAME / FIRST MESSAGE", overflow="ellipsis", no_wrap=True, ratio=1)
-    table.add_column("FORKED FROM", no_wrap=True)
+        table.add_column("MSGS", justify="right", no_wrap=True, min_width=4)
+        table.add_column("BR", justify="right", no_wrap=True, min_width=2)
+        table.add_column("LAST ACTIVE", no_wrap=True, min_width=16)
+        table.add_column("NAME / FIRST MESSAGE", overflow="ellipsis", no_wrap=True, ratio=1, min_width=12, max_width=44)
+    table.add_column("FORKED FROM", no_wrap=True, min_width=11)
     if all_projects:
-        table.add_column("CWD", overflow="ellipsis", no_wrap=True)
+        table.add_column("CWD", overflow="ellipsis", no_wrap=True, ratio=1, min_width=8)
     for s in listing.sessions:
         row = [Text("  " + escape_controls(s.id[:8]), "bold"), T(d.local_time(s.created_at)[:16]),
                T(d.relative_age(s.created_at, now), "dim"), T(human_size(s.size))]

@@ -111,6 +111,7 @@ def validate_bytes(data: bytes, path: str, *, mtime: float | None = None, now: f
         add(Finding("error", "missing_header", "no non-blank line: there is no session header", 1, 0))
     last = raw.lines[-1] if raw.lines else None
     header_line = nonblank[0] if nonblank else None
+    legacy = cli is not None and cli.migrated_from_version is not None  # entries need no ids before migration
     for n, ln in enumerate(nonblank, 1):
         if ln.value is NOT_JSON:
             _bad_json(data, raw, ln, n, last, live, add)
@@ -129,7 +130,7 @@ def validate_bytes(data: bytes, path: str, *, mtime: float | None = None, now: f
                 add(Finding("error", "duplicate_header", "a second session header: pi's SDK refuses the file "
                             f"(line {n} has invalid parentId); the pi command ignores it", ln.number, ln.offset,
                             _id_str(v.get("id"))))
-            elif reason:
+            elif reason and not legacy:
                 add(Finding("error", "invalid_entry", f"line {n} {reason} (pi's SDK refuses the file)",
                             ln.number, ln.offset, _id_str(get(v, "id")) if isinstance(v, dict) else None))
             if isinstance(v, dict) and isinstance(v.get("type"), str) and v["type"] not in KNOWN_TYPES \

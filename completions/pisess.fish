@@ -1,0 +1,1 @@
+complete --command pisess --no-files --arguments "(env _PISESS_COMPLETE=complete_fish _TYPER_COMPLETE_FISH_ACTION=get-args _TYPER_COMPLETE_ARGS=(commandline -cp) pisess)" --condition "env _PISESS_COMPLETE=complete_fish _TYPER_COMPLETE_FISH_ACTION=is-args _TYPER_COMPLETE_ARGS=(commandline -cp) pisess"
