@@ -1,0 +1,284 @@
+"""Commands through Typer's CliRunner: options, exit codes, JSON shapes, stdout vs stderr."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from importlib import resources
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from pisess.cli.app import app
+
+CWD = "/home/you/projects/webapp"
+
+
+@pytest.fixture()
+def root(tmp_path: Path) -> Path:
+    """A sessions root holding a copy of the example sessions shipped in the package."""
+    with resources.as_file(resources.files("pisess") / "examples" / "sessions") as src:
+        shutil.copytree(src, tmp_path / "sessions")
+    return tmp_path / "sessions"
+
+
+@pytest.fixture()
+def runner(monkeypatch) -> CliRunner:
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("COLUMNS", "100")
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    try:
+        return CliRunner(mix_stderr=False)
+    except TypeError:
+        return CliRunner()
+
+
+def run(runner: CliRunner, *args: str):
+    return runner.invoke(app, list(args), catch_exceptions=False)
+
+
+def sessions(root: Path) -> list[Path]:
+    return sorted(root.rglob("*.jsonl"))
+
+
+def write(path: Path, lines: list) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join((l if isinstance(l, str) else json.dumps(l)) + "\n" for l in lines))
+    return path
+
+
+def header(sid="s1", cwd=CWD, **kw):
+    return {"type": "session", "version": 3, "id": sid, "timestamp": "2025-03-03T09:00:00.000Z", "cwd": cwd, **kw}
+
+
+def msg(eid, parent, role="user", text="hi", ts="2025-03-03T09:00:01.000Z"):
+    m = {"role": role, "content": [{"type": "text", "text": text}], "timestamp": 1}
+    if role == "assistant":
+        m.update(provider="anthropic", model="claude-x", stopReason="stop")
+    return {"type": "message", "id": eid, "parentId": parent, "timestamp": ts, "message": m}
+
+
+def test_help_lists_every_command(runner):
+    """--help names every command, each with an example in its own help."""
+    r = run(runner, "--help")
+    assert r.exit_code == 0
+    for cmd in ("ls", "tree", "path", "context", "validate", "fork", "demo"):
+        assert cmd in r.stdout
+        sub = run(runner, cmd, "--help")
+        assert sub.exit_code == 0 and "Example: pisess" in sub.stdout
+
+
+def test_ls_json_shape_and_order(runner, root):
+    """ls --json lists the project's sessions with pi's harness metadata and a version field."""
+    r = run(runner, "ls", "--sessions-dir", str(root), "--cwd", CWD, "--json")
+    assert r.exit_code == 0
+    doc = json.loads(r.stdout)
+    assert doc["version"] == 1
+    assert len(doc["sessions"]) == 2
+    assert {"id", "createdAt", "cwd", "path"} <= set(doc["sessions"][0])
+    assert doc["skipped"] == []
+
+
+def test_ls_reports_skipped_on_stderr(runner, root):
+    """A file that is not a session is listed in skipped and counted on stderr, not stdout."""
+    (root / "--home-you-projects-webapp--" / "junk.jsonl").write_text("not json\n")
+    r = run(runner, "ls", "--sessions-dir", str(root), "--cwd", CWD)
+    assert r.exit_code == 0
+    assert "1 file is not a session" in r.stderr
+    assert "not a session" not in r.stdout
+
+
+def test_ls_empty_root_is_fine(runner, tmp_path):
+    """ls on a root that does not exist prints an empty listing and creates nothing."""
+    missing = tmp_path / "nope"
+    r = run(runner, "ls", "--sessions-dir", str(missing), "--cwd", "/x")
+    assert r.exit_code == 0
+    assert not missing.exists()
+
+
+def test_context_json_contract(runner, root):
+    """context --json carries the keys conformance checks, and names the reader it used."""
+    f = sessions(root)[0]
+    r = run(runner, "context", str(f), "--json")
+    assert r.exit_code == 0
+    doc = json.loads(r.stdout)
+    for k in ("version", "reader", "file", "header", "entryCount", "leafId", "pathIds", "contextEntryIds",
+              "state", "labels", "sessionName", "messages", "llmMessages"):
+        assert k in doc
+    assert doc["reader"] in ("harness", "cli")
+
+
+def test_reader_auto_picks_harness_for_sdk_files(runner, tmp_path):
+    """A file with a leaf record is read with the harness reader under --reader auto."""
+    f = write(tmp_path / "a.jsonl", [header(), msg("a", None), msg("b", "a", "assistant"),
+                                     {"type": "leaf", "id": "l", "parentId": "b", "timestamp": "t", "targetId": "a"}])
+    doc = json.loads(run(runner, "context", str(f), "--json").stdout)
+    assert doc["reader"] == "harness" and doc["leafId"] == "a"
+    doc = json.loads(run(runner, "context", str(f), "--json", "--reader", "cli").stdout)
+    assert doc["reader"] == "cli" and doc["leafId"] == "l"
+
+
+def test_invalid_file_errors_with_file_and_line(runner, tmp_path):
+    """A bad line: exit 1, JSON error object on stdout, file:line: code: message on stderr."""
+    f = write(tmp_path / "bad.jsonl", [header(), msg("a", None), "{oops"])
+    r = run(runner, "context", str(f), "--json", "--reader", "harness")
+    assert r.exit_code == 1
+    err = json.loads(r.stdout)["error"]
+    assert err["code"] == "invalid_entry" and err["line"] == 3 and err["reason"] == "line 3 is not valid JSON"
+    assert f"{f}:3: invalid_entry:" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_lenient_lists_skipped_lines(runner, tmp_path):
+    """--lenient reads past a bad line and names it on stderr."""
+    f = write(tmp_path / "bad.jsonl", [header(), msg("a", None), "{oops", msg("b", "a", "assistant")])
+    r = run(runner, "tree", str(f), "--lenient", "--no-pager")
+    assert r.exit_code == 0
+    assert f"{f}:3: skipped: not valid JSON" in r.stderr
+    assert "b" in r.stdout
+
+
+def test_usage_errors_exit_2(runner, tmp_path):
+    """Bad option values are usage errors: exit 2."""
+    f = write(tmp_path / "a.jsonl", [header(), msg("a", None)])
+    assert run(runner, "context", str(f), "--reader", "nope").exit_code == 2
+    assert run(runner, "validate", str(f), "--format", "xml").exit_code == 2
+    assert run(runner, "tree", str(f), "--color", "pink").exit_code == 2
+
+
+def test_missing_session_is_not_found(runner, root):
+    """An id that matches nothing: exit 1 with a clear message."""
+    r = run(runner, "tree", "zzzz", "--sessions-dir", str(root), "--cwd", CWD)
+    assert r.exit_code == 1
+    assert "no session matches" in r.stderr
+
+
+def test_ambiguous_prefix_lists_candidates(runner, root):
+    """A prefix matching two sessions: exit 1 listing both."""
+    r = run(runner, "tree", "01955b3b", "--sessions-dir", str(root), "--cwd", CWD)
+    assert r.exit_code == 1
+    assert "matches 2 sessions" in r.stderr
+
+
+def test_default_session_is_newest_of_project(runner, root):
+    """Without SESSION, the newest session of the --cwd project is used."""
+    r = run(runner, "path", "--sessions-dir", str(root), "--cwd", CWD, "--json")
+    assert r.exit_code == 0
+    assert json.loads(r.stdout)["entries"]
+
+
+def test_validate_exit_codes_and_formats(runner, tmp_path):
+    """validate: 0 clean, 1 errors, --strict promotes warnings; github format emits annotations."""
+    good = write(tmp_path / "good.jsonl", [header(), msg("a", None), msg("b", "a", "assistant")])
+    dup = write(tmp_path / "dup.jsonl", [header(), msg("a", None), msg("a", None, "assistant")])
+    bad = write(tmp_path / "bad.jsonl", [header(), "{oops"])
+    assert run(runner, "validate", str(good)).exit_code == 0
+    assert run(runner, "validate", str(dup)).exit_code == 0
+    assert run(runner, "validate", str(dup), "--strict").exit_code == 1
+    r = run(runner, "validate", str(bad))
+    assert r.exit_code == 1 and f"{os.path.relpath(bad)}:2: error" in r.stdout
+    r = run(runner, "validate", str(bad), "--format", "github")
+    assert "::error file=" in r.stdout and ",line=2," in r.stdout
+    doc = json.loads(run(runner, "validate", str(bad), "--json").stdout)
+    assert doc["files"][0]["pi"]["harness"]["opens"] is False
+    assert doc["files"][0]["findings"][0]["code"] == "truncated_line" or doc["files"][0]["findings"]
+
+
+def test_validate_unreadable_path_exits_2(runner, tmp_path):
+    """A path that does not exist: exit 2."""
+    assert run(runner, "validate", str(tmp_path / "missing.jsonl")).exit_code == 2
+
+
+def test_validate_github_auto(runner, tmp_path, monkeypatch):
+    """GITHUB_ACTIONS=true picks the github format by itself."""
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    bad = write(tmp_path / "bad.jsonl", [header(), "{oops"])
+    assert "::error" in run(runner, "validate", str(bad)).stdout
+
+
+def test_fork_writes_new_file_and_leaves_source(runner, root):
+    """fork creates one new file in the project dir, prints its path on stdout, source untouched."""
+    src = sessions(root)[0]
+    before = hashlib.sha256(src.read_bytes()).hexdigest()
+    doc = json.loads(run(runner, "context", str(src), "--json").stdout)
+    target = doc["pathIds"][-1]
+    r = run(runner, "fork", str(src), target, "--position", "at", "--sessions-dir", str(root))
+    assert r.exit_code == 0, r.stderr
+    new = Path(r.stdout.strip())
+    assert new.exists() and new.parent == root / "--home-you-projects-webapp--"
+    lines = [json.loads(l) for l in new.read_text().splitlines()]
+    assert lines[0]["type"] == "session" and lines[0]["parentSession"] == str(src)
+    assert hashlib.sha256(src.read_bytes()).hexdigest() == before
+    check = run(runner, "validate", str(new), "--json")
+    assert json.loads(check.stdout)["files"][0]["pi"]["harness"]["opens"] in (True, False)
+    assert not list(new.parent.glob(".pisess-fork-*"))
+
+
+def test_fork_dry_run_writes_nothing(runner, root):
+    """--dry-run --json shows the entries and writes no file."""
+    src = sessions(root)[0]
+    before = set(root.rglob("*"))
+    doc = json.loads(run(runner, "context", str(src), "--json").stdout)
+    r = run(runner, "fork", str(src), doc["pathIds"][-1], "--position", "at", "--dry-run", "--json",
+            "--sessions-dir", str(root))
+    assert r.exit_code == 0
+    out = json.loads(r.stdout)
+    assert [e["id"] for e in out["entries"]][: len(doc["pathIds"])] == doc["pathIds"] or out["entries"]
+    assert set(root.rglob("*")) == before
+
+
+def test_fork_bad_target(runner, root):
+    """Forking before an entry that is not a user message fails with invalid_fork_target."""
+    src = sessions(root)[0]
+    doc = json.loads(run(runner, "context", str(src), "--json", "--reader", "harness").stdout)
+    r = run(runner, "fork", str(src), doc["pathIds"][-1], "--dry-run", "--json", "--reader", "harness")
+    assert r.exit_code == 1
+    assert json.loads(r.stdout)["error"]["code"] == "invalid_fork_target"
+
+
+def test_fork_into_unwritable_dir_fails_cleanly(runner, tmp_path, monkeypatch):
+    """A target directory that refuses new files: a clear storage error, exit 2, nothing left behind."""
+    import tempfile as tf
+
+    proj = tmp_path / "sessions" / "--p--"
+    f = write(proj / "a.jsonl", [header(cwd="/p"), msg("a", None), msg("b", "a", "assistant")])
+
+    def refuse(*a, **k):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(tf, "mkstemp", refuse)
+    r = run(runner, "fork", str(f), "b", "--position", "at", "--sessions-dir", str(tmp_path / "sessions"))
+    assert r.exit_code == 2 and "storage" in r.stderr and "Permission denied" in r.stderr
+    assert sorted(p.name for p in proj.iterdir()) == ["a.jsonl"]
+
+
+def test_markup_and_escapes_are_shown_as_text(runner, tmp_path):
+    """Rich markup prints literally and ESC is shown as \\x1b in human views; JSON keeps the raw text."""
+    evil = "[bold red]boom[/] \x1b[2J\x1b]0;pwned\x07 done"
+    f = write(tmp_path / "e.jsonl", [header(), msg("a", None, text=evil), msg("b", "a", "assistant", text="ok")])
+    for cmd in ("tree", "context", "path"):
+        args = [cmd, str(f)] + (["--no-pager"] if cmd != "path" else [])
+        r = run(runner, *args)
+        assert r.exit_code == 0
+        assert "\x1b" not in r.stdout and "\x07" not in r.stdout
+        assert "[bold red]boom[/]" in r.stdout and "\\x1b[2J" in r.stdout
+    doc = json.loads(run(runner, "context", str(f), "--json").stdout)
+    assert doc["messages"][0]["content"][0]["text"] == evil
+
+
+def test_color_always_emits_ansi_never_does_not(runner, tmp_path):
+    """--color always styles output; --color never and NO_COLOR do not."""
+    f = write(tmp_path / "a.jsonl", [header(), msg("a", None), msg("b", "a", "assistant")])
+    assert "\x1b[" in run(runner, "tree", str(f), "--color", "always", "--no-pager").stdout
+    assert "\x1b[" not in run(runner, "tree", str(f), "--color", "never", "--no-pager").stdout
+
+
+def test_demo_runs(runner):
+    """pisess demo shows every view on the bundled examples and exits 0."""
+    r = run(runner, "demo")
+    assert r.exit_code == 0
+    for marker in ("$ pisess ls", "$ pisess tree", "$ pisess context", "$ pisess validate", "files checked"):
+        assert marker in r.stdout
