@@ -52,7 +52,8 @@ class PisessError(Exception):
         where = ""
         if self.path:
             where = self.path + (f":{self.physical_line}" if self.physical_line else "") + ": "
-        return f"{where}{self.code}: {self.message}"
+        # the reason, not pi's message, which would repeat the path
+        return f"{where}{self.code}: {self.reason}"
 
 
 class JSError(PisessError):

@@ -1,0 +1,71 @@
+"""Golden files for every human view: fixed width (100), no colour, UTC, a fixed "now".
+
+Regenerate after an intended change with ``PISESS_UPDATE_GOLDEN=1 pytest tests/test_golden.py``
+and review the diff.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from importlib import resources
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from pisess.cli.app import app
+
+GOLDEN = Path(__file__).parent / "golden"
+CWD = "/home/you/projects/webapp"
+HARNESS_ID = "01955b3b-ca80-7e43"  # the SDK-written example (leaf records, retainedTail)
+CLI_ID = "01955b3b-ca80-7e01"  # the pi-command-written example (branches, compaction, labels)
+
+
+@pytest.fixture()
+def env(tmp_path, monkeypatch):
+    with resources.as_file(resources.files("pisess") / "examples" / "sessions") as src:
+        shutil.copytree(src, tmp_path / "sessions")
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("COLUMNS", "100")
+    monkeypatch.setenv("TZ", "UTC")
+    monkeypatch.setenv("PISESS_NOW", "2025-03-10T12:00:00.000Z")
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    monkeypatch.chdir(tmp_path)
+    time.tzset()
+    yield tmp_path
+    monkeypatch.undo()
+    time.tzset()
+
+
+CASES = {
+    "ls": ["ls", "--sessions-dir", "sessions", "--cwd", CWD],
+    "ls_all_long": ["ls", "--all", "--long", "--sessions-dir", "sessions"],
+    "tree_cli": ["tree", CLI_ID, "--sessions-dir", "sessions", "--cwd", CWD, "--no-pager"],
+    "tree_cli_branches_only": ["tree", CLI_ID, "--branches-only", "--sessions-dir", "sessions", "--cwd", CWD, "--no-pager"],
+    "tree_harness_full": ["tree", HARNESS_ID, "--full", "--sessions-dir", "sessions", "--cwd", CWD, "--no-pager"],
+    "tree_labels_only": ["tree", CLI_ID, "--labels-only", "--sessions-dir", "sessions", "--cwd", CWD, "--no-pager"],
+    "path_harness": ["path", HARNESS_ID, "--sessions-dir", "sessions", "--cwd", CWD],
+    "path_cli": ["path", CLI_ID, "--sessions-dir", "sessions", "--cwd", CWD],
+    "context_harness": ["context", HARNESS_ID, "--sessions-dir", "sessions", "--cwd", CWD, "--no-pager", "-n", "3"],
+    "context_cli_llm": ["context", CLI_ID, "--llm", "--sessions-dir", "sessions", "--cwd", CWD, "--no-pager", "-n", "3"],
+    "validate": ["validate", "sessions"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_view_matches_golden(env, name):
+    """The rendered view is byte-for-byte what was reviewed."""
+    try:
+        runner = CliRunner(mix_stderr=False)
+    except TypeError:
+        runner = CliRunner()
+    r = runner.invoke(app, CASES[name], catch_exceptions=False)
+    assert r.exit_code == 0, r.stderr
+    got = r.stdout
+    path = GOLDEN / f"{name}.txt"
+    if os.environ.get("PISESS_UPDATE_GOLDEN"):
+        path.write_text(got)
+    assert path.exists(), f"missing golden file {path}; run with PISESS_UPDATE_GOLDEN=1"
+    assert got == path.read_text()
