@@ -52,4 +52,4 @@ app.command("demo")(demo_cmd.demo)
 
 
 def main() -> None:
-    app()
+    app(prog_name="pisess")

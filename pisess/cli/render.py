@@ -298,7 +298,8 @@ def _message_block(m: Any, src: Any, *, thinking: bool, full: bool, max_lines: i
     title = Text()
     title.append(kind if not converted_from else f"{kind} (from {converted_from})", KIND_STYLE.get(kind, "bold"))
     retained = get(src, "type") == "compaction" and isinstance(m, dict) and m.get("role") != "compactionSummary"
-    title.append(f" ({'retained in ' if retained else ''}{_sid(get(src, 'id'))})", "dim")
+    src_label = f" ({'retained in ' if retained else ''}{_sid(get(src, 'id'))})"
+    title.append(src_label, "dim")
     right = ""
     body: list = []
     if not isinstance(m, dict):
@@ -340,7 +341,7 @@ def _message_block(m: Any, src: Any, *, thinking: bool, full: bool, max_lines: i
         n = text.count("\n") + 1 if text else 0
         title = Text()
         title.append("tool result", "yellow")
-        title.append(f" \u00b7 {escape_controls(d.s(m.get('toolName')))} ({_sid(get(src, 'id'))})", "dim")
+        title.append(f" \u00b7 {escape_controls(d.s(m.get('toolName')))}{src_label}", "dim")
         right = ("error \u00b7 " if m.get("isError") else "") + f"{n} line{'s' if n != 1 else ''}"
         clipped, more = _clip(text, max_lines, full)
         body.append(safe(clipped, "red" if m.get("isError") else ""))

@@ -1,0 +1,46 @@
+"""Completion scripts: the committed copies match the app, and they complete real things."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from pisess.cli.completions import SHELLS, script
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_committed_scripts_match_the_app():
+    """completions/ is regenerated from the app; a drift fails here."""
+    for shell, name in SHELLS.items():
+        assert (ROOT / "completions" / name).read_text() == script(shell), f"regenerate completions/{name}"
+
+
+def _complete(words: str, cword: int, env_extra: dict | None = None) -> list[str]:
+    env = {**os.environ, "_PISESS_COMPLETE": "complete_bash", "COMP_WORDS": words, "COMP_CWORD": str(cword),
+           **(env_extra or {})}
+    out = subprocess.run([sys.executable, "-m", "pisess"], env=env, capture_output=True, text=True, timeout=60)
+    return out.stdout.split()
+
+
+def test_completes_subcommands_and_options():
+    """Tab after 'pisess tr' offers tree; after 'pisess tree --br' offers --branches-only."""
+    assert "tree" in _complete("pisess tr", 1)
+    assert "--branches-only" in _complete("pisess tree --br", 2)
+
+
+def test_completes_session_ids(tmp_path):
+    """Tab on SESSION offers the ids of the current project's sessions."""
+    work = tmp_path / "work" / "p"
+    work.mkdir(parents=True)
+    proj = tmp_path / "agent" / "sessions" / ("--" + str(work).lstrip("/").replace("/", "-") + "--")
+    proj.mkdir(parents=True)
+    (proj / "a.jsonl").write_text('{"type":"session","version":3,"id":"0195abcd-0000",'
+                                  '"timestamp":"2025-01-01T00:00:00Z","cwd":"/work/p"}\n')
+    env = {**os.environ, "_PISESS_COMPLETE": "complete_bash", "COMP_WORDS": "pisess tree 0195", "COMP_CWORD": "2",
+           "PI_CODING_AGENT_DIR": str(tmp_path / "agent"), "PWD": str(work)}
+    got = subprocess.run([sys.executable, "-m", "pisess"], env=env, cwd=work, capture_output=True, text=True,
+                         timeout=60).stdout.split()
+    assert got == ["0195abcd-0000"]
