@@ -87,14 +87,9 @@ def check_reader(reader: str, lenient: bool = False) -> str:
 
 
 def dumps(doc: Any) -> bytes:
-    import orjson
+    from pisess.core.jsonl import dumps as js_dumps
 
-    try:
-        return orjson.dumps(doc, option=orjson.OPT_INDENT_2 if sys.stdout.isatty() else 0)
-    except TypeError:  # text with lone surrogates: escape it as JSON.stringify would
-        import json
-
-        return json.dumps(doc, ensure_ascii=True, indent=2 if sys.stdout.isatty() else None, default=str).encode()
+    return js_dumps(doc, indent=sys.stdout.isatty())
 
 
 def emit_json(doc: dict) -> None:

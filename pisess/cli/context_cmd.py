@@ -66,7 +66,7 @@ def context(
     reader = common.check_reader(reader, lenient)
     w = common.where(sessions_dir, cwd)
     path = resolve_session(session, w.root, w.cwd)
-    s = open_session(path, reader)
+    s = open_session(path, reader, light=True)
     if lenient and not json_out:
         common.report_dropped(s)
     ctx = build_context(s, UNDEF if leaf is None else leaf)

@@ -23,8 +23,13 @@ def s(v: Any) -> str:
         return ""
     try:
         return orjson.dumps(v).decode()
-    except TypeError:
-        return js.to_string(v)
+    except TypeError:  # lone surrogates, or nesting beyond orjson's limit
+        try:
+            import json
+
+            return json.dumps(v, ensure_ascii=False, default=str)
+        except (RecursionError, ValueError):
+            return "(a value nested too deeply to show)"
 
 
 def content_text(content: Any, images: bool = True) -> str:
@@ -80,7 +85,7 @@ def message_kind(m: Any) -> str:
     role = get(m, "role") if isinstance(m, dict) else UNDEF
     return {"user": "user", "assistant": "assistant", "toolResult": "tool", "bashExecution": "bash",
             "custom": "custom", "branchSummary": "branch sum", "compactionSummary": "compaction",
-            "hookMessage": "hook"}.get(role, s(role) or "message")
+            "hookMessage": "hook"}.get(role, escape_controls(s(role)) or "message")
 
 
 def message_preview(m: Any) -> str:
@@ -117,7 +122,7 @@ def entry_kind(e: Any) -> str:
         "model_change": "model", "thinking_level_change": "thinking", "active_tools_change": "tools",
         "compaction": "compaction", "branch_summary": "branch sum", "label": "label", "session_info": "name",
         "custom": "ext state", "custom_message": "ext msg", "leaf": "leaf",
-    }.get(t, f"?{s(t)}" if t is not UNDEF else "?")
+    }.get(t, f"?{escape_controls(s(t))}" if t is not UNDEF else "?")
 
 
 def entry_preview(e: Any) -> str:

@@ -44,7 +44,7 @@ def fork(
     reader = common.check_reader(reader)
     w = common.where(sessions_dir, cwd)
     path = resolve_session(session, w.root, w.cwd)
-    s = open_session(path, reader)
+    s = open_session(path, reader, light=True)
     import uuid6
 
     target_cwd = w.cwd if cwd else None

@@ -33,7 +33,7 @@ def path(
 
     reader = common.check_reader(reader, lenient)
     w = common.where(sessions_dir, cwd)
-    s = open_session(resolve_session(session, w.root, w.cwd), reader)
+    s = open_session(resolve_session(session, w.root, w.cwd), reader, light=True)
     if lenient and not json_out:
         common.report_dropped(s)
     ctx = build_context(s, UNDEF if leaf is None else leaf)

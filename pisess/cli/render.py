@@ -131,8 +131,10 @@ def tree_view(view, show_time: bool = False) -> list:
     out: list = [head]
     if view.leaf_error:
         out.append(safe(f"{WARN} the leaf cannot be resolved: {view.leaf_error}", "bold red"))
+    whole = s.materialize([r.entry for r in view.rows if r.kind == "entry"])
+    by_light = {id(r.entry): w for r, w in zip((r for r in view.rows if r.kind == "entry"), whole)}
     for r in view.rows:
-        out.append(_tree_row(s, r, width, show_time))
+        out.append(_tree_row(s, r, width, show_time, by_light.get(id(r.entry), r.entry)))
     if not view.rows:
         out.append(T("(no entries)", "dim"))
     legend = f"{ACTIVE} active path  {OTHER} other branches  {COMPACTED} behind the checkpoint  {CHECKPOINT_MARK} checkpoint"
@@ -140,13 +142,13 @@ def tree_view(view, show_time: bool = False) -> list:
     return out
 
 
-def _tree_row(session, r, width: int, show_time: bool) -> Text:
+def _tree_row(session, r, width: int, show_time: bool, whole: Any = None) -> Text:
     t = Text(no_wrap=True, overflow="ellipsis")
     t.append(r.guides + r.connector, "dim")
     if r.kind == "fold":
         t.append(f"\u2506 \u2026 {r.count:,} entr{'ies' if r.count != 1 else 'y'} \u2026", "dim")
         return t
-    e = r.entry
+    e = whole if whole is not None else r.entry
     compacted = "compacted" in r.flags
     mark = COMPACTED if (r.active and compacted) else (ACTIVE if r.active else OTHER)
     base = "" if r.active and not compacted else "dim"

@@ -212,23 +212,26 @@ def convert_to_llm(messages: list) -> list:
 
 
 def build_context(session: Session, leaf_id: Any = UNDEF,
-                  projectors: Mapping[str, Projector] | None = None) -> Context:
+                  projectors: Mapping[str, Projector] | None = None, *, complete: bool = True) -> Context:
     """Everything ``pisess context`` shows, for the current leaf or ``leaf_id``.
 
     ``projectors`` maps a ``custom`` entry's ``customType`` to a callable
     ``(entry, index, entries) -> messages`` (HARNESS only; the CLI never projects them).
+    ``complete=False`` skips reading back full entries of a light session: the walk, the state and
+    every error pi would raise are the same, only the message contents are partial (validate).
     """
+    full = session.materialize if complete else (lambda es: es)
     explicit = leaf_id is not UNDEF
     if explicit and leaf_id is not None and session.lookup(leaf_id) is None:
         raise PisessError("not_found", f"Entry {js.to_string(leaf_id)} not found", path=session.path, stage="leaf")
     if session.reader == "harness":
         leaf = leaf_id if explicit else leaf_of(session)
-        path = path_to_checkpoint(session, leaf)
+        path = full(path_to_checkpoint(session, leaf))
         walk = path
     else:
         leaf = leaf_id if explicit else (None if session.leaf_id is UNDEF else session.leaf_id)
-        path = active_path(session, leaf_id if explicit else UNDEF)
-        walk = cli_context_path(session, leaf_id if explicit else UNDEF)
+        walk = full(cli_context_path(session, leaf_id if explicit else UNDEF))
+        path = full(active_path(session, leaf_id if explicit else UNDEF))
     state = derive_state(session, walk)
     selected = select_entries(session, walk)
     sources: list = []

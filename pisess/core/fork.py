@@ -39,12 +39,9 @@ class ForkPlan:
 
 
 def _dumps(v: Any) -> bytes:
-    try:
-        return orjson.dumps(v)
-    except TypeError:  # lone surrogates: JSON.stringify escapes them, so does ensure_ascii
-        import json
+    from .jsonl import dumps
 
-        return json.dumps(v, ensure_ascii=True, separators=(",", ":"), allow_nan=False, default=str).encode()
+    return dumps(v)
 
 
 def _fork_error(session: Session, message: str, code: str = "invalid_fork_target") -> PisessError:
@@ -55,9 +52,12 @@ def entries_to_fork(session: Session, entry_id: str | None, position: str = "bef
     """The entries of the new file, and whether pi would start an empty session instead."""
     if position not in POSITIONS:
         raise PisessError("usage", f"position must be 'before' or 'at', not {position!r}")
+    if entry_id and session.lookup(entry_id) is not None:
+        session.full(session.lookup(entry_id))  # the target's message decides "is a user message"
     if session.reader == "harness":
-        return _harness_entries(session, entry_id, position), False
-    return _cli_entries(session, entry_id, position)
+        return session.materialize(_harness_entries(session, entry_id, position)), False
+    entries, empty = _cli_entries(session, entry_id, position)
+    return entries, empty
 
 
 def _is_user_message(entry: Any) -> bool:
@@ -99,7 +99,7 @@ def _cli_entries(session: Session, entry_id: str | None, position: str) -> tuple
         leaf = get(target, "parentId")
     if not js.truthy(leaf):
         return [], True
-    path = cli_branch(session, leaf)
+    path = session.materialize(cli_branch(session, leaf))
     if not path:
         raise _fork_error(session, f"Entry {js.to_string(leaf)} not found", code="not_found")
     kept: list = []

@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterable
 from . import js
 from .errors import JSError, PisessError
 from .js import UNDEF, get
-from .jsonl import NOT_JSON, RawFile, RawLine, scan_file
+from .jsonl import NOT_JSON, Light, RawFile, RawLine, scan_file
 from .migrate import migrate_in_memory, needs_migration, raw_version
 
 READERS = ("harness", "cli")
@@ -57,6 +57,29 @@ class Session:
             cache = {id(e): i for i, e in enumerate(self.entries)}
             object.__setattr__(self, "_pos_cache", cache)
         return cache
+
+    def materialize(self, entries: list) -> list:
+        """Make ``entries`` complete (a streamed file keeps only structural keys) and return them.
+
+        The complete values replace the light ones in ``entries`` and the id index, so every
+        later lookup sees them too."""
+        full = self.raw.full(entries)
+        pos = self._position
+        for light, whole in zip(entries, full):
+            if light is whole:
+                continue
+            i = pos.pop(id(light), None)
+            if i is not None:
+                self.entries[i] = whole
+                pos[id(whole)] = i
+            k = js.key(get(light, "id"))
+            if self.by_id.get(k) is light:
+                self.by_id[k] = whole
+        return full
+
+    def full(self, entry: Any) -> Any:
+        """One entry, complete."""
+        return self.materialize([entry])[0] if type(entry) is Light else entry
 
     def lookup(self, entry_id: Any) -> Any:
         """``byId.get(id)`` (``None`` when absent)."""
@@ -129,9 +152,13 @@ def choose_reader(raw: RawFile, reader: str) -> str:
     return "harness" if written_by_sdk(raw) else "cli"
 
 
-def open_session(path: str, reader: str = "auto", raw: RawFile | None = None) -> Session:
-    """Read ``path`` with ``reader`` (``auto``, ``harness`` or ``cli``)."""
-    raw = raw if raw is not None else scan_file(path)
+def open_session(path: str, reader: str = "auto", raw: RawFile | None = None, *, light: bool = False) -> Session:
+    """Read ``path`` with ``reader`` (``auto``, ``harness`` or ``cli``).
+
+    With ``light``, entries keep only their structural keys (memory grows with the number of
+    entries, not bytes); ``Session.materialize``/``full`` read back complete entries on demand
+    (``build_context`` and fork planning do that for the entries they use)."""
+    raw = raw if raw is not None else scan_file(path, light=light)
     chosen = choose_reader(raw, reader)
     return open_harness(raw) if chosen == "harness" else open_cli(raw)
 
@@ -212,7 +239,7 @@ def open_harness(raw: RawFile) -> Session:
     if isinstance(header, dict) and header.get("type") == "session" and needs_migration(header) \
             and check_harness_header(header) == "unsupported session version":
         # A v1/v2 file: pi's SDK refuses it; pisess reads it migrated, as the pi command would.
-        cli = open_cli(raw)
+        cli = open_cli(raw if not raw.light else scan_file(raw.path, light=False))
         return _harness_view(cli.header, cli.entries, cli.entry_lines, raw,
                              migrated=cli.migrated_from_version, dropped=cli.dropped_lines,
                              notes=[f"version {js.to_string(cli.migrated_from_version)} file: pi's SDK refuses it "
@@ -288,6 +315,8 @@ def open_cli(raw: RawFile) -> Session:
         )
     values = [ln.value for ln in kept]
     migrated = None
+    if needs_migration(values[0]) and raw.light:
+        return open_cli(scan_file(raw.path, light=False))  # migration rewrites whole entries
     if needs_migration(values[0]):
         migrated = raw_version(values[0])
         try:

@@ -12,7 +12,7 @@ from .session import open_cli
 def summarize_file(path: str) -> dict:
     """Read with the lenient reader; a file pi cannot read gives ``{"error": ...}``."""
     try:
-        s = open_cli(scan_file(path))
+        s = open_cli(scan_file(path, light=False))
     except PisessError as e:
         return {"error": {"code": e.code, "message": e.message}}
     messages = 0

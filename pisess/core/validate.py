@@ -13,7 +13,7 @@ from typing import Any
 from . import js
 from .errors import PisessError
 from .js import UNDEF, get
-from .jsonl import NOT_JSON, RawFile, RawLine, parse_json, read_bytes, scan_bytes
+from .jsonl import NOT_JSON, RawFile, RawLine, parse_json, scan_bytes, scan_file
 from .migrate import needs_migration, raw_version
 from .session import (
     check_harness_entry,
@@ -70,19 +70,32 @@ def _id_str(v: Any) -> str | None:
 
 
 def validate_file(path: str, *, mtime: float | None = None, now: float | None = None) -> FileReport:
-    """Read ``path`` once and report what pi does with it and everything wrong in it."""
-    data = read_bytes(path)
-    return validate_bytes(data, path, mtime=mtime, now=now)
+    """Read ``path`` once (streamed) and report what pi does with it and everything wrong in it."""
+    return validate_raw(scan_file(path), mtime=mtime, now=now)
 
 
 def validate_bytes(data: bytes, path: str, *, mtime: float | None = None, now: float | None = None) -> FileReport:
-    raw = scan_bytes(data, path)
+    return validate_raw(scan_bytes(data, path), mtime=mtime, now=now, data=data)
+
+
+def validate_raw(raw: RawFile, *, mtime: float | None = None, now: float | None = None,
+                 data: bytes | None = None) -> FileReport:
+    path = raw.path
+
+    def text_at(offset: int, length: int) -> bytes:
+        return data[offset: offset + length] if data is not None else raw.read_at(offset, length)
+
     findings: list[Finding] = []
     add = findings.append
     live = mtime is not None and now is not None and now - mtime < LIVE_SECONDS
 
     # --- what pi's two readers do ---------------------------------------------------------
-    harness_err = harness_first_error(raw)
+    harness_session = None
+    try:
+        harness_session = open_harness(raw)
+        harness_err = None if harness_session.migrated_from_version is None else harness_first_error(raw)
+    except PisessError as e:
+        harness_err = e  # pi's own error, or where pi throws a JavaScript error (labels that are not strings)
     pi_harness: dict = {"opens": harness_err is None}
     if harness_err:
         pi_harness.update(code=harness_err.code, reason=harness_err.reason, line=harness_err.line,
@@ -100,21 +113,21 @@ def validate_bytes(data: bytes, path: str, *, mtime: float | None = None, now: f
     pi = {"harness": pi_harness, "cli": pi_cli}
 
     # --- lines ----------------------------------------------------------------------------------
-    if data.startswith(b"\xef\xbb\xbf"):
+    if raw.size >= 3 and text_at(0, 3) == b"\xef\xbb\xbf":
         add(Finding("error", "bom", "file starts with a UTF-8 byte order mark: pi's SDK refuses the header and "
                     "the pi command cannot read it either", 1, 0))
-    if not data:
+    if raw.size == 0:
         add(Finding("error", "empty_file", "empty file: pi's SDK refuses it (missing session header); "
                     "the pi command would write a fresh header into it", None, 0))
     nonblank = [ln for ln in raw.lines if not ln.blank]
-    if data and not nonblank:
+    if raw.size and not nonblank:
         add(Finding("error", "missing_header", "no non-blank line: there is no session header", 1, 0))
     last = raw.lines[-1] if raw.lines else None
     header_line = nonblank[0] if nonblank else None
     legacy = cli is not None and cli.migrated_from_version is not None  # entries need no ids before migration
     for n, ln in enumerate(nonblank, 1):
         if ln.value is NOT_JSON:
-            _bad_json(data, raw, ln, n, last, live, add)
+            _bad_json(text_at(ln.offset, ln.length), raw, ln, n, last, live, add)
         elif not js.truthy(ln.value):
             add(Finding("error", "falsy_line", f"line holds {_short(ln.value)}: pi's SDK refuses the file; "
                         "the pi command silently drops this line", ln.number, ln.offset))
@@ -158,7 +171,7 @@ def validate_bytes(data: bytes, path: str, *, mtime: float | None = None, now: f
             if without_ids:
                 add(Finding("error", "entries_without_ids", f"{without_ids} entries have no id under a version-3 header "
                             "(a legacy file copied without migration): they are not part of any tree", None, None))
-        _context_findings(raw, add)
+        _context_findings(raw, {"harness": harness_session, "cli": cli}, add)
     findings.sort(key=lambda f: (f.line if f.line is not None else 0, SEVERITIES.index(f.severity)))
     return FileReport(path, pi, findings, "harness" if written_by_sdk(raw) else "cli")
 
@@ -168,8 +181,9 @@ def _short(v: Any) -> str:
     return s if len(s) < 40 else s[:37] + "..."
 
 
-def _bad_json(data: bytes, raw: RawFile, ln: RawLine, n: int, last: RawLine | None, live: bool, add) -> None:
-    text = data[ln.offset: ln.offset + ln.length]
+def _bad_json(text: bytes, raw: RawFile, ln: RawLine, n: int, last: RawLine | None, live: bool, add) -> None:
+    if ln.offset == 0 and text.startswith(b"\xef\xbb\xbf") and parse_json(text[3:]) is not NOT_JSON:
+        return  # a whole line behind a byte order mark: the ``bom`` finding says it
     is_tail = ln is last and not raw.ends_with_newline
     salvage = _salvage(text)
     if is_tail and live:
@@ -286,17 +300,16 @@ def _cycle_members(cli) -> list:
     return found
 
 
-def _context_findings(raw: RawFile, add) -> None:
+def _context_findings(raw: RawFile, sessions: dict, add) -> None:
     """Build the context with each reader the way pi would and report where pi fails."""
     from .context import build_context
 
-    for reader, opener in (("harness", open_harness), ("cli", open_cli)):
+    for reader in ("harness", "cli"):
+        session = sessions.get(reader)
+        if session is None:
+            continue  # the file does not open: already reported as line findings
         try:
-            session = opener(raw)
-        except PisessError:
-            continue  # already reported as line findings
-        try:
-            build_context(session)
+            build_context(session, complete=False)
         except PisessError as e:
             if e.code == "cycle":
                 continue  # reported once, from the tree
