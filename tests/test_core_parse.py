@@ -120,9 +120,10 @@ def test_harness_line_of_only_bom_is_blank(tmp_path):
     assert open_session(path, "harness").leaf_id == "a"
 
 
-def test_harness_line_of_x1c_is_not_blank(tmp_path):
-    """A line holding only \\x1c is not blank for JS trim(): it becomes the (invalid) header."""
-    err = harness_error(tmp_path, ["\x1c", header()])
+@pytest.mark.parametrize("odd", ["\x1c", "\x85", "\x1f"])
+def test_harness_line_of_python_only_whitespace_is_not_blank(tmp_path, odd):
+    """A line holding only \\x1c, \\x85 or \\x1f is not blank for JS trim(): it becomes the (invalid) header."""
+    err = harness_error(tmp_path, [odd, header()])
     assert (err.reason, err.physical_line) == (HDR_BAD, 1)
 
 
@@ -277,6 +278,15 @@ def test_cli_ignores_mid_file_header(tmp_path):
     assert s.header["id"] != "mid"
 
 
+def test_cli_mid_file_header_children_are_orphans(tmp_path):
+    """A mid-file header with an id is not indexed: its children become orphans (roots of their path)."""
+    from pisess.core.paths import active_path
+
+    lines = [header(), user("a", None), header(id="mid"), user("b", "mid"), assistant("c", "b")]
+    s = open_session(write_session(tmp_path, lines), "cli")
+    assert ids(active_path(s)) == ["b", "c"]
+
+
 def test_cli_skips_garbage_before_header(tmp_path):
     """The cli header is the first truthy parsed value: blank and malformed lines before it are skipped."""
     s = open_session(write_session(tmp_path, ["", "{garbage", "null", header(id="h"), user("a", None)]), "cli")
@@ -385,9 +395,9 @@ def test_cli_ignores_leaf_target(tmp_path):
     assert open_session(write_session(tmp_path, lines), "cli").leaf_id == "l1"
 
 
-def test_no_entries_no_leaf(tmp_path):
+def test_no_entries_no_leaf(session_writer):
     """A header-only file has a null leaf in both readers."""
-    path = write_session(tmp_path, [header()])
+    path = session_writer([header()], name="only-header.jsonl")
     assert open_session(path, "harness").leaf_id is None
     assert open_session(path, "cli").leaf_id is None
 

@@ -10,7 +10,7 @@ import pytest
 from conftest import DROP, assistant, entry, header, ids, user, write_session
 from pisess.core.context import build_context
 from pisess.core.errors import PisessError
-from pisess.core.jsonl import scan_file
+from pisess.core.jsonl import scan_bytes
 from pisess.core.paths import active_path, cli_branch, cli_context_path, path_to_checkpoint, path_to_root
 from pisess.core.session import open_session
 
@@ -188,6 +188,16 @@ def test_cli_null_id_last_entry(tmp_path):
     assert build_context(s).messages == []
 
 
+def test_cli_last_entry_without_id_context_falls_back(tmp_path):
+    """A last entry without an id: pathIds are empty but the context still walks from it (Appendix B 3)."""
+    s = open_c(tmp_path, [header(), user("a", None), entry("message", DROP, "a",
+                                                              message={"role": "user", "content": "no id"})])
+    assert active_path(s) == []
+    ctx = build_context(s)
+    assert ids(ctx.context_entries) == ["a", None]
+    assert [m["content"] for m in ctx.messages][-1] == "no id"
+
+
 def test_cli_path_from_explicit_entry(tmp_path):
     """Walking from a mid-chain entry gives its ancestors only."""
     s = open_c(tmp_path, LINEAR)
@@ -257,10 +267,12 @@ def test_million_entry_chain_builds_path_and_context(tmp_path):
     parts.extend(b'{"type":"x","id":"%x","parentId":"%x","timestamp":"t"}' % (i, i - 1) for i in range(1, n - 1))
     parts.append(b'{"type":"message","id":"end","parentId":"%x","timestamp":"t",'
                  b'"message":{"role":"user","content":"last"}}' % (n - 2))
-    path = tmp_path / "long.jsonl"
-    path.write_bytes(b"\n".join(parts) + b"\n")
+    data = b"\n".join(parts) + b"\n"
     del parts
-    raw = scan_file(str(path))
+    path = tmp_path / "long.jsonl"
+    path.write_bytes(data)
+    raw = scan_bytes(data, str(path))  # one parse shared by both readers
+    del data
     for reader in ("harness", "cli"):
         s = open_session(str(path), reader, raw=raw)
         ctx = build_context(s)

@@ -1,0 +1,243 @@
+"""Session directory layout, listing and resolution (spec §1, §8)."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from conftest import header, write_bytes, write_session
+from pisess.core.errors import PisessError
+from pisess.core.repo import absolute_cwd, encode_cwd, list_sessions, resolve_session, sessions_root
+
+CWD = "/work/proj"
+OTHER = "/work/other"
+
+
+@pytest.mark.parametrize(
+    "cwd, encoded",
+    [
+        ("/Users/badlogic/workspaces/pi-mono", "--Users-badlogic-workspaces-pi-mono--"),
+        ("/", "----"),
+        ("/home/u/my.proj/", "--home-u-my.proj---"),
+        ("/home/u/with space", "--home-u-with space--"),
+        ("C:\\Users\\me\\proj", "--C--Users-me-proj--"),
+        ("c:/Users/me/proj", "--c--Users-me-proj--"),
+        ("c:\\Users\\me\\proj", "--c--Users-me-proj--"),
+        ("C:\\", "--C----"),
+        ("\\\\server\\share\\proj", "---server-share-proj--"),
+        ("/mnt/c/Users/x", "--mnt-c-Users-x--"),
+        ("/a-b/c", "--a-b-c--"),
+        ("/a/b-c", "--a-b-c--"),
+        ("/Ünï/Code", "--Ünï-Code--"),
+    ],
+)
+def test_encode_cwd_table(cwd, encoded):
+    """encode_cwd reproduces every row of the spec §1.2 table (lossy, nothing else escaped)."""
+    assert encode_cwd(cwd) == encoded
+
+
+def test_encode_cwd_cli_resolves_trailing_slash_first():
+    """The cli resolves the cwd before encoding: a trailing slash disappears."""
+    assert encode_cwd(absolute_cwd("/home/u/my.proj/", "/")) == "--home-u-my.proj--"
+    assert absolute_cwd("proj", "/work") == "/work/proj"
+
+
+def test_sessions_root_precedence():
+    """explicit dir > $PI_CODING_AGENT_DIR/sessions (with ~ and file://) > ~/.pi/agent/sessions."""
+    assert sessions_root("/x/sessions", {"PI_CODING_AGENT_DIR": "/agent"}, "/home/u") == "/x/sessions"
+    assert sessions_root(None, {"PI_CODING_AGENT_DIR": "/agent"}, "/home/u") == "/agent/sessions"
+    assert sessions_root(None, {"PI_CODING_AGENT_DIR": "~/ag"}, "/home/u") == "/home/u/ag/sessions"
+    assert sessions_root(None, {"PI_CODING_AGENT_DIR": "file:///opt/a%20b"}, "/home/u") == "/opt/a b/sessions"
+    assert sessions_root(None, {"PI_CODING_AGENT_DIR": ""}, "/home/u") == "/home/u/.pi/agent/sessions"
+    assert sessions_root(None, {}, "/home/u") == "/home/u/.pi/agent/sessions"
+
+
+# --- listing ------------------------------------------------------------------------------------------
+
+
+def project(root, cwd=CWD):
+    return root / encode_cwd(cwd)
+
+
+def add(root, sid, ts, cwd=CWD, body=(), name=None, **hdr):
+    return write_session(project(root, cwd), [header(id=sid, timestamp=ts, cwd=cwd, **hdr), *body],
+                         name=name or f"{ts.replace(':', '-').replace('.', '-')}_{sid}.jsonl")
+
+
+def test_list_newest_first(tmp_path):
+    """Sessions are sorted by header timestamp, newest first (not by file name)."""
+    add(tmp_path, "old", "2026-01-01T00:00:00.000Z", name="z.jsonl")
+    add(tmp_path, "new", "2026-03-01T00:00:00.000Z", name="a.jsonl")
+    add(tmp_path, "mid", "2026-02-01T00:00:00.000Z", name="m.jsonl")
+    listing = list_sessions(str(tmp_path), CWD)
+    assert [s.id for s in listing.sessions] == ["new", "mid", "old"]
+    assert listing.skipped == []
+    assert listing.sessions[0].to_json() == {"id": "new", "createdAt": "2026-03-01T00:00:00.000Z", "cwd": CWD,
+                                             "path": os.path.join(str(project(tmp_path)), "a.jsonl")}
+
+
+def test_list_reads_first_line_only(tmp_path):
+    """A file whose body is corrupt (even cut off) is still listed: only line 1 is read."""
+    p = add(tmp_path, "s1", "2026-01-01T00:00:00.000Z", body=["{garbage", "null", '{"type":"mess'])
+    listing = list_sessions(str(tmp_path), CWD)
+    assert [s.path for s in listing.sessions] == [p]
+
+
+def test_list_skips_and_reports_invalid_headers(tmp_path):
+    """Files with an invalid first line are skipped and reported with invalid_session and pi's reason."""
+    good = add(tmp_path, "good", "2026-01-01T00:00:00.000Z")
+    d = project(tmp_path)
+    write_session(d, [header(version=2)], name="v2.jsonl")
+    write_session(d, ["", header()], name="blank-first.jsonl")
+    write_session(d, [header(cwd="")], name="nocwd.jsonl")
+    write_bytes(d, b"", name="empty.jsonl")
+    write_bytes(d, b"\xef\xbb\xbf" + b'{"type":"session","version":3,"id":"b","timestamp":"t","cwd":"/"}\n',
+                name="bom.jsonl")
+    listing = list_sessions(str(tmp_path), CWD)
+    assert [s.path for s in listing.sessions] == [good]
+    reasons = {os.path.basename(s.path): (s.code, s.reason) for s in listing.skipped}
+    assert reasons == {
+        "v2.jsonl": ("invalid_session", "unsupported session version"),
+        "blank-first.jsonl": ("invalid_session", "missing session header"),
+        "nocwd.jsonl": ("invalid_session", "session header is missing cwd"),
+        "empty.jsonl": ("invalid_session", "missing session header"),
+        "bom.jsonl": ("invalid_session", "first line is not a valid session header"),
+    }
+
+
+def test_list_first_line_ends_at_crlf_or_lone_cr(tmp_path):
+    """The first line ends at \\n, \\r\\n or a lone \\r, as Node's readline does."""
+    d = project(tmp_path)
+    hdr = b'{"type":"session","version":3,"id":"%s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/work/proj"}'
+    write_bytes(d, hdr % b"crlf" + b"\r\n{x}\r\n", name="a.jsonl")
+    write_bytes(d, hdr % b"cr" + b"\r{x}", name="b.jsonl")
+    assert sorted(s.id for s in list_sessions(str(tmp_path), CWD).sessions) == ["cr", "crlf"]
+
+
+def test_list_keeps_sessions_with_unparseable_dates(tmp_path):
+    """A header timestamp that is not a date is still a valid header: the session is listed."""
+    add(tmp_path, "good", "2026-01-01T00:00:00.000Z", name="a.jsonl")
+    add(tmp_path, "odd", "yesterday", name="b.jsonl")
+    assert sorted(s.id for s in list_sessions(str(tmp_path), CWD).sessions) == ["good", "odd"]
+
+
+def test_list_only_jsonl_files(tmp_path):
+    """Only names ending in .jsonl count; directories named *.jsonl are skipped; symlinked files count."""
+    good = add(tmp_path, "s1", "2026-01-01T00:00:00.000Z")
+    d = project(tmp_path)
+    write_session(d, [header(id="txt")], name="notes.txt")
+    write_session(d, [header(id="bak")], name="x.jsonl.bak")
+    os.mkdir(d / "dir.jsonl")
+    real = write_session(tmp_path / "elsewhere", [header(id="linked", timestamp="2026-02-01T00:00:00.000Z")],
+                         name="real.jsonl")
+    os.symlink(real, d / "link.jsonl")
+    listing = list_sessions(str(tmp_path), CWD)
+    assert [s.id for s in listing.sessions] == ["linked", "s1"]
+    assert listing.sessions[1].path == good
+
+
+def test_list_all_projects_skips_symlinked_dirs(tmp_path):
+    """Listing all projects visits real directories only: a symlinked project directory is skipped."""
+    root = tmp_path / "sessions"
+    add(root, "here", "2026-01-01T00:00:00.000Z", cwd=CWD)
+    add(root, "there", "2026-02-01T00:00:00.000Z", cwd=OTHER)
+    outside = tmp_path / "outside"
+    write_session(outside, [header(id="via-link", timestamp="2026-03-01T00:00:00.000Z")], name="s.jsonl")
+    os.symlink(str(outside), str(root / "--linked--"))
+    write_session(root, [header(id="loose")], name="loose.jsonl")  # files directly in the root are ignored
+    listing = list_sessions(str(root), None)
+    assert [s.id for s in listing.sessions] == ["there", "here"]
+    assert [os.path.basename(d) for d in listing.directories] == sorted([encode_cwd(CWD), encode_cwd(OTHER)])
+
+
+def test_list_cwd_has_no_header_filter(tmp_path):
+    """With a cwd only its encoded directory is read, and headers with another cwd in it are kept."""
+    add(tmp_path, "mine", "2026-01-01T00:00:00.000Z", cwd=CWD)
+    write_session(project(tmp_path), [header(id="foreign", cwd="/somewhere/else")], name="f.jsonl")
+    add(tmp_path, "other", "2026-01-01T00:00:00.000Z", cwd=OTHER)
+    assert sorted(s.id for s in list_sessions(str(tmp_path), CWD).sessions) == ["foreign", "mine"]
+
+
+def test_list_missing_root_or_project_is_empty(tmp_path):
+    """A missing sessions root or project directory lists nothing (and creates nothing)."""
+    assert list_sessions(str(tmp_path / "nope"), None).sessions == []
+    assert list_sessions(str(tmp_path), "/no/such/project").sessions == []
+    assert not (tmp_path / encode_cwd("/no/such/project")).exists()
+
+
+def test_list_keeps_metadata_and_parent(tmp_path):
+    """Listed metadata carries parentSessionPath and metadata when the header has them."""
+    add(tmp_path, "s", "2026-01-01T00:00:00.000Z", parentSession="/p.jsonl", metadata={"k": 1})
+    [info] = list_sessions(str(tmp_path), CWD).sessions
+    assert info.to_json()["parentSessionPath"] == "/p.jsonl" and info.to_json()["metadata"] == {"k": 1}
+
+
+# --- resolve ------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def repo(tmp_path):
+    root = tmp_path / "sessions"
+    paths = {
+        "abc111": add(root, "abc111", "2026-01-01T00:00:00.000Z"),
+        "abc222": add(root, "abc222", "2026-03-01T00:00:00.000Z"),
+        "abd333": add(root, "abd333", "2026-02-01T00:00:00.000Z"),
+        "zzz999": add(root, "zzz999", "2026-04-01T00:00:00.000Z", cwd=OTHER),
+        "abc": add(root, "abc", "2025-01-01T00:00:00.000Z", cwd=OTHER),
+    }
+    return str(root), paths
+
+
+def test_resolve_path(repo, tmp_path):
+    """An argument with a slash (or .jsonl) is a path: returned as is if it exists, else not_found."""
+    root, paths = repo
+    assert resolve_session(paths["abd333"], root, CWD) == paths["abd333"]
+    with pytest.raises(PisessError) as info:
+        resolve_session(str(tmp_path / "missing.jsonl"), root, CWD)
+    assert info.value.code == "not_found"
+
+
+def test_resolve_full_id(repo):
+    """A full id resolves to its file, also in another project."""
+    root, paths = repo
+    assert resolve_session("abc222", root, CWD) == paths["abc222"]
+    assert resolve_session("zzz999", root, CWD) == paths["zzz999"]
+
+
+def test_resolve_unique_prefix(repo):
+    """A unique id prefix resolves."""
+    root, paths = repo
+    assert resolve_session("abd", root, CWD) == paths["abd333"]
+    assert resolve_session("zz", root, CWD) == paths["zzz999"]
+
+
+def test_resolve_ambiguous_prefix(repo):
+    """A prefix matching several sessions of the project raises code ambiguous naming them."""
+    root, _ = repo
+    with pytest.raises(PisessError) as info:
+        resolve_session("ab", root, CWD)
+    assert info.value.code == "ambiguous"
+    assert all(i in info.value.message for i in ("abc111", "abc222", "abd333"))
+
+
+def test_resolve_exact_id_beats_prefix(repo):
+    """An exact id wins over other ids it is a prefix of (checked project first, then everywhere)."""
+    root, paths = repo
+    assert resolve_session("abc", root, OTHER) == paths["abc"]
+
+
+def test_resolve_none_is_newest_of_project(repo):
+    """No argument resolves to the newest session of the current project."""
+    root, paths = repo
+    assert resolve_session(None, root, CWD) == paths["abc222"]
+    assert resolve_session("", root, OTHER) == paths["zzz999"]
+
+
+def test_resolve_nothing_found(repo):
+    """No match, or no session in the project, is not_found."""
+    root, _ = repo
+    for arg, cwd in (("qqq", CWD), (None, "/empty/project")):
+        with pytest.raises(PisessError) as info:
+            resolve_session(arg, root, cwd)
+        assert info.value.code == "not_found"
