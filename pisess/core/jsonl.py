@@ -105,31 +105,49 @@ CHUNK = 8 << 20
 
 
 class Light(dict):
-    """An entry reduced to its structural keys; ``offset``/``length`` locate the full line."""
+    """An entry reduced to its structural keys; ``offset``/``length`` locate the full line,
+    ``index`` its position in the session's entries."""
 
-    __slots__ = ("offset", "length")
+    __slots__ = ("offset", "length", "index")
+
+
+_LIGHT_SET = frozenset(LIGHT_KEYS)
+_ROLE_STUBS: dict = {}
+SDK_TYPES = ("leaf", "active_tools_change")
 
 
 def lighten(v: Any, offset: int, length: int) -> Any:
     if type(v) is not dict or v.get("type") == "session":
         return v  # headers and non-objects stay as they are
     out = Light()
-    for k in LIGHT_KEYS:
-        if k in v:
-            out[k] = v[k]
-    if "retainedTail" in v:
-        rt = v["retainedTail"]
-        # same truthiness and the same spread behaviour, without the copied messages
-        out["retainedTail"] = [] if type(rt) is list else rt[:1] if type(rt) is str else {} if type(rt) is dict else rt
-    if "message" in v:
-        m = v["message"]
-        if type(m) is dict:
-            out["message"] = {"role": m["role"]} if "role" in m else {}
-        else:
-            out["message"] = m if not isinstance(m, (str, list)) else type(m)()  # keeps "present" and its type
+    for k, x in v.items():
+        if k in _LIGHT_SET:
+            out[k] = x
+        elif k == "message":
+            if type(x) is dict:
+                role = x.get("role", UNDEF_ROLE)
+                if role is UNDEF_ROLE:
+                    out[k] = {}
+                else:
+                    # one shared stub per role: the stub is never mutated
+                    stub = _ROLE_STUBS.get(role) if type(role) is str else None
+                    if stub is None:
+                        stub = {"role": role}
+                        if type(role) is str and len(_ROLE_STUBS) < 64:
+                            _ROLE_STUBS[role] = stub
+                    out[k] = stub
+            else:
+                out[k] = x if not isinstance(x, (str, list)) else type(x)()  # keeps "present" and its type
+        elif k == "retainedTail":
+            # same truthiness and the same spread behaviour, without the copied messages
+            out[k] = [] if type(x) is list else x[:1] if type(x) is str else {} if type(x) is dict else x
     out.offset = offset
     out.length = length
+    out.index = -1
     return out
+
+
+UNDEF_ROLE: Any = object()
 
 
 @dataclass(slots=True)
@@ -148,6 +166,7 @@ class RawFile:
     lines: list[RawLine]
     ends_with_newline: bool
     light: bool = False
+    sdk_marker: bool | None = None  # holds an SDK-only record (None: not determined during the scan)
 
     @property
     def nonblank(self) -> list[RawLine]:
@@ -243,12 +262,21 @@ def read_bytes(path: str) -> bytes:
 
 
 def scan_file(path: str, light: bool = True) -> RawFile:
-    """One streaming pass over the file in 8 MiB chunks.
+    # Parsed JSON holds no reference cycles, yet allocating millions of containers triggers the
+    # cyclic collector over and over (half the time on a 1,000,000-entry file).
+    import gc
 
-    With ``light`` (the default) entries keep only their structural keys (``Light``), so memory
-    grows with the number of entries, not with the bytes; ``RawFile.full`` reads back the few
-    entries a command shows.  The whole file is never held in memory.
-    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _scan_file(path, light)
+    finally:
+        gc.freeze()  # later collections need not walk what the scan made
+        if enabled:
+            gc.enable()
+
+
+def _scan_file(path: str, light: bool = True) -> RawFile:
     from .errors import PisessError
 
     lines: list[RawLine] = []
@@ -286,4 +314,29 @@ def scan_file(path: str, light: bool = True) -> RawFile:
         number += 1
         append(_line(number, offset, raw, light))
         offset += len(raw)
-    return RawFile(path, offset, lines, last_byte == b"\n" or offset == 0, light)
+    out = RawFile(path, offset, lines, last_byte == b"\n" or offset == 0, light)
+    if light:
+        out.sdk_marker = _sdk_marker(lines)
+    return out
+
+
+def _sdk_marker(lines: list[RawLine]) -> bool:
+    """Any record only pi's SDK writes: a ``leaf`` or ``active_tools_change`` entry, a compaction
+    with a ``retainedTail`` key, or a header with ``metadata``."""
+    first = True
+    for ln in lines:
+        v = ln.value
+        tv = type(v)
+        if tv is Light:
+            first = False
+            t = v.get("type")
+            if t in SDK_TYPES or (t == "compaction" and "retainedTail" in v):
+                return True
+        elif tv is dict:
+            if first and v.get("type") == "session":
+                if "metadata" in v:
+                    return True
+            elif v.get("type") in SDK_TYPES:
+                return True
+            first = False
+    return False

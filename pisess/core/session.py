@@ -44,19 +44,23 @@ class Session:
     notes: list = field(default_factory=list)
 
     def line_of(self, entry: Any) -> int | None:
-        i = self._position.get(id(entry))
+        i = self.position(entry)
         return self.entry_lines[i] if i is not None else None
 
     def position(self, entry: Any) -> int | None:
-        return self._position.get(id(entry))
-
-    @property
-    def _position(self) -> dict:
+        """Index of ``entry`` in ``entries`` (light entries carry it; others are looked up)."""
+        if type(entry) is Light:
+            i = entry.index
+            if 0 <= i < len(self.entries) and self.entries[i] is entry:
+                return i
+        replaced = self.__dict__.get("_replaced")
+        if replaced and id(entry) in replaced:
+            return replaced[id(entry)]
         cache = self.__dict__.get("_pos_cache")
         if cache is None:
             cache = {id(e): i for i, e in enumerate(self.entries)}
             object.__setattr__(self, "_pos_cache", cache)
-        return cache
+        return cache.get(id(entry))
 
     def materialize(self, entries: list) -> list:
         """Make ``entries`` complete (a streamed file keeps only structural keys) and return them.
@@ -64,14 +68,17 @@ class Session:
         The complete values replace the light ones in ``entries`` and the id index, so every
         later lookup sees them too."""
         full = self.raw.full(entries)
-        pos = self._position
+        replaced = self.__dict__.get("_replaced")
+        if replaced is None:
+            replaced = {}
+            object.__setattr__(self, "_replaced", replaced)
         for light, whole in zip(entries, full):
             if light is whole:
                 continue
-            i = pos.pop(id(light), None)
+            i = self.position(light)
             if i is not None:
                 self.entries[i] = whole
-                pos[id(whole)] = i
+                replaced[id(whole)] = i
             k = js.key(get(light, "id"))
             if self.by_id.get(k) is light:
                 self.by_id[k] = whole
@@ -127,6 +134,8 @@ class Session:
 
 def written_by_sdk(raw: RawFile) -> bool:
     """Does the file hold a record only pi's SDK (the harness) writes?"""
+    if raw.sdk_marker is not None:  # noted during the streaming pass
+        return raw.sdk_marker
     first = True
     for ln in raw.lines:
         v = ln.value
@@ -201,6 +210,11 @@ def check_harness_header(v: Any) -> str | None:
 
 def check_harness_entry(v: Any) -> str | None:
     """pi's ``parseEntryLine``: the reason the entry line is refused, or ``None``."""
+    if type(v) is Light or type(v) is dict:  # the common case, in one go
+        t, i, p, ts = v.get("type"), v.get("id"), v.get("parentId", 0), v.get("timestamp")
+        if type(t) is str and type(i) is str and i and (p is None or type(p) is str) \
+                and type(ts) is str and ts and t != "leaf":
+            return None
     if v is NOT_JSON:
         return "is not valid JSON"
     if not isinstance(v, (dict, list)):
@@ -255,13 +269,21 @@ def open_harness(raw: RawFile) -> Session:
 def _harness_view(header, entries, lines, raw, migrated=None, dropped=(), notes=()) -> Session:
     by_id: dict = {}
     labels: dict = {}
-    for e, line in zip(entries, lines):
-        by_id[js.key(get(e, "id"))] = e
-        if get(e, "type") == "label":
+    for i, e in enumerate(entries):
+        te = type(e)
+        if te is Light:
+            e.index = i
+        if te is Light or te is dict:
+            eid = e.get("id", UNDEF)
+            t = e.get("type")
+        else:
+            eid, t = get(e, "id"), get(e, "type")
+        by_id[eid if type(eid) is str else js.key(eid)] = e
+        if t == "label":
             lbl = get(e, "label")
             if lbl is not None and lbl is not UNDEF and not isinstance(lbl, str):
                 raise JSError(f"label is {type(lbl).__name__}, not a string (pi's SDK throws indexing labels)",
-                              path=raw.path, line=line, stage="open")
+                              path=raw.path, line=lines[i], stage="open")
             tid = get(e, "targetId")
             text = js.js_trim(lbl) if isinstance(lbl, str) else ""
             if text:
@@ -336,11 +358,18 @@ def open_cli(raw: RawFile) -> Session:
     labels: dict = {}
     stamps: dict = {}
     leaf: Any = None
-    for e in entries:
-        eid = get(e, "id")
-        by_id[js.key(eid)] = e
+    for i, e in enumerate(entries):
+        te = type(e)
+        if te is Light:
+            e.index = i
+        if te is Light or te is dict:
+            eid = e.get("id", UNDEF)
+            t = e.get("type")
+        else:
+            eid, t = get(e, "id"), get(e, "type")
+        by_id[eid if type(eid) is str else js.key(eid)] = e
         leaf = eid
-        if get(e, "type") == "label":
+        if t == "label":
             tid = get(e, "targetId")
             k = js.key(tid)
             lbl = get(e, "label")
