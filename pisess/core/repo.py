@@ -85,27 +85,43 @@ class Listing:
     directories: list = field(default_factory=list)
 
 
-def first_line(path: str) -> bytes:
+def _first_line(fd: int) -> bytes:
     """The first physical line as Node's ``readline`` ends it (``\\n``, ``\\r\\n`` or a lone ``\\r``)."""
-    with open(path, "rb") as fh:
-        chunks = []
-        while True:
-            chunk = fh.read(65536)
-            if not chunk:
-                break
-            cut = min((i for i in (chunk.find(b"\n"), chunk.find(b"\r")) if i >= 0), default=-1)
-            if cut >= 0:
-                chunks.append(chunk[:cut])
-                break
-            chunks.append(chunk)
+    chunks = []
+    size = 4096
+    while True:
+        chunk = os.read(fd, size)
+        if not chunk:
+            break
+        n, r = chunk.find(b"\n"), chunk.find(b"\r")
+        cut = n if r < 0 else (r if n < 0 else min(n, r))
+        if cut >= 0:
+            chunks.append(chunk[:cut])
+            break
+        chunks.append(chunk)
+        size = 65536
     return b"".join(chunks)
+
+
+def first_line(path: str) -> bytes:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        return _first_line(fd)
+    finally:
+        os.close(fd)
 
 
 def read_header_info(path: str) -> SessionInfo:
     """pi's ``loadJsonlSessionMetadata``: only the first line, validated as a header."""
     try:
-        st = os.stat(path)
-        line = first_line(path)
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            st = os.fstat(fd)
+            if stat.S_ISDIR(st.st_mode):
+                raise IsADirectoryError(21, "Is a directory")
+            line = _first_line(fd)
+        finally:
+            os.close(fd)
     except FileNotFoundError:
         raise PisessError("not_found", f"Failed to read session header {path}: not found", path=path) from None
     except OSError as e:
@@ -124,25 +140,15 @@ def read_header_info(path: str) -> SessionInfo:
 def _session_files(directory: str) -> list[str]:
     """``*.jsonl`` children that are not directories (symlinked files count), byte-wise name order."""
     try:
-        names = sorted(os.listdir(directory), key=os.fsencode)
-    except FileNotFoundError:
-        return []
-    except NotADirectoryError:
+        with os.scandir(directory) as it:
+            found = [(os.fsencode(e.name), e.path) for e in it
+                     if e.name.endswith(".jsonl") and not e.is_dir(follow_symlinks=False)]
+    except (FileNotFoundError, NotADirectoryError):
         return []
     except OSError as e:
         raise PisessError("storage", f"Failed to list sessions in {directory}: {e.strerror or e}", path=directory) from None
-    out = []
-    for name in names:
-        if not name.endswith(".jsonl"):
-            continue
-        p = os.path.join(directory, name)
-        try:
-            if stat.S_ISDIR(os.lstat(p).st_mode):
-                continue
-        except OSError:
-            continue
-        out.append(p)
-    return out
+    found.sort()
+    return [p for _, p in found]
 
 
 def project_dirs(root: str) -> list[str]:
@@ -189,7 +195,13 @@ def list_sessions(root: str, cwd: str | None = None, *, keep_going: bool = False
                 if e.code != "invalid_session" and not keep_going:
                     raise
                 skipped.append(Skipped(p, e.code, e.message))
-    sessions.sort(key=functools.cmp_to_key(_by_created_desc))
+    times = [js.parse_date(x.created_at) for x in sessions]
+    if all(t is not None for t in times):
+        # a stable sort, newest first: the same order as pi's comparator when every date parses
+        order = sorted(range(len(sessions)), key=times.__getitem__, reverse=True)
+        sessions = [sessions[i] for i in order]
+    else:
+        sessions.sort(key=functools.cmp_to_key(_by_created_desc))
     return Listing(sessions, skipped, dirs)
 
 
