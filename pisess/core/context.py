@@ -95,34 +95,30 @@ def _last_compaction(path: list) -> tuple[Any, int]:
     return None, -1
 
 
+def _kept_before(path: list, end: int, first_kept: Any) -> list:
+    """Entries before ``end`` starting at the first whose id is ``first_kept`` (none if absent)."""
+    for i in range(end):
+        if js.strict_eq(get(path[i], "id"), first_kept):
+            return path[i:end]
+    return []
+
+
 def select_entries(session: Session, path: list) -> list:
     """The last compaction, the kept entries before it, and everything after it."""
     comp, _ = _last_compaction(path)
     if comp is None:
         return list(path)
     comp_id = get(comp, "id")
+    first_kept = get(comp, "firstKeptEntryId")
     if session.reader == "harness":
         idx = next(i for i, e in enumerate(path) if get(e, "type") == "compaction" and js.strict_eq(get(e, "id"), comp_id))
-        out = [comp]
         if js.truthy(get(comp, "retainedTail")):
-            return out + path[idx + 1:]
-        first_kept = get(comp, "firstKeptEntryId")
-        if js.truthy(first_kept):
-            found = False
-            for e in path[:idx]:
-                found = found or js.strict_eq(get(e, "id"), first_kept)
-                if found:
-                    out.append(e)
-        return out + path[idx + 1:]
+            return [comp, *path[idx + 1:]]
+        kept = _kept_before(path, idx, first_kept) if js.truthy(first_kept) else []
+        return [comp, *kept, *path[idx + 1:]]
+    # the CLI looks the compaction up by id alone, and compares firstKeptEntryId even when absent
     idx = next(i for i, e in enumerate(path) if js.strict_eq(get(e, "id"), comp_id))
-    out = [comp]
-    first_kept = get(comp, "firstKeptEntryId")
-    found = False
-    for e in path[:idx]:
-        found = found or js.strict_eq(get(e, "id"), first_kept)
-        if found:
-            out.append(e)
-    return out + path[idx + 1:]
+    return [comp, *_kept_before(path, idx, first_kept), *path[idx + 1:]]
 
 
 def project(session: Session, entries: list, projectors: Mapping[str, Projector] | None = None,

@@ -16,6 +16,17 @@ _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?")
 _LITERALS = {"true": True, "false": False, "null": None}
 
 
+def _key(s: str, i: int) -> tuple[str, int]:
+    """An object key and its colon at ``i``; returns the key and where its value starts."""
+    if i >= len(s) or s[i] != '"':
+        raise ValueError("expected a key")
+    key, i = scanstring(s, i + 1, True)
+    i = _WS.match(s, i).end()
+    if i >= len(s) or s[i] != ":":
+        raise ValueError("expected ':'")
+    return key, _WS.match(s, i + 1).end()
+
+
 def loads(s: str) -> Any:
     """Parse ``s``; raises ``ValueError`` where ``JSON.parse`` throws."""
     i = _WS.match(s, 0).end()
@@ -33,14 +44,7 @@ def loads(s: str) -> Any:
             else:
                 stack.append([container, None])
                 if c == "{":
-                    if i >= len(s) or s[i] != '"':
-                        raise ValueError("expected a key")
-                    key, i = scanstring(s, i + 1, True)
-                    i = _WS.match(s, i).end()
-                    if i >= len(s) or s[i] != ":":
-                        raise ValueError("expected ':'")
-                    stack[-1][1] = key
-                    i = _WS.match(s, i + 1).end()
+                    stack[-1][1], i = _key(s, i)
                 continue
         elif c == '"':
             value, i = scanstring(s, i + 1, True)
@@ -72,14 +76,7 @@ def loads(s: str) -> Any:
             if i < len(s) and s[i] == ",":
                 i = _WS.match(s, i + 1).end()
                 if isinstance(top[0], dict):
-                    if i >= len(s) or s[i] != '"':
-                        raise ValueError("expected a key")
-                    key, i = scanstring(s, i + 1, True)
-                    i = _WS.match(s, i).end()
-                    if i >= len(s) or s[i] != ":":
-                        raise ValueError("expected ':'")
-                    top[1] = key
-                    i = _WS.match(s, i + 1).end()
+                    top[1], i = _key(s, i)
                 break
             closer = "}" if isinstance(top[0], dict) else "]"
             if i < len(s) and s[i] == closer:

@@ -64,39 +64,34 @@ def _is_user_message(entry: Any) -> bool:
     return get(entry, "type") == "message" and get(get(entry, "message"), "role") == "user"
 
 
+def _leaf_for_fork(session: Session, target: Any, entry_id: str, position: str, prefix: str) -> Any:
+    """``at``: the target itself; ``before``: the parent of a user message."""
+    if position == "at":
+        return get(target, "id")
+    try:
+        user = _is_user_message(target)
+    except TypeError as e:
+        raise _fork_error(session, f"{prefix}Entry {entry_id} has no message object ({e})") from None
+    if not user:
+        raise _fork_error(session, f"{prefix}Entry {entry_id} is not a user message")
+    return get(target, "parentId")
+
+
 def _harness_entries(session: Session, entry_id: str | None, position: str) -> list:
     if not entry_id:
         return list(session.entries)
     target = session.lookup(entry_id)
     if target is None:
         raise _fork_error(session, f"Entry {entry_id} not found")
-    if position == "at":
-        leaf = get(target, "id")
-    else:
-        try:
-            user = _is_user_message(target)
-        except TypeError as e:
-            raise _fork_error(session, f"Entry {entry_id} has no message object ({e})") from None
-        if not user:
-            raise _fork_error(session, f"Entry {entry_id} is not a user message")
-        leaf = get(target, "parentId")
-    return path_to_checkpoint(session, leaf)
+    return path_to_checkpoint(session, _leaf_for_fork(session, target, entry_id, position, ""))
 
 
 def _cli_entries(session: Session, entry_id: str | None, position: str) -> tuple[list, bool]:
     target = session.lookup(entry_id) if entry_id else None
+    prefix = "Invalid entry ID for forking: "
     if target is None:
-        raise _fork_error(session, f"Invalid entry ID for forking: entry {entry_id} not found")
-    if position == "at":
-        leaf = get(target, "id")
-    else:
-        try:
-            user = _is_user_message(target)
-        except TypeError as e:
-            raise _fork_error(session, f"Invalid entry ID for forking: {entry_id} has no message object ({e})") from None
-        if not user:
-            raise _fork_error(session, f"Invalid entry ID for forking: {entry_id} is not a user message")
-        leaf = get(target, "parentId")
+        raise _fork_error(session, f"{prefix}Entry {entry_id} not found")
+    leaf = _leaf_for_fork(session, target, entry_id, position, prefix)
     if not js.truthy(leaf):
         return [], True
     path = session.materialize(cli_branch(session, leaf))

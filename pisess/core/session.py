@@ -266,9 +266,9 @@ def open_harness(raw: RawFile) -> Session:
     return _harness_view(header, entries, lines, raw)
 
 
-def _harness_view(header, entries, lines, raw, migrated=None, dropped=(), notes=()) -> Session:
-    by_id: dict = {}
-    labels: dict = {}
+def _indexed(entries: list, by_id: dict):
+    """Yield ``(i, entry, id, type)`` while filling ``by_id`` (last occurrence wins) and telling
+    light entries their position."""
     for i, e in enumerate(entries):
         te = type(e)
         if te is Light:
@@ -279,6 +279,13 @@ def _harness_view(header, entries, lines, raw, migrated=None, dropped=(), notes=
         else:
             eid, t = get(e, "id"), get(e, "type")
         by_id[eid if type(eid) is str else js.key(eid)] = e
+        yield i, e, eid, t
+
+
+def _harness_view(header, entries, lines, raw, migrated=None, dropped=(), notes=()) -> Session:
+    by_id: dict = {}
+    labels: dict = {}
+    for i, e, _, t in _indexed(entries, by_id):
         if t == "label":
             lbl = get(e, "label")
             if lbl is not None and lbl is not UNDEF and not isinstance(lbl, str):
@@ -358,16 +365,7 @@ def open_cli(raw: RawFile) -> Session:
     labels: dict = {}
     stamps: dict = {}
     leaf: Any = None
-    for i, e in enumerate(entries):
-        te = type(e)
-        if te is Light:
-            e.index = i
-        if te is Light or te is dict:
-            eid = e.get("id", UNDEF)
-            t = e.get("type")
-        else:
-            eid, t = get(e, "id"), get(e, "type")
-        by_id[eid if type(eid) is str else js.key(eid)] = e
+    for _, e, eid, t in _indexed(entries, by_id):
         leaf = eid
         if t == "label":
             tid = get(e, "targetId")
