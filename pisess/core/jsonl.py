@@ -112,6 +112,8 @@ class Light(dict):
 
 
 _LIGHT_SET = frozenset(LIGHT_KEYS)
+_SHARED_VALUE_KEYS = frozenset(("type", "id", "parentId", "targetId"))
+_shared: dict = {}
 _ROLE_STUBS: dict = {}
 SDK_TYPES = ("leaf", "active_tools_change")
 
@@ -122,6 +124,9 @@ def lighten(v: Any, offset: int, length: int) -> Any:
     out = Light()
     for k, x in v.items():
         if k in _LIGHT_SET:
+            if type(x) is str and k in _SHARED_VALUE_KEYS:
+                # one string object per distinct id and type, not one per line
+                x = _shared.setdefault(x, x) if len(_shared) < 4_000_000 else x
             out[k] = x
         elif k == "message":
             if type(x) is dict:
@@ -271,6 +276,7 @@ def scan_file(path: str, light: bool = True) -> RawFile:
     try:
         return _scan_file(path, light)
     finally:
+        _shared.clear()
         gc.freeze()  # later collections need not walk what the scan made
         if enabled:
             gc.enable()

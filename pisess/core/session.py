@@ -167,9 +167,13 @@ def open_session(path: str, reader: str = "auto", raw: RawFile | None = None, *,
     With ``light``, entries keep only their structural keys (memory grows with the number of
     entries, not bytes); ``Session.materialize``/``full`` read back complete entries on demand
     (``build_context`` and fork planning do that for the entries they use)."""
+    owned = raw is None
     raw = raw if raw is not None else scan_file(path, light=light)
     chosen = choose_reader(raw, reader)
-    return open_harness(raw) if chosen == "harness" else open_cli(raw)
+    session = open_harness(raw) if chosen == "harness" else open_cli(raw)
+    if owned and light and session.raw is raw:
+        raw.lines = []  # per-line records served the checks; entries keep their own offsets
+    return session
 
 
 # --- harness ---------------------------------------------------------------------------------------
