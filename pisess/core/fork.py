@@ -163,6 +163,9 @@ def write_fork(plan: ForkPlan, directory: str) -> str:
     except OSError as e:
         raise PisessError("storage", f"cannot create a file in {directory}: {e.strerror or e}", path=directory) from None
     try:
+        mask = os.umask(0)
+        os.umask(mask)
+        os.fchmod(fd, 0o666 & ~mask)  # like any file pi writes, not mkstemp's 0600
         with os.fdopen(fd, "wb") as fh:
             fh.write(plan.lines())
             fh.flush()

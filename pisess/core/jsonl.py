@@ -8,6 +8,7 @@ that once; the harness and cli readers then apply their own rules to the same li
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -243,9 +244,18 @@ def scan_bytes(data: bytes, path: str = "<bytes>") -> RawFile:
 
 
 def _open(path: str):
+    """Open a session file for reading; anything but a regular file (a FIFO would block forever,
+    ``/dev/zero`` never ends) is refused before it is opened."""
+    import stat as st_
+
     from .errors import PisessError
 
     try:
+        mode = os.stat(path).st_mode
+        if st_.S_ISDIR(mode):
+            raise IsADirectoryError(21, "Is a directory")
+        if not st_.S_ISREG(mode):
+            raise PisessError("storage", f"Failed to read session {path}: not a regular file", path=path)
         return open(path, "rb")
     except FileNotFoundError:
         raise PisessError("not_found", f"Session not found: {path}", path=path) from None

@@ -114,11 +114,13 @@ def first_line(path: str) -> bytes:
 def read_header_info(path: str) -> SessionInfo:
     """pi's ``loadJsonlSessionMetadata``: only the first line, validated as a header."""
     try:
-        fd = os.open(path, os.O_RDONLY)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO must not block the listing
         try:
             st = os.fstat(fd)
             if stat.S_ISDIR(st.st_mode):
                 raise IsADirectoryError(21, "Is a directory")
+            if not stat.S_ISREG(st.st_mode):
+                raise OSError(0, "not a regular file")
             line = _first_line(fd)
         finally:
             os.close(fd)
