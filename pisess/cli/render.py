@@ -438,37 +438,52 @@ def ls_view(listing, where, *, all_projects: bool, details: dict | None, color: 
     if not n:
         console.print(T("  (no sessions here; try --all, --cwd DIR or --sessions-dir DIR)", "dim"))
         return
-    table = Table(box=None, pad_edge=False, padding=(0, 2, 0, 0), show_edge=False, header_style="bold dim")
-    table.add_column("  ID", no_wrap=True, min_width=10)
-    table.add_column("CREATED", no_wrap=True, min_width=16)
-    table.add_column("AGE", no_wrap=True, justify="right", min_width=8)
-    table.add_column("SIZE", no_wrap=True, justify="right", min_width=8)
-    if details is not None:
-        table.add_column("MSGS", justify="right", no_wrap=True, min_width=4)
-        table.add_column("BR", justify="right", no_wrap=True, min_width=2)
-        table.add_column("LAST ACTIVE", no_wrap=True, min_width=16)
-        table.add_column("NAME / FIRST MESSAGE", overflow="ellipsis", no_wrap=True, ratio=1, min_width=12, max_width=44)
-    table.add_column("FORKED FROM", no_wrap=True, min_width=11)
-    if all_projects:
-        table.add_column("CWD", overflow="ellipsis", no_wrap=True, ratio=1, min_width=8)
-    for s in listing.sessions:
-        row = [Text("  " + escape_controls(s.id[:8]), "bold"), T(d.local_time(s.created_at)[:16]),
-               T(d.relative_age(s.created_at, now), "dim"), T(human_size(s.size))]
+    # ids made within the same minute share 8 characters: show as many as tell them apart
+    ids = [s.id for s in listing.sessions]
+    width_id = 8
+    while width_id < 36 and len({i[:width_id] for i in ids}) < len(set(ids)):
+        width_id += 1
+
+    def cells(s) -> dict:
+        c = {"id": Text("  " + escape_controls(s.id[:width_id]), "bold"),
+             "created": T(d.local_time(s.created_at)[:16]), "age": T(d.relative_age(s.created_at, now), "dim"),
+             "size": T(human_size(s.size)),
+             "forked": T(_session_id_from_path(s.parent_session_path) if s.parent_session_path else "-",
+                         "" if s.parent_session_path else "dim"),
+             "cwd": T(escape_controls(_tilde(s.cwd)), "dim")}
         if details is not None:
             info = details.get(s.path) or {}
             if "error" in info:
-                row += [T("-"), T("-"), T("-"), safe(f"{WARN} {info['error'].get('message', '')}", "red")]
+                c.update(msgs=T("-"), br=T("-"), last=T("-"),
+                         name=safe(f"{WARN} {info['error'].get('message', '')}", "red"))
             else:
-                name = info.get("name")
-                first = info.get("firstMessage") or ""
-                row += [T(str(info.get("messageCount", 0))), T(str(info.get("branchPoints", 0))),
-                        T(d.local_time(info["lastActivity"])[:16] if info.get("lastActivity") else "-", "dim"),
-                        Text(one_line(name, 60), "bold") if name else Text(one_line(first, 60) or "(no messages)", "dim")]
-        row.append(T(_session_id_from_path(s.parent_session_path) if s.parent_session_path else "-",
-                     "" if s.parent_session_path else "dim"))
-        if all_projects:
-            row.append(T(escape_controls(_tilde(s.cwd)), "dim"))
-        table.add_row(*row)
+                name, first = info.get("name"), info.get("firstMessage") or ""
+                c.update(msgs=T(str(info.get("messageCount", 0))), br=T(str(info.get("branchPoints", 0))),
+                         last=T(d.local_time(info["lastActivity"])[:16] if info.get("lastActivity") else "-", "dim"),
+                         name=Text(one_line(name, 60), "bold") if name
+                         else Text(one_line(first, 60) or "(no messages)", "dim"))
+        return c
+
+    # (key, header, width, justify, drop order: higher goes first when the terminal is narrow)
+    spec = [("id", "  ID", width_id + 2, "left", 0), ("created", "CREATED", 16, "left", 0),
+            ("age", "AGE", 8, "right", 3), ("size", "SIZE", 8, "right", 0)]
+    if details is not None:
+        spec += [("msgs", "MSGS", 4, "right", 0), ("br", "BR", 2, "right", 4), ("last", "LAST ACTIVE", 16, "left", 5),
+                 ("name", "NAME / FIRST MESSAGE", 14, "left", 0)]
+    spec.append(("forked", "FORKED FROM", 11, "left", 2))
+    if all_projects:
+        spec.append(("cwd", "CWD", 16, "left", 1))
+    while sum(w + 2 for _, _, w, _, _ in spec) > console.width and any(p for *_, p in spec):
+        worst = max(p for *_, p in spec)
+        spec = [c for c in spec if c[4] != worst]
+    table = Table(box=None, pad_edge=False, padding=(0, 2, 0, 0), show_edge=False, header_style="bold dim")
+    for key, header, width, justify, _ in spec:
+        stretch = key in ("name", "cwd")
+        table.add_column(header, no_wrap=True, justify=justify, min_width=width, overflow="ellipsis",
+                         ratio=1 if stretch else None, max_width=60 if key == "name" else None)
+    for s in listing.sessions:
+        c = cells(s)
+        table.add_row(*(c[key] for key, *_ in spec))
     console.print(table)
 
 
