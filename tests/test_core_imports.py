@@ -10,7 +10,9 @@ import pytest
 
 CORE_MODULES = ["pisess.core", "pisess.core.session", "pisess.core.jsonl", "pisess.core.js", "pisess.core.migrate",
                 "pisess.core.paths", "pisess.core.context", "pisess.core.fork", "pisess.core.repo",
-                "pisess.core.tree", "pisess.core.validate", "pisess.core.summary", "pisess.core.errors"]
+                "pisess.core.tree", "pisess.core.validate", "pisess.core.summary", "pisess.core.errors",
+                "pisess.core.deepjson", "pisess.core.export", "pisess.core.secrets",
+                "pisess.core.search", "pisess.core.stats", "pisess.core.du", "pisess.core.sessionset"]
 
 PROBE = """
 import importlib, json, sys

@@ -6,6 +6,8 @@ import typer
 
 from pisess import __version__
 from pisess.cli import context_cmd, demo_cmd, fork_cmd, ls_cmd, path_cmd, tree_cmd, validate_cmd
+from pisess.cli import export_cmd, secrets_cmd
+from pisess.cli import du_cmd, search_cmd, stats_cmd
 
 HELP = """Inspect the session files of the pi coding agent, read-only.
 
@@ -48,6 +50,11 @@ app.command("path")(path_cmd.path)
 app.command("context")(context_cmd.context)
 app.command("validate")(validate_cmd.validate)
 app.command("fork")(fork_cmd.fork)
+app.command("export")(export_cmd.export)
+app.command("secrets")(secrets_cmd.secrets)
+app.command("search")(search_cmd.search)
+app.command("stats")(stats_cmd.stats)
+app.command("du")(du_cmd.du)
 app.command("demo")(demo_cmd.demo)
 
 

@@ -15,6 +15,11 @@ Cases (``--cases``, by number or name; default all):
   5 ls        pisess ls --sessions-dir ROOT --cwd CWD --json  vs  oracle list ROOT --cwd CWD
               and vs head -qn1 over the same 10,000 files
   6 cold      pisess --help and pisess ls on an empty root: median of 5 runs
+  7 search    pisess search LITERAL FILE  vs  rg -F (grep -F without rg) on the 200 MB file of case 1,
+              for a literal on a few dozen lines and for one that is nowhere
+  8 du        pisess du FILE --json  vs  pisess validate FILE --json  (200 MB file of case 1)
+  9 search10k pisess search LITERAL --cwd C  vs  rg -F / grep -rF over the 10,000 files of case 5
+ 10 du10k     pisess du --cwd C --json  vs  pisess validate DIR --json  (the same 10,000 files)
 
 This is a benchmark, not a test: a MISS is printed, never turned into a failing exit code.
 
@@ -43,7 +48,11 @@ from typing import Any, Callable
 
 REPO = Path(__file__).resolve().parents[2]
 GEN_VERSION = 3  # bump when the Python generator changes, so cached inputs are rebuilt
-CASES = {"1": "context", "2": "cli", "3": "entries", "4": "validate", "5": "ls", "6": "cold"}
+CASES = {"1": "context", "2": "cli", "3": "entries", "4": "validate", "5": "ls", "6": "cold", "7": "search",
+         "8": "du", "9": "search10k", "10": "du10k"}
+SEARCH_HIT = "Summarize the open TODOs"  # a user prompt of both generators: a few dozen lines of the big file
+SEARCH_MISS = "no-such-literal-7f3a"
+SEARCH_FEW = "retry the cache"  # in a few dozen of the small sessions of case 5
 FULL = {"big_mb": 200, "cli_mb": 50, "entries": 1_000_000, "files": 10_000}
 QUICK = {"big_mb": 20, "cli_mb": 10, "entries": 100_000, "files": 1_000}
 BIG_CWD = "/home/dev/projects/monorepo"  # generate.mjs big writes there
@@ -738,6 +747,100 @@ class Bench:
             log(f"    median {a.wall * 1000:.0f} ms of {[round(w * 1000) for w in a.walls]}")
             self.rows.append(Row("6", label, f"median of {n}", "-", a, "python -c pass", base))
             self.targets.append(Target("6", f"pisess {label} <= 150 ms", 150, a.wall * 1000, unit="ms"))
+
+    def _grep(self, literal: str, target: Path, recursive: bool = False) -> tuple[list, str]:
+        rg = shutil.which("rg")
+        if rg:
+            return [rg, "-F", "--no-messages", "--", literal, str(target)], "rg -F"
+        return ["grep", *(["-r"] if recursive else []), "-F", "--", literal, str(target)], "grep -F" + (
+            " -r" if recursive else "")
+
+    @staticmethod
+    def _count_hits(path: str) -> str:
+        try:
+            doc = json.loads(Path(path).read_bytes())
+        except (OSError, ValueError):
+            return "?"
+        hits = doc.get("hits", [])
+        return f"{len(hits)} hits in {len({(h['path'], h['entryId']) for h in hits})} entries"
+
+    def case_search(self) -> None:
+        path, origin = self.inputs.big(self.sizes["big_mb"], "harness", 200)
+        size = path.stat().st_size
+        label = f"{origin}, {size / 1048576:.0f} MiB"
+        warm([path])
+        rep = max(self.args.repeat, 3)
+        for literal, what in ((SEARCH_HIT, "hits"), (SEARCH_MISS, "no hit")):
+            grep, gname = self._grep(literal, path)
+            log(f"[7] pisess search {literal!r} ({what})")
+            a = self.meter.best([*self.pisess, "search", literal, path], rep, stdout=self.out("7-pisess.txt"),
+                                warmup=1)
+            log(f"    {a.wall:.3f} s {kb(a.rss_kb)} rc={a.rc}")
+            log(f"[7] {gname}")
+            g = self.meter.best(grep, rep, stdout=self.out("7-grep.txt"), warmup=1)
+            log(f"    {g.wall:.3f} s {kb(g.rss_kb)}")
+            self.rows.append(Row("7", f"search ({what})", label, fmt_size(size), a, gname, g))
+            self.targets.append(Target("7", f"search ({what}) <= 2x {gname}", 2.0, ratio(a.wall, g.wall)))
+            if what == "hits":
+                self.meter.once([*self.pisess, "search", literal, path, "--json"], stdout=self.out("7-pisess.json"))
+                lines = sum(1 for _ in open(self.out("7-grep.txt"), "rb"))
+                self.checks.append(f"[7] {gname}: {lines} lines hold {literal!r}; pisess: "
+                                   f"{self._count_hits(self.out('7-pisess.json'))} (copies in retainedTail are "
+                                   "not searched twice)")
+
+    def case_du(self) -> None:
+        path, origin = self.inputs.big(self.sizes["big_mb"], "harness", 200)
+        size = path.stat().st_size
+        label = f"{origin}, {size / 1048576:.0f} MiB"
+        warm([path])
+        rep = self.args.repeat
+        log("[8] pisess du --json")
+        a = self.meter.best([*self.pisess, "du", path, "--json"], rep, stdout=self.out("8-pisess.json"))
+        log(f"    {a.wall:.2f} s {kb(a.rss_kb)} rc={a.rc}")
+        log("[8] pisess validate --json")
+        v = self.meter.best([*self.pisess, "validate", path, "--json"], rep, stdout=self.out("8-validate.json"))
+        log(f"    {v.wall:.2f} s {kb(v.rss_kb)}")
+        self.rows.append(Row("8", "du --json", label, fmt_size(size), a, "pisess validate --json", v))
+        self.targets.append(Target("8", "du wall <= 1.5x validate", 1.5, ratio(a.wall, v.wall)))
+
+    def case_search10k(self) -> None:
+        root, origin = self.inputs.many_files(self.sizes["files"])
+        d = root / encode_cwd(LS_CWD)
+        names = sorted(os.listdir(d))
+        total = sum((d / n).stat().st_size for n in names)
+        warm([d / n for n in names])
+        label = f"{len(names):,} files, 1 project"
+        rep = max(self.args.repeat, 3)
+        grep, gname = self._grep(SEARCH_FEW, d, recursive=True)
+        log(f"[9] pisess search {SEARCH_FEW!r} over {len(names):,} files")
+        a = self.meter.best([*self.pisess, "search", SEARCH_FEW, "--sessions-dir", root, "--cwd", LS_CWD], rep,
+                            stdout=self.out("9-pisess.txt"), warmup=1)
+        log(f"    {a.wall:.3f} s {kb(a.rss_kb)} rc={a.rc}")
+        log(f"[9] {gname}")
+        g = self.meter.best(grep, rep, stdout=self.out("9-grep.txt"), warmup=1)
+        log(f"    {g.wall:.3f} s {kb(g.rss_kb)}")
+        self.rows.append(Row("9", "search --cwd C", label, fmt_size(total), a, gname, g))
+        self.targets.append(Target("9", f"search <= 2x {gname}", 2.0, ratio(a.wall, g.wall)))
+        lines = sum(1 for _ in open(self.out("9-grep.txt"), "rb"))
+        self.checks.append(f"[9] {gname}: {lines} lines hold {SEARCH_FEW!r}")
+
+    def case_du10k(self) -> None:
+        root, origin = self.inputs.many_files(self.sizes["files"])
+        d = root / encode_cwd(LS_CWD)
+        names = sorted(os.listdir(d))
+        total = sum((d / n).stat().st_size for n in names)
+        warm([d / n for n in names])
+        label = f"{len(names):,} files, 1 project"
+        rep = self.args.repeat
+        log(f"[10] pisess du over {len(names):,} files")
+        a = self.meter.best([*self.pisess, "du", "--sessions-dir", root, "--cwd", LS_CWD, "--json"], rep,
+                            stdout=self.out("10-pisess.json"))
+        log(f"    {a.wall:.2f} s {kb(a.rss_kb)} rc={a.rc}")
+        log("[10] pisess validate DIR --json")
+        v = self.meter.best([*self.pisess, "validate", d, "--json"], rep, stdout=self.out("10-validate.json"))
+        log(f"    {v.wall:.2f} s {kb(v.rss_kb)}")
+        self.rows.append(Row("10", "du --cwd C --json", label, fmt_size(total), a, "pisess validate DIR --json", v))
+        self.targets.append(Target("10", "du wall <= 1.5x validate", 1.5, ratio(a.wall, v.wall)))
 
     # output
     def report(self) -> str:

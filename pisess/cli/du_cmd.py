@@ -1,0 +1,59 @@
+"""pisess du: where the bytes of session files are, and which entries are the biggest."""
+
+from __future__ import annotations
+
+from typing import List, Optional
+
+import typer
+
+from pisess.cli import common, sets
+from pisess.cli.common import handles_errors
+
+
+@handles_errors
+def du(
+    sessions: Optional[List[str]] = sets.sessions_argument(),
+    all_projects: sets.AllOpt = False,
+    top: int = typer.Option(10, "--top", "-n", metavar="N", help="How many of the largest entries to list."),
+    reader: common.ReaderOpt = "auto",
+    json_out: common.JsonOpt = False,
+    sessions_dir: common.SessionsDirOpt = None,
+    cwd: common.CwdOpt = None,
+    color: common.ColorOpt = "auto",
+) -> None:
+    """Bytes per session, by entry type and role, in context vs compacted vs other branches, images.
+
+    Ends with the largest entries and their ids (see one: pisess context SESSION --leaf ID).
+
+    Example: pisess du 0195e682
+    """
+    from pisess.core.du import disk_usage
+    from pisess.core.errors import PisessError
+
+    reader = common.check_reader(reader)
+    if top < 0:
+        raise PisessError("usage", f"--top must be 0 or more, not {top}")
+    sets.check_color(color)
+    scope = sets.resolve(sessions, all_projects, sessions_dir, cwd)
+    unreadable = []
+
+    def skip(e: PisessError) -> None:
+        if e.code in ("storage", "not_found"):
+            unreadable.append(e)
+
+    with sets.Progress(scope.files, "reading", color=color) as bar:
+        report = disk_usage(scope.files, reader=reader, top=top, tick=bar.tick, on_skip=skip)
+    if json_out:
+        common.emit_json({"scope": scope.label, **report.to_json()})
+    else:
+        from pisess.cli import render_stats
+
+        render_stats.print_all(render_stats.du_view(report, label=scope.label), color)
+    for s in report.sessions:
+        if s.note:
+            common.say(f"{s.path}: {s.note}")
+    sets.report_skipped(report.skipped)
+    if unreadable:
+        raise typer.Exit(common.EXIT_USAGE)
+    if not report.sessions:
+        raise typer.Exit(common.EXIT_FINDINGS)

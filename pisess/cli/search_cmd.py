@@ -1,0 +1,92 @@
+"""pisess search: text across sessions, with where each hit sits in the tree."""
+
+from __future__ import annotations
+
+from typing import List, Optional
+
+import typer
+
+from pisess.cli import common, sets
+from pisess.cli.common import handles_errors
+
+
+@handles_errors
+def search(
+    pattern: str = typer.Argument(..., metavar="PATTERN", help="Text to find (a literal unless --regex)."),
+    sessions: Optional[List[str]] = sets.sessions_argument(),
+    all_projects: sets.AllOpt = False,
+    fields: Optional[str] = typer.Option(None, "--in", metavar="FIELDS",
+                                         help="Only these, comma separated: user, assistant, thinking, tool (calls, "
+                                         "results, bash), summary, custom, label, name."),
+    regex: bool = typer.Option(False, "--regex", "-e", help="PATTERN is a (Python) regular expression."),
+    ignore_case: bool = typer.Option(False, "--ignore-case", "-i", help="Ignore case."),
+    active_only: bool = typer.Option(False, "--active-only", help="Only hits the model sees at the current leaf."),
+    reader: common.ReaderOpt = "auto",
+    json_out: common.JsonOpt = False,
+    sessions_dir: common.SessionsDirOpt = None,
+    cwd: common.CwdOpt = None,
+    color: common.ColorOpt = "auto",
+) -> None:
+    """Search message text, thinking, tool calls and results, bash, summaries, labels and names.
+
+    Each hit names its session and entry and where it sits: active (the model sees it),
+    compacted (before the checkpoint: the model sees the summary) or branch (abandoned).
+    Exit 0 with hits, 1 without, 2 when a file cannot be read.
+
+    Example: pisess search "cache.ts" --all --in user,tool
+    """
+    from pisess.core.errors import PisessError
+    from pisess.core.search import make_matcher, search_file
+    from pisess.core.sessionset import created_key
+
+    reader = common.check_reader(reader)
+    wanted = [f.strip().lower() for f in fields.split(",") if f.strip()] if fields is not None else None
+    if fields is not None and not wanted:
+        raise PisessError("usage", "--in needs at least one of user, assistant, thinking, tool, summary, custom, label, name")
+    matcher = make_matcher(pattern, regex=regex, ignore_case=ignore_case, fields=wanted)
+    sets.check_color(color)
+    scope = sets.resolve(sessions, all_projects, sessions_dir, cwd)
+    results, skipped, unreadable = [], [], []
+    with sets.Progress(scope.files, "searching", color=color) as bar:
+        for path in scope.files:
+            try:
+                r = search_file(path, matcher, reader=reader, active_only=active_only, tick=bar.tick)
+            except PisessError as e:
+                (unreadable if e.code in ("storage", "not_found") else skipped).append(e)
+                continue
+            if r is not None:
+                results.append(r)
+                bar.note(f"{sum(len(x.hits) for x in results):,} hits")
+    results.sort(key=lambda r: created_key({"timestamp": r.created_at}))
+    hits = sum(len(r.hits) for r in results)
+    if json_out:
+        common.emit_json({
+            "pattern": pattern, "regex": regex, "ignoreCase": ignore_case,
+            "in": sorted(matcher.fields), "activeOnly": active_only,
+            "hits": [h.to_json(r) for r in results for h in r.hits],
+            "files": len(scope.files), "sessions": len(results),
+            "skipped": [e.to_dict() for e in skipped], "unreadable": [e.to_dict() for e in unreadable],
+        })
+    elif results:
+        from pisess.cli import render_stats
+
+        width = render_stats.console_width(color)
+        render_stats.print_all(render_stats.search_view(results, width=width, searched=len(scope.files),
+                                                        label=scope.label, active_only=active_only), color)
+    for r in results:
+        if r.note:
+            common.say(f"{r.path}: {r.note}")
+    sets.report_skipped(skipped + unreadable)
+    if not json_out:
+        if results:
+            import shlex
+
+            first = results[0].hits[0]
+            common.say(f"see a hit in context: pisess context {shlex.quote(results[0].path)} --leaf "
+                       f"{shlex.quote(str(first.entry_id))}")
+        else:
+            common.say(f"no hits in {len(scope.files)} file{'s' if len(scope.files) != 1 else ''} ({scope.label})")
+    if unreadable:
+        raise typer.Exit(common.EXIT_USAGE)
+    if not hits:
+        raise typer.Exit(common.EXIT_FINDINGS)

@@ -1,0 +1,121 @@
+"""What search, stats and du share on the command line: the set of sessions they read, and a
+progress bar (drawn by ``render_stats``, imported only when the bar shows)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from typing import Annotated, List, Optional
+
+import typer
+
+from pisess.cli import common
+
+AllOpt = Annotated[bool, typer.Option("--all", "-a", help="Every project under the sessions root.")]
+
+
+def sessions_argument():
+    return typer.Argument(None, metavar="[SESSION]...", show_default=False,
+                          help="Files, directories, session ids or unique id prefixes; default: every session of the "
+                          "project (--cwd), or of every project with --all.",
+                          autocompletion=common.complete_session)
+
+
+def resolve(sessions: Optional[List[str]], all_projects: bool, sessions_dir: str | None, cwd: str | None):
+    """The files to read; raises ``not_found`` when a name matches nothing or there is nothing to read."""
+    from pisess.core.errors import PisessError
+    from pisess.core.repo import encode_cwd
+    from pisess.core.sessionset import collect
+
+    w = common.where(sessions_dir, cwd)
+    scope = collect(sessions, w.root, w.cwd, all_projects)
+    if scope.missing:
+        for e in scope.missing[1:]:
+            common.say(f"pisess: {e.located()}")
+        raise scope.missing[0]
+    if not scope.files:
+        here = w.root if all_projects else os.path.join(w.root, encode_cwd(w.cwd))
+        what = "no sessions" if all_projects else f"no sessions for {w.cwd}"
+        raise PisessError("not_found", f"{what} in {here} (try --all, --cwd DIR or --sessions-dir DIR)")
+    return scope
+
+
+def check_color(color: str) -> None:
+    """``--color`` checked before any work (``render.make_console`` says the same, later)."""
+    from pisess.core.errors import PisessError
+
+    if (color or "auto").lower() not in ("auto", "always", "never"):
+        raise PisessError("usage", f"--color must be auto, always or never, not {color!r}")
+
+
+def total_bytes(files: list[str]) -> int:
+    total = 0
+    for p in files:
+        try:
+            total += os.stat(p).st_size
+        except OSError:
+            pass
+    return total
+
+
+def report_skipped(skipped: list) -> None:
+    """Files that are not sessions either reader opens, or that cannot be read: named on stderr."""
+    for e in skipped:
+        common.say(f"pisess: skipped {e.located()}")
+
+
+class Progress:
+    """Bytes read so far of ``files``, on stderr: only on a terminal and only once a run takes
+    more than ``delay`` seconds.  ``tick(n)`` is cheap when nothing is shown."""
+
+    def __init__(self, files: list, label: str, *, color: str = "auto", delay: float = 0.5,
+                 enabled: bool | None = None) -> None:
+        self.files = files  # their sizes are added up only if the bar shows
+        self.total = 1
+        self.label = label
+        self.color = color
+        self.delay = delay
+        self.enabled = sys.stderr.isatty() if enabled is None else enabled
+        self.done = 0
+        self.t0 = time.monotonic()
+        self.last = 0.0
+        self.bar = None
+        self.task = None
+        self.status = ""
+
+    def tick(self, n: int) -> None:
+        self.done += n
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if now - self.last < 0.1:
+            return
+        self.last = now
+        if self.bar is None:
+            if now - self.t0 < self.delay:
+                return
+            from pisess.cli.render_stats import progress_bar
+
+            self.total = max(total_bytes(self.files), self.done, 1)
+            self.bar = progress_bar(self.color)
+            self.task = self.bar.add_task(self._desc(), total=self.total)
+            self.bar.start()
+        self.bar.update(self.task, completed=min(self.done, self.total), description=self._desc())
+
+    def note(self, status: str) -> None:
+        self.status = status
+
+    def _desc(self) -> str:
+        return self.label + (f" \u00b7 {self.status}" if self.status else "")
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None
+
+    def __enter__(self) -> "Progress":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

@@ -1,0 +1,281 @@
+"""Where the bytes of session files are: by entry type and role, by where the entry sits, images.
+
+An entry's size is the length of its line in the file (without the newline), taken from the one
+streaming scan every command does; nothing is re-parsed for it.  Lines holding base64 images are
+the only ones looked into (for the image count and bytes), during that same scan.  The largest
+entries of the whole set are read back at the end, by offset, to say what they are.
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from . import js
+from .errors import PisessError
+from .js import UNDEF, get
+from .jsonl import parse_json
+from .sessionset import WHERE, created_key, entry_id, open_lenient, place, scan_visit, session_name
+
+TOP = 10
+
+
+def images_in(v: Any) -> tuple[int, int]:
+    """(count, base64 characters) of the ``{"type": "image", "data": ...}`` blocks anywhere in ``v``."""
+    count = size = 0
+    stack = [v]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, dict):
+            if x.get("type") == "image" and isinstance(x.get("data"), str):
+                count += 1
+                size += len(x["data"])
+                continue
+            stack.extend(x.values())
+        elif isinstance(x, list):
+            stack.extend(x)
+    return count, size
+
+
+def kind_of(e: Any) -> tuple[str, str | None]:
+    """(entry type, message role or None), both as display-safe strings."""
+    t = get(e, "type") if isinstance(e, dict) else UNDEF
+    t_s = t if isinstance(t, str) else ("(none)" if t is UNDEF else js.to_string(t))
+    if t == "message":
+        m = get(e, "message")
+        role = get(m, "role") if isinstance(m, dict) else UNDEF
+        return t_s, role if isinstance(role, str) else ("(none)" if role is UNDEF else js.to_string(role))
+    return t_s, None
+
+
+@dataclass(frozen=True)
+class BigEntry:
+    path: str
+    session_id: Any
+    entry_id: Any
+    line: int
+    offset: int
+    bytes: int
+    type: str
+    role: str | None
+    where: str
+    images: int = 0
+    image_bytes: int = 0
+    tool: str | None = None  # toolResult's toolName
+    detail: str | None = None  # what it is, in a few words (plain text, not escaped)
+
+    def to_json(self) -> dict:
+        return {"session": self.session_id, "path": self.path, "entryId": self.entry_id, "line": self.line,
+                "bytes": self.bytes, "type": self.type, "role": self.role, "where": self.where,
+                "toolName": self.tool, "images": self.images, "imageBytes": self.image_bytes, "detail": self.detail}
+
+
+@dataclass(frozen=True)
+class SessionUsage:
+    path: str
+    id: Any
+    name: str | None
+    cwd: Any
+    created_at: Any
+    reader: str
+    size: int  # the file
+    entries: int
+    entry_bytes: int
+    header_bytes: int
+    other_bytes: int  # newlines, blank and unreadable lines, later headers
+    where: dict  # active | compacted | branch -> bytes
+    where_entries: dict  # active | compacted | branch -> entries
+    kinds: list  # [{"type", "role", "entries", "bytes"}], biggest first
+    images: dict  # {"count", "bytes"}
+    largest: BigEntry | None
+    note: str | None = None
+
+    def to_json(self) -> dict:
+        return {"path": self.path, "id": self.id, "name": self.name, "cwd": self.cwd, "createdAt": self.created_at,
+                "reader": self.reader, "size": self.size, "entries": self.entries, "entryBytes": self.entry_bytes,
+                "headerBytes": self.header_bytes, "otherBytes": self.other_bytes, "where": self.where,
+                "whereEntries": self.where_entries, "byKind": self.kinds, "images": self.images,
+                "largest": self.largest.to_json() if self.largest else None}
+
+
+@dataclass(frozen=True)
+class DuReport:
+    sessions: list  # SessionUsage, biggest file first
+    size: int
+    entries: int
+    entry_bytes: int
+    header_bytes: int
+    other_bytes: int
+    where: dict
+    where_entries: dict
+    kinds: list
+    images: dict
+    top: list  # BigEntry, biggest first
+    skipped: list
+
+    def to_json(self) -> dict:
+        return {"sessionCount": len(self.sessions), "size": self.size, "entries": self.entries,
+                "entryBytes": self.entry_bytes, "headerBytes": self.header_bytes, "otherBytes": self.other_bytes,
+                "where": self.where, "whereEntries": self.where_entries, "byKind": self.kinds, "images": self.images,
+                "top": [b.to_json() for b in self.top], "sessions": [s.to_json() for s in self.sessions],
+                "skipped": [e.to_dict() for e in self.skipped]}
+
+
+def _kinds_json(kinds: dict) -> list:
+    rows = [{"type": t, "role": r, "entries": n, "bytes": b} for (t, r), (n, b) in kinds.items()]
+    rows.sort(key=lambda x: (-x["bytes"], x["type"], x["role"] or ""))
+    return rows
+
+
+def disk_usage(paths: list[str], *, reader: str = "auto", top: int = TOP, tick: Callable[[int], None] | None = None,
+               on_skip: Callable[[PisessError], None] | None = None) -> DuReport:
+    sessions: list[SessionUsage] = []
+    skipped: list = []
+    heap: list = []  # (bytes, seq, BigEntry) smallest first, at most ``top``
+    seq = 0
+    kinds_all: dict = {}
+    where_all = dict.fromkeys(WHERE, 0)
+    where_n_all = dict.fromkeys(WHERE, 0)
+    img_all = [0, 0]
+    tot = dict(size=0, entries=0, entry_bytes=0, header_bytes=0, other_bytes=0)
+    for path in paths:
+        images: dict[int, tuple[int, int]] = {}
+
+        def visit(number: int, v: Any, raw: bytes) -> None:
+            if b'"image"' in raw:
+                got = images_in(v)
+                if got[0]:
+                    images[number] = got
+
+        try:
+            raw = scan_visit(path, visit, tick)
+            session, note = open_lenient(path, reader, raw)
+        except PisessError as e:
+            if e.code in ("storage", "not_found") and on_skip is None:
+                raise
+            skipped.append(e)
+            if on_skip is not None:
+                on_skip(e)
+            continue
+        pl = place(session, branches=False)
+        lines = session.raw.lines
+        h = session.header if isinstance(session.header, dict) else {}
+        sid = h.get("id")
+        header_bytes = next((ln.length for ln in lines if not ln.blank and isinstance(ln.value, dict)
+                             and ln.value.get("type") == "session"), 0) if session.header is not None else 0
+        kinds: dict = {}
+        where = dict.fromkeys(WHERE, 0)
+        where_n = dict.fromkeys(WHERE, 0)
+        entry_bytes = 0
+        n_img = img_bytes = 0
+        largest = None
+        for i, (number, e) in enumerate(zip(session.entry_lines, session.entries)):
+            size = lines[number - 1].length if 0 < number <= len(lines) else 0
+            entry_bytes += size
+            k = kind_of(e)
+            c = kinds.get(k)
+            kinds[k] = (1, size) if c is None else (c[0] + 1, c[1] + size)
+            w = pl.where[i]
+            where[w] += size
+            where_n[w] += 1
+            im = images.get(number, (0, 0))
+            n_img += im[0]
+            img_bytes += im[1]
+            if largest is None or size > largest[0]:
+                largest = (size, i, number)
+            if top > 0 and (len(heap) < top or size > heap[0][0]):
+                off = lines[number - 1].offset if 0 < number <= len(lines) else 0
+                big = BigEntry(path, sid, entry_id(e), number, off, size, k[0], k[1], w, im[0], im[1])
+                seq += 1
+                (heapq.heappush if len(heap) < top else heapq.heapreplace)(heap, (size, -seq, big))
+        big_one = None
+        if largest is not None:
+            size, i, number = largest
+            e = session.entries[i]
+            k = kind_of(e)
+            im = images.get(number, (0, 0))
+            big_one = BigEntry(path, sid, entry_id(e), number, lines[number - 1].offset if 0 < number <= len(lines) else 0,
+                               size, k[0], k[1], pl.where[i], im[0], im[1])
+        other = max(0, session.raw.size - entry_bytes - header_bytes)
+        su = SessionUsage(path, sid, session_name(session), h.get("cwd"), h.get("timestamp"), session.reader,
+                          session.raw.size, len(session.entries), entry_bytes, header_bytes, other, where, where_n,
+                          _kinds_json(kinds), {"count": n_img, "bytes": img_bytes}, big_one, note)
+        sessions.append(su)
+        for kk, (n, b) in kinds.items():
+            c = kinds_all.get(kk, (0, 0))
+            kinds_all[kk] = (c[0] + n, c[1] + b)
+        for w in WHERE:
+            where_all[w] += where[w]
+            where_n_all[w] += where_n[w]
+        img_all[0] += n_img
+        img_all[1] += img_bytes
+        tot["size"] += su.size
+        tot["entries"] += su.entries
+        tot["entry_bytes"] += entry_bytes
+        tot["header_bytes"] += header_bytes
+        tot["other_bytes"] += other
+    biggest = [b for _, _, b in sorted(heap, key=lambda x: (-x[0], -x[1]))]
+    described = _describe(biggest)
+    sessions.sort(key=lambda s: (-s.size, created_key({"timestamp": s.created_at})))
+    return DuReport(sessions, tot["size"], tot["entries"], tot["entry_bytes"], tot["header_bytes"], tot["other_bytes"],
+                    where_all, where_n_all, _kinds_json(kinds_all), {"count": img_all[0], "bytes": img_all[1]},
+                    described, skipped)
+
+
+def _describe(entries: list) -> list:
+    """Read back each entry by offset and say what it is; one that changed meanwhile stays as is."""
+    out = []
+    for b in entries:
+        try:
+            with open(b.path, "rb") as fh:
+                fh.seek(b.offset)
+                v = parse_json(fh.read(b.bytes))
+        except OSError:
+            out.append(b)
+            continue
+        if not isinstance(v, dict) or js.to_string(v.get("id")) != js.to_string(b.entry_id):
+            out.append(b)
+            continue
+        tool, detail = describe(v)
+        out.append(BigEntry(b.path, b.session_id, b.entry_id, b.line, b.offset, b.bytes, b.type, b.role, b.where,
+                            b.images, b.image_bytes, tool, detail))
+    return out
+
+
+def describe(v: dict) -> tuple[str | None, str]:
+    """(tool name, a few words) for a complete entry."""
+    t = v.get("type")
+    if t == "message":
+        m = v.get("message") if isinstance(v.get("message"), dict) else {}
+        role = m.get("role")
+        if role == "toolResult":
+            name = m.get("toolName")
+            name = name if isinstance(name, str) else js.to_string(name)
+            return name, f"{name} result" + (" (error)" if m.get("isError") is True else "")
+        if role == "bashExecution":
+            cmd = m.get("command")
+            return None, f"$ {cmd if isinstance(cmd, str) else js.to_string(cmd)}"
+        if role == "assistant":
+            content = m.get("content") if isinstance(m.get("content"), list) else []
+            kinds = {b.get("type") for b in content if isinstance(b, dict)}
+            calls = [b.get("name") for b in content if isinstance(b, dict) and b.get("type") == "toolCall"]
+            parts = [k for k in ("text", "thinking") if k in kinds]
+            if calls:
+                parts.append(f"{len(calls)} tool call{'s' if len(calls) != 1 else ''}: "
+                             + ", ".join(c if isinstance(c, str) else js.to_string(c) for c in calls[:5])
+                             + (", \u2026" if len(calls) > 5 else ""))
+            return None, " + ".join(parts) or "empty"
+        if role in ("custom", "hookMessage"):
+            return None, f"[{js.to_string(m.get('customType'))}]"
+        if role == "user":
+            return None, "user message"
+        return None, f"{role if isinstance(role, str) else '?'} message"
+    if t == "compaction":
+        tail = v.get("retainedTail")
+        return None, "summary" + (f" + retainedTail of {len(tail)} messages" if isinstance(tail, list) else "")
+    if t == "custom_message":
+        return None, f"[{js.to_string(v.get('customType'))}]"
+    if t == "custom":
+        return None, f"{js.to_string(v.get('customType'))} state"
+    return None, t if isinstance(t, str) else "?"

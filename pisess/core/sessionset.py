@@ -1,0 +1,393 @@
+"""What ``search``, ``stats`` and ``du`` share: which files, one streaming scan, where each entry sits.
+
+* **Which files.** The current project's session files (pi's per-project directory), every
+  project's (``all_projects``), or files, ids and directories named by the user.
+* **One scan.** ``scan_visit`` reads a file once, in chunks, like ``jsonl.scan_file``: each entry
+  line is parsed once, handed complete to a visitor (usage, images...), then kept light.  Memory
+  grows with the number of entries, not with bytes.
+* **Where an entry sits** (``place``): ``active`` (on the path from the root to the leaf and in
+  what the model sees), ``compacted`` (on that path but before the compaction checkpoint: the model
+  sees the summary instead) or ``branch`` (anywhere else: abandoned branches, ``leaf`` records).
+  The leaf, the path and the checkpoint are the ones ``tree`` marks, for the session's reader.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable
+
+import orjson
+
+from . import js
+from .errors import PisessError
+from .js import UNDEF, get
+from .jsonl import CHUNK, NOT_JSON, RawFile, RawLine, is_blank, lighten, parse_json
+from .repo import encode_cwd, iter_jsonl, project_dirs, resolve_session
+from .session import Session, open_session
+
+WHERE = ("active", "compacted", "branch")
+
+# --- which files -----------------------------------------------------------------------------------
+
+
+def _jsonl_children(directory: str) -> list[str]:
+    """``*.jsonl`` directly in ``directory`` that are not directories (pi's listing rule), in
+    byte-wise name order."""
+    try:
+        it = os.scandir(directory)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    except OSError as e:
+        raise PisessError("storage", f"Failed to list sessions in {directory}: {e.strerror or e}",
+                          path=directory) from None
+    out = []
+    with it:
+        for d in it:
+            if not d.name.endswith(".jsonl"):
+                continue
+            try:
+                if d.is_dir(follow_symlinks=False):
+                    continue
+            except OSError:
+                continue
+            out.append((os.fsencode(d.name), d.path))
+    out.sort()
+    return [p for _, p in out]
+
+
+@dataclass(frozen=True)
+class Scope:
+    """The files a command reads and how they were chosen."""
+
+    files: list  # paths, no duplicates, in the order given (listing: byte-wise name order)
+    label: str  # "this project", "all projects", "3 files"
+    missing: list  # PisessError for names that match nothing
+
+
+def collect(names: Iterable[str] | None, root: str, cwd: str, all_projects: bool = False) -> Scope:
+    """Files named (paths, ids, id prefixes, directories), else the project's or every project's.
+
+    No header is read for a listing: a directory's ``*.jsonl`` files are taken as they are (files
+    that turn out not to be sessions are reported by the command that opens them)."""
+    names = [n for n in (names or []) if n is not None]
+    if names and all_projects:
+        raise PisessError("usage", "name sessions or use --all, not both")
+    files: list[str] = []
+    missing: list = []
+    if not names:
+        dirs = project_dirs(root) if all_projects else [os.path.join(root, encode_cwd(cwd))]
+        for d in dirs:
+            files.extend(_jsonl_children(d))
+        return Scope(files, "all projects" if all_projects else "this project", [])
+    for n in names:
+        if os.path.isdir(n):
+            for p, err in iter_jsonl([n]):
+                (missing.append(err) if err else files.append(p))
+            continue
+        try:
+            files.append(resolve_session(n, root, cwd))
+        except PisessError as e:
+            if e.code not in ("not_found", "ambiguous"):
+                raise
+            missing.append(e)
+    seen: set = set()
+    unique = []
+    for p in files:
+        k = os.path.realpath(p)
+        if k not in seen:
+            seen.add(k)
+            unique.append(p)
+    n = len(unique)
+    return Scope(unique, f"{n} file{'s' if n != 1 else ''}", missing)
+
+
+def header_of(path: str) -> dict | None:
+    """The first line as a header object (``type: session``), or ``None``; never raises and never
+    opens anything but a regular file."""
+    try:
+        fd, _ = open_fd(path)
+    except PisessError:
+        return None
+    try:
+        with os.fdopen(fd, "rb") as fh:
+            chunks = []
+            while True:
+                chunk = fh.read(65536)
+                if not chunk:
+                    break
+                cut = min((i for i in (chunk.find(b"\n"), chunk.find(b"\r")) if i >= 0), default=-1)
+                if cut >= 0:
+                    chunks.append(chunk[:cut])
+                    break
+                chunks.append(chunk)
+        v = parse_json(b"".join(chunks))
+    except OSError:
+        return None
+    return v if isinstance(v, dict) and v.get("type") == "session" else None
+
+
+def created_key(header: Any, fallback_mtime: float = 0.0) -> tuple:
+    """Sort key for "newest first": the header timestamp as pi's listing reads it (``Date``)."""
+    ts = header.get("timestamp") if isinstance(header, dict) else None
+    ms = js.parse_date(ts) if isinstance(ts, str) else None
+    return (0, -ms) if ms is not None else (1, -fallback_mtime)
+
+
+# --- one scan --------------------------------------------------------------------------------------
+
+Visitor = Callable[[int, Any, bytes], None]
+
+
+def open_fd(path: str) -> tuple[int, os.stat_result]:
+    """A read-only descriptor on a regular file, and its ``fstat``.  Opening never blocks (a FIFO
+    would wait for a writer); directories, FIFOs and devices are refused as ``storage`` errors."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise PisessError("not_found", f"Session not found: {path}", path=path) from None
+    except OSError as e:
+        raise PisessError("storage", f"Failed to read session {path}: {e.strerror or e}", path=path) from None
+    try:
+        st = os.fstat(fd)
+    except OSError as e:
+        os.close(fd)
+        raise PisessError("storage", f"Failed to read session {path}: {e.strerror or e}", path=path) from None
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        what = "is a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file (a pipe or a device): not read"
+        raise PisessError("storage", f"Failed to read session {path}: {what}", path=path)
+    return fd, st
+
+
+def _open(path: str):
+    return os.fdopen(open_fd(path)[0], "rb")
+
+
+def read_small(path: str, limit: int) -> bytes | None:
+    """The file's ``st_size`` first bytes when that is at most ``limit``, else ``None`` (nothing
+    read).  What is appended meanwhile is left for the next run."""
+    fd, st = open_fd(path)
+    try:
+        size = st.st_size
+        if size > limit:
+            return None
+        data = os.read(fd, size) if size else b""
+        if len(data) < size:  # a short read: collect the rest
+            parts = [data]
+            got = len(data)
+            while got < size:
+                b = os.read(fd, size - got)
+                if not b:
+                    break
+                parts.append(b)
+                got += len(b)
+            data = b"".join(parts)
+        return data
+    except OSError as e:
+        raise PisessError("storage", f"Failed to read session {path}: {e.strerror or e}", path=path) from None
+    finally:
+        os.close(fd)
+
+
+def iter_lines(path: str, tick: Callable[[int], None] | None = None):
+    """``(number, offset, raw, terminated)`` for each physical line (split on ``\\n`` only),
+    streamed in chunks; only the last line can be unterminated.  ``tick(bytes)`` is called after
+    each chunk."""
+    number = 0
+    offset = 0
+    pending: list[bytes] = []
+    with _open(path) as fh:
+        while True:
+            try:
+                chunk = fh.read(CHUNK)
+            except OSError as e:
+                raise PisessError("storage", f"Failed to read session {path}: {e.strerror or e}", path=path) from None
+            if not chunk:
+                break
+            if tick:
+                tick(len(chunk))
+            if pending and b"\n" not in chunk:
+                pending.append(chunk)
+                continue
+            if pending:
+                pending.append(chunk)
+                chunk = b"".join(pending)
+                pending = []
+            start = 0
+            find = chunk.find
+            while True:
+                end = find(b"\n", start)
+                if end < 0:
+                    break
+                number += 1
+                yield number, offset, chunk[start:end], True
+                offset += end - start + 1
+                start = end + 1
+            if start < len(chunk):
+                pending = [chunk[start:]]
+    if pending:
+        number += 1
+        yield number, offset, b"".join(pending), False
+
+
+def _value(raw: bytes) -> Any:
+    """The line parsed exactly as ``jsonl.scan_file`` parses it."""
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return parse_json(raw)
+    except RecursionError:
+        return NOT_JSON
+
+
+def scan_visit(path: str, visit: Visitor | None = None, tick: Callable[[int], None] | None = None) -> RawFile:
+    """One pass: every non-blank line parsed, ``visit(number, value, raw)`` called on each parsed
+    value, then the value kept light (as ``scan_file(path, light=True)`` keeps it)."""
+    lines: list[RawLine] = []
+    append = lines.append
+    size = 0
+    last_nl = True
+    for number, offset, raw, terminated in iter_lines(path, tick):
+        n = len(raw)
+        size = offset + n + terminated
+        last_nl = terminated
+        if is_blank(raw):
+            append(RawLine(number, offset, n, True, None))
+            continue
+        v = _value(raw)
+        if visit is not None and v is not NOT_JSON:
+            visit(number, v, raw)
+        append(RawLine(number, offset, n, False, lighten(v, offset, n)))
+    return RawFile(path, size, lines, last_nl, True)
+
+
+def open_lenient(path: str, reader: str, raw: RawFile) -> tuple[Session, str | None]:
+    """``open_session``; when the chosen reader refuses the file, the pi command's lenient reader
+    (with a note saying so).  Raises when neither reads it."""
+    try:
+        return open_session(path, reader, raw=raw), None
+    except PisessError as e:
+        if e.code in ("storage", "not_found", "usage") or reader == "cli":
+            raise
+        try:
+            s = open_session(path, "cli", raw=raw)
+        except PisessError:
+            raise e from None
+        return s, f"pi's SDK refuses it ({e.reason}); read as the pi command reads it"
+
+
+# --- where each entry sits ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Per entry of ``session.entries`` (same order): where it sits and, off the active path (when
+    asked for), the first entry of its abandoned branch: the child of the active path it hangs from."""
+
+    where: list  # "active" | "compacted" | "branch"
+    branch_root: list | None  # entry or None (None on the active path); None when not asked for
+    leaf_id: Any
+    checkpoint: Any  # the compaction the context starts at, or None
+    branch_points: int | None  # entries with more than one child; None when not asked for
+    error: str | None = None  # the leaf or the path cannot be resolved
+
+    def counts(self) -> dict:
+        out = {w: 0 for w in WHERE}
+        for w in self.where:
+            out[w] += 1
+        return out
+
+
+def place(session: Session, *, branches: bool = True) -> Placement:
+    """Where each entry sits for the session's reader; with ``branches`` also the branch points
+    and each abandoned branch's first entry."""
+    from .context import select_entries
+    from .paths import cli_context_path, path_to_checkpoint
+    from .tree import current_leaf
+
+    entries = session.entries
+    by_id = session.by_id
+    lookup = session.lookup
+
+    def parent(e: Any) -> Any:
+        pid = get(e, "parentId")
+        if not js.truthy(pid):
+            return None
+        p = by_id.get(pid) if type(pid) is str else lookup(pid)
+        return None if p is e else p
+
+    leaf_id, leaf, error = current_leaf(session)
+    active: set = set()
+    cur = leaf
+    while cur is not None and id(cur) not in active:
+        active.add(id(cur))
+        cur = parent(cur)
+    selected = active
+    checkpoint = None
+    if leaf is not None:
+        try:
+            if session.reader == "harness":
+                walk = path_to_checkpoint(session, get(leaf, "id"))
+            else:
+                walk = cli_context_path(session, get(leaf, "id"))
+            chosen = select_entries(session, walk)
+            selected = {id(e) for e in chosen}
+            if chosen and get(chosen[0], "type") == "compaction":
+                checkpoint = chosen[0]
+        except PisessError as e:
+            error = error or e.message
+    where = ["branch" if id(e) not in active else "active" if id(e) in selected else "compacted" for e in entries]
+    if not branches:
+        return Placement(where, None, leaf_id, checkpoint, None, error)
+    parent_of: dict[int, Any] = {}
+    kids: dict[int, int] = {}
+    for e in entries:
+        p = parent(e)
+        if p is not None:
+            parent_of[id(e)] = p
+            kids[id(p)] = kids.get(id(p), 0) + 1
+    roots: list = []
+    root_of: dict[int, Any] = {}
+    for e, w in zip(entries, where):
+        roots.append(None if w != "branch" else _branch_root(e, active, parent_of, root_of))
+    return Placement(where, roots, leaf_id, checkpoint, sum(1 for n in kids.values() if n > 1), error)
+
+
+def _branch_root(e: Any, active: set, parent_of: dict, memo: dict) -> Any:
+    """Walk up until the parent is on the active path (or missing); memoised, cycle-safe."""
+    chain = []
+    seen: set = set()
+    cur = e
+    root = None
+    while True:
+        k = id(cur)
+        if k in memo:
+            root = memo[k]
+            break
+        if k in seen:  # a parentId cycle off the active path: its first member stands for it
+            root = cur
+            break
+        seen.add(k)
+        chain.append(k)
+        p = parent_of.get(k)
+        if p is None or id(p) in active:
+            root = cur
+            break
+        cur = p
+    for k in chain:
+        memo[k] = root
+    return root
+
+
+def entry_id(e: Any) -> Any:
+    v = get(e, "id") if isinstance(e, dict) else UNDEF
+    return None if v is UNDEF else v
+
+
+def session_name(session: Session) -> str | None:
+    try:
+        return session.session_name()
+    except PisessError:
+        return None

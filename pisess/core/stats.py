@@ -1,0 +1,391 @@
+"""Tokens, cost, messages, tool calls, errors and structure, summed over a set of sessions.
+
+Usage comes from where pi records it (spec §3.4): an assistant message's ``usage``, a tool
+result's ``usage`` (nested LLM work by the tool), and the ``usage`` of ``compaction`` and
+``branch_summary`` entries.  Like pi's ``getSessionStats`` every branch counts, including
+compacted-away history; a field that is not a number is skipped instead of making the sum NaN.
+
+Fork-aware.  A session forked from another begins with entries copied from its parent (same id,
+same timestamp).  When the parent (its header's ``parentSession``) is in the set too, the copies
+are counted once, in the parent, where they were paid for; what was left out is reported.
+
+Each count is also split by where its entry sits (``sessionset.place``): in context on the active
+path, on the active path but behind the compaction checkpoint, or on an abandoned branch.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from . import js
+from .errors import PisessError
+from .js import UNDEF, get
+from .sessionset import WHERE, created_key, entry_id, header_of, open_lenient, place, scan_visit, session_name
+
+BY = ("session", "model", "day", "branch")
+ROLES = ("user", "assistant", "toolResult", "bashExecution", "custom")
+TOKENS = ("input", "output", "cacheRead", "cacheWrite")
+
+
+def _num(v: Any) -> float | int | None:
+    return v if isinstance(v, (int, float)) and not isinstance(v, bool) and v == v else None
+
+
+def _usage(u: Any) -> tuple | None:
+    """(input, output, cacheRead, cacheWrite, cost) with ``None`` for a field that is not a number."""
+    if not isinstance(u, dict):
+        return None
+    cost = u.get("cost")
+    return (*(_num(u.get(k)) for k in TOKENS), _num(cost.get("total")) if isinstance(cost, dict) else None)
+
+
+@dataclass(frozen=True)
+class Fact:
+    """What one entry contributes (read from the complete entry during the scan)."""
+
+    role: str | None = None  # message role
+    model: str | None = None  # provider/model of an assistant message
+    usage: tuple | None = None
+    tools: tuple = ()  # names of the tool calls of an assistant message
+    error: str | None = None  # "assistant" (stopReason error), "aborted", "tool" (isError)
+
+
+def fact_of(v: Any) -> Fact | None:
+    t = v.get("type")
+    if t == "message":
+        m = v.get("message")
+        if not isinstance(m, dict):
+            return Fact(role="?")
+        role = m.get("role")
+        role = role if isinstance(role, str) else "?"
+        if role == "assistant":
+            content = m.get("content")
+            tools = tuple(js.to_string(b.get("name")) if not isinstance(b.get("name"), str) else b["name"]
+                          for b in (content if isinstance(content, list) else [])
+                          if isinstance(b, dict) and b.get("type") == "toolCall")
+            stop = m.get("stopReason")
+            error = "assistant" if stop == "error" else "aborted" if stop == "aborted" else None
+            provider, model = m.get("provider"), m.get("model")
+            name = f"{js.to_string(provider) if provider is not None else '?'}/{js.to_string(model) if model is not None else '?'}"
+            return Fact(role, name, _usage(m.get("usage")), tools, error)
+        if role == "toolResult":
+            return Fact(role, None, _usage(m.get("usage")), (), "tool" if m.get("isError") is True else None)
+        return Fact(role)
+    if t in ("compaction", "branch_summary"):
+        return Fact(None, None, _usage(v.get("usage")))
+    return None
+
+
+class Tally:
+    """A running sum (mutable while a report is built; reports hold ``to_json()`` dicts)."""
+
+    __slots__ = ("entries", "messages", "tokens", "cost", "usage_entries", "tool_calls", "errors", "compactions",
+                 "branch_summaries")
+
+    def __init__(self) -> None:
+        self.entries = 0
+        self.messages: dict = {}
+        self.tokens = dict.fromkeys(TOKENS, 0)
+        self.cost = 0.0
+        self.usage_entries = 0
+        self.tool_calls: dict = {}
+        self.errors = {"assistant": 0, "aborted": 0, "tool": 0}
+        self.compactions = 0
+        self.branch_summaries = 0
+
+    def add(self, etype: Any, fact: Fact | None) -> None:
+        self.entries += 1
+        if etype == "compaction":
+            self.compactions += 1
+        elif etype == "branch_summary":
+            self.branch_summaries += 1
+        if fact is None:
+            return
+        if fact.role is not None:
+            key = fact.role if fact.role in ROLES else "other"
+            self.messages[key] = self.messages.get(key, 0) + 1
+        if fact.usage is not None:
+            self.usage_entries += 1
+            for k, n in zip(TOKENS, fact.usage):
+                if n is not None:
+                    self.tokens[k] += n
+            if fact.usage[4] is not None:
+                self.cost += fact.usage[4]
+        for name in fact.tools:
+            self.tool_calls[name] = self.tool_calls.get(name, 0) + 1
+        if fact.error:
+            self.errors[fact.error] += 1
+
+    def merge(self, other: "Tally") -> None:
+        self.entries += other.entries
+        for k, n in other.messages.items():
+            self.messages[k] = self.messages.get(k, 0) + n
+        for k in TOKENS:
+            self.tokens[k] += other.tokens[k]
+        self.cost += other.cost
+        self.usage_entries += other.usage_entries
+        for k, n in other.tool_calls.items():
+            self.tool_calls[k] = self.tool_calls.get(k, 0) + n
+        for k in self.errors:
+            self.errors[k] += other.errors[k]
+        self.compactions += other.compactions
+        self.branch_summaries += other.branch_summaries
+
+    def to_json(self) -> dict:
+        tokens = {k: _int(v) for k, v in self.tokens.items()}
+        tokens["total"] = _int(sum(self.tokens.values()))
+        return {
+            "entries": self.entries,
+            "messages": {k: self.messages[k] for k in (*ROLES, "other") if self.messages.get(k)},
+            "messageCount": sum(self.messages.values()),
+            "tokens": tokens,
+            "cost": round(self.cost, 10),
+            "usageEntries": self.usage_entries,
+            "toolCalls": dict(sorted(self.tool_calls.items(), key=lambda kv: (-kv[1], kv[0]))),
+            "errors": dict(self.errors),
+            "compactions": self.compactions,
+            "branchSummaries": self.branch_summaries,
+        }
+
+
+def _int(v: float | int) -> float | int:
+    return int(v) if isinstance(v, float) and v.is_integer() and abs(v) < 2**53 else v
+
+
+@dataclass(frozen=True)
+class SessionStats:
+    path: str
+    id: Any
+    name: str | None
+    cwd: Any
+    created_at: Any
+    reader: str
+    tally: dict  # this session's own entries (copies from a parent in the set left out)
+    where: dict  # "active" | "compacted" | "branch" -> tally
+    copied: dict  # the entries left out as copies from the parent
+    parent: str | None  # header parentSession
+    parent_in_set: str | None  # the parent's path when it is in the set (and could be read)
+    branch_points: int
+    abandoned_branches: int
+    leaf_id: Any
+    note: str | None = None
+
+    def to_json(self) -> dict:
+        return {"path": self.path, "id": self.id, "name": self.name, "cwd": self.cwd, "createdAt": self.created_at,
+                "reader": self.reader, "parentSession": self.parent, "parentInSet": self.parent_in_set,
+                "leafId": self.leaf_id, "branchPoints": self.branch_points,
+                "abandonedBranches": self.abandoned_branches, **self.tally, "where": self.where,
+                "copiedFromParent": self.copied}
+
+
+@dataclass(frozen=True)
+class StatsReport:
+    sessions: list  # SessionStats, newest first
+    total: dict
+    where: dict
+    copied: dict  # everything left out as fork copies
+    forks: list  # (child path, parent path) pairs inside the set
+    by: str | None
+    groups: list  # [{"key", "label", ...tally}] when ``by``
+    skipped: list  # PisessError per file that could not be read as a session
+    branch_points: int
+    abandoned_branches: int
+
+    def to_json(self) -> dict:
+        return {
+            "sessionCount": len(self.sessions),
+            "total": self.total,
+            "where": self.where,
+            "copiedFromParents": {**self.copied, "forks": [{"path": c, "parent": p} for c, p in self.forks]},
+            "branchPoints": self.branch_points,
+            "abandonedBranches": self.abandoned_branches,
+            "by": self.by,
+            "groups": self.groups,
+            "sessions": [s.to_json() for s in self.sessions],
+            "skipped": [e.to_dict() for e in self.skipped],
+        }
+
+
+def _real(p: Any) -> str | None:
+    if not isinstance(p, str) or not p:
+        return None
+    try:
+        return os.path.realpath(p)
+    except (OSError, ValueError):
+        return None
+
+
+def _ekey(e: Any) -> int:
+    return hash((js.to_string(get(e, "id")) if not isinstance(get(e, "id"), str) else get(e, "id"),
+                 js.to_string(get(e, "timestamp")) if not isinstance(get(e, "timestamp"), str) else get(e, "timestamp")))
+
+
+def local_day(e: Any, fact: Fact | None) -> str:
+    ms = js.date_ms(get(e, "timestamp"))
+    if ms is None:
+        return "(no date)"
+    try:
+        return time.strftime("%Y-%m-%d", time.localtime(ms / 1000))
+    except (OverflowError, OSError, ValueError):
+        return "(no date)"
+
+
+def compute_stats(paths: list[str], *, reader: str = "auto", by: str | None = None,
+                  tick: Callable[[int], None] | None = None,
+                  on_skip: Callable[[PisessError], None] | None = None) -> StatsReport:
+    """Sum over ``paths``.  A file that cannot be read as a session is skipped (in ``skipped``);
+    an I/O failure raises unless ``on_skip`` takes it."""
+    if by is not None and by not in BY:
+        raise PisessError("usage", f"--by must be one of {', '.join(BY)}, not {by!r}")
+    real = {p: _real(p) for p in paths}
+    by_real = {r: p for p, r in real.items() if r}
+    headers = {p: header_of(p) for p in paths}
+    parent_of: dict[str, str] = {}
+    for p in paths:
+        h = headers[p]
+        parent = by_real.get(_real(h.get("parentSession")) or "") if h else None
+        if parent is not None and parent != p:
+            parent_of[p] = parent
+
+    def depth(p: str) -> int:
+        d, seen = 0, {p}
+        while p in parent_of:
+            p = parent_of[p]
+            if p in seen:
+                break
+            seen.add(p)
+            d += 1
+        return d
+
+    order = sorted(paths, key=depth)  # parents before their forks
+    children_left: dict[str, int] = {}
+    for c, p in parent_of.items():
+        children_left[p] = children_left.get(p, 0) + 1
+    kept_keys: dict[str, set] = {}
+
+    total, copied = Tally(), Tally()
+    where_t = {w: Tally() for w in WHERE}
+    groups: dict[Any, Tally] = {}
+    labels: dict[Any, dict] = {}
+    results: list[SessionStats] = []
+    skipped: list[PisessError] = []
+    forks: list = []
+    bp_total = ab_total = 0
+
+    for path in order:
+        facts: dict[int, Fact] = {}
+
+        def visit(number: int, v: Any, _raw: bytes) -> None:
+            if isinstance(v, dict):
+                f = fact_of(v)
+                if f is not None:
+                    facts[number] = f
+
+        try:
+            raw = scan_visit(path, visit, tick)
+            session, note = open_lenient(path, reader, raw)
+        except PisessError as e:
+            if e.code in ("storage", "not_found") and on_skip is None:
+                raise
+            skipped.append(e)
+            if on_skip is not None:
+                on_skip(e)
+            continue
+        pl = place(session)
+        parent = parent_of.get(path)
+        parent_keys = kept_keys.get(parent) if parent else None
+        if parent_keys is not None:
+            forks.append((path, parent))
+        keep = children_left.get(path, 0) > 0
+        keys: set = set()
+        own, own_copied = Tally(), Tally()
+        own_where = {w: Tally() for w in WHERE}
+        roots: set = set()
+        h = session.header if isinstance(session.header, dict) else {}
+        sid = h.get("id")
+        sname = session_name(session)
+        if by == "session":
+            labels[path] = {"key": path, "session": sid, "name": sname, "path": path}
+        for i, (line, e) in enumerate(zip(session.entry_lines, session.entries)):
+            fact = facts.get(line)
+            etype = get(e, "type")
+            if keep or parent_keys is not None:
+                k = _ekey(e)
+                if keep:
+                    keys.add(k)
+                if parent_keys is not None and k in parent_keys:
+                    own_copied.add(etype, fact)
+                    continue
+            w = pl.where[i]
+            own.add(etype, fact)
+            own_where[w].add(etype, fact)
+            root = pl.branch_root[i]
+            if root is not None:
+                roots.add(id(root))
+            if by is None:
+                continue
+            if by == "session":
+                gk = path
+            elif by == "model":
+                if fact is None or (fact.model is None and fact.usage is None):
+                    continue
+                gk = fact.model if fact.model is not None else (
+                    "(compaction)" if etype == "compaction" else "(branch summary)" if etype == "branch_summary"
+                    else "(tool usage)")
+                labels.setdefault(gk, {"key": gk})
+            elif by == "day":
+                gk = local_day(e, fact)
+                labels.setdefault(gk, {"key": gk})
+            else:
+                rid = entry_id(root) if root is not None else None
+                gk = (path, "active" if root is None else f"branch:{js.to_string(rid)}")
+                if gk not in labels:
+                    labels[gk] = {"key": f"{path}#{'active' if root is None else js.to_string(rid)}", "session": sid,
+                                  "path": path, "branch": None if root is None else rid,
+                                  "from": None if root is None else _from(session, root)}
+            groups.setdefault(gk, Tally()).add(etype, fact)
+        if keep:
+            kept_keys[path] = keys
+        if parent is not None:
+            children_left[parent] -= 1
+            if children_left[parent] == 0:
+                kept_keys.pop(parent, None)
+        total.merge(own)
+        copied.merge(own_copied)
+        for w in WHERE:
+            where_t[w].merge(own_where[w])
+        bp_total += pl.branch_points
+        ab_total += len(roots)
+        results.append(SessionStats(
+            path, sid, sname, h.get("cwd"), h.get("timestamp"), session.reader, own.to_json(),
+            {w: own_where[w].to_json() for w in WHERE}, own_copied.to_json(),
+            h.get("parentSession") if isinstance(h.get("parentSession"), str) else None,
+            parent if parent_keys is not None else None,
+            pl.branch_points, len(roots), pl.leaf_id if pl.leaf_id is not UNDEF else None, note))
+
+    results.sort(key=lambda s: created_key({"timestamp": s.created_at}))
+    out_groups = []
+    if by is not None:
+        order_keys = list(groups)
+        if by == "session":
+            rank = {s.path: i for i, s in enumerate(results)}
+            order_keys.sort(key=lambda k: rank.get(k, 0))
+        elif by == "day":
+            order_keys.sort()
+        elif by == "model":
+            order_keys.sort(key=lambda k: (-groups[k].cost, str(k)))
+        else:
+            rank = {s.path: i for i, s in enumerate(results)}
+            order_keys.sort(key=lambda k: (rank.get(k[0], 0), k[1] != "active"))
+        out_groups = [{**labels[k], **groups[k].to_json()} for k in order_keys]
+    return StatsReport(results, total.to_json(), {w: where_t[w].to_json() for w in WHERE}, copied.to_json(), forks,
+                       by, out_groups, skipped, bp_total, ab_total)
+
+
+def _from(session, root: Any) -> Any:
+    """The active-path entry an abandoned branch hangs from (its root's parent), or None."""
+    pid = get(root, "parentId")
+    return pid if isinstance(pid, str) and session.lookup(pid) is not None else None

@@ -1,0 +1,133 @@
+"""pisess stats: golden views, exact sums, fork de-duplication, the where split, --by, local days."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from answers_store import CWD, F_ID, H_ID, P_ID, check_golden, invoke, store  # noqa: F401 - store is a fixture
+
+ROOT = ["--sessions-dir", "sessions"]
+HERE = [*ROOT, "--cwd", CWD]
+
+GOLDEN_CASES = {
+    "stats_project": ["stats", *HERE],
+    "stats_all_by_model": ["stats", "--all", "--by", "model", *ROOT],
+    "stats_all_by_day": ["stats", "--all", "--by", "day", *ROOT],
+    "stats_all_by_branch": ["stats", "--all", "--by", "branch", *ROOT],
+    "stats_all_by_session": ["stats", "--all", "--by", "session", *ROOT],
+}
+
+
+@pytest.mark.parametrize("name", sorted(GOLDEN_CASES))
+def test_stats_view_matches_golden(store, name):
+    r = invoke(*GOLDEN_CASES[name])
+    assert r.exit_code == 0, r.stderr
+    check_golden(name, r.stdout)
+
+
+def _doc(*args):
+    r = invoke("stats", *args, "--json")
+    assert r.exit_code == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["version"] == 1
+    return doc
+
+
+def test_fork_copies_are_counted_once(store):
+    """P + its fork F: the 8 entries F copied from P (same ids and timestamps) count once."""
+    doc = _doc(*HERE)
+    t = doc["total"]
+    assert t["entries"] == 17 + 4
+    assert t["messageCount"] == 12 + 3
+    assert t["tokens"] == {"input": 11400, "output": 1010, "cacheRead": 6400, "cacheWrite": 500, "total": 19310}
+    assert t["cost"] == pytest.approx(0.081)
+    c = doc["copiedFromParents"]
+    assert c["entries"] == 8 and c["messageCount"] == 6
+    assert c["tokens"]["total"] == 6700 and c["cost"] == pytest.approx(0.03)
+    assert [(f["path"].endswith(F_ID + ".jsonl"), f["parent"].endswith(P_ID + ".jsonl")) for f in c["forks"]] == \
+        [(True, True)]
+    by_id = {s["id"]: s for s in doc["sessions"]}
+    assert by_id[F_ID]["parentInSet"] and by_id[F_ID]["copiedFromParent"]["entries"] == 8
+    assert by_id[F_ID]["entries"] == 4 and by_id[P_ID]["entries"] == 17
+    assert [s["id"] for s in doc["sessions"]] == [F_ID, P_ID]  # newest first
+
+
+def test_fork_alone_is_counted_whole(store):
+    """Without its parent in the set, a fork's copied entries are its own."""
+    doc = _doc(str(store["F"]))
+    assert doc["total"]["entries"] == 12
+    assert doc["copiedFromParents"]["entries"] == 0 and doc["copiedFromParents"]["forks"] == []
+    assert doc["sessions"][0]["parentSession"] == str(store["P"]) and doc["sessions"][0]["parentInSet"] is None
+
+
+def test_where_split_adds_up(store):
+    doc = _doc("--all", *ROOT)
+    w = doc["where"]
+    assert {k: v["entries"] for k, v in w.items()} == {"active": 19, "compacted": 6, "branch": 6}
+    for key in ("entries", "messageCount", "cost"):
+        assert sum(v[key] for v in w.values()) == pytest.approx(doc["total"][key])
+    for key in ("input", "output", "cacheRead", "cacheWrite", "total"):
+        assert sum(v["tokens"][key] for v in w.values()) == doc["total"]["tokens"][key]
+    # the abandoned regex attempt in P, and the aborted answer in H
+    assert w["branch"]["tokens"]["input"] == 1500 + 100
+    assert w["compacted"]["tokens"]["input"] == 1000 + 1200
+
+
+def test_counts_of_tools_errors_structure(store):
+    doc = _doc("--all", *ROOT)
+    t = doc["total"]
+    assert t["toolCalls"] == {"bash": 1, "edit": 1, "read": 1, "write": 1}
+    assert t["errors"] == {"assistant": 0, "aborted": 1, "tool": 1}
+    assert t["compactions"] == 1 and t["branchSummaries"] == 1
+    assert t["messages"] == {"user": 7, "assistant": 9, "toolResult": 4, "bashExecution": 1}
+    assert doc["branchPoints"] == 2 and doc["abandonedBranches"] == 2
+    assert doc["sessionCount"] == 3
+
+
+def test_by_model_and_branch(store):
+    groups = {g["key"]: g for g in _doc("--all", "--by", "model", *ROOT)["groups"]}
+    assert set(groups) == {"anthropic/claude-opus-4-5", "anthropic/claude-sonnet-4-5", "(compaction)",
+                           "(branch summary)"}
+    assert groups["(compaction)"]["tokens"]["input"] == 3000
+    assert groups["anthropic/claude-sonnet-4-5"]["messages"] == {"assistant": 3}
+    rows = _doc("--all", "--by", "branch", *ROOT)["groups"]
+    branches = [(r["session"], r["branch"], r["from"], r["entries"]) for r in rows]
+    assert (P_ID, None, None, 14) in branches and (P_ID, "u2", "a2", 3) in branches
+    assert (H_ID, "hu2", "ha1", 3) in branches and (F_ID, None, None, 4) in branches
+    assert sum(r["entries"] for r in rows) == 31
+
+
+@pytest.mark.parametrize("tz, days", [
+    ("UTC", {"2025-03-01": 18, "2025-03-02": 3, "2025-03-03": 10}),
+    ("Etc/GMT+10", {"2025-02-28": 18, "2025-03-01": 3, "2025-03-02": 10}),  # UTC-10: 09:xx UTC is the day before
+])
+def test_by_day_is_local_time(store, monkeypatch, tz, days):
+    monkeypatch.setenv("TZ", tz)
+    time.tzset()
+    groups = _doc("--all", "--by", "day", *ROOT)["groups"]
+    assert {g["key"]: g["entries"] for g in groups} == days
+    assert [g["key"] for g in groups] == sorted(days)
+
+
+def test_exit_codes(store):
+    r = invoke("stats", "--by", "week", *HERE)
+    assert r.exit_code == 2 and "--by" in r.stderr
+    r = invoke("stats", "ffffffff", *HERE)
+    assert r.exit_code == 1 and "no session matches" in r.stderr
+    assert invoke("stats", "--sessions-dir", "sessions", "--cwd", "/nowhere").exit_code == 1
+    assert invoke("stats", "01955000", "--all", *ROOT).exit_code == 2
+
+
+def test_not_a_session_is_skipped_with_a_note(store):
+    bad = store["root"] / "--home-you-projects-webapp--" / "zz-notes.jsonl"
+    bad.write_text("hello\n")
+    r = invoke("stats", *HERE, "--json")
+    assert r.exit_code == 0
+    doc = json.loads(r.stdout)
+    assert doc["sessionCount"] == 2 and doc["skipped"][0]["code"] == "invalid_session"
+    assert "skipped" in r.stderr and "zz-notes.jsonl" in r.stderr
+    r = invoke("stats", str(bad))
+    assert r.exit_code == 1
