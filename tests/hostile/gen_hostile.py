@@ -3,6 +3,7 @@
 
 Usage:
     python tests/hostile/gen_hostile.py OUTDIR [--big]
+    python tests/hostile/gen_hostile.py OUTDIR --special   # FIFO + /dev/zero link, a root of their own
     # or: from gen_hostile import generate; manifest = generate(outdir)
 
 OUTDIR is laid out as a pi sessions root, so both ``pisess ls --sessions-dir OUTDIR`` and file
@@ -33,7 +34,7 @@ import hashlib
 import json
 import os
 import sys
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 PROJECT = "--tmp-hostile--"
@@ -258,7 +259,8 @@ def _encoding(w: _Writer) -> None:
            exact=["nul \x00 inside"], exact_reader="cli")
     hb = lines_of([header("invalid_utf8"), *base_entries()])
     bad = b'{"type":"message","id":"u9","parentId":"a3","timestamp":"' + ts(9).encode() + \
-        b'","message":{"role":"user","content":[{"type":"text","text":"bad \xff\xfe \xc0\xaf \x80 \xed\xa0\x80 end"}],' \
+        b'","message":{"role":"user","content":[{"type":"text","text":' \
+        b'"bad \xff\xfe \xc0\xaf \x80 \xed\xa0\x80 end"}],' \
         b'"timestamp":1}}\n'
     w.file("invalid_utf8", hb + bad, "encoding",
            "invalid UTF-8 in a string (0xFF 0xFE, overlong C0 AF, lone continuation, CESU surrogate)",
@@ -339,7 +341,7 @@ def _json_oddities(w: _Writer) -> None:
            + b'{"a":' * 1000 + b"9007199254740993" + b"}" * 1000 + b"}\n"
            + lines_of([user("u9", "c10", "after deep", 9)]), "json",
            "100,000-deep nested array (JS parses it) and 1,000-deep object holding a big integer",
-           exact_reader="cli", fork_entry="u9")
+           exact_reader="cli", fork_entry="u9", slow=True)
     w.file("non_object_lines", lines_of([header("non_object_lines"), *base_entries()])
            + b'[1,2]\n"just a string"\n42\n0\nnull\nfalse\ntrue\n[]\n{}\n'
            + lines_of([user("u9", "a3", "after junk", 9)]), "json",
@@ -478,8 +480,8 @@ def _escapes(w: _Writer) -> None:
         user("u1", "t0", "user: " + t, 2),
         assistant("a1", "u1", "assistant: " + t, 3,
                   tool=("call_1", f"bash{ESC_CLEAR}", {"command": f"echo {t}", "[link=http://e]k[/link]": OSC_TITLE})),
-        tool_result("r1", "a1", "call_1", f"bash{OSC_TITLE}",
-                    "tool output line 1: " + t + "\n" + "\n".join(f"line {i} \x1b[31mred\x1b[0m" for i in range(30)), 4),
+        tool_result("r1", "a1", "call_1", f"bash{OSC_TITLE}", "tool output line 1: " + t + "\n"
+                    + "\n".join(f"line {i} \x1b[31mred\x1b[0m" for i in range(30)), 4),
         entry("message", "b1", "r1", 5, message={
             "role": "bashExecution", "command": f"printf '{t}'", "output": "out: " + t, "exitCode": 1,
             "cancelled": False, "truncated": False, "timestamp": 1}),
@@ -581,6 +583,29 @@ def generate(outdir: str, big: bool | None = None, *, dry: bool = False) -> dict
     return {"root": w.root, "big": big, "cases": w.cases, "projects": w.projects}
 
 
+SPECIAL_PROJECT = "--tmp-hostile-special--"
+
+
+def generate_special(outdir: str) -> dict:
+    """A separate sessions root holding files that are not regular files: a FIFO named
+    ``fifo.jsonl`` (opening it for reading blocks until a writer appears) and a symlink
+    ``zero.jsonl`` to ``/dev/zero`` (endless data, no newline), next to a valid session.
+
+    Kept out of ``generate`` on purpose: a reader that opens them can hang or eat all memory,
+    which would take every directory-wide command on the main corpus down with it.  Run anything
+    on this root with a timeout and a memory limit."""
+    d = os.path.join(os.path.abspath(outdir), SPECIAL_PROJECT)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "valid.jsonl"), "wb") as fh:
+        fh.write(lines_of([header("special", cwd="/tmp/hostile-special"), *base_entries()]))
+    fifo = os.path.join(d, "fifo.jsonl")
+    os.mkfifo(fifo)
+    zero = os.path.join(d, "zero.jsonl")
+    os.symlink("/dev/zero", zero)
+    return {"root": os.path.abspath(outdir), "dir": d, "cwd": "/tmp/hostile-special", "fifo": fifo, "zero": zero,
+            "valid": os.path.join(d, "valid.jsonl")}
+
+
 def case_names(big: bool | None = None) -> list[str]:
     """The names of the single-file cases, without writing anything."""
     return list(generate("/nonexistent-pisess-hostile", big, dry=True)["cases"])
@@ -591,6 +616,10 @@ def main(argv: list[str]) -> int:
     if len(args) != 1:
         print(__doc__, file=sys.stderr)
         return 2
+    if "--special" in argv:
+        sp = generate_special(args[0])
+        print(f"FIFO {sp['fifo']} and /dev/zero link {sp['zero']} under {sp['root']} (run with a timeout!)")
+        return 0
     m = generate(args[0], big=True if "--big" in argv else None)
     for c in m["cases"].values():
         print(f"{c.name!a:40} {c.group:10} {c.description}")
@@ -602,4 +631,4 @@ if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
 
 
-__all__ = ["generate", "case_names", "Case", "HOSTILE_TEXT", "asdict"]
+__all__ = ["generate", "generate_special", "case_names", "Case", "HOSTILE_TEXT"]
