@@ -288,11 +288,23 @@ def context_view(ctx, *, llm: bool = False, thinking: bool = False, full: bool =
     return out
 
 
+MAX_BLOCK_CHARS = 200_000  # even with --full: wrapping one huge line in a terminal view is quadratic
+
+
 def _clip(text: str, max_lines: int, full: bool) -> tuple[str, int]:
-    lines = text.split("\n")
-    if full or len(lines) <= max_lines:
-        return text, 0
-    return "\n".join(lines[:max_lines]), len(lines) - max_lines
+    """At most ``max_lines`` lines (all with ``full``) and never more than ``MAX_BLOCK_CHARS``
+    (``--json`` has everything); returns the text and how many lines were cut."""
+    limit = MAX_BLOCK_CHARS if full else min(MAX_BLOCK_CHARS, max(2_000, max_lines * 400))
+    lines = text.split("\n", max_lines if not full else -1)
+    if not full and len(lines) > max_lines:
+        kept, more = "\n".join(lines[:max_lines]), text.count("\n") - max_lines + 1
+    else:
+        kept, more = text, 0
+    if len(kept) > limit:
+        cut = kept[:limit]
+        more = max(more, 1)
+        return cut + f" \u2026 [{len(text) - limit:,} more characters: pisess context --json]", more
+    return kept, more
 
 
 def _message_block(m: Any, src: Any, *, thinking: bool, full: bool, max_lines: int, converted_from: str | None) -> list:

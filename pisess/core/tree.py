@@ -151,8 +151,14 @@ def build_tree(session: Session, *, leaf_id: Any = UNDEF, full: bool = False, de
     if len(roots) > 1:
         roots.sort(key=lambda c: id(c) in active)
 
+    marks = ("leaf", "checkpoint", "dangling", "cycle", "self_parent")
+
     def keep_visible(e: Any) -> bool:
-        return id(e) in flags or get(e, "type") in INTERESTING_TYPES or session.label_of(get(e, "id")) is not None
+        # being on the active path alone does not keep an entry from folding: a long linear
+        # session folds too, around its marked entries
+        f = flags.get(id(e))
+        return (f is not None and any(m in f for m in marks)) or get(e, "type") in INTERESTING_TYPES \
+            or session.label_of(get(e, "id")) is not None
 
     if labels_only:
         rows = [TreeRow("entry", e, "", "", id(e) in active, frozenset(flags.get(id(e), ())), line=line)
