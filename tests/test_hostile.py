@@ -100,9 +100,7 @@ KNOWN_TRACEBACK: set = set()
 KNOWN_RAW_CONTROL: set = set()
 #: allowed to hang; they are killed after KNOWN_HANG_TIMEOUT instead of TIMEOUT.  An entry is
 #: (case, command) or (case, command, mode) with mode "json" / "human".
-#: line_100mb (PISESS_HOSTILE_BIG=1 only): the human context view of one 100 MB text did not finish
-#: in 900 s (the 5 MB one takes ~3.5 s: rendering is superlinear in the text's length).
-KNOWN_HANG: set = set()  # was {("line_100mb", "context", "human")}: fixed by capping text blocks in the view
+KNOWN_HANG: set = set()
 KNOWN_HANG_TIMEOUT = 120
 
 
