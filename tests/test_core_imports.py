@@ -12,7 +12,8 @@ CORE_MODULES = ["pisess.core", "pisess.core.session", "pisess.core.jsonl", "pise
                 "pisess.core.paths", "pisess.core.context", "pisess.core.fork", "pisess.core.repo",
                 "pisess.core.tree", "pisess.core.validate", "pisess.core.summary", "pisess.core.errors",
                 "pisess.core.deepjson", "pisess.core.export", "pisess.core.secrets",
-                "pisess.core.search", "pisess.core.stats", "pisess.core.du", "pisess.core.sessionset"]
+                "pisess.core.search", "pisess.core.stats", "pisess.core.du", "pisess.core.sessionset",
+                "pisess.core.files"]
 
 PROBE = """
 import importlib, json, sys

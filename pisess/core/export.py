@@ -21,7 +21,6 @@ import html
 import json
 import os
 import re
-import tempfile
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -580,33 +579,14 @@ def write_export(path: str, data: bytes, *, force: bool = False) -> str:
                           "not a session file)", path=path)
     if not os.path.isdir(directory):
         raise PisessError("storage", f"directory {directory} does not exist", path=directory)
+    from .files import write_atomically
+
     try:
-        fd, tmp = tempfile.mkstemp(prefix=".pisess-export-", suffix=".tmp", dir=directory)
-    except OSError as e:
-        raise PisessError("storage", f"cannot create a file in {directory}: {e.strerror or e}",
-                          path=directory) from None
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if exists:
-            if is_session_file(path):  # it changed under us: still never replace a session
-                raise PisessError("usage", f"refusing to overwrite {path}: it is a pi session file", path=path)
-            os.replace(tmp, path)
-        else:
-            try:
-                os.link(tmp, path)
-            except FileExistsError:
-                raise PisessError("usage", f"refusing to overwrite existing file {path}", path=path) from None
-    except OSError as e:
-        raise PisessError("storage", f"cannot write {path}: {e.strerror or e}", path=path) from None
-    finally:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-    return path
+        return write_atomically(path, data, replace=exists, prefix=".pisess-export-")
+    except PisessError as e:
+        if "refusing to overwrite" in e.message:  # created by someone else meanwhile
+            raise PisessError("usage", e.message, path=path) from None
+        raise
 
 
 def format_for(path: str | None, explicit: str | None) -> str:

@@ -9,7 +9,6 @@ factory and clock are passed in; ``write_fork`` is the one function that touches
 from __future__ import annotations
 
 import os
-import tempfile
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -150,43 +149,7 @@ def plan_fork(session: Session, entry_id: str | None, position: str, *, new_id: 
 
 
 def write_fork(plan: ForkPlan, directory: str) -> str:
-    """Create ``directory/plan.file_name`` exclusively and atomically; return its path.
+    """Create ``directory/plan.file_name`` exclusively and atomically; return its path."""
+    from .files import write_atomically
 
-    The bytes go to a temporary file in the same directory, are fsynced, then linked to the final
-    name (``os.link`` fails when the name exists, so nothing is ever overwritten).
-    """
-    final = os.path.join(directory, plan.file_name)
-    if os.path.lexists(final):
-        raise PisessError("storage", f"refusing to overwrite existing file {final}", path=final)
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".pisess-fork-", suffix=".tmp", dir=directory)
-    except OSError as e:
-        raise PisessError("storage", f"cannot create a file in {directory}: {e.strerror or e}", path=directory) from None
-    try:
-        mask = os.umask(0)
-        os.umask(mask)
-        os.fchmod(fd, 0o666 & ~mask)  # like any file pi writes, not mkstemp's 0600
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(plan.lines())
-            fh.flush()
-            os.fsync(fh.fileno())
-        try:
-            os.link(tmp, final)
-        except FileExistsError:
-            raise PisessError("storage", f"refusing to overwrite existing file {final}", path=final) from None
-        except OSError as e:
-            raise PisessError("storage", f"cannot create {final}: {e.strerror or e}", path=final) from None
-    finally:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-    try:
-        dfd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
-    except OSError:
-        pass
-    return final
+    return write_atomically(os.path.join(directory, plan.file_name), plan.lines(), prefix=".pisess-fork-")
