@@ -34,26 +34,7 @@ def du(
     if top < 0:
         raise PisessError("usage", f"--top must be 0 or more, not {top}")
     sets.check_color(color)
-    scope = sets.resolve(sessions, all_projects, sessions_dir, cwd)
-    unreadable = []
-
-    def skip(e: PisessError) -> None:
-        if e.code in ("storage", "not_found"):
-            unreadable.append(e)
-
-    with sets.Progress(scope.files, "reading", color=color) as bar:
-        report = disk_usage(scope.files, reader=reader, top=top, tick=bar.tick, on_skip=skip)
-    if json_out:
-        common.emit_json({"scope": scope.label, **report.to_json()})
-    else:
-        from pisess.cli import render_stats
-
-        render_stats.print_all(render_stats.du_view(report, label=scope.label), color)
-    for s in report.sessions:
-        if s.note:
-            common.say(f"{s.path}: {s.note}")
-    sets.report_skipped(report.skipped)
-    if unreadable:
-        raise typer.Exit(common.EXIT_USAGE)
-    if not report.sessions:
-        raise typer.Exit(common.EXIT_FINDINGS)
+    sets.run_report(lambda files, tick, skip: disk_usage(files, reader=reader, top=top, tick=tick, on_skip=skip),
+                    "du_view",
+                    sessions=sessions, all_projects=all_projects, sessions_dir=sessions_dir, cwd=cwd,
+                    json_out=json_out, color=color)

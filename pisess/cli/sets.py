@@ -119,3 +119,35 @@ class Progress:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def run_report(compute, view: str, *, sessions, all_projects: bool, sessions_dir, cwd, json_out: bool, color: str) -> None:
+    """The shape stats and du share: resolve the set, read it under a progress bar, print the
+    report (JSON or view), name notes and skipped files on stderr, and exit 2 when a file could not
+    be read or 1 when no session was read.  ``compute(files, tick, on_skip)`` returns the report;
+    ``view`` names the ``render_stats`` function that draws it (Rich is imported only for it)."""
+    from pisess.core.errors import PisessError
+
+    scope = resolve(sessions, all_projects, sessions_dir, cwd)
+    unreadable: list = []
+
+    def skip(e: PisessError) -> None:
+        if e.code in ("storage", "not_found"):
+            unreadable.append(e)
+
+    with Progress(scope.files, "reading", color=color) as bar:
+        report = compute(scope.files, bar.tick, skip)
+    if json_out:
+        common.emit_json({"scope": scope.label, **report.to_json()})
+    else:
+        from pisess.cli import render_stats
+
+        render_stats.print_all(getattr(render_stats, view)(report, label=scope.label), color)
+    for s in report.sessions:
+        if s.note:
+            common.say(f"{s.path}: {s.note}")
+    report_skipped(report.skipped)
+    if unreadable:
+        raise typer.Exit(common.EXIT_USAGE)
+    if not report.sessions:
+        raise typer.Exit(common.EXIT_FINDINGS)

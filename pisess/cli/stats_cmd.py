@@ -37,26 +37,7 @@ def stats(
     if by is not None and by not in BY:
         raise PisessError("usage", f"--by must be one of {', '.join(BY)}, not {by!r}")
     sets.check_color(color)
-    scope = sets.resolve(sessions, all_projects, sessions_dir, cwd)
-    unreadable = []
-
-    def skip(e: PisessError) -> None:
-        if e.code in ("storage", "not_found"):
-            unreadable.append(e)
-
-    with sets.Progress(scope.files, "reading", color=color) as bar:
-        report = compute_stats(scope.files, reader=reader, by=by, tick=bar.tick, on_skip=skip)
-    if json_out:
-        common.emit_json({"scope": scope.label, **report.to_json()})
-    else:
-        from pisess.cli import render_stats
-
-        render_stats.print_all(render_stats.stats_view(report, label=scope.label), color)
-    for s in report.sessions:
-        if s.note:
-            common.say(f"{s.path}: {s.note}")
-    sets.report_skipped(report.skipped)
-    if unreadable:
-        raise typer.Exit(common.EXIT_USAGE)
-    if not report.sessions:
-        raise typer.Exit(common.EXIT_FINDINGS)
+    sets.run_report(lambda files, tick, skip: compute_stats(files, reader=reader, by=by, tick=tick, on_skip=skip),
+                    "stats_view",
+                    sessions=sessions, all_projects=all_projects, sessions_dir=sessions_dir, cwd=cwd,
+                    json_out=json_out, color=color)
