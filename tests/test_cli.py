@@ -282,3 +282,18 @@ def test_demo_runs(runner):
     assert r.exit_code == 0
     for marker in ("$ pisess ls", "$ pisess tree", "$ pisess context", "$ pisess validate", "files checked"):
         assert marker in r.stdout
+
+
+def test_closed_pipe_ends_quietly(root):
+    """`pisess tree | head`: a closed stdout ends the process quietly (SIGPIPE, as cat does), not with exit 1."""
+    import subprocess
+    import sys
+
+    f = sessions(root)[0]
+    p = subprocess.Popen([sys.executable, "-m", "pisess", "tree", str(f), "--no-pager", "--full"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "NO_COLOR": "1"})
+    p.stdout.read(10)
+    p.stdout.close()
+    err = p.stderr.read()
+    assert p.wait(timeout=60) in (0, -13)
+    assert err == b""

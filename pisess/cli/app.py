@@ -59,4 +59,9 @@ app.command("demo")(demo_cmd.demo)
 
 
 def main() -> None:
+    import signal
+
+    # `pisess tree | head`: end quietly on a closed pipe, as cat and grep do (click would exit 1)
+    if hasattr(signal, "SIGPIPE"):
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     app(prog_name="pisess")
