@@ -292,15 +292,15 @@ def scan_file(path: str, light: bool = True) -> RawFile:
             gc.enable()
 
 
-def _scan_file(path: str, light: bool = True) -> RawFile:
+def iter_lines(path: str, tick=None):
+    """``(number, offset, raw, terminated)`` for each physical line (split on ``\\n`` only),
+    streamed in 8 MiB chunks; only the last line can be unterminated.  ``tick(bytes)`` is called
+    after each chunk."""
     from .errors import PisessError
 
-    lines: list[RawLine] = []
-    append = lines.append
     number = 0
     offset = 0
     pending: list[bytes] = []
-    last_byte = b""
     with _open(path) as fh:
         while True:
             try:
@@ -309,7 +309,8 @@ def _scan_file(path: str, light: bool = True) -> RawFile:
                 raise PisessError("storage", f"Failed to read session {path}: {e.strerror or e}", path=path) from None
             if not chunk:
                 break
-            last_byte = chunk[-1:]
+            if tick:
+                tick(len(chunk))
             if pending and b"\n" not in chunk:
                 pending.append(chunk)
                 continue
@@ -321,16 +322,23 @@ def _scan_file(path: str, light: bool = True) -> RawFile:
             tail = parts.pop()
             for raw in parts:
                 number += 1
-                append(_line(number, offset, raw, light))
+                yield number, offset, raw, True
                 offset += len(raw) + 1
             if tail:
                 pending = [tail]
     if pending:
-        raw = b"".join(pending)
-        number += 1
+        yield number + 1, offset, b"".join(pending), False
+
+
+def _scan_file(path: str, light: bool = True) -> RawFile:
+    lines: list[RawLine] = []
+    append = lines.append
+    size = 0
+    terminated = True
+    for number, offset, raw, terminated in iter_lines(path):
         append(_line(number, offset, raw, light))
-        offset += len(raw)
-    out = RawFile(path, offset, lines, last_byte == b"\n" or offset == 0, light)
+        size = offset + len(raw) + (1 if terminated else 0)
+    out = RawFile(path, size, lines, terminated, light)
     if light:
         out.sdk_marker = _sdk_marker(lines)
     return out

@@ -23,7 +23,7 @@ import orjson
 from . import js
 from .errors import PisessError
 from .js import UNDEF, get
-from .jsonl import CHUNK, NOT_JSON, RawFile, RawLine, is_blank, lighten, parse_json
+from .jsonl import NOT_JSON, RawFile, RawLine, is_blank, lighten, iter_lines, parse_json
 from .repo import encode_cwd, iter_jsonl, project_dirs, resolve_session
 from .session import Session, open_session
 
@@ -189,47 +189,6 @@ def read_small(path: str, limit: int) -> bytes | None:
         raise PisessError("storage", f"Failed to read session {path}: {e.strerror or e}", path=path) from None
     finally:
         os.close(fd)
-
-
-def iter_lines(path: str, tick: Callable[[int], None] | None = None):
-    """``(number, offset, raw, terminated)`` for each physical line (split on ``\\n`` only),
-    streamed in chunks; only the last line can be unterminated.  ``tick(bytes)`` is called after
-    each chunk."""
-    number = 0
-    offset = 0
-    pending: list[bytes] = []
-    with _open(path) as fh:
-        while True:
-            try:
-                chunk = fh.read(CHUNK)
-            except OSError as e:
-                raise PisessError("storage", f"Failed to read session {path}: {e.strerror or e}", path=path) from None
-            if not chunk:
-                break
-            if tick:
-                tick(len(chunk))
-            if pending and b"\n" not in chunk:
-                pending.append(chunk)
-                continue
-            if pending:
-                pending.append(chunk)
-                chunk = b"".join(pending)
-                pending = []
-            start = 0
-            find = chunk.find
-            while True:
-                end = find(b"\n", start)
-                if end < 0:
-                    break
-                number += 1
-                yield number, offset, chunk[start:end], True
-                offset += end - start + 1
-                start = end + 1
-            if start < len(chunk):
-                pending = [chunk[start:]]
-    if pending:
-        number += 1
-        yield number, offset, b"".join(pending), False
 
 
 def _value(raw: bytes) -> Any:
