@@ -292,19 +292,20 @@ def scan_file(path: str, light: bool = True) -> RawFile:
             gc.enable()
 
 
-def iter_lines(path: str, tick=None):
-    """``(number, offset, raw, terminated)`` for each physical line (split on ``\\n`` only),
-    streamed in 8 MiB chunks; only the last line can be unterminated.  ``tick(bytes)`` is called
-    after each chunk."""
+def iter_blocks(path: str, tick=None, chunk_size: int = CHUNK):
+    """``(offset, lines, terminated)`` per chunk of about 8 MiB: the physical lines (split on
+    ``\n`` only) that end in it, ``offset`` the byte offset of the first.  Only the last block
+    can be unterminated (a single line without its ``\n``).  ``tick(bytes)`` is called after each
+    chunk.  Per-line work stays in the caller's loop: a generator step per line costs as much as
+    the split itself on files of a million short lines."""
     from .errors import PisessError
 
-    number = 0
     offset = 0
     pending: list[bytes] = []
     with _open(path) as fh:
         while True:
             try:
-                chunk = fh.read(CHUNK)
+                chunk = fh.read(chunk_size)
             except OSError as e:
                 raise PisessError("storage", f"Failed to read session {path}: {e.strerror or e}", path=path) from None
             if not chunk:
@@ -320,14 +321,23 @@ def iter_lines(path: str, tick=None):
                 pending = []
             parts = chunk.split(b"\n")
             tail = parts.pop()
-            for raw in parts:
-                number += 1
-                yield number, offset, raw, True
-                offset += len(raw) + 1
+            if parts:
+                yield offset, parts, True
+                offset += len(chunk) - len(tail)
             if tail:
                 pending = [tail]
     if pending:
-        yield number + 1, offset, b"".join(pending), False
+        yield offset, [b"".join(pending)], False
+
+
+def iter_lines(path: str, tick=None):
+    """``(number, offset, raw, terminated)`` for each physical line (see ``iter_blocks``)."""
+    number = 0
+    for offset, parts, terminated in iter_blocks(path, tick):
+        for raw in parts:
+            number += 1
+            yield number, offset, raw, terminated
+            offset += len(raw) + 1
 
 
 def _scan_file(path: str, light: bool = True) -> RawFile:

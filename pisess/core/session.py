@@ -101,7 +101,8 @@ class Session:
 
     def session_name(self) -> str | None:
         """The last ``session_info`` in file order, trimmed; an empty name clears it."""
-        for e in reversed(self.entries):
+        compact = hasattr(self.entries, "extras")  # only its extras can be session_info
+        for e in (e for _, e in self.entries.extras(reverse=True)) if compact else reversed(self.entries):
             if get(e, "type") == "session_info":
                 name = get(e, "name")
                 if name is None or name is UNDEF:
@@ -168,6 +169,10 @@ def open_session(path: str, reader: str = "auto", raw: RawFile | None = None, *,
     entries, not bytes); ``Session.materialize``/``full`` read back complete entries on demand
     (``build_context`` and fork planning do that for the entries they use)."""
     owned = raw is None
+    if owned and light:
+        session = _open_compact(path, reader)
+        if session is not None:
+            return session
     raw = raw if raw is not None else scan_file(path, light=light)
     chosen = choose_reader(raw, reader)
     session = open_harness(raw) if chosen == "harness" else open_cli(raw)
@@ -270,6 +275,34 @@ def open_harness(raw: RawFile) -> Session:
     return _harness_view(header, entries, lines, raw)
 
 
+def _open_compact(path: str, reader: str) -> Session | None:
+    """A well-formed v3 file read through a ``CompactIndex``; ``None`` sends it to the line scan."""
+    from .compact import CompactById, CompactEntries, scan_compact
+
+    ix = scan_compact(path)
+    if ix is None:
+        return None
+    raw = RawFile(path, ix.size, [], ix.ends_with_newline, light=True, sdk_marker=ix.sdk_marker)
+    chosen = choose_reader(raw, reader)
+    if (ix.harness_error if chosen == "harness" else not ix.cli_plain):
+        return None  # pi fails or drops lines here: the line scan says how
+    entries = CompactEntries(ix)
+    by_id = CompactById(entries)
+    if chosen == "harness":
+        return _harness_view(ix.header, entries, ix.lines, raw, by_id=by_id)
+    return _cli_view(ix.header, entries, ix.lines, raw, by_id=by_id)
+
+
+def _walk(entries, by_id: dict | None):
+    """``(i, entry, id, type)`` of the entries labels and names can come from.  A compact index
+    already knows ids and positions and holds no label among its plain messages."""
+    if hasattr(entries, "extras"):
+        for i, e in entries.extras():
+            yield i, e, get(e, "id"), get(e, "type")
+        return
+    yield from _indexed(entries, by_id)
+
+
 def _indexed(entries: list, by_id: dict):
     """Yield ``(i, entry, id, type)`` while filling ``by_id`` (last occurrence wins) and telling
     light entries their position."""
@@ -286,10 +319,10 @@ def _indexed(entries: list, by_id: dict):
         yield i, e, eid, t
 
 
-def _harness_view(header, entries, lines, raw, migrated=None, dropped=(), notes=()) -> Session:
-    by_id: dict = {}
+def _harness_view(header, entries, lines, raw, migrated=None, dropped=(), notes=(), by_id=None) -> Session:
+    by_id = {} if by_id is None else by_id
     labels: dict = {}
-    for i, e, _, t in _indexed(entries, by_id):
+    for i, e, _, t in _walk(entries, by_id):
         if t == "label":
             lbl = get(e, "label")
             if lbl is not None and lbl is not UNDEF and not isinstance(lbl, str):
@@ -365,12 +398,14 @@ def open_cli(raw: RawFile) -> Session:
             continue  # pi skips every later header
         entries.append(v)
         lines.append(ln.number)
-    by_id: dict = {}
+    return _cli_view(header, entries, lines, raw, migrated=migrated, dropped=dropped)
+
+
+def _cli_view(header, entries, lines, raw, migrated=None, dropped=(), by_id=None) -> Session:
+    by_id = {} if by_id is None else by_id
     labels: dict = {}
     stamps: dict = {}
-    leaf: Any = None
-    for _, e, eid, t in _indexed(entries, by_id):
-        leaf = eid
+    for _, e, eid, t in _walk(entries, by_id):
         if t == "label":
             tid = get(e, "targetId")
             k = js.key(tid)
@@ -381,8 +416,9 @@ def open_cli(raw: RawFile) -> Session:
             else:
                 labels.pop(k, None)
                 stamps.pop(k, None)
+    leaf: Any = get(entries[-1], "id") if entries else None
     return Session(raw.path, "cli", header, entries, lines, by_id, leaf, labels, stamps, raw,
-                   migrated_from_version=migrated, dropped_lines=dropped)
+                   migrated_from_version=migrated, dropped_lines=list(dropped))
 
 
 def iter_entries(session: Session) -> Iterable[tuple[int, Any]]:

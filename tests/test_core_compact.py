@@ -1,0 +1,152 @@
+"""The compact index (core/compact.py) must read every file exactly as the line scan does.
+
+Files are generated with many entries and odd lines in random places, and read with small chunk
+and block sizes, so chunk and block boundaries fall everywhere: between a child and its parent,
+inside runs of blank lines, right after the header."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from unittest import mock
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import assistant, entry, header, session_bytes, user
+from pisess.core import compact
+from pisess.core.context import build_context
+from pisess.core.errors import PisessError
+from pisess.core.jsonl import Light, scan_file
+from pisess.core.session import open_session
+
+SETTINGS = settings(max_examples=int(os.environ.get("PISESS_HYPOTHESIS_EXAMPLES", "60")), deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+TS = "2026-07-25T09:00:00.000Z"
+
+
+@st.composite
+def many_entry_files(draw):
+    """Mostly plain messages, with the lines the index must not store as plain mixed in."""
+    n = draw(st.integers(1, 120))
+    lines: list = [header()]
+    ids: list = []
+    for i in range(n):
+        eid = f"{i:08x}"
+        pick = draw(st.integers(0, 30))
+        if ids and pick == 0:
+            eid = draw(st.sampled_from(ids))  # a duplicate id: the last occurrence wins
+        parent = None if not ids or pick == 1 else ids[-1] if pick < 20 else draw(st.sampled_from(ids))
+        if pick == 2:
+            parent = f"{i + 1:08x}"  # the next entry's id: a parent that comes later
+        if pick == 3:
+            parent = "gone"
+        kind = draw(st.integers(0, 12))
+        if kind <= 6:
+            line = user(eid, parent, f"u{i}") if kind % 2 else assistant(eid, parent, f"a{i}")
+        elif kind == 7:
+            line = user(eid, parent, "odd time", ts="2026-07-25")  # not 24 characters
+        elif kind == 8:
+            line = {"id": eid, "type": "message", "parentId": parent, "timestamp": TS,
+                    "message": {"role": "toolResult", "content": []}}  # another key order
+        elif kind == 9:
+            line = user(eid, parent, "x", extra=1)  # a sixth key
+        elif kind == 10:
+            line = entry("label", eid, parent, targetId=draw(st.sampled_from(ids)) if ids else eid,
+                         label=draw(st.sampled_from(["keep", " x ", ""])))
+        elif kind == 11:
+            line = entry("session_info", eid, parent, name=draw(st.sampled_from(["n1", " n2 ", ""])))
+        else:
+            line = entry("message", eid, parent, message={"role": draw(st.sampled_from(["user", 5, None]))})
+        lines.append(line)
+        ids.append(eid)
+        if draw(st.integers(0, 25)) == 0:
+            lines.append(draw(st.sampled_from(["", "   ", "\t"])))
+    if draw(st.integers(0, 4)) == 0:
+        lines.append(entry("leaf", f"{n:08x}", None, targetId=draw(st.sampled_from(ids))))
+    return lines
+
+
+def _seen(s) -> dict:
+    out = {
+        "reader": s.reader, "leaf": s.leaf_id, "labels": s.labels_json(), "header": s.header,
+        "entries": [(dict(e), e.offset, e.length, e.index) if type(e) is Light else e for e in s.entries],
+        "lines": list(s.entry_lines), "size": s.raw.size, "newline": s.raw.ends_with_newline,
+        "lookups": {eid: s.position(s.lookup(eid)) for eid in {e.get("id") for e in s.entries if isinstance(e, dict)}
+                    if isinstance(eid, str)},
+    }
+    for key, step in (("name", s.session_name), ("context", lambda: _context(s))):
+        try:
+            out[key] = step()
+        except PisessError as err:
+            out[key] = err.code
+    return out
+
+
+def _context(s):
+    ctx = build_context(s)
+    return [e.get("id") for e in ctx.context_entries], ctx.messages, ctx.state
+
+
+def _both(path: str, reader: str):
+    indexed = open_session(path, reader, light=True)
+    scanned = open_session(path, reader, raw=scan_file(path, light=True))
+    return indexed, scanned
+
+
+@SETTINGS
+@given(many_entry_files(), st.sampled_from([1, 2, 7, 256]), st.sampled_from([64, 300, 1 << 20]),
+       st.booleans())
+def test_index_reads_what_the_line_scan_reads(lines, chunk_lines, block_bytes, newline):
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "s.jsonl")
+        with open(path, "wb") as fh:
+            fh.write(session_bytes(lines, trailing_newline=newline))
+        with mock.patch.object(compact, "_CHUNK_LINES", chunk_lines), \
+                mock.patch.object(compact, "_BLOCK_BYTES", block_bytes):
+            for reader in ("harness", "cli", "auto"):
+                try:
+                    indexed, scanned = _both(path, reader)
+                except PisessError as err:
+                    # the index hands every file a reader refuses to the line scan: same error
+                    try:
+                        open_session(path, reader, raw=scan_file(path, light=True))
+                    except PisessError as again:
+                        assert (again.code, again.message, again.line) == (err.code, err.message, err.line)
+                    else:
+                        raise AssertionError(f"only the index fails: {err}")
+                    continue
+                assert _seen(indexed) == _seen(scanned)
+
+
+def test_plain_messages_keep_no_light_and_the_rest_does(tmp_path):
+    """The point of the index: a million messages do not mean a million dicts."""
+    lines = [header(), user("a", None), assistant("b", "a"), entry("label", "c", "b", targetId="a", label="x"),
+             user("d", "c")]
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(session_bytes(lines))
+    ix = compact.scan_compact(str(path))
+    assert ix is not None and len(ix) == 4 and list(ix.extras) == [2]
+    assert ix.parents.tolist() == [-1, 0, -3, 2]
+    s = open_session(str(path), "harness", light=True)
+    assert type(s.entries).__name__ == "CompactEntries"
+    assert s.entries[3] is s.entries[3] is s.lookup("d")  # one object per entry, once built
+    assert s.entries[3]["parentId"] == "c" and s.label_of("a") == "x"
+
+
+def test_files_the_index_leaves_to_the_line_scan(tmp_path):
+    cases = {
+        "legacy": [{"type": "session", "id": "s", "timestamp": TS, "cwd": "/w"}, user("a", None)],
+        "no header": [user("a", None)],
+        "bad json": [header(), user("a", None), "{oops"],
+        "empty": [],
+    }
+    for name, lines in cases.items():
+        path = tmp_path / f"{name}.jsonl"
+        path.write_bytes(session_bytes(lines))
+        assert compact.scan_compact(str(path)) is None, name
+    # a line the harness refuses but the cli keeps as it is: indexed for the cli only
+    path = tmp_path / "cli-only.jsonl"
+    path.write_bytes(session_bytes([header(), user("a", None), entry("message", "", "a", message={"role": "user"})]))
+    ix = compact.scan_compact(str(path))
+    assert ix is not None and ix.harness_error and ix.cli_plain
