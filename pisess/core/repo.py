@@ -88,7 +88,7 @@ class Listing:
 def _first_line(fd: int) -> bytes:
     """The first physical line as Node's ``readline`` ends it (``\\n``, ``\\r\\n`` or a lone ``\\r``)."""
     chunks = []
-    size = 4096
+    size = 1024  # a header is a few hundred bytes; a bigger first read only copies more
     while True:
         chunk = os.read(fd, size)
         if not chunk:
@@ -128,8 +128,7 @@ def read_header_info(path: str) -> SessionInfo:
         raise PisessError("not_found", f"Failed to read session header {path}: not found", path=path) from None
     except OSError as e:
         raise PisessError("storage", f"Failed to read session header {path}: {e.strerror or e}", path=path) from None
-    text = line.decode("utf-8", "replace")
-    if js.js_blank(text):
+    if line[:1] != b"{" and js.js_blank(line.decode("utf-8", "replace")):
         raise PisessError("invalid_session", "missing session header", path=path, line=1)
     v = parse_json(line)
     reason = check_harness_header(v)
@@ -143,13 +142,15 @@ def _session_files(directory: str) -> list[str]:
     """``*.jsonl`` children that are not directories (symlinked files count), byte-wise name order."""
     try:
         with os.scandir(directory) as it:
-            found = [(os.fsencode(e.name), e.path) for e in it
-                     if e.name.endswith(".jsonl") and not e.is_dir(follow_symlinks=False)]
+            found = [(e.name, e.path) for e in it if e.name.endswith(".jsonl") and not e.is_dir(follow_symlinks=False)]
     except (FileNotFoundError, NotADirectoryError):
         return []
     except OSError as e:
         raise PisessError("storage", f"Failed to list sessions in {directory}: {e.strerror or e}", path=directory) from None
-    found.sort()
+    if all(name.isascii() for name, _ in found):
+        found.sort()  # ASCII names sort the same as their bytes
+    else:
+        found.sort(key=lambda f: os.fsencode(f[0]))
     return [p for _, p in found]
 
 
@@ -181,6 +182,23 @@ def _by_created_desc(a: SessionInfo, b: SessionInfo) -> int:
     return -1 if d < 0 else (1 if d > 0 else 0)
 
 
+def _all_canonical_utc(stamps: list) -> bool:
+    """Every string is ``YYYY-MM-DDTHH:MM:SS.sssZ`` (what pi writes) and a real instant: such
+    strings compare like the times they name, so sorting them needs no date parsing.  (A day past
+    the month's end is read by V8 as the next month: ``fromisoformat`` refusing it keeps those on
+    the slow path.)"""
+    from datetime import datetime
+
+    try:
+        for s in stamps:
+            if len(s) != 24 or s[-1] != "Z" or s[10] != "T" or s[19] != "." or not s.isascii():
+                return False
+            datetime.fromisoformat(s)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
 def list_sessions(root: str, cwd: str | None = None, *, keep_going: bool = False) -> Listing:
     """HARNESS ``JsonlSessionRepo.list``: first line of each file, newest header first.
 
@@ -197,6 +215,10 @@ def list_sessions(root: str, cwd: str | None = None, *, keep_going: bool = False
                 if e.code != "invalid_session" and not keep_going:
                     raise
                 skipped.append(Skipped(p, e.code, e.message))
+    if _all_canonical_utc([x.created_at for x in sessions]):
+        # the same order, found without parsing: these strings sort as their instants do
+        order = sorted(range(len(sessions)), key=lambda i: sessions[i].created_at, reverse=True)
+        return Listing([sessions[i] for i in order], skipped, dirs)
     times = [js.parse_date(x.created_at) for x in sessions]
     if all(t is not None for t in times):
         # a stable sort, newest first: the same order as pi's comparator when every date parses

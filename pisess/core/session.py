@@ -199,6 +199,10 @@ def _invalid(code: str, path: str, reason: str, ln: RawLine | None, line_no: int
 
 def check_harness_header(v: Any) -> str | None:
     """pi's ``parseHeaderLine``: the reason the header is refused, or ``None``."""
+    if type(v) is dict and v.get("type") == "session" and v.get("version") == 3 and type(v.get("version")) is int \
+            and type(v.get("id")) is str and v["id"] and type(v.get("timestamp")) is str and v["timestamp"] \
+            and type(v.get("cwd")) is str and v["cwd"] and "parentSession" not in v and "metadata" not in v:
+        return None  # the common header, in one go
     bad = "first line is not a valid session header"
     if v is NOT_JSON or not isinstance(v, (dict, list)):
         return bad
