@@ -5,9 +5,12 @@ from __future__ import annotations
 import os
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from conftest import header, write_bytes, write_session
 from pisess.core.errors import PisessError
+from pisess.core.js import parse_date
 from pisess.core.repo import absolute_cwd, encode_cwd, list_sessions, resolve_session, sessions_root
 
 CWD = "/work/proj"
@@ -241,3 +244,21 @@ def test_resolve_nothing_found(repo):
         with pytest.raises(PisessError) as info:
             resolve_session(arg, root, cwd)
         assert info.value.code == "not_found"
+
+
+STAMPS = ["2025-03-03T09:00:00.000Z", "2025-03-03T09:00:00.001Z", "2024-12-31T23:59:59.999Z",
+          "2025-02-30T00:00:00.000Z",  # V8 reads it as March 2; as a string it sorts before March
+          "2025-03-01T12:00:00.000Z", "2025-03-03T09:00:00.000Z", "1999-01-01T00:00:00.000Z"]
+
+
+@given(st.lists(st.sampled_from(STAMPS), min_size=1, max_size=8))
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_list_order_is_the_date_order_whatever_the_stamps(tmp_path_factory, stamps):
+    """String order is used only when it equals Date.parse order; ties keep file-name order."""
+    root = str(tmp_path_factory.mktemp("root"))
+    for i, ts in enumerate(stamps):
+        write_session(os.path.join(root, encode_cwd(CWD)), [header(id=f"s{i}", timestamp=ts)], name=f"{i:02d}.jsonl")
+    got = [s.id for s in list_sessions(root, CWD).sessions]
+    times = [parse_date(ts) for ts in stamps]
+    expected = [f"s{i}" for i in sorted(range(len(stamps)), key=lambda i: times[i], reverse=True)]
+    assert got == expected
