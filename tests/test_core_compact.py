@@ -96,14 +96,17 @@ def _both(path: str, reader: str):
 
 @SETTINGS
 @given(many_entry_files(), st.sampled_from([1, 2, 7, 256]), st.sampled_from([64, 300, 1 << 20]),
-       st.booleans())
-def test_index_reads_what_the_line_scan_reads(lines, chunk_lines, block_bytes, newline):
+       st.booleans(), st.booleans())
+def test_index_reads_what_the_line_scan_reads(lines, chunk_lines, block_bytes, newline, halves):
+    """``halves``: every file is read in two halves, the second by a forked child."""
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "s.jsonl")
         with open(path, "wb") as fh:
             fh.write(session_bytes(lines, trailing_newline=newline))
         with mock.patch.object(compact, "_CHUNK_LINES", chunk_lines), \
-                mock.patch.object(compact, "_BLOCK_BYTES", block_bytes):
+                mock.patch.object(compact, "_BLOCK_BYTES", block_bytes), \
+                mock.patch.object(compact, "SPLIT_MIN", 1 if halves else compact.SPLIT_MIN), \
+                mock.patch.object(compact.os, "cpu_count", return_value=2 if halves else 1):
             for reader in ("harness", "cli", "auto"):
                 try:
                     indexed, scanned = _both(path, reader)
@@ -150,3 +153,41 @@ def test_files_the_index_leaves_to_the_line_scan(tmp_path):
     path.write_bytes(session_bytes([header(), user("a", None), entry("message", "", "a", message={"role": "user"})]))
     ix = compact.scan_compact(str(path))
     assert ix is not None and ix.harness_error and ix.cli_plain
+
+
+def test_two_halves_make_the_same_index(tmp_path):
+    """The forked reading of a big file joins into the index a single pass makes."""
+    lines = [header()]
+    for i in range(400):
+        parent = None if i == 0 else f"{i - 1:08x}" if i % 50 else f"{i // 2:08x}"  # some point forward
+        if i == 300:
+            lines.append(entry("label", f"{i:08x}", parent, targetId="00000001", label="here"))
+        elif i % 7 == 0:
+            lines.append(assistant(f"{i:08x}", parent))
+        else:
+            lines.append(user(f"{i:08x}", parent, f"u{i}") if i % 3 else
+                         {"type": "message", "id": f"{i:08x}", "parentId": parent, "timestamp": TS,
+                          "message": {"role": f"role{i % 5}"}})
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(session_bytes(lines))
+    one = compact.scan_compact(str(path), workers=1)
+    with mock.patch.object(compact, "SPLIT_MIN", 1):
+        assert compact._split_point(str(path)) is not None
+        two = compact.scan_compact(str(path), workers=2)
+    assert two is not None
+    assert [two.light(i) for i in range(len(two))] == [one.light(i) for i in range(len(one))]
+    assert [(e.offset, e.length, e.index) for e in map(two.light, range(len(two)))] == \
+        [(e.offset, e.length, e.index) for e in map(one.light, range(len(one)))]
+    assert two.pos_of == one.pos_of and list(two.lines) == list(one.lines)
+    assert (two.size, two.ends_with_newline, two.line_count, two.header) == \
+        (one.size, one.ends_with_newline, one.line_count, one.header)
+
+
+def test_a_damaged_second_half_goes_to_the_line_scan(tmp_path):
+    lines = [header()] + [user(f"{i:08x}", None if i == 0 else f"{i - 1:08x}") for i in range(200)] + ["{oops"]
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(session_bytes(lines))
+    with mock.patch.object(compact, "SPLIT_MIN", 1):
+        assert compact.scan_compact(str(path), workers=2) is None
+        s = open_session(str(path), "cli", light=True)  # dropped line: the line scan reads it
+    assert len(s.entries) == 200 and s.dropped_lines == [{"line": 202, "reason": "not valid JSON"}]

@@ -18,6 +18,7 @@ the index only saves memory and time on the common case.
 
 from __future__ import annotations
 
+import os
 from array import array
 from bisect import bisect_left
 from collections.abc import Mapping, Sequence
@@ -39,7 +40,7 @@ class CompactIndex:
 
     __slots__ = ("ids", "pos_of", "key_of", "parents", "other_parents", "offsets", "lengths", "lines", "roles",
                  "role_stubs", "stamps", "extras", "header", "header_line", "harness_error",
-                 "cli_plain", "sdk_marker", "size", "ends_with_newline")
+                 "cli_plain", "sdk_marker", "size", "ends_with_newline", "line_count")
 
     def __init__(self) -> None:
         self.ids: list = []  # id of each entry (None for an extra whose id is not a string)
@@ -61,6 +62,7 @@ class CompactIndex:
         self.sdk_marker = False
         self.size = 0
         self.ends_with_newline = True
+        self.line_count = 0  # physical lines read
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -83,14 +85,26 @@ class CompactIndex:
         return out
 
 
-def scan_compact(path: str) -> CompactIndex | None:
+def scan_compact(path: str, *, workers: int | None = None) -> CompactIndex | None:
     """Index ``path`` in one pass; ``None`` when it is not a well-formed v3 session (the line scan
-    then reads it).  The strict harness checks and the cli's keep/drop rules run in this pass."""
+    then reads it).  The strict harness checks and the cli's keep/drop rules run in this pass.
+
+    A file of ``SPLIT_MIN`` bytes or more is read in two halves at once, the second in a forked
+    child, when there are two CPUs (``workers=1`` turns that off)."""
     import gc
 
     enabled = gc.isenabled()
     gc.disable()  # millions of small containers, none in a cycle
     try:
+        if workers is None:
+            import threading
+
+            # forking a process that runs threads can deadlock the child: only from a lone thread
+            workers = 2 if hasattr(os, "fork") and (os.cpu_count() or 1) > 1 and threading.active_count() == 1 else 1
+        if workers > 1:
+            split = _split_point(path)
+            if split is not None:
+                return _scan_halves(path, split)
         return _scan(path)
     finally:
         _shared.clear()  # lighten's string sharing lasts one file
@@ -99,18 +113,139 @@ def scan_compact(path: str) -> CompactIndex | None:
             gc.enable()
 
 
+SPLIT_MIN = 48 << 20  # below this a fork, and sending half an index back, cost more than they save
+
+
+def _split_point(path: str) -> int | None:
+    """The first line start at or after the middle of the file, if the file is big enough."""
+    import stat
+
+    try:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode) or st.st_size < SPLIT_MIN:
+            return None  # a FIFO would block the open; the scan refuses it
+        with open(path, "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            pos = size // 2
+            fh.seek(pos)
+            while pos < size:
+                chunk = fh.read(1 << 16)
+                if not chunk:
+                    return None
+                cut = chunk.find(b"\n")
+                if cut >= 0:
+                    return pos + cut + 1 if pos + cut + 1 < size else None
+                pos += len(chunk)
+    except OSError:
+        return None  # the scan itself reports what is wrong
+    return None
+
+
+def _scan_halves(path: str, split: int) -> CompactIndex | None:
+    """The first half here, the second in a forked child that sends its index back pickled."""
+    import pickle
+
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns, never runs the parent's cleanup or flushes its buffers
+        code = 1
+        try:
+            os.close(read_end)
+            half = _scan(path, start=split, expect_header=False)
+            if half is not None:
+                half.pos_of = {}  # rebuilt from ids on the other side: cheaper than sending it
+            data = pickle.dumps(half, protocol=pickle.HIGHEST_PROTOCOL)
+            with os.fdopen(write_end, "wb") as out:
+                out.write(data)
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(write_end)
+    first = second = None
+    inp = os.fdopen(read_end, "rb")
+    try:
+        first = _scan(path, stop=split)
+        if first is not None:
+            try:
+                second = pickle.load(inp)  # as it arrives: no second copy of the whole message
+            except (EOFError, pickle.UnpicklingError):
+                second = None  # the child failed
+    finally:
+        inp.close()
+        if first is None:
+            os.kill(pid, 9)
+        _, status = os.waitpid(pid, 0)
+    if first is None or status != 0:
+        return None
+    if second is None:
+        return None  # the second half is damaged (or the child failed): the line scan decides
+    return _join(first, second)  # (frees the second half's arrays as it goes)
+
+
+def _join(ix: CompactIndex, more: CompactIndex) -> CompactIndex | None:
+    """``ix`` followed by ``more`` (positions and line numbers of ``more`` start at 0)."""
+    if any(type(k) is tuple and k[0] == "obj" for k in more.key_of):
+        return None  # object ids are keyed by identity, which did not cross the pipe
+    n = len(ix.ids)
+    ix.ids.extend(more.ids)
+    ix.pos_of.update(zip(more.ids, range(n, n + len(more.ids))))
+    ix.pos_of.pop(None, None)
+    for k, p in more.key_of.items():
+        ix.key_of[k] = p + n
+    parents = array("i", (q + n if q >= 0 else q for q in more.parents))
+    more.parents = None
+    for p, pid in more.other_parents.items():
+        q = ix.pos_of.get(pid)
+        if q is not None:  # seen in either half: any occurrence names the same id
+            parents[p] = q
+        else:
+            ix.other_parents[p + n] = pid
+    ix.parents.extend(parents)
+    del parents
+    ix.offsets.extend(more.offsets)
+    more.offsets = None
+    ix.lengths.extend(more.lengths)
+    more.lengths = None
+    ix.lines.extend(map(add, more.lines, repeat(ix.line_count)))
+    more.lines = None
+    codes = {}
+    for code, stub in enumerate(more.role_stubs):
+        mine = next((i for i, s in enumerate(ix.role_stubs) if s["role"] == stub["role"]), None)
+        if mine is None:
+            if len(ix.role_stubs) >= 255:
+                return None
+            mine = len(ix.role_stubs)
+            ix.role_stubs.append({"role": stub["role"]})
+        codes[code] = mine
+    ix.roles += more.roles.translate(bytes(codes.get(c, c) for c in range(256)))
+    more.roles = None
+    ix.stamps += more.stamps
+    more.stamps = None
+    for p, e in more.extras.items():
+        if type(e) is Light:
+            e.index = p + n
+        ix.extras[p + n] = e
+    ix.harness_error = ix.harness_error or more.harness_error
+    ix.cli_plain = ix.cli_plain and more.cli_plain
+    ix.sdk_marker = ix.sdk_marker or more.sdk_marker
+    ix.size, ix.ends_with_newline = more.size, more.ends_with_newline
+    ix.line_count += more.line_count
+    return ix
+
+
 _CHUNK_LINES = 256  # parsed values held at once: more falls out of the CPU cache and costs more than it saves
 _BLOCK_BYTES = 1 << 20  # bytes read at once (the 8 MiB of the line scan cost 25 MB of peak RSS here)
 
 
-def _scan(path: str) -> CompactIndex | None:
+def _scan(path: str, start: int = 0, stop: int | None = None, expect_header: bool = True) -> CompactIndex | None:
     loads, decode_error, dget = orjson.loads, orjson.JSONDecodeError, dict.get
     ix = CompactIndex()
     role_code: dict = {}
     first_number = 0  # physical lines before the block
     end = 0
     terminated = True
-    for base, parts, terminated in iter_blocks(path, chunk_size=_BLOCK_BYTES):
+    need_header = expect_header
+    for base, parts, terminated in iter_blocks(path, chunk_size=_BLOCK_BYTES, start=start, stop=stop):
         starts = list(accumulate(map(len, parts), initial=base))  # starts[k] + k: offset of line k
         for lo in range(0, len(parts), _CHUNK_LINES):
             chunk = parts[lo:lo + _CHUNK_LINES]
@@ -129,17 +264,19 @@ def _scan(path: str) -> CompactIndex | None:
                 vs = list(compress(vals, mask))
                 xs = list(compress(zip(numbered, vals), map(not_, mask))) if len(vs) < len(vals) else []
                 del vals
-            if ix.header is None and (ks or xs):
+            if need_header and (ks or xs):
                 if not xs or (ks and ks[0] < xs[0][0]) or not _take_header(ix, xs.pop(0), starts, first_number, parts):
                     return None  # no header, a legacy or odd one: the line scan knows each reader's answer
+                need_header = False
             if (ks or xs) and not _add_block(ix, role_code, starts, first_number, parts, ks, vs, xs):
                 return None
         first_number += len(parts)
         end = starts[-1] + len(parts)
-    if ix.header is None:
+    if need_header:
         return None
     ix.size = end - (0 if terminated else 1)
     ix.ends_with_newline = terminated
+    ix.line_count = first_number
     return ix
 
 

@@ -292,20 +292,25 @@ def scan_file(path: str, light: bool = True) -> RawFile:
             gc.enable()
 
 
-def iter_blocks(path: str, tick=None, chunk_size: int = CHUNK):
+def iter_blocks(path: str, tick=None, chunk_size: int = CHUNK, start: int = 0, stop: int | None = None):
     """``(offset, lines, terminated)`` per chunk of about 8 MiB: the physical lines (split on
     ``\n`` only) that end in it, ``offset`` the byte offset of the first.  Only the last block
     can be unterminated (a single line without its ``\n``).  ``tick(bytes)`` is called after each
     chunk.  Per-line work stays in the caller's loop: a generator step per line costs as much as
-    the split itself on files of a million short lines."""
+    the split itself on files of a million short lines.  ``start``/``stop`` read a byte range
+    (``start`` at a line's first byte)."""
     from .errors import PisessError
 
-    offset = 0
+    offset = start
     pending: list[bytes] = []
     with _open(path) as fh:
-        while True:
+        if start:
+            fh.seek(start)
+        left = -1 if stop is None else stop - start
+        while left:
             try:
-                chunk = fh.read(chunk_size)
+                chunk = fh.read(chunk_size if left < 0 else min(chunk_size, left))
+                left -= len(chunk) if left > 0 else 0
             except OSError as e:
                 raise PisessError("storage", f"Failed to read session {path}: {e.strerror or e}", path=path) from None
             if not chunk:
