@@ -27,7 +27,7 @@ produces) are therefore not seen through by a literal search.  With ``-i`` a lit
 insensitively except for the four non-ASCII letters Unicode folds to ASCII (``İ ı ſ K``), which
 then match only themselves, so the raw-byte check stays exact.
 
-Only files with a hit are read a second time, whole, for their structure (leaf, active path,
+Only files with a hit are read a second time, light, for their structure (leaf, active path,
 checkpoint), exactly as the other commands read them.
 """
 
@@ -39,7 +39,7 @@ from typing import Any, Callable, Iterator
 
 from .errors import PisessError
 from .js import UNDEF, get
-from .jsonl import NOT_JSON, is_blank, scan_bytes, scan_file
+from .jsonl import NOT_JSON, is_blank, scan_bytes
 from .sessionset import _open, _value, open_lenient, place, read_small, scan_visit, session_name
 from .session import Session
 
@@ -404,20 +404,34 @@ def search_file(path: str, m: Matcher, *, reader: str = "auto", active_only: boo
         found = _matches_streamed(path, m, tick)
         if not found:
             return None
-        raw = scan_file(path, light=True)
+        raw = None  # read light: the structure, not every value again
     session, note = open_lenient(path, reader, raw)
     return _placed(session, found, active_only, note)
 
 
+def _entries_at(session: Session, offsets: dict) -> list[tuple[int, int]]:
+    """``(position, offset)`` of the entries whose line starts at one of ``offsets``, in order."""
+    from .compact import CompactEntries
+
+    if type(session.entries) is CompactEntries:  # entry offsets ascend
+        from bisect import bisect_left
+
+        at = session.entries.index.offsets
+        hits = [(bisect_left(at, off), off) for off in offsets]
+        return sorted((i, off) for i, off in hits if i < len(at) and at[i] == off)
+    lines = session.raw.lines
+    return [(i, lines[line - 1].offset) for i, line in enumerate(session.entry_lines)
+            if 0 < line <= len(lines) and lines[line - 1].offset in offsets]
+
+
 def _placed(session: Session, found: dict, active_only: bool, note: str | None) -> FileResult | None:
     """Matches keyed by the byte offset of their line, placed on the entries of ``session``."""
-    pl = place(session, branches=False)
-    lines = session.raw.lines
+    at = _entries_at(session, found)
+    pl = place(session, branches=False, positions=[i for i, _ in at])
     hits: list[Hit] = []
-    for i, line in enumerate(session.entry_lines):
-        got = found.get(lines[line - 1].offset) if 0 < line <= len(lines) else None
-        if not got:
-            continue
+    for i, offset in at:
+        line = session.entry_lines[i]
+        got = found[offset]
         where = pl.where[i]
         if active_only and where != "active":
             continue

@@ -222,16 +222,17 @@ def scan_visit(path: str, visit: Visitor | None = None, tick: Callable[[int], No
     return RawFile(path, size, lines, last_nl, True)
 
 
-def open_lenient(path: str, reader: str, raw: RawFile) -> tuple[Session, str | None]:
+def open_lenient(path: str, reader: str, raw: RawFile | None) -> tuple[Session, str | None]:
     """``open_session``; when the chosen reader refuses the file, the pi command's lenient reader
-    (with a note saying so).  Raises when neither reads it."""
+    (with a note saying so).  Raises when neither reads it.  Without ``raw`` the file is read
+    light (structure only, see ``open_session``)."""
     try:
-        return open_session(path, reader, raw=raw), None
+        return open_session(path, reader, raw=raw, light=raw is None), None
     except PisessError as e:
         if e.code in ("storage", "not_found", "usage") or reader == "cli":
             raise
         try:
-            s = open_session(path, "cli", raw=raw)
+            s = open_session(path, "cli", raw=raw, light=raw is None)
         except PisessError:
             raise e from None
         return s, f"pi's SDK refuses it ({e.reason}); read as the pi command reads it"
@@ -259,9 +260,10 @@ class Placement:
         return out
 
 
-def place(session: Session, *, branches: bool = True) -> Placement:
+def place(session: Session, *, branches: bool = True, positions: list | None = None) -> Placement:
     """Where each entry sits for the session's reader; with ``branches`` also the branch points
-    and each abandoned branch's first entry."""
+    and each abandoned branch's first entry.  With ``positions`` (and no ``branches``) ``where``
+    maps only those entry positions (a search places its hits, not a million entries)."""
     from .context import select_entries
     from .paths import cli_context_path, path_to_checkpoint
     from .tree import current_leaf
@@ -297,7 +299,12 @@ def place(session: Session, *, branches: bool = True) -> Placement:
                 checkpoint = chosen[0]
         except PisessError as e:
             error = error or e.message
-    where = ["branch" if id(e) not in active else "active" if id(e) in selected else "compacted" for e in entries]
+    def where_of(e: Any) -> str:
+        return "branch" if id(e) not in active else "active" if id(e) in selected else "compacted"
+
+    if positions is not None and not branches:
+        return Placement({i: where_of(entries[i]) for i in positions}, None, leaf_id, checkpoint, None, error)
+    where = [where_of(e) for e in entries]
     if not branches:
         return Placement(where, None, leaf_id, checkpoint, None, error)
     parent_of: dict[int, Any] = {}
