@@ -226,8 +226,12 @@ def build_context(session: Session, leaf_id: Any = UNDEF,
         walk = path
     else:
         leaf = leaf_id if explicit else (None if session.leaf_id is UNDEF else session.leaf_id)
-        walk = full(cli_context_path(session, leaf_id if explicit else UNDEF))
-        path = full(active_path(session, leaf_id if explicit else UNDEF))
+        target = leaf_id if explicit else UNDEF
+        walk = full(cli_context_path(session, target))
+        start = session.leaf_id if target is UNDEF else target
+        # getBranch and buildSessionPath differ only when the leaf is unset or unknown
+        same = js.truthy(start) and session.lookup(start) is not None
+        path = walk if same else full(active_path(session, target))
     state = derive_state(session, walk)
     selected = select_entries(session, walk)
     sources: list = []
