@@ -90,12 +90,15 @@ def scan_compact(path: str, *, workers: int | None = None) -> CompactIndex | Non
     then reads it).  The strict harness checks and the cli's keep/drop rules run in this pass.
 
     A file of ``SPLIT_MIN`` bytes or more is read in two halves at once, the second in a forked
-    child, when there are two CPUs (``workers=1`` turns that off)."""
+    child, when there are two CPUs (``workers=1``, or ``PISESS_JOBS=1`` in the environment, turns
+    that off)."""
     import gc
 
     enabled = gc.isenabled()
     gc.disable()  # millions of small containers, none in a cycle
     try:
+        if workers is None and os.environ.get("PISESS_JOBS", "").strip().isdigit():
+            workers = int(os.environ["PISESS_JOBS"])
         if workers is None:
             import threading
 
