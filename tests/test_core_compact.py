@@ -191,3 +191,17 @@ def test_a_damaged_second_half_goes_to_the_line_scan(tmp_path):
         assert compact.scan_compact(str(path), workers=2) is None
         s = open_session(str(path), "cli", light=True)  # dropped line: the line scan reads it
     assert len(s.entries) == 200 and s.dropped_lines == [{"line": 202, "reason": "not valid JSON"}]
+
+
+def test_pisess_jobs_1_reads_in_one_pass(tmp_path, monkeypatch):
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(session_bytes([header()] + [user(f"{i:08x}", None) for i in range(50)]))
+    calls = []
+    monkeypatch.setattr(compact, "SPLIT_MIN", 1)
+    monkeypatch.setattr(compact.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(compact, "_scan_halves", lambda *a: calls.append(a) or compact._scan(str(path)))
+    compact.scan_compact(str(path))
+    assert len(calls) == 1
+    monkeypatch.setenv("PISESS_JOBS", "1")
+    compact.scan_compact(str(path))
+    assert len(calls) == 1
