@@ -96,7 +96,22 @@ def test_ls_empty_root_is_fine(runner, tmp_path):
     missing = tmp_path / "nope"
     r = run(runner, "ls", "--sessions-dir", str(missing), "--cwd", "/x")
     assert r.exit_code == 0
+    assert r.stdout == (f"/x \u00b7 0 sessions \u00b7 {missing}/--x--\n"
+                        "  (no sessions here; try --all, --cwd DIR or --sessions-dir DIR)\n")
     assert not missing.exists()
+    assert run(runner, "ls", "--sessions-dir", str(missing), "--color", "pink").exit_code == 2
+
+
+def test_ls_empty_listing_does_not_load_rich(tmp_path):
+    """A fresh project's ls (and completion's every Tab) must not pay for importing Rich."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom pisess.cli.app import main\nsys.argv = ['pisess', 'ls', '--sessions-dir', sys.argv[1]]\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\nprint(sorted(m for m in sys.modules if m.startswith('rich')))")
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "nope")], capture_output=True, text=True,
+                         env={**os.environ, "HOME": str(tmp_path)}, check=True).stdout
+    assert "0 sessions" in out and out.strip().endswith("[]")
 
 
 def test_context_json_contract(runner, root):

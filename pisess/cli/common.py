@@ -75,6 +75,13 @@ def where(sessions_dir: str | None, cwd: str | None) -> Where:
                  absolute_cwd(cwd, here) if cwd else os.path.normpath(here))
 
 
+def check_color(color: str) -> str:
+    color = (color or "auto").lower()
+    if color not in ("auto", "always", "never"):
+        raise PisessError("usage", f"--color must be auto, always or never, not {color!r}")
+    return color
+
+
 def check_reader(reader: str, lenient: bool = False) -> str:
     reader = (reader or "auto").lower()
     if reader not in ("auto", "harness", "cli"):

@@ -39,6 +39,11 @@ def ls(
             rows.append(row)
         common.emit_json({"root": w.root, "cwd": None if all_projects else w.cwd, "sessions": rows,
                           "skipped": [k.to_json() for k in listing.skipped]})
+    elif not listing.sessions and common.check_color(color) != "always":
+        # nothing to align or colour: plain text, without loading Rich (a fresh project's first ls)
+        from pisess.cli.text import NO_SESSIONS_HINT, ls_heading
+
+        typer.echo("".join(piece for piece, _ in ls_heading(listing, w, all_projects)) + "\n" + NO_SESSIONS_HINT)
     else:
         from pisess.cli import render
 

@@ -21,7 +21,7 @@ from rich.table import Table
 from rich.text import Text
 
 from pisess.cli import describe as d
-from pisess.cli.text import escape_controls, human_size, one_line
+from pisess.cli.text import NO_SESSIONS_HINT, escape_controls, human_size, ls_heading, one_line, tilde
 from pisess.core import js
 from pisess.core.js import UNDEF, get
 
@@ -39,11 +39,9 @@ KIND_STYLE = {
 
 def make_console(color: str = "auto", stderr: bool = False) -> Console:
     """Colour decided at call time: --color, then NO_COLOR, then whether the stream is a terminal."""
-    color = (color or "auto").lower()
-    if color not in ("auto", "always", "never"):
-        from pisess.core.errors import PisessError
+    from pisess.cli.common import check_color
 
-        raise PisessError("usage", f"--color must be auto, always or never, not {color!r}")
+    color = check_color(color)
     no_color = color == "never" or (color == "auto" and bool(os.environ.get("NO_COLOR")))
     width = None
     cols = os.environ.get("COLUMNS", "")
@@ -419,9 +417,7 @@ def _now_ms() -> float:
     return time.time() * 1000
 
 
-def _tilde(p: str) -> str:
-    home = os.path.expanduser("~")
-    return "~" + p[len(home):] if home and home != "/" and (p == home or p.startswith(home + os.sep)) else p
+_tilde = tilde
 
 
 def _session_id_from_path(p: Any) -> str:
@@ -438,17 +434,11 @@ def ls_view(listing, where, *, all_projects: bool, details: dict | None, color: 
     now = _now_ms()
     n = len(listing.sessions)
     head = Text()
-    if all_projects:
-        head.append(f"all projects \u00b7 {n} session{'s' if n != 1 else ''}", "bold")
-        head.append(f" \u00b7 {escape_controls(_tilde(where.root))}", "dim")
-    else:
-        head.append(escape_controls(_tilde(where.cwd)), "bold")
-        head.append(f" \u00b7 {n} session{'s' if n != 1 else ''}")
-        d_ = listing.directories[0] if listing.directories else where.root
-        head.append(f" \u00b7 {escape_controls(_tilde(d_))}", "dim")
+    for piece, style in ls_heading(listing, where, all_projects):
+        head.append(piece, style)
     console.print(head)
     if not n:
-        console.print(T("  (no sessions here; try --all, --cwd DIR or --sessions-dir DIR)", "dim"))
+        console.print(T(NO_SESSIONS_HINT, "dim"))
         return
     # ids made within the same minute share 8 characters: show as many as tell them apart
     ids = [s.id for s in listing.sessions]

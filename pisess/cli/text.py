@@ -50,3 +50,25 @@ def human_size(n: int) -> str:
 
 def short_id(s: str, n: int = 8) -> str:
     return s[:n]
+
+
+def tilde(p: str) -> str:
+    """``/home/me/x`` -> ``~/x``."""
+    import os
+
+    home = os.path.expanduser("~")
+    return "~" + p[len(home):] if home and home != "/" and (p == home or p.startswith(home + os.sep)) else p
+
+
+NO_SESSIONS_HINT = "  (no sessions here; try --all, --cwd DIR or --sessions-dir DIR)"
+
+
+def ls_heading(listing, where, all_projects: bool) -> list[tuple[str, str]]:
+    """The first line of ``pisess ls`` as ``(text, style)`` pieces."""
+    n = len(listing.sessions)
+    count = f"{n} session{'s' if n != 1 else ''}"
+    if all_projects:
+        return [(f"all projects \u00b7 {count}", "bold"), (f" \u00b7 {escape_controls(tilde(where.root))}", "dim")]
+    d = listing.directories[0] if listing.directories else where.root
+    return [(escape_controls(tilde(where.cwd)), "bold"), (f" \u00b7 {count}", ""),
+            (f" \u00b7 {escape_controls(tilde(d))}", "dim")]

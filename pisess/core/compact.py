@@ -46,7 +46,7 @@ class CompactIndex:
         self.ids: list = []  # id of each entry (None for an extra whose id is not a string)
         self.pos_of: dict = {}  # string id -> position of its last occurrence
         self.key_of: dict = {}  # js.key(id) -> position, for ids that are not strings
-        self.parents = array("i")  # position of the parent's then-last occurrence, or a marker
+        self.parents = array("i")  # position of an entry with the parent's id, or a marker
         self.other_parents: dict = {}  # position -> parentId string not seen before the entry
         self.offsets = array("q")
         self.lengths = array("I")  # a line of 4 GiB or more sends the file to the line scan
@@ -86,7 +86,7 @@ class CompactIndex:
 
 
 def scan_compact(path: str, *, workers: int | None = None) -> CompactIndex | None:
-    """Index ``path`` in one pass; ``None`` when it is not a well-formed v3 session (the line scan
+    """Index ``path``; ``None`` when it is not a well-formed v3 session (the line scan
     then reads it).  The strict harness checks and the cli's keep/drop rules run in this pass.
 
     A file of ``SPLIT_MIN`` bytes or more is read in two halves at once, the second in a forked
@@ -104,7 +104,7 @@ def scan_compact(path: str, *, workers: int | None = None) -> CompactIndex | Non
 
             # forking a process that runs threads can deadlock the child: only from a lone thread
             workers = 2 if hasattr(os, "fork") and (os.cpu_count() or 1) > 1 and threading.active_count() == 1 else 1
-        if workers > 1:
+        if workers > 1 and hasattr(os, "fork"):
             split = _split_point(path)
             if split is not None:
                 return _scan_halves(path, split)
