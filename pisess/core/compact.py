@@ -40,7 +40,7 @@ class CompactIndex:
 
     __slots__ = ("ids", "pos_of", "key_of", "parents", "other_parents", "offsets", "lengths", "lines", "roles",
                  "role_stubs", "stamps", "extras", "header", "header_line", "harness_error",
-                 "cli_plain", "sdk_marker", "size", "ends_with_newline", "line_count")
+                 "cli_plain", "sdk_marker", "size", "ends_with_newline", "line_count", "roots")
 
     def __init__(self) -> None:
         self.ids: list = []  # id of each entry (None for an extra whose id is not a string)
@@ -63,6 +63,7 @@ class CompactIndex:
         self.size = 0
         self.ends_with_newline = True
         self.line_count = 0  # physical lines read
+        self.roots: list = []  # positions of plain messages whose parentId is null
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -129,7 +130,7 @@ def _split_point(path: str) -> int | None:
             return None  # a FIFO would block the open; the scan refuses it
         with open(path, "rb") as fh:
             size = os.fstat(fh.fileno()).st_size
-            pos = size // 2
+            pos = size * 47 // 100  # the child also has to send its half: give it a little less
             fh.seek(pos)
             while pos < size:
                 chunk = fh.read(1 << 16)
@@ -157,6 +158,9 @@ def _scan_halves(path: str, split: int) -> CompactIndex | None:
             half = _scan(path, start=split, expect_header=False)
             if half is not None:
                 half.pos_of = {}  # rebuilt from ids on the other side: cheaper than sending it
+                joined = "\n".join(half.ids) if None not in half.ids else None
+                if joined is not None and half.ids and joined.count("\n") == len(half.ids) - 1:
+                    half.ids = joined  # one string pickles in one copy, a list item by item
             data = pickle.dumps(half, protocol=pickle.HIGHEST_PROTOCOL)
             with os.fdopen(write_end, "wb") as out:
                 out.write(data)
@@ -189,19 +193,27 @@ def _join(ix: CompactIndex, more: CompactIndex) -> CompactIndex | None:
     """``ix`` followed by ``more`` (positions and line numbers of ``more`` start at 0)."""
     if any(type(k) is tuple and k[0] == "obj" for k in more.key_of):
         return None  # object ids are keyed by identity, which did not cross the pipe
+    if type(more.ids) is str:
+        more.ids = more.ids.split("\n")
     n = len(ix.ids)
     ix.ids.extend(more.ids)
     ix.pos_of.update(zip(more.ids, range(n, n + len(more.ids))))
     ix.pos_of.pop(None, None)
     for k, p in more.key_of.items():
         ix.key_of[k] = p + n
-    parents = array("i", (q + n if q >= 0 else q for q in more.parents))
+    parents = array("i", map(add, more.parents, repeat(n)))  # then the markers put back
     more.parents = None
+    for p in more.extras:
+        parents[p] = _EXTRA
+    for p in more.roots:
+        parents[p] = _NO_PARENT
+    ix.roots.extend(p + n for p in more.roots)
     for p, pid in more.other_parents.items():
         q = ix.pos_of.get(pid)
         if q is not None:  # seen in either half: any occurrence names the same id
             parents[p] = q
         else:
+            parents[p] = _OTHER_PARENT
             ix.other_parents[p + n] = pid
     ix.parents.extend(parents)
     del parents
@@ -406,6 +418,7 @@ def _add_block(ix: CompactIndex, role_code: dict, starts: list, first_number: in
             if q == _OTHER_PARENT:
                 if pids[i] is None:
                     par_b[i] = _NO_PARENT
+                    ix.roots.append(pos_base + i + bisect_left(xks, ks[i]))
                 else:
                     ix.other_parents[pos_base + i + bisect_left(xks, ks[i])] = pids[i]
     role_b = bytearray(map(role_code.__getitem__, roles))
