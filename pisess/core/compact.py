@@ -19,6 +19,7 @@ the index only saves memory and time on the common case.
 from __future__ import annotations
 
 import os
+import sys
 from array import array
 from bisect import bisect_left
 from collections.abc import Mapping, Sequence
@@ -103,8 +104,10 @@ def scan_compact(path: str, *, workers: int | None = None) -> CompactIndex | Non
         if workers is None:
             import threading
 
-            # forking a process that runs threads can deadlock the child: only from a lone thread
-            workers = 2 if hasattr(os, "fork") and (os.cpu_count() or 1) > 1 and threading.active_count() == 1 else 1
+            # Forking a process that runs threads can deadlock the child: only from a lone thread.
+            # Linux only: macOS system libraries are not fork-safe (Python's own pools spawn there).
+            workers = 2 if sys.platform.startswith("linux") and (os.cpu_count() or 1) > 1 \
+                and threading.active_count() == 1 else 1
         if workers > 1 and hasattr(os, "fork"):
             split = _split_point(path)
             if split is not None:
