@@ -209,6 +209,23 @@ def test_streamed_path_equals_whole_file_path(tmp_path, monkeypatch, block):
         assert len(whole.hits) >= 6
 
 
+def test_streamed_file_the_sdk_refuses_is_read_as_the_pi_command_reads_it(tmp_path):
+    """A big file with a hit and a broken line: pi's SDK refuses it, so its hits are placed by the
+    lenient reader, with a note; the same answer as for a small file."""
+    p = tmp_path / "broken.jsonl"
+    head = '{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/w"}'
+    e1 = ('{"type":"message","id":"e1","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z",'
+          '"message":{"role":"user","content":"find me"}}')
+    leaf = '{"type":"leaf","id":"l1","parentId":null,"timestamp":"2025-01-01T00:00:02.000Z","targetId":"e1"}'
+    p.write_bytes("\n".join([head, e1, '{"type":"mess', leaf]).encode() + b"\n")
+    results = [search_file(str(p), make_matcher("find"), small=small) for small in (0, 1 << 20)]
+    for r in results:
+        # the pi command ignores leaf records: its leaf is the last entry, l1, so e1 is off its path
+        assert [(h.entry_id, h.where, h.match.line) for h in r.hits] == [("e1", "branch", 2)]
+        assert r.reader == "cli" and "pi's SDK refuses it" in r.note
+    assert results[0].note == results[1].note
+
+
 def test_unterminated_last_line_and_crlf(tmp_path):
     p = tmp_path / "crlf.jsonl"
     head = '{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/w"}'

@@ -23,7 +23,7 @@ import orjson
 from . import js
 from .errors import PisessError
 from .js import UNDEF, get
-from .jsonl import NOT_JSON, RawFile, RawLine, is_blank, lighten, iter_lines, parse_json
+from .jsonl import NOT_JSON, RawFile, RawLine, is_blank, iter_lines, lighten, parse_json, scan_file
 from .repo import encode_cwd, iter_jsonl, project_dirs, resolve_session
 from .session import Session, open_session
 
@@ -232,7 +232,8 @@ def open_lenient(path: str, reader: str, raw: RawFile | None) -> tuple[Session, 
         if e.code in ("storage", "not_found", "usage") or reader == "cli":
             raise
         try:
-            s = open_session(path, "cli", raw=raw, light=raw is None)
+            # the light read found damage: one line scan serves the lenient reader
+            s = open_session(path, "cli", raw=raw if raw is not None else scan_file(path, light=True))
         except PisessError:
             raise e from None
         return s, f"pi's SDK refuses it ({e.reason}); read as the pi command reads it"
