@@ -335,7 +335,7 @@ def _plain(v: dict) -> bool:
             and type(msg) is dict and type(msg.get("role")) is str and (pid is None or type(pid) is str))
 
 
-_STR, _DICT, _STR_OR_NONE = {str}, {dict}, {str, type(None)}
+_STR_OR_NONE = {str, type(None)}
 
 
 def _columns(vs: list) -> tuple | None:
