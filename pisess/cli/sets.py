@@ -42,11 +42,8 @@ def resolve(sessions: Optional[List[str]], all_projects: bool, sessions_dir: str
 
 
 def check_color(color: str) -> None:
-    """``--color`` checked before any work (``render.make_console`` says the same, later)."""
-    from pisess.core.errors import PisessError
-
-    if (color or "auto").lower() not in ("auto", "always", "never"):
-        raise PisessError("usage", f"--color must be auto, always or never, not {color!r}")
+    """``--color`` checked before any work (``render.make_console`` checks it again, later)."""
+    common.check_color(color)
 
 
 def total_bytes(files: list[str]) -> int:
