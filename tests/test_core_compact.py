@@ -205,3 +205,21 @@ def test_pisess_jobs_1_reads_in_one_pass(tmp_path, monkeypatch):
     monkeypatch.setenv("PISESS_JOBS", "1")
     compact.scan_compact(str(path))
     assert len(calls) == 1
+
+
+def test_a_child_that_fails_leaves_the_file_to_the_line_scan(tmp_path, monkeypatch):
+    import pickle
+
+    lines = [header()] + [user(f"{i:08x}", None if i == 0 else f"{i - 1:08x}") for i in range(200)]
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(session_bytes(lines))
+    monkeypatch.setattr(compact, "SPLIT_MIN", 1)
+
+    def broken(*a, **k):
+        raise RuntimeError("the child dies before it sends anything")
+
+    monkeypatch.setattr(pickle, "dumps", broken)  # only the forked child pickles
+    assert compact.scan_compact(str(path), workers=2) is None
+    monkeypatch.setattr(compact.os, "cpu_count", lambda: 2)
+    s = open_session(str(path), "harness", light=True)
+    assert len(s.entries) == 200 and s.leaf_id == f"{199:08x}"

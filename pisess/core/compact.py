@@ -151,6 +151,7 @@ def _split_point(path: str) -> int | None:
 def _scan_halves(path: str, split: int) -> CompactIndex | None:
     """The first half here, the second in a forked child that sends its index back pickled."""
     import pickle
+    import signal
 
     read_end, write_end = os.pipe()
     pid = os.fork()
@@ -178,17 +179,18 @@ def _scan_halves(path: str, split: int) -> CompactIndex | None:
         if first is not None:
             try:
                 second = pickle.load(inp)  # as it arrives: no second copy of the whole message
-            except (EOFError, pickle.UnpicklingError):
-                second = None  # the child failed
+            except Exception:  # noqa: BLE001 - a child that died mid-message: the line scan decides
+                second = None
     finally:
         inp.close()
-        if first is None:
-            os.kill(pid, 9)
+        if second is None:  # not needed (or not coming): do not wait for it to finish its half
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
         _, status = os.waitpid(pid, 0)
-    if first is None or status != 0:
-        return None
-    if second is None:
-        return None  # the second half is damaged (or the child failed): the line scan decides
+    if first is None or second is None or status != 0:
+        return None  # a half is damaged (or the child failed): the line scan decides
     return _join(first, second)  # (frees the second half's arrays as it goes)
 
 
