@@ -288,7 +288,8 @@ def _scan(path: str, start: int = 0, stop: int | None = None, expect_header: boo
                 if not xs or (ks and ks[0] < xs[0][0]) or not _take_header(ix, xs.pop(0), starts, first_number, parts):
                     return None  # no header, a legacy or odd one: the line scan knows each reader's answer
                 need_header = False
-            if (ks or xs) and not _add_block(ix, role_code, starts, first_number, parts, ks, vs, xs):
+            if (ks or xs) and not _add_block(ix, role_code, starts, first_number, parts, ks, vs, xs,
+                                             lo, lo + len(chunk)):
                 return None
         first_number += len(parts)
         end = starts[-1] + len(parts)
@@ -368,7 +369,9 @@ def _columns(vs: list) -> tuple | None:
 
 
 def _add_block(ix: CompactIndex, role_code: dict, starts: list, first_number: int, parts: list,
-               ks: list, vs: list, xs: list) -> bool:
+               ks: list, vs: list, xs: list, lo: int, hi: int) -> bool:
+    """Store the entries of lines ``lo:hi`` of ``parts``: plain candidates ``ks``/``vs`` (line
+    index, value) and the rest ``xs`` ((line index, value), in order)."""
     from .session import check_harness_entry
 
     cols = _columns(vs) if vs else ([], [], "", [])
@@ -387,10 +390,13 @@ def _add_block(ix: CompactIndex, role_code: dict, starts: list, first_number: in
 
     pos_base = len(ix.ids)
     ids_b = list(eids)
-    ks_b = list(ks)
+    # Usually every line of the chunk is an entry (no blank line, not the header's chunk): the
+    # entries are then the lines themselves, in order, and need no merging.
+    every_line = len(ks) + len(xs) == hi - lo
+    ks_b = range(lo, hi) if every_line else list(ks)
     at: list = []  # where each extra goes among the block's entries
     for j, (k, v) in enumerate(xs):
-        idx = bisect_left(ks, k) + j
+        idx = k - lo if every_line else bisect_left(ks, k) + j
         pos = pos_base + idx
         at.append(idx)
         e = lighten(v, 0, 0)  # offset and length are set below
@@ -411,7 +417,8 @@ def _add_block(ix: CompactIndex, role_code: dict, starts: list, first_number: in
             return False
         ix.extras[pos] = e
         ids_b.insert(idx, eid if type(eid) is str else None)
-        ks_b.insert(idx, k)
+        if not every_line:
+            ks_b.insert(idx, k)
         if type(eid) is not str:
             ix.key_of[js.key(eid)] = pos
 
@@ -441,11 +448,18 @@ def _add_block(ix: CompactIndex, role_code: dict, starts: list, first_number: in
     ix.roles += role_b
     ix.stamps += stamp_b
 
-    offsets = list(map(add, map(starts.__getitem__, ks_b), ks_b))
+    if every_line:
+        offsets = list(map(add, starts[lo:hi], ks_b))
+        lengths: Any = map(len, parts[lo:hi])
+        lines: Any = range(first_number + lo + 1, first_number + hi + 1)
+    else:
+        offsets = list(map(add, map(starts.__getitem__, ks_b), ks_b))
+        lengths = map(len, map(parts.__getitem__, ks_b))
+        lines = map(add, ks_b, repeat(first_number + 1))
     ix.offsets.extend(offsets)
     try:
-        ix.lengths.extend(map(len, map(parts.__getitem__, ks_b)))
-        ix.lines.extend(map(add, ks_b, repeat(first_number + 1)))
+        ix.lengths.extend(lengths)
+        ix.lines.extend(lines)
     except OverflowError:
         return False
     for idx in at:
