@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import assistant, entry, header, session_bytes, user
-from pisess.core import compact
+from pisess.core import compact, js
 from pisess.core.context import build_context
 from pisess.core.errors import PisessError
 from pisess.core.jsonl import Light, scan_file
@@ -72,8 +72,8 @@ def _seen(s) -> dict:
         "reader": s.reader, "leaf": s.leaf_id, "labels": s.labels_json(), "header": s.header,
         "entries": [(dict(e), e.offset, e.length, e.index) if type(e) is Light else e for e in s.entries],
         "lines": list(s.entry_lines), "size": s.raw.size, "newline": s.raw.ends_with_newline,
-        "lookups": {eid: s.position(s.lookup(eid)) for eid in {e.get("id") for e in s.entries if isinstance(e, dict)}
-                    if isinstance(eid, str)},
+        "lookups": {eid: s.position(s.lookup(eid))
+                    for eid in {e.get("id") for e in s.entries if isinstance(e, dict) and isinstance(e.get("id"), str)}},
     }
     for key, step in (("name", s.session_name), ("context", lambda: _context(s))):
         try:
@@ -223,3 +223,25 @@ def test_a_child_that_fails_leaves_the_file_to_the_line_scan(tmp_path, monkeypat
     monkeypatch.setattr(compact.os, "cpu_count", lambda: 2)
     s = open_session(str(path), "harness", light=True)
     assert len(s.entries) == 200 and s.leaf_id == f"{199:08x}"
+
+
+def test_ids_that_are_not_strings_survive_the_two_half_read(tmp_path, monkeypatch):
+    """The cli keeps entries whose id is a number, null, missing or an object; lookups of those
+    go by JS Map identity, which the two halves must not lose (they fall back to one pass)."""
+    odd = [entry("custom", 7, None, customType="x"), entry("custom", None, None, customType="y"),
+           {"type": "custom", "parentId": None, "timestamp": TS, "customType": "z"},
+           entry("custom", {"o": 1}, None, customType="w")]
+    for extra in odd:
+        lines = [header()] + [user(f"{i:08x}", None if i == 0 else f"{i - 1:08x}") for i in range(150)] + [extra]
+        path = tmp_path / "s.jsonl"
+        path.write_bytes(session_bytes(lines))
+        monkeypatch.setattr(compact, "SPLIT_MIN", 1)
+        one = open_session(str(path), "cli", light=True)
+        monkeypatch.setattr(compact.os, "cpu_count", lambda: 2)
+        two = open_session(str(path), "cli", light=True)
+        monkeypatch.setattr(compact.os, "cpu_count", lambda: 1)
+        assert _seen(two) == _seen(one)
+        eid = extra.get("id", js.UNDEF)
+        if not isinstance(eid, dict):  # (an object id is looked up by identity: no key to ask with)
+            k = js.key(eid)
+            assert two.position(two.by_id.get(k)) == one.position(one.by_id.get(k)) == len(one.entries) - 1

@@ -196,8 +196,8 @@ def _scan_halves(path: str, split: int) -> CompactIndex | None:
 
 def _join(ix: CompactIndex, more: CompactIndex) -> CompactIndex | None:
     """``ix`` followed by ``more`` (positions and line numbers of ``more`` start at 0)."""
-    if any(type(k) is tuple and k[0] == "obj" for k in more.key_of):
-        return None  # object ids are keyed by identity, which did not cross the pipe
+    if any(k is not None and not (type(k) is tuple and k[0] in ("num", "bool")) for k in more.key_of):
+        return None  # keyed by identity (an object id, a missing id): identities do not cross the pipe
     if type(more.ids) is str:
         more.ids = more.ids.split("\n")
     n = len(ix.ids)
