@@ -124,7 +124,7 @@ SPLIT_MIN = 48 << 20  # below this a fork, and sending half an index back, cost 
 
 
 def _split_point(path: str) -> int | None:
-    """The first line start at or after the middle of the file, if the file is big enough."""
+    """The first line start after 47% of the file, if the file is big enough to be read in halves."""
     import stat
 
     try:
