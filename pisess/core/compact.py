@@ -24,7 +24,7 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from itertools import accumulate, compress, repeat
-from operator import add, and_, eq, not_
+from operator import add, and_, eq, not_, sub
 from typing import Any
 
 import orjson
@@ -41,7 +41,8 @@ class CompactIndex:
 
     __slots__ = ("ids", "pos_of", "key_of", "parents", "other_parents", "offsets", "lengths", "lines", "roles",
                  "role_stubs", "stamps", "extras", "header", "header_line", "harness_error",
-                 "cli_plain", "sdk_marker", "size", "ends_with_newline", "line_count", "roots")
+                 "cli_plain", "sdk_marker", "size", "ends_with_newline", "line_count", "roots", "first_line",
+                 "last_length")
 
     def __init__(self) -> None:
         self.ids: list = []  # id of each entry (None for an extra whose id is not a string)
@@ -50,8 +51,13 @@ class CompactIndex:
         self.parents = array("i")  # position of an entry with the parent's id, or a marker
         self.other_parents: dict = {}  # position -> parentId string not seen before the entry
         self.offsets = array("q")
-        self.lengths = array("I")  # a line of 4 GiB or more sends the file to the line scan
-        self.lines = array("I")  # physical line numbers, 1-based
+        # Physical line numbers (1-based) and lengths: None while entry i sits on line
+        # first_line + i (no blank line between entries: the usual case); then lines are a range
+        # and each length is the distance to the next entry's offset.
+        self.lines: array | None = None
+        self.lengths: array | None = None  # a line of 4 GiB or more sends the file to the line scan
+        self.first_line = 0
+        self.last_length = 0
         self.roles = bytearray()
         self.role_stubs: list = []  # role code -> the shared {"role": role} stub
         self.stamps = bytearray()
@@ -82,9 +88,29 @@ class CompactIndex:
         out["timestamp"] = self.stamps[pos * _TS_WIDTH:(pos + 1) * _TS_WIDTH].decode("ascii")
         out["message"] = self.role_stubs[self.roles[pos]]
         out.offset = self.offsets[pos]
-        out.length = self.lengths[pos]
+        out.length = self.length_of(pos)
         out.index = pos
         return out
+
+    def line_numbers(self) -> Any:
+        """The physical line of each entry (a ``range`` when they follow one another)."""
+        return self.lines if self.lines is not None else range(self.first_line, self.first_line + len(self.ids))
+
+    def length_of(self, pos: int) -> int:
+        if self.lengths is not None:
+            return self.lengths[pos]
+        return self.offsets[pos + 1] - self.offsets[pos] - 1 if pos + 1 < len(self.offsets) else self.last_length
+
+    def _spell_out(self) -> None:
+        """Lines and lengths as arrays, from here on (an entry is not on the line after the last)."""
+        if self.lines is not None:
+            return
+        n = len(self.offsets)
+        self.lines = array("I", range(self.first_line, self.first_line + n))
+        offsets = self.offsets
+        self.lengths = array("I", map(add, map(sub, offsets[1:], offsets[:-1]), repeat(-1)))
+        if n:
+            self.lengths.append(self.last_length)
 
 
 def scan_compact(path: str, *, workers: int | None = None) -> CompactIndex | None:
@@ -222,12 +248,24 @@ def _join(ix: CompactIndex, more: CompactIndex) -> CompactIndex | None:
             ix.other_parents[p + n] = pid
     ix.parents.extend(parents)
     del parents
-    ix.offsets.extend(more.offsets)
-    more.offsets = None
-    ix.lengths.extend(more.lengths)
-    more.lengths = None
-    ix.lines.extend(map(add, more.lines, repeat(ix.line_count)))
-    more.lines = None
+    if more.ids:
+        if not n:
+            ix.first_line = ix.line_count + more.first_line
+        if ix.lines is not None or more.lines is not None or ix.line_count + more.first_line != ix.first_line + n:
+            try:
+                ix._spell_out()
+                more._spell_out()
+            except OverflowError:
+                return None
+    if ix.lines is None:
+        ix.offsets.extend(more.offsets)
+        if more.ids:
+            ix.last_length = more.last_length
+    else:
+        ix.offsets.extend(more.offsets)
+        ix.lengths.extend(more.lengths)
+        ix.lines.extend(map(add, more.lines, repeat(ix.line_count)))
+    more.offsets = more.lengths = more.lines = None
     codes = {}
     for code, stub in enumerate(more.role_stubs):
         mine = next((i for i, s in enumerate(ix.role_stubs) if s["role"] == stub["role"]), None)
@@ -456,12 +494,23 @@ def _add_block(ix: CompactIndex, role_code: dict, starts: list, first_number: in
         offsets = list(map(add, map(starts.__getitem__, ks_b), ks_b))
         lengths = map(len, map(parts.__getitem__, ks_b))
         lines = map(add, ks_b, repeat(first_number + 1))
+    first = first_number + ks_b[0] + 1
+    if not pos_base:
+        ix.first_line = first
+    if ix.lines is None and (first != ix.first_line + pos_base or ks_b[-1] - ks_b[0] != len(ks_b) - 1):
+        try:
+            ix._spell_out()  # (once: from then on every chunk extends the arrays)
+        except OverflowError:
+            return False
     ix.offsets.extend(offsets)
-    try:
-        ix.lengths.extend(lengths)
-        ix.lines.extend(lines)
-    except OverflowError:
-        return False
+    if ix.lines is None:
+        ix.last_length = len(parts[ks_b[-1]])
+    else:
+        try:
+            ix.lengths.extend(lengths)
+            ix.lines.extend(lines)
+        except OverflowError:
+            return False
     for idx in at:
         e = ix.extras[pos_base + idx]
         if type(e) is Light:

@@ -292,9 +292,10 @@ def _open_compact(path: str, reader: str) -> Session | None:
         return None  # pi fails or drops lines here: the line scan says how
     entries = CompactEntries(ix)
     by_id = CompactById(entries)
+    lines = ix.line_numbers()
     if chosen == "harness":
-        return _harness_view(ix.header, entries, ix.lines, raw, by_id=by_id)
-    return _cli_view(ix.header, entries, ix.lines, raw, by_id=by_id)
+        return _harness_view(ix.header, entries, lines, raw, by_id=by_id)
+    return _cli_view(ix.header, entries, lines, raw, by_id=by_id)
 
 
 def _walk(entries, by_id: dict | None):
