@@ -191,6 +191,9 @@ def _scan_halves(path: str, split: int) -> CompactIndex | None:
                 joined = "\n".join(half.ids) if None not in half.ids else None
                 if joined is not None and half.ids and joined.count("\n") == len(half.ids) - 1:
                     half.ids = joined  # one string pickles in one copy, a list item by item
+                # plain dicts and numbers pickle at twice the speed of a dict subclass with slots
+                half.extras = [(p, dict(e), e.offset, e.length) if type(e) is Light else (p, e, -1, -1)
+                               for p, e in half.extras.items()]
             data = pickle.dumps(half, protocol=pickle.HIGHEST_PROTOCOL)
             with os.fdopen(write_end, "wb") as out:
                 out.write(data)
@@ -234,6 +237,14 @@ def _join(ix: CompactIndex, more: CompactIndex) -> CompactIndex | None:
         ix.key_of[k] = p + n
     parents = array("i", map(add, more.parents, repeat(n)))  # then the markers put back
     more.parents = None
+    if type(more.extras) is list:  # as the child sent them: (position, value, offset, length)
+        extras: dict = {}
+        for p, v, offset, length in more.extras:
+            if offset >= 0:
+                v = Light(v)
+                v.offset, v.length, v.index = offset, length, p
+            extras[p] = v
+        more.extras = extras
     for p in more.extras:
         parents[p] = _EXTRA
     for p in more.roots:
