@@ -150,7 +150,8 @@ SPLIT_MIN = 48 << 20  # below this a fork, and sending half an index back, cost 
 
 
 def _split_point(path: str) -> int | None:
-    """The first line start after 47% of the file, if the file is big enough to be read in halves."""
+    """The first line start after 51% of the file (the child reads from there), if the file is big
+    enough to be read in two parts."""
     import stat
 
     try:
@@ -159,7 +160,7 @@ def _split_point(path: str) -> int | None:
             return None  # a FIFO would block the open; the scan refuses it
         with open(path, "rb") as fh:
             size = os.fstat(fh.fileno()).st_size
-            pos = size * 47 // 100  # the child also has to send its half: give it a little less
+            pos = size * 51 // 100  # the child (from here to the end) also pickles its part: a little less for it
             fh.seek(pos)
             while pos < size:
                 chunk = fh.read(1 << 16)
