@@ -42,11 +42,14 @@ class CompactIndex:
     __slots__ = ("ids", "pos_of", "key_of", "parents", "other_parents", "offsets", "lengths", "lines", "roles",
                  "role_stubs", "stamps", "extras", "header", "header_line", "harness_error",
                  "cli_plain", "sdk_marker", "size", "ends_with_newline", "line_count", "roots", "first_line",
-                 "last_length")
+                 "last_length", "later_pos_of")
 
     def __init__(self) -> None:
         self.ids: list = []  # id of each entry (None for an extra whose id is not a string)
-        self.pos_of: dict = {}  # string id -> position of its last occurrence
+        self.pos_of: dict = {}  # string id -> position of its last occurrence (in the first part, see below)
+        # A file read in two parts keeps the ids of the second in their own map, looked up first:
+        # merging them into pos_of would cost a rehash of the first part's map.
+        self.later_pos_of: dict | None = None
         self.key_of: dict = {}  # js.key(id) -> position, for ids that are not strings
         self.parents = array("i")  # position of an entry with the parent's id, or a marker
         self.other_parents: dict = {}  # position -> parentId string not seen before the entry
@@ -91,6 +94,15 @@ class CompactIndex:
         out.length = self.length_of(pos)
         out.index = pos
         return out
+
+    def position_of(self, eid: str) -> int | None:
+        """The position of the last entry with string id ``eid``."""
+        later = self.later_pos_of
+        if later is not None:
+            pos = later.get(eid)
+            if pos is not None:
+                return pos
+        return self.pos_of.get(eid)
 
     def line_numbers(self) -> Any:
         """The physical line of each entry (a ``range`` when they follow one another)."""
@@ -232,8 +244,8 @@ def _join(ix: CompactIndex, more: CompactIndex) -> CompactIndex | None:
         more.ids = more.ids.split("\n")
     n = len(ix.ids)
     ix.ids.extend(more.ids)
-    ix.pos_of.update(zip(more.ids, range(n, n + len(more.ids))))
-    ix.pos_of.pop(None, None)
+    ix.later_pos_of = dict(zip(more.ids, range(n, n + len(more.ids))))
+    ix.later_pos_of.pop(None, None)
     for k, p in more.key_of.items():
         ix.key_of[k] = p + n
     parents = array("i", map(add, more.parents, repeat(n)))  # then the markers put back
@@ -252,7 +264,7 @@ def _join(ix: CompactIndex, more: CompactIndex) -> CompactIndex | None:
         parents[p] = _NO_PARENT
     ix.roots.extend(p + n for p in more.roots)
     for p, pid in more.other_parents.items():
-        q = ix.pos_of.get(pid)
+        q = ix.position_of(pid)
         if q is not None:  # seen in either half: any occurrence names the same id
             parents[p] = q
         else:
@@ -581,7 +593,7 @@ class CompactById(Mapping):
 
     def _pos(self, key: Any) -> int | None:
         ix = self.entries.index
-        return ix.pos_of.get(key) if type(key) is str else ix.key_of.get(key)
+        return ix.position_of(key) if type(key) is str else ix.key_of.get(key)
 
     def __getitem__(self, key: Any) -> Any:
         if key in self._set:
@@ -602,9 +614,10 @@ class CompactById(Mapping):
 
     def __iter__(self):
         ix = self.entries.index
-        yield from ix.pos_of
+        later = ix.later_pos_of or {}
+        yield from later
+        yield from (k for k in ix.pos_of if k not in later)
         yield from ix.key_of
 
     def __len__(self) -> int:
-        ix = self.entries.index
-        return len(ix.pos_of) + len(ix.key_of)
+        return sum(1 for _ in self)
