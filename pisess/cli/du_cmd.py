@@ -33,7 +33,7 @@ def du(
     reader = common.check_reader(reader)
     if top < 0:
         raise PisessError("usage", f"--top must be 0 or more, not {top}")
-    sets.check_color(color)
+    common.check_color(color)  # before any work
     sets.run_report(lambda files, tick, skip: disk_usage(files, reader=reader, top=top, tick=tick, on_skip=skip),
                     "du_view",
                     sessions=sessions, all_projects=all_projects, sessions_dir=sessions_dir, cwd=cwd,

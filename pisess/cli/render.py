@@ -417,9 +417,6 @@ def _now_ms() -> float:
     return time.time() * 1000
 
 
-_tilde = tilde
-
-
 def _session_id_from_path(p: Any) -> str:
     if not isinstance(p, str):
         return "-"
@@ -452,7 +449,7 @@ def ls_view(listing, where, *, all_projects: bool, details: dict | None, color: 
              "size": T(human_size(s.size)),
              "forked": T(_session_id_from_path(s.parent_session_path) if s.parent_session_path else "-",
                          "" if s.parent_session_path else "dim"),
-             "cwd": T(escape_controls(_tilde(s.cwd)), "dim")}
+             "cwd": T(escape_controls(tilde(s.cwd)), "dim")}
         if details is not None:
             info = details.get(s.path) or {}
             if "error" in info:

@@ -44,7 +44,7 @@ def search(
     if fields is not None and not wanted:
         raise PisessError("usage", "--in needs at least one of user, assistant, thinking, tool, summary, custom, label, name")
     matcher = make_matcher(pattern, regex=regex, ignore_case=ignore_case, fields=wanted)
-    sets.check_color(color)
+    common.check_color(color)  # before any work
     scope = sets.resolve(sessions, all_projects, sessions_dir, cwd)
     results, skipped, unreadable = [], [], []
     with sets.Progress(scope.files, "searching", color=color) as bar:

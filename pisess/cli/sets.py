@@ -41,11 +41,6 @@ def resolve(sessions: Optional[List[str]], all_projects: bool, sessions_dir: str
     return scope
 
 
-def check_color(color: str) -> None:
-    """``--color`` checked before any work (``render.make_console`` checks it again, later)."""
-    common.check_color(color)
-
-
 def total_bytes(files: list[str]) -> int:
     total = 0
     for p in files:

@@ -36,7 +36,7 @@ def stats(
     by = by.lower() if by else None
     if by is not None and by not in BY:
         raise PisessError("usage", f"--by must be one of {', '.join(BY)}, not {by!r}")
-    sets.check_color(color)
+    common.check_color(color)  # before any work
     sets.run_report(lambda files, tick, skip: compute_stats(files, reader=reader, by=by, tick=tick, on_skip=skip),
                     "stats_view",
                     sessions=sessions, all_projects=all_projects, sessions_dir=sessions_dir, cwd=cwd,

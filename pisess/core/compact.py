@@ -40,7 +40,7 @@ class CompactIndex:
     """Positions are entry indexes (the header is not an entry)."""
 
     __slots__ = ("ids", "pos_of", "key_of", "parents", "other_parents", "offsets", "lengths", "lines", "roles",
-                 "role_stubs", "stamps", "extras", "header", "header_line", "harness_error",
+                 "role_stubs", "stamps", "extras", "header", "harness_error",
                  "cli_plain", "sdk_marker", "size", "ends_with_newline", "line_count", "roots", "first_line",
                  "last_length", "later_pos_of")
 
@@ -66,7 +66,6 @@ class CompactIndex:
         self.stamps = bytearray()
         self.extras: dict = {}  # position -> Light (or other value) of a line that is not a plain message
         self.header: Any = None
-        self.header_line: tuple | None = None  # (number, offset, length)
         self.harness_error = False  # some line fails the harness's checks
         self.cli_plain = True  # the cli keeps every entry as it is, nothing dropped or skipped
         self.sdk_marker = False
@@ -347,7 +346,7 @@ def _scan(path: str, start: int = 0, stop: int | None = None, expect_header: boo
                 xs = list(compress(zip(numbered, vals), map(not_, mask))) if len(vs) < len(vals) else []
                 del vals
             if need_header and (ks or xs):
-                if not xs or (ks and ks[0] < xs[0][0]) or not _take_header(ix, xs.pop(0), starts, first_number, parts):
+                if not xs or (ks and ks[0] < xs[0][0]) or not _take_header(ix, xs.pop(0)[1]):
                     return None  # no header, a legacy or odd one: the line scan knows each reader's answer
                 need_header = False
             if (ks or xs) and not _add_block(ix, role_code, starts, first_number, parts, ks, vs, xs,
@@ -380,15 +379,14 @@ def _sort_lines(chunk: list, lo: int) -> tuple[list, list, list]:
     return ks, vs, xs
 
 
-def _take_header(ix: CompactIndex, kv: tuple, starts: list, first_number: int, parts: list) -> bool:
+def _take_header(ix: CompactIndex, v: Any) -> bool:
     from .migrate import needs_migration
     from .session import check_harness_header
 
-    k, v = kv
     if type(v) is not dict or v.get("type") != "session" or type(v.get("id")) is not str \
             or needs_migration(v) or check_harness_header(v) is not None:
         return False
-    ix.header, ix.header_line = v, (first_number + k + 1, starts[k] + k, len(parts[k]))
+    ix.header = v
     ix.sdk_marker = "metadata" in v
     return True
 

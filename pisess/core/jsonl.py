@@ -294,8 +294,8 @@ def scan_file(path: str, light: bool = True) -> RawFile:
 
 def iter_blocks(path: str, tick=None, chunk_size: int = CHUNK, start: int = 0, stop: int | None = None):
     """``(offset, lines, terminated)`` per chunk of about 8 MiB: the physical lines (split on
-    ``\n`` only) that end in it, ``offset`` the byte offset of the first.  Only the last block
-    can be unterminated (a single line without its ``\n``).  ``tick(bytes)`` is called after each
+    ``\\n`` only) that end in it, ``offset`` the byte offset of the first.  Only the last block
+    can be unterminated (a single line without its ``\\n``).  ``tick(bytes)`` is called after each
     chunk.  Per-line work stays in the caller's loop: a generator step per line costs as much as
     the split itself on files of a million short lines.  ``start``/``stop`` read a byte range
     (``start`` at a line's first byte)."""
