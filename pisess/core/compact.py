@@ -31,6 +31,8 @@ import orjson
 
 from . import js
 from .jsonl import NOT_JSON, SDK_TYPES, Light, _shared, is_blank, iter_blocks, lighten, parse_json
+from .migrate import needs_migration
+from .session import check_harness_entry, check_harness_header
 
 _TS_WIDTH = 24  # "2025-03-03T09:00:39.403Z": pi's Date.toISOString()
 _NO_PARENT, _OTHER_PARENT, _EXTRA = -1, -2, -3
@@ -380,9 +382,6 @@ def _sort_lines(chunk: list, lo: int) -> tuple[list, list, list]:
 
 
 def _take_header(ix: CompactIndex, v: Any) -> bool:
-    from .migrate import needs_migration
-    from .session import check_harness_header
-
     if type(v) is not dict or v.get("type") != "session" or type(v.get("id")) is not str \
             or needs_migration(v) or check_harness_header(v) is not None:
         return False
@@ -432,8 +431,6 @@ def _add_block(ix: CompactIndex, role_code: dict, starts: list, first_number: in
                ks: list, vs: list, xs: list, lo: int, hi: int) -> bool:
     """Store the entries of lines ``lo:hi`` of ``parts``: plain candidates ``ks``/``vs`` (line
     index, value) and the rest ``xs`` ((line index, value), in order)."""
-    from .session import check_harness_entry
-
     cols = _columns(vs) if vs else ([], [], "", [])
     if cols is None:  # some candidate is not plain after all: sort them one by one (rare)
         keep = [_plain(v) for v in vs]
