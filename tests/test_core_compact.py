@@ -198,7 +198,7 @@ def test_pisess_jobs_1_reads_in_one_pass(tmp_path, monkeypatch):
     path.write_bytes(session_bytes([header()] + [user(f"{i:08x}", None) for i in range(50)]))
     calls = []
     monkeypatch.setattr(compact, "SPLIT_MIN", 1)
-    monkeypatch.setattr(compact.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(compact.parallel, "cpus", lambda: 2)
     monkeypatch.setattr(compact, "_scan_halves", lambda *a: calls.append(a) or compact._scan(str(path)))
     compact.scan_compact(str(path))
     assert len(calls) == 1
@@ -220,7 +220,7 @@ def test_a_child_that_fails_leaves_the_file_to_the_line_scan(tmp_path, monkeypat
 
     monkeypatch.setattr(pickle, "dumps", broken)  # only the forked child pickles
     assert compact.scan_compact(str(path), workers=2) is None
-    monkeypatch.setattr(compact.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(compact.parallel, "cpus", lambda: 2)
     s = open_session(str(path), "harness", light=True)
     assert len(s.entries) == 200 and s.leaf_id == f"{199:08x}"
 
@@ -237,7 +237,7 @@ def test_ids_that_are_not_strings_survive_the_two_half_read(tmp_path, monkeypatc
         path.write_bytes(session_bytes(lines))
         monkeypatch.setattr(compact, "SPLIT_MIN", 1)
         one = open_session(str(path), "cli", light=True)
-        monkeypatch.setattr(compact.os, "cpu_count", lambda: 2)
+        monkeypatch.setattr(compact.parallel, "cpus", lambda: 2)
         two = open_session(str(path), "cli", light=True)
         monkeypatch.setattr(compact.os, "cpu_count", lambda: 1)
         assert _seen(two) == _seen(one)

@@ -19,7 +19,6 @@ the index only saves memory and time on the common case.
 from __future__ import annotations
 
 import os
-import sys
 from array import array
 from bisect import bisect_left
 from collections.abc import Mapping, Sequence
@@ -29,7 +28,7 @@ from typing import Any
 
 import orjson
 
-from . import js
+from . import js, parallel
 from .jsonl import NOT_JSON, SDK_TYPES, Light, _shared, is_blank, iter_blocks, lighten, parse_json
 from .migrate import needs_migration
 from .session import check_harness_entry, check_harness_header
@@ -138,15 +137,8 @@ def scan_compact(path: str, *, workers: int | None = None) -> CompactIndex | Non
     enabled = gc.isenabled()
     gc.disable()  # millions of small containers, none in a cycle
     try:
-        if workers is None and os.environ.get("PISESS_JOBS", "").strip().isdigit():
-            workers = int(os.environ["PISESS_JOBS"])
         if workers is None:
-            import threading
-
-            # Forking a process that runs threads can deadlock the child: only from a lone thread.
-            # Linux only: macOS system libraries are not fork-safe (Python's own pools spawn there).
-            workers = 2 if sys.platform.startswith("linux") and (os.cpu_count() or 1) > 1 \
-                and threading.active_count() == 1 else 1
+            workers = parallel.workers()
         if workers > 1 and hasattr(os, "fork"):
             split = _split_point(path)
             if split is not None:
@@ -188,52 +180,29 @@ def _split_point(path: str) -> int | None:
     return None
 
 
-def _scan_halves(path: str, split: int) -> CompactIndex | None:
-    """The first half here, the second in a forked child that sends its index back pickled."""
-    import pickle
-    import signal
+def _second_half(path: str, split: int) -> CompactIndex | None:
+    """The child's part, made cheap to send: its id map is rebuilt from the ids on the other side."""
+    half = _scan(path, start=split, expect_header=False)
+    if half is not None:
+        half.pos_of = {}
+        joined = "\n".join(half.ids) if None not in half.ids else None
+        if joined is not None and half.ids and joined.count("\n") == len(half.ids) - 1:
+            half.ids = joined  # one string pickles in one copy, a list item by item
+        # plain dicts and numbers pickle at twice the speed of a dict subclass with slots
+        half.extras = [(p, dict(e), e.offset, e.length) if type(e) is Light else (p, e, -1, -1)
+                       for p, e in half.extras.items()]
+    return half
 
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: never returns, never runs the parent's cleanup or flushes its buffers
-        code = 1
-        try:
-            os.close(read_end)
-            half = _scan(path, start=split, expect_header=False)
-            if half is not None:
-                half.pos_of = {}  # rebuilt from ids on the other side: cheaper than sending it
-                joined = "\n".join(half.ids) if None not in half.ids else None
-                if joined is not None and half.ids and joined.count("\n") == len(half.ids) - 1:
-                    half.ids = joined  # one string pickles in one copy, a list item by item
-                # plain dicts and numbers pickle at twice the speed of a dict subclass with slots
-                half.extras = [(p, dict(e), e.offset, e.length) if type(e) is Light else (p, e, -1, -1)
-                               for p, e in half.extras.items()]
-            data = pickle.dumps(half, protocol=pickle.HIGHEST_PROTOCOL)
-            with os.fdopen(write_end, "wb") as out:
-                out.write(data)
-            code = 0
-        finally:
-            os._exit(code)
-    os.close(write_end)
-    first = second = None
-    inp = os.fdopen(read_end, "rb")
-    try:
+
+def _scan_halves(path: str, split: int) -> CompactIndex | None:
+    """The first half here, the second in a forked child that sends its index back."""
+    with parallel.Child(_second_half, path, split) as child:
         first = _scan(path, stop=split)
-        if first is not None:
-            try:
-                second = pickle.load(inp)  # as it arrives: no second copy of the whole message
-            except Exception:  # noqa: BLE001 - a child that died mid-message: the line scan decides
-                second = None
-    finally:
-        inp.close()
-        if second is None:  # not needed (or not coming): do not wait for it to finish its half
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        _, status = os.waitpid(pid, 0)
-    if first is None or second is None or status != 0:
-        return None  # a half is damaged (or the child failed): the line scan decides
+        if first is None:
+            return None  # damaged: the line scan decides (leaving the context cancels the child)
+        second = child.result()
+    if second is None:
+        return None  # a damaged second half, or a failed child: the line scan decides
     return _join(first, second)  # (frees the second half's arrays as it goes)
 
 
