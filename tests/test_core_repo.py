@@ -262,3 +262,79 @@ def test_list_order_is_the_date_order_whatever_the_stamps(tmp_path_factory, stam
     times = [parse_date(ts) for ts in stamps]
     expected = [f"s{i}" for i in sorted(range(len(stamps)), key=lambda i: times[i], reverse=True)]
     assert got == expected
+
+
+def _mixed_project(tmp_path):
+    """Good headers, bad ones, a FIFO, a symlinked file and a symlinked directory, all ``*.jsonl``."""
+    d = project(tmp_path)
+    for i in range(14):
+        add(tmp_path, f"s{i:02d}", f"2026-01-{1 + i:02d}T00:00:00.000Z", name=f"{i:02d}.jsonl",
+            body=[user_line(i)] * i)
+    write_session(d, [header(version=2)], name="03-v2.jsonl")
+    write_bytes(d, b"", name="07-empty.jsonl")
+    os.mkfifo(d / "09-fifo.jsonl")
+    real = write_session(tmp_path / "elsewhere", [header(id="linked", timestamp="2026-02-01T00:00:00.000Z")],
+                         name="real.jsonl")
+    os.symlink(real, d / "05-link.jsonl")
+    return d
+
+
+def user_line(i):
+    return {"type": "message", "id": f"m{i}", "parentId": None, "timestamp": "2026-01-01T00:00:00.000Z",
+            "message": {"role": "user", "content": "x" * i}}
+
+
+def _shared(monkeypatch, processes):
+    from pisess.core import parallel, repo
+
+    monkeypatch.setattr(repo, "SHARE_MIN", 2)
+    monkeypatch.setattr(parallel, "cpus", lambda: processes)
+    monkeypatch.delenv("PISESS_JOBS", raising=False)
+
+
+@pytest.mark.parametrize("processes", [2, 3, 5])
+def test_list_shared_among_processes_is_the_one_process_listing(tmp_path, monkeypatch, processes):
+    """Headers read by forked children come back whole: the same sessions (sizes included), the
+    same skipped files with the same reasons, in the same order."""
+    _mixed_project(tmp_path)
+    monkeypatch.setenv("PISESS_JOBS", "1")
+    one = list_sessions(str(tmp_path), CWD, keep_going=True)
+    _shared(monkeypatch, processes)
+    from pisess.core import parallel, repo
+
+    assert parallel.workers(limit=8) == processes
+    read_here = []  # counted in this process only: the children's reads do not come back here
+    real = repo._read_headers
+    monkeypatch.setattr(repo, "_read_headers", lambda files: read_here.append(len(files)) or real(files))
+    shared = list_sessions(str(tmp_path), CWD, keep_going=True)
+    assert read_here == [18 * 9 // (10 * processes)]  # the parent's share, nothing read twice
+    assert shared.sessions == one.sessions and len(one.sessions) == 15
+    assert [s.size for s in one.sessions] == [os.path.getsize(s.path) for s in one.sessions]
+    assert [(s.path, s.code, s.reason) for s in shared.skipped] == [(s.path, s.code, s.reason) for s in one.skipped]
+    assert {os.path.basename(s.path): s.code for s in one.skipped} == {
+        "03-v2.jsonl": "invalid_session", "07-empty.jsonl": "invalid_session", "09-fifo.jsonl": "storage"}
+
+
+def test_list_shared_raises_the_first_storage_error(tmp_path, monkeypatch):
+    _mixed_project(tmp_path)
+    _shared(monkeypatch, 3)
+    with pytest.raises(PisessError) as e:
+        list_sessions(str(tmp_path), CWD)
+    assert e.value.code == "storage" and e.value.path.endswith("09-fifo.jsonl")
+    assert "not a regular file" in e.value.message
+
+
+def test_list_shared_child_that_fails_is_read_by_the_parent(tmp_path, monkeypatch):
+    import pickle
+
+    _mixed_project(tmp_path)
+    monkeypatch.setenv("PISESS_JOBS", "1")
+    one = list_sessions(str(tmp_path), CWD, keep_going=True)
+    _shared(monkeypatch, 2)
+
+    def broken(*a, **k):
+        raise RuntimeError("the child dies before it sends anything")
+
+    monkeypatch.setattr(pickle, "dumps", broken)  # only forked children pickle
+    shared = list_sessions(str(tmp_path), CWD, keep_going=True)
+    assert shared.sessions == one.sessions and len(shared.skipped) == len(one.skipped)

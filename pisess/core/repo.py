@@ -13,7 +13,7 @@ import stat
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Mapping
 
-from . import js
+from . import js, parallel
 from .errors import PisessError
 from .jsonl import parse_json
 from .session import check_harness_header
@@ -57,7 +57,6 @@ class SessionInfo:
     metadata: dict | None = None
     has_metadata: bool = False
     size: int = 0
-    mtime: float = 0.0
 
     def to_json(self) -> dict:
         out: dict = {"id": self.id, "createdAt": self.created_at, "cwd": self.cwd, "path": self.path}
@@ -111,17 +110,24 @@ def first_line(path: str) -> bytes:
         os.close(fd)
 
 
-def read_header_info(path: str) -> SessionInfo:
-    """pi's ``loadJsonlSessionMetadata``: only the first line, validated as a header."""
+_OPEN_HEADER = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)  # a FIFO must not block the listing
+
+
+def read_header_info(path: str, *, regular: bool = False) -> SessionInfo:
+    """pi's ``loadJsonlSessionMetadata``: only the first line, validated as a header.
+
+    ``regular``: the directory listing already said this is a regular file (no ``fstat``)."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO must not block the listing
+        fd = os.open(path, _OPEN_HEADER)
         try:
-            st = os.fstat(fd)
-            if stat.S_ISDIR(st.st_mode):
-                raise IsADirectoryError(21, "Is a directory")
-            if not stat.S_ISREG(st.st_mode):
-                raise OSError(0, "not a regular file")
+            if not regular:
+                mode = os.fstat(fd).st_mode
+                if stat.S_ISDIR(mode):
+                    raise IsADirectoryError(21, "Is a directory")
+                if not stat.S_ISREG(mode):
+                    raise OSError(0, "not a regular file")
             line = _first_line(fd)
+            size = os.lseek(fd, 0, os.SEEK_END)
         finally:
             os.close(fd)
     except FileNotFoundError:
@@ -135,23 +141,26 @@ def read_header_info(path: str) -> SessionInfo:
     if reason:
         raise PisessError("invalid_session", reason, path=path, line=1)
     return SessionInfo(v["id"], v["timestamp"], v["cwd"], path, v.get("parentSession"), v.get("metadata"),
-                       "metadata" in v, st.st_size, st.st_mtime)
+                       "metadata" in v, size)
 
 
-def _session_files(directory: str) -> list[str]:
-    """``*.jsonl`` children that are not directories (symlinked files count), byte-wise name order."""
+def _session_files(directory: str) -> list[tuple[str, bool]]:
+    """``*.jsonl`` children that are not directories (symlinked files count), byte-wise name order,
+    each with whether the listing says it is a regular file (``d_type``: no ``fstat`` needed)."""
     try:
         with os.scandir(directory) as it:
-            found = [(e.name, e.path) for e in it if e.name.endswith(".jsonl") and not e.is_dir(follow_symlinks=False)]
+            found = [(e.name, e.is_file(follow_symlinks=False)) for e in it
+                     if e.name.endswith(".jsonl") and not e.is_dir(follow_symlinks=False)]
     except (FileNotFoundError, NotADirectoryError):
         return []
     except OSError as e:
         raise PisessError("storage", f"Failed to list sessions in {directory}: {e.strerror or e}", path=directory) from None
     if all(name.isascii() for name, _ in found):
-        found.sort()  # ASCII names sort the same as their bytes
+        found.sort()  # ASCII names sort the same as their bytes (names are unique: the flag never decides)
     else:
         found.sort(key=lambda f: os.fsencode(f[0]))
-    return [p for _, p in found]
+    prefix = os.path.join(directory, "")  # what DirEntry.path would be
+    return [(prefix + name, regular) for name, regular in found]
 
 
 def project_dirs(root: str) -> list[str]:
@@ -206,15 +215,15 @@ def list_sessions(root: str, cwd: str | None = None, *, keep_going: bool = False
     listing naming the file, unless ``keep_going`` (then it is reported as skipped too).
     """
     dirs = [os.path.join(root, encode_cwd(cwd))] if cwd is not None else project_dirs(root)
+    files = [f for d in dirs for f in _session_files(d)]
     sessions, skipped = [], []
-    for d in dirs:
-        for p in _session_files(d):
-            try:
-                sessions.append(read_header_info(p))
-            except PisessError as e:
-                if e.code != "invalid_session" and not keep_going:
-                    raise
-                skipped.append(Skipped(p, e.code, e.message))
+    for (p, _), got in zip(files, _headers(files)):
+        if type(got) is SessionInfo:
+            sessions.append(got)
+        elif got.code != "invalid_session" and not keep_going:
+            raise got
+        else:
+            skipped.append(Skipped(p, got.code, got.message))
     if _all_canonical_utc([x.created_at for x in sessions]):
         # the same order, found without parsing: these strings sort as their instants do
         order = sorted(range(len(sessions)), key=lambda i: sessions[i].created_at, reverse=True)
@@ -227,6 +236,68 @@ def list_sessions(root: str, cwd: str | None = None, *, keep_going: bool = False
     else:
         sessions.sort(key=functools.cmp_to_key(_by_created_desc))
     return Listing(sessions, skipped, dirs)
+
+
+SHARE_MIN = 1000  # headers per process below which a fork costs more than it saves (~100 headers)
+
+
+def _headers(files: list[tuple[str, bool]]) -> list:
+    """``read_header_info`` of each ``(path, regular)``: its ``SessionInfo``, or the ``PisessError``
+    it raised.
+
+    Thousands of files are shared among forked processes (``parallel.workers``): the time goes
+    to open/read/close, and each CPU makes its own."""
+    import gc
+
+    enabled = gc.isenabled()
+    gc.disable()  # thousands of small objects, none in a cycle
+    try:
+        n = len(files)
+        parts = min(parallel.workers(limit=8), n // SHARE_MIN) if n >= 2 * SHARE_MIN else 1
+        if parts < 2:
+            return _read_headers(files)
+        # the parent also rebuilds what the children send: a slightly smaller share for it
+        cuts = [0, n * 9 // (10 * parts)]
+        cuts += [cuts[1] + (n - cuts[1]) * k // (parts - 1) for k in range(1, parts)]
+        shares = list(zip(cuts[1:], cuts[2:]))
+        children = []
+        try:
+            for a, b in shares:
+                children.append(parallel.Child(_sent_headers, files[a:b]))
+            out = _read_headers(files[:cuts[1]])
+            for child, (a, b) in zip(children, shares):
+                out += _received_headers(files[a:b], child.result())
+            return out
+        finally:
+            for child in children:
+                child.cancel()
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _read_headers(files: list[tuple[str, bool]]) -> list:
+    out: list = []
+    for path, regular in files:
+        try:
+            out.append(read_header_info(path, regular=regular))
+        except PisessError as e:
+            out.append(e)
+    return out
+
+
+def _sent_headers(files: list[tuple[str, bool]]) -> list[tuple]:
+    """A child's headers as plain tuples (they pickle several times faster than the objects):
+    a header's fields after its path, or ``None`` and an error's code, message and line."""
+    return [(s.id, s.created_at, s.cwd, s.parent_session_path, s.metadata, s.has_metadata, s.size)
+            if type(s) is SessionInfo else (None, s.code, s.message, s.line) for s in _read_headers(files)]
+
+
+def _received_headers(files: list[tuple[str, bool]], sent: list[tuple] | None) -> list:
+    if sent is None or len(sent) != len(files):
+        return _read_headers(files)  # the child failed: read its share here
+    return [SessionInfo(t[0], t[1], t[2], p, *t[3:]) if t[0] is not None else
+            PisessError(t[1], t[2], path=p, line=t[3]) for (p, _), t in zip(files, sent)]
 
 
 def iter_jsonl(paths: list[str]) -> Iterator[tuple[str, PisessError | None]]:
