@@ -106,7 +106,7 @@ def test_index_reads_what_the_line_scan_reads(lines, chunk_lines, block_bytes, n
         with mock.patch.object(compact, "_CHUNK_LINES", chunk_lines), \
                 mock.patch.object(compact, "_BLOCK_BYTES", block_bytes), \
                 mock.patch.object(compact, "SPLIT_MIN", 1 if halves else compact.SPLIT_MIN), \
-                mock.patch.object(compact.os, "cpu_count", return_value=2 if halves else 1):
+                mock.patch.object(compact.parallel, "cpus", return_value=2 if halves else 1):
             for reader in ("harness", "cli", "auto"):
                 try:
                     indexed, scanned = _both(path, reader)
@@ -245,3 +245,54 @@ def test_ids_that_are_not_strings_survive_the_two_half_read(tmp_path, monkeypatc
         if not isinstance(eid, dict):  # (an object id is looked up by identity: no key to ask with)
             k = js.key(eid)
             assert two.position(two.by_id.get(k)) == one.position(one.by_id.get(k)) == len(one.entries) - 1
+
+
+def test_a_parent_id_seen_again_later_is_the_later_entry(tmp_path):
+    """B names A as its parent before A's id comes again: the readers take the last A, so the
+    first A is off the path (the index's parent positions, made chunk by chunk, say the first)."""
+    from pisess.core.sessionset import place
+
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(session_bytes([header(), user("A", None), user("B", "A"), user("C", "B"),
+                                    user("A", "C", "again"), user("D", "A")]))
+    with mock.patch.object(compact, "_CHUNK_LINES", 1):
+        s = open_session(str(path), "cli", light=True)
+    assert list(s.entries.index.parents)[:2] == [-1, 0]
+    assert place(s, branches=False, positions=range(5)).where == \
+        {0: "branch", 1: "active", 2: "active", 3: "active", 4: "active"}
+
+
+@settings(SETTINGS, max_examples=SETTINGS.max_examples * 3)
+@given(many_entry_files(), st.sampled_from(["harness", "cli"]), st.integers(0, 200), st.booleans(),
+       st.sampled_from([1, 2, 3, 256]), st.booleans())
+def test_placing_hits_by_position_is_placing_by_object(lines, reader, checkpoint_at, leaf_entry, chunk_lines, halves):
+    """search places hits with a walk over the index's parent positions; it must give every
+    entry the place the object walk (branches=True) gives it, compactions and cycles included."""
+    from pisess.core.sessionset import _active_positions, place
+
+    ids_ = [x["id"] for x in lines[1:] if isinstance(x, dict) and "id" in x]
+    if ids_ and checkpoint_at < len(lines):
+        kept = ids_[checkpoint_at % len(ids_)]
+        lines = lines[:checkpoint_at] + [entry("compaction", "c-" + kept, lines[-1].get("id") if isinstance(
+            lines[-1], dict) else None, summary="S", firstKeptEntryId=kept, tokensBefore=10)] + lines[checkpoint_at:]
+        if leaf_entry:
+            lines.append(entry("leaf", "leaf-x", None, targetId="c-" + kept))
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "s.jsonl")
+        with open(path, "wb") as fh:
+            fh.write(session_bytes(lines))
+        try:  # small chunks: a parent id seen again in a later chunk (duplicate ids, last one wins)
+            with mock.patch.object(compact, "_CHUNK_LINES", chunk_lines), \
+                    mock.patch.object(compact, "SPLIT_MIN", 1 if halves else compact.SPLIT_MIN), \
+                    mock.patch.object(compact.parallel, "cpus", return_value=2 if halves else 1):
+                s = open_session(path, reader, light=True)
+        except PisessError:
+            return
+        n = len(s.entries)
+        fast = place(s, branches=False, positions=list(range(n)))
+        slow = place(s, branches=True)
+    if type(s.entries) is compact.CompactEntries and not s.by_id._set:
+        assert _active_positions(s, s.lookup(s.leaf_id) if js.truthy(s.leaf_id) else None) is not None or \
+            any(type(e.get("id")) is not str for e in s.entries if isinstance(e, dict))
+    assert [fast.where[i] for i in range(n)] == slow.where
+    assert (fast.leaf_id, fast.checkpoint, fast.error) == (slow.leaf_id, slow.checkpoint, slow.error)

@@ -281,8 +281,9 @@ def place(session: Session, *, branches: bool = True, positions: list | None = N
         return None if p is e else p
 
     leaf_id, leaf, error = current_leaf(session)
+    active_at = _active_positions(session, leaf) if positions is not None and not branches else None
     active: set = set()
-    cur = leaf
+    cur = leaf if active_at is None else None
     while cur is not None and id(cur) not in active:
         active.add(id(cur))
         cur = parent(cur)
@@ -304,6 +305,12 @@ def place(session: Session, *, branches: bool = True, positions: list | None = N
         return "branch" if id(e) not in active else "active" if id(e) in selected else "compacted"
 
     if positions is not None and not branches:
+        if active_at is not None:
+            if selected is active:  # the context could not be built: the whole path counts as seen
+                return Placement({i: "active" if i in active_at else "branch" for i in positions}, None, leaf_id,
+                                 checkpoint, None, error)
+            return Placement({i: "branch" if i not in active_at else "active" if id(entries[i]) in selected
+                              else "compacted" for i in positions}, None, leaf_id, checkpoint, None, error)
         return Placement({i: where_of(entries[i]) for i in positions}, None, leaf_id, checkpoint, None, error)
     where = [where_of(e) for e in entries]
     if not branches:
@@ -320,6 +327,46 @@ def place(session: Session, *, branches: bool = True, positions: list | None = N
     for e, w in zip(entries, where):
         roots.append(None if w != "branch" else _branch_root(e, active, parent_of, root_of))
     return Placement(where, roots, leaf_id, checkpoint, sum(1 for n in kids.values() if n > 1), error)
+
+
+def _active_positions(session: Session, leaf: Any) -> set | None:
+    """The positions on the path from ``leaf`` to its root, walked over a compact index's ids and
+    parent positions instead of entry objects (a path of a million entries builds none of them).
+    ``None`` where that walk would not be the readers' own: ids that are not strings, entries
+    replaced after the read, a leaf that is not the index's own entry."""
+    from .compact import _EXTRA, _NO_PARENT, _OTHER_PARENT, CompactById, CompactEntries
+
+    entries, by_id = session.entries, session.by_id
+    if type(entries) is not CompactEntries or type(by_id) is not CompactById or by_id.entries is not entries \
+            or by_id._set:
+        return None
+    ix, made = entries.index, entries._made
+    out: set = set()
+    if leaf is None:
+        return out
+    lid = get(leaf, "id")
+    pos = ix.position_of(lid) if type(lid) is str else None
+    if pos is None or entries[pos] is not leaf:
+        return None
+    ids, parents, other, extras = ix.ids, ix.parents, ix.other_parents, ix.extras
+    while pos not in out:
+        out.add(pos)
+        e = made.get(pos)
+        if e is None:
+            q = parents[pos]
+            pid = ids[q] if q >= 0 else None if q == _NO_PARENT else other[pos] if q == _OTHER_PARENT \
+                else get(extras[pos], "parentId") if q == _EXTRA else UNDEF
+        else:
+            pid = get(e, "parentId")
+        if not js.truthy(pid):
+            break
+        if type(pid) is not str:
+            return None  # found by JS Map identity: the object walk knows how
+        up = ix.position_of(pid)
+        if up is None or up == pos:
+            break
+        pos = up
+    return out
 
 
 def _branch_root(e: Any, active: set, parent_of: dict, memo: dict) -> Any:
