@@ -262,6 +262,17 @@ def test_a_parent_id_seen_again_later_is_the_later_entry(tmp_path):
         {0: "branch", 1: "active", 2: "active", 3: "active", 4: "active"}
 
 
+def test_a_parent_id_that_is_empty_ends_the_path_even_with_an_entry_whose_id_is_empty(tmp_path):
+    from pisess.core.sessionset import place
+
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(session_bytes([header(), user("", None), user("B", ""), user("C", "B")]))
+    s = open_session(str(path), "cli", light=True)
+    assert type(s.entries) is compact.CompactEntries
+    assert place(s, branches=False, positions=range(3)).where == {0: "branch", 1: "active", 2: "active"}
+    assert place(s).where == ["branch", "active", "active"]
+
+
 @settings(SETTINGS, max_examples=SETTINGS.max_examples * 3)
 @given(many_entry_files(), st.sampled_from(["harness", "cli"]), st.integers(0, 200), st.booleans(),
        st.sampled_from([1, 2, 3, 256]), st.booleans())

@@ -349,6 +349,7 @@ def _active_positions(session: Session, leaf: Any) -> set | None:
     if pos is None or entries[pos] is not leaf:
         return None
     ids, parents, other, extras = ix.ids, ix.parents, ix.other_parents, ix.extras
+    later, first = ix.later_pos_of or {}, ix.pos_of  # position_of, inlined: this loop runs per path entry
     while pos not in out:
         out.add(pos)
         e = made.get(pos)
@@ -358,11 +359,13 @@ def _active_positions(session: Session, leaf: Any) -> set | None:
                 else get(extras[pos], "parentId") if q == _EXTRA else UNDEF
         else:
             pid = get(e, "parentId")
-        if not js.truthy(pid):
-            break
-        if type(pid) is not str:
+        if type(pid) is not str or not pid:
+            if not js.truthy(pid):
+                break  # no parent ("" included, though an entry may have the id "")
             return None  # found by JS Map identity: the object walk knows how
-        up = ix.position_of(pid)
+        up = later.get(pid)
+        if up is None:
+            up = first.get(pid)
         if up is None or up == pos:
             break
         pos = up
