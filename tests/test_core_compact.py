@@ -62,6 +62,8 @@ def many_entry_files(draw):
         ids.append(eid)
         if draw(st.integers(0, 25)) == 0:
             lines.append(draw(st.sampled_from(["", "   ", "\t"])))
+        if draw(st.integers(0, 60)) == 0:  # values the cli drops or keeps though they are no objects
+            lines.append(draw(st.sampled_from(["null", "0", "false", '""', "[]", "5", '"text"', "{oops"])))
     if draw(st.integers(0, 4)) == 0:
         lines.append(entry("leaf", f"{n:08x}", None, targetId=draw(st.sampled_from(ids))))
     return lines

@@ -434,7 +434,7 @@ def _add_block(ix: CompactIndex, role_code: dict, starts: list, first_number: in
             eid = e.get("id", js.UNDEF)
         else:
             t = e.get("type") if type(e) is dict else None
-            eid = js.get(e, "id") if e is not NOT_JSON else js.UNDEF
+            eid = js.get(e, "id") if e is not NOT_JSON and e is not None else js.UNDEF  # (null.id throws)
         if not ix.harness_error and check_harness_entry(e) is not None:
             ix.harness_error = True
         if e is NOT_JSON or not js.truthy(e) or (type(e) is dict and t == "session"):
