@@ -21,7 +21,7 @@ from rich.table import Table
 from rich.text import Text
 
 from pisess.cli import describe as d
-from pisess.cli.text import NO_SESSIONS_HINT, escape_controls, human_size, ls_heading, one_line, tilde
+from pisess.cli.text import NO_SESSIONS_HINT, escape_controls, human_size, ls_heading, one_line, plural, tilde
 from pisess.core import js
 from pisess.core.js import UNDEF, get
 
@@ -263,7 +263,7 @@ def context_view(ctx, *, llm: bool = False, thinking: bool = False, full: bool =
             info.append(f" (firstKeptEntryId {_sid(fk)})", "dim")
         info.append(" \u00b7 ")
     msgs = ctx.llm_messages if llm else ctx.messages
-    info.append(f"{len(msgs)} {'provider ' if llm else ''}messages \u00b7 ~{_approx_tokens(msgs):,} tokens")
+    info.append(f"{plural(len(msgs), 'provider message' if llm else 'message')} \u00b7 ~{_approx_tokens(msgs):,} tokens")
     for note in s.notes:
         info.append("\nnote: " + escape_controls(note), "yellow")
     title = (f" context \u00b7 {_sid((s.header or {}).get('id'))} \u00b7 leaf "

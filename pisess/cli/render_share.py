@@ -8,15 +8,11 @@ import sys
 from rich.text import Text
 
 from pisess.cli.render import _gh_escape, _rel, make_console
-from pisess.cli.text import escape_controls
+from pisess.cli.text import escape_controls, plural
 
 
 def _kinds(counts: dict) -> str:
     return ", ".join(f"{k} \u00d7{n}" for k, n in counts.items())
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
 # --- export --------------------------------------------------------------------------------------
@@ -37,9 +33,9 @@ def export_summary(result, written: str | None, session, *, color: str) -> None:
     if not total:
         return
     if result.redacted:
-        err.print(Text(f"redacted {_plural(total, 'secret')}: {_kinds(result.secrets)}", "yellow"), soft_wrap=True)
+        err.print(Text(f"redacted {plural(total, 'secret')}: {_kinds(result.secrets)}", "yellow"), soft_wrap=True)
     else:
-        err.print(Text(f"warning: {_plural(total, 'possible secret')} in this export ({_kinds(result.secrets)}); "
+        err.print(Text(f"warning: {plural(total, 'possible secret')} in this export ({_kinds(result.secrets)}); "
                        "--redact replaces them, pisess secrets FILE shows where they are", "bold yellow"),
                   soft_wrap=True)
 
@@ -93,7 +89,7 @@ def secrets_report(fmt: str, files: list, findings: list, allowed: frozenset, un
             title = _gh_escape("secret " + f.kind, True)
             out.write(f"::error file={_gh_escape(f.path, True)},line={f.line},title={title}"
                       f"::{_gh_escape(f.preview + ' (' + _where(f) + ')')}\n")
-        out.write(f"{_plural(c['files'], 'file')} scanned, {_plural(c['findings'], 'secret')} found, "
+        out.write(f"{plural(c['files'], 'file')} scanned, {plural(c['findings'], 'secret')} found, "
                   f"{c['allowlisted']:,} allowlisted\n")
         return
     if fmt == "allowlist":
@@ -118,9 +114,9 @@ def secrets_report(fmt: str, files: list, findings: list, allowed: frozenset, un
         t.append(f"  ({_where(f)} \u00b7 fp {f.fingerprint[:12]})", "dim")
         console.print(t, soft_wrap=True)
     line = Text()
-    line.append(f"{_plural(c['files'], 'file')} scanned \u00b7 ")
+    line.append(f"{plural(c['files'], 'file')} scanned \u00b7 ")
     if c["findings"]:
-        line.append(f"{_plural(c['findings'], 'secret')} found in {_plural(c['filesWithFindings'], 'file')}",
+        line.append(f"{plural(c['findings'], 'secret')} found in {plural(c['filesWithFindings'], 'file')}",
                     "bold red")
     else:
         line.append("no secrets found", "green")

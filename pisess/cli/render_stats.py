@@ -11,7 +11,7 @@ from typing import Any
 from rich.text import Text
 
 from pisess.cli.render import KIND_STYLE, make_console
-from pisess.cli.text import escape_controls, human_size, one_line
+from pisess.cli.text import escape_controls, human_size, one_line, plural
 from pisess.core import js
 
 WHERE_STYLE = {"active": "green", "compacted": "yellow", "branch": "dim"}
@@ -23,10 +23,6 @@ def _sid(v: Any, n: int = 8) -> str:
     if v is None:
         return "-"
     return escape_controls(v if isinstance(v, str) else js.to_string(v))[:n] or "-"
-
-
-def _plural(n: int, word: str, many: str | None = None) -> str:
-    return f"{n:,} {word if n == 1 else (many or word + 's')}"
 
 
 def _session_head(sid: Any, name: Any, extra: str = "") -> Text:
@@ -88,7 +84,7 @@ def search_view(results: list, *, width: int, searched: int, label: str, active_
     for r in results:
         n = len(r.hits)
         total += n
-        extra = f" \u00b7 {_plural(n, 'hit')}"
+        extra = f" \u00b7 {plural(n, 'hit')}"
         head = _session_head(r.session_id, r.name, extra)
         if r.cwd:
             head.append(" \u00b7 " + escape_controls(js.to_string(r.cwd)), "dim")
@@ -105,8 +101,8 @@ def search_view(results: list, *, width: int, searched: int, label: str, active_
         out.append(Text(""))
     foot = Text()
     sessions = len(results)
-    foot.append(f"{_plural(total, 'hit')} in {_plural(sessions, 'session')}", "bold")
-    foot.append(f" \u00b7 {_plural(searched, 'file')} searched ({label})")
+    foot.append(f"{plural(total, 'hit')} in {plural(sessions, 'session')}", "bold")
+    foot.append(f" \u00b7 {plural(searched, 'file')} searched ({label})")
     if active_only:
         foot.append(" \u00b7 active path in context only")
     out.append(foot)
@@ -137,11 +133,11 @@ def _tool_line(calls: dict, limit: int = 8) -> str:
 def _errors_line(err: dict) -> str:
     parts = []
     if err.get("assistant"):
-        parts.append(_plural(err["assistant"], "assistant error"))
+        parts.append(plural(err["assistant"], "assistant error"))
     if err.get("aborted"):
         parts.append(f"{err['aborted']:,} aborted")
     if err.get("tool"):
-        parts.append(_plural(err["tool"], "tool error"))
+        parts.append(plural(err["tool"], "tool error"))
     return " \u00b7 ".join(parts) or "none"
 
 
@@ -194,9 +190,9 @@ def stats_view(report, *, label: str) -> list:
     t = report.total
     out: list = []
     head = Text()
-    head.append(f"stats \u00b7 {label} \u00b7 {_plural(len(report.sessions), 'session')}", "bold")
+    head.append(f"stats \u00b7 {label} \u00b7 {plural(len(report.sessions), 'session')}", "bold")
     if report.forks:
-        head.append(f" \u00b7 {_plural(len(report.forks), 'fork')} of a session in the set")
+        head.append(f" \u00b7 {plural(len(report.forks), 'fork')} of a session in the set")
     out.append(head)
     cols = [report.where[w] for w in ("active", "compacted", "branch")] + [t]
     rows = [["entries", *[_n(c["entries"]) for c in cols]],
@@ -216,9 +212,9 @@ def stats_view(report, *, label: str) -> list:
     out.append(Text(""))
     c = report.copied
     if report.forks:
-        forks = (f"{_plural(len(report.forks), 'session')} forked from another in the set: "
-                 f"{_plural(c['entries'], 'copied entry', 'copied entries')} counted once")
-        forks_left = (f"left out: {_plural(c['messageCount'], 'message')} \u00b7 {c['tokens']['total']:,} tokens "
+        forks = (f"{plural(len(report.forks), 'session')} forked from another in the set: "
+                 f"{plural(c['entries'], 'copied entry', 'copied entries')} counted once")
+        forks_left = (f"left out: {plural(c['messageCount'], 'message')} \u00b7 {c['tokens']['total']:,} tokens "
                       f"\u00b7 {_money(c['cost'])}")
     else:
         forks, forks_left = "no session in the set is forked from another one in it", None
@@ -227,10 +223,10 @@ def stats_view(report, *, label: str) -> list:
         ("tool calls", _tool_line(t["toolCalls"])),
         ("errors", _errors_line(t["errors"])),
         ("structure", " \u00b7 ".join([
-            _plural(t["compactions"], "compaction"),
-            _plural(t["branchSummaries"], "branch summary", "branch summaries"),
-            _plural(report.branch_points, "branch point"),
-            _plural(report.abandoned_branches, "abandoned branch", "abandoned branches")])),
+            plural(t["compactions"], "compaction"),
+            plural(t["branchSummaries"], "branch summary", "branch summaries"),
+            plural(report.branch_points, "branch point"),
+            plural(report.abandoned_branches, "abandoned branch", "abandoned branches")])),
         ("forks", forks),
     ]
     if forks_left:
@@ -307,7 +303,7 @@ def _bar(part: int, whole: int, width: int = 20) -> str:
 def du_view(report, *, label: str) -> list:
     out: list = []
     head = Text()
-    head.append(f"du \u00b7 {label} \u00b7 {_plural(len(report.sessions), 'session')} \u00b7 {human_size(report.size)}",
+    head.append(f"du \u00b7 {label} \u00b7 {plural(len(report.sessions), 'session')} \u00b7 {human_size(report.size)}",
                 "bold")
     out.append(head)
     rows = []
@@ -323,7 +319,7 @@ def du_view(report, *, label: str) -> list:
     out.append(Text(""))
     out.append(Text("by entry type", "bold"))
     whole = report.size
-    rows = [[kind_word(r["type"], r["role"]), _plural(r["entries"], "entry", "entries"), human_size(r["bytes"]),
+    rows = [[kind_word(r["type"], r["role"]), plural(r["entries"], "entry", "entries"), human_size(r["bytes"]),
              _pct(r["bytes"], whole), Text(_bar(r["bytes"], whole), "cyan")] for r in report.kinds]
     rest = report.header_bytes + report.other_bytes
     rows.append([Text("other", "dim"), Text("headers, newlines", "dim"), human_size(rest), _pct(rest, whole), ""])
@@ -341,7 +337,7 @@ def du_view(report, *, label: str) -> list:
     out.append(w)
     img = Text()
     img.append("images", "bold")
-    img.append(" " + (f"{_plural(report.images['count'], 'image')} \u00b7 {human_size(report.images['bytes'])} of "
+    img.append(" " + (f"{plural(report.images['count'], 'image')} \u00b7 {human_size(report.images['bytes'])} of "
                       "base64" if report.images["count"] else "none"))
     out.append(img)
     out.append(Text(""))
@@ -350,7 +346,7 @@ def du_view(report, *, label: str) -> list:
     for b in report.top:
         what = one_line(b.detail or "", 50)
         if b.images:
-            what += f" \u00b7 {_plural(b.images, 'image')} ({human_size(b.image_bytes)})"
+            what += f" \u00b7 {plural(b.images, 'image')} ({human_size(b.image_bytes)})"
         rows.append([human_size(b.bytes), _sid(b.session_id), Text(_sid(b.entry_id), "bold"), str(b.line),
                      kind_word(b.type, b.role), Text(b.where, WHERE_STYLE.get(b.where, "")), what])
     out.extend(columns(rows, "rllrlll", header=["SIZE", "SESSION", "ENTRY", "LINE", "KIND", "WHERE", "WHAT"]))

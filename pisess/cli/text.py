@@ -72,3 +72,8 @@ def ls_heading(listing, where, all_projects: bool) -> list[tuple[str, str]]:
     d = listing.directories[0] if listing.directories else where.root
     return [(escape_controls(tilde(where.cwd)), "bold"), (f" \u00b7 {count}", ""),
             (f" \u00b7 {escape_controls(tilde(d))}", "dim")]
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``1 message``, ``2 messages``, ``1,200 entries`` (with ``many``)."""
+    return f"{n:,} {word if n == 1 else (many or word + 's')}"
