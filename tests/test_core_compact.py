@@ -41,7 +41,7 @@ def many_entry_files(draw):
             parent = f"{i + 1:08x}"  # the next entry's id: a parent that comes later
         if pick == 3:
             parent = "gone"
-        kind = draw(st.integers(0, 12))
+        kind = draw(st.integers(0, 14))
         if kind <= 6:
             line = user(eid, parent, f"u{i}") if kind % 2 else assistant(eid, parent, f"a{i}")
         elif kind == 7:
@@ -56,8 +56,14 @@ def many_entry_files(draw):
                          label=draw(st.sampled_from(["keep", " x ", ""])))
         elif kind == 11:
             line = entry("session_info", eid, parent, name=draw(st.sampled_from(["n1", " n2 ", ""])))
-        else:
+        elif kind == 12:
             line = entry("message", eid, parent, message={"role": draw(st.sampled_from(["user", 5, None]))})
+        elif kind == 13:
+            line = entry(draw(st.sampled_from(["mystery", "compaction", "leaf", "custom"])), eid, parent,
+                         firstKeptEntryId=draw(st.sampled_from(ids)) if ids else "none", summary="S",
+                         tokensBefore=5, targetId=draw(st.sampled_from(ids + ["gone"])) if ids else "gone")
+        else:
+            line = user(eid, draw(st.sampled_from(ids)) if ids else parent, "x")  # may close a cycle
         lines.append(line)
         ids.append(eid)
         if draw(st.integers(0, 25)) == 0:
@@ -309,3 +315,22 @@ def test_placing_hits_by_position_is_placing_by_object(lines, reader, checkpoint
             any(type(e.get("id")) is not str for e in s.entries if isinstance(e, dict))
     assert [fast.where[i] for i in range(n)] == slow.where
     assert (fast.leaf_id, fast.checkpoint, fast.error) == (slow.leaf_id, slow.checkpoint, slow.error)
+
+
+@settings(SETTINGS, max_examples=SETTINGS.max_examples * 2)
+@given(many_entry_files(), st.sampled_from([1, 3, 256]), st.booleans())
+def test_validate_on_the_index_reports_what_the_line_scan_reports(lines, chunk_lines, halves):
+    """validate checks clean files on the compact index (duplicate ids, dangling parents, cycles,
+    leaf and label targets, compactions, unknown types found on positions): the same report."""
+    from pisess.core.validate import validate_file, validate_raw
+
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "s.jsonl")
+        with open(path, "wb") as fh:
+            fh.write(session_bytes(lines))
+        with mock.patch.object(compact, "_CHUNK_LINES", chunk_lines), \
+                mock.patch.object(compact, "SPLIT_MIN", 1 if halves else compact.SPLIT_MIN), \
+                mock.patch.object(compact.parallel, "cpus", return_value=2 if halves else 1):
+            indexed = validate_file(path)
+        scanned = validate_raw(scan_file(path))
+    assert indexed.to_json() == scanned.to_json()

@@ -104,6 +104,24 @@ class CompactIndex:
                 return pos
         return self.pos_of.get(eid)
 
+    def parent_id(self, pos: int) -> Any:
+        """The ``parentId`` entry ``pos`` has in the file (``UNDEF`` when it has none)."""
+        q = self.parents[pos]
+        if q >= 0:
+            return self.ids[q]
+        if q == _NO_PARENT:
+            return None
+        if q == _OTHER_PARENT:
+            return self.other_parents[pos]
+        return js.get(self.extras[pos], "parentId")
+
+    def parent_position(self, pos: int) -> int | None:
+        """Where ``byId.get(parentId)`` of entry ``pos`` is, for a truthy ``parentId``."""
+        pid = self.parent_id(pos)
+        if type(pid) is str:
+            return self.position_of(pid) if pid else None
+        return self.key_of.get(js.key(pid)) if js.truthy(pid) else None
+
     def line_numbers(self) -> Any:
         """The physical line of each entry (a ``range`` when they follow one another)."""
         return self.lines if self.lines is not None else range(self.first_line, self.first_line + len(self.ids))

@@ -334,7 +334,7 @@ def _active_positions(session: Session, leaf: Any) -> set | None:
     parent positions instead of entry objects (a path of a million entries builds none of them).
     ``None`` where that walk would not be the readers' own: ids that are not strings, entries
     replaced after the read, a leaf that is not the index's own entry."""
-    from .compact import _EXTRA, _NO_PARENT, _OTHER_PARENT, CompactById, CompactEntries
+    from .compact import CompactById, CompactEntries
 
     entries, by_id = session.entries, session.by_id
     if type(entries) is not CompactEntries or type(by_id) is not CompactById or by_id.entries is not entries \
@@ -348,17 +348,12 @@ def _active_positions(session: Session, leaf: Any) -> set | None:
     pos = ix.position_of(lid) if type(lid) is str else None
     if pos is None or entries[pos] is not leaf:
         return None
-    ids, parents, other, extras = ix.ids, ix.parents, ix.other_parents, ix.extras
+    parent_id = ix.parent_id
     later, first = ix.later_pos_of or {}, ix.pos_of  # position_of, inlined: this loop runs per path entry
     while pos not in out:
         out.add(pos)
         e = made.get(pos)
-        if e is None:
-            q = parents[pos]
-            pid = ids[q] if q >= 0 else None if q == _NO_PARENT else other[pos] if q == _OTHER_PARENT \
-                else get(extras[pos], "parentId") if q == _EXTRA else UNDEF
-        else:
-            pid = get(e, "parentId")
+        pid = parent_id(pos) if e is None else get(e, "parentId")
         if type(pid) is not str or not pid:
             if not js.truthy(pid):
                 break  # no parent ("" included, though an entry may have the id "")

@@ -70,7 +70,18 @@ def _id_str(v: Any) -> str | None:
 
 
 def validate_file(path: str, *, mtime: float | None = None, now: float | None = None) -> FileReport:
-    """Read ``path`` once (streamed) and report what pi does with it and everything wrong in it."""
+    """Read ``path`` (streamed) and report what pi does with it and everything wrong in it.
+
+    A file every line of which both readers take as it is (the usual case) is checked on a
+    compact index: memory grows with the entries that are not plain messages, not with the
+    file.  Any other file is checked line by line (read a second time when the index gave up)."""
+    from .compact import scan_compact
+
+    ix = scan_compact(path)
+    if ix is not None and not ix.harness_error and ix.cli_plain:
+        report = _validate_index(path, ix)
+        if report is not None:
+            return report
     return validate_raw(scan_file(path), mtime=mtime, now=now)
 
 
@@ -176,6 +187,51 @@ def validate_raw(raw: RawFile, *, mtime: float | None = None, now: float | None 
     return FileReport(path, pi, findings, "harness" if written_by_sdk(raw) else "cli")
 
 
+def _validate_index(path: str, ix: Any) -> FileReport | None:
+    """``validate_raw``'s report for a clean file, from its ``CompactIndex``: every line is JSON,
+    truthy and accepted by the harness, the header a valid v3 one, so the line findings left are
+    unknown types, and the tree findings are computed on positions (``None``: the line scan decides)."""
+    from .compact import CompactById, CompactEntries
+    from .session import _cli_view, _harness_view
+
+    raw = RawFile(path, ix.size, [], ix.ends_with_newline, light=True, sdk_marker=ix.sdk_marker)
+    lines = ix.line_numbers()
+    findings: list[Finding] = []
+    add = findings.append
+    harness_session = None
+    harness_err = None
+    try:
+        entries = CompactEntries(ix)
+        harness_session = _harness_view(ix.header, entries, lines, raw, by_id=CompactById(entries))
+    except PisessError as e:
+        harness_err = e
+    pi_harness: dict = {"opens": harness_err is None}
+    if harness_err:
+        pi_harness.update(code=harness_err.code, reason=harness_err.reason, line=harness_err.line,
+                          physicalLine=harness_err.physical_line)
+    try:
+        entries = CompactEntries(ix)
+        cli = _cli_view(ix.header, entries, lines, raw, by_id=CompactById(entries))
+    except PisessError:
+        return None
+    pi = {"harness": pi_harness, "cli": {"opens": True, "migratedFromVersion": None, "droppedLines": [],
+                                         "emptyFileInitialized": False}}
+    # plain messages are known, accepted entries: only the other lines can hold line findings
+    for pos, e in cli.entries.extras():
+        v = e.get("type") if isinstance(e, dict) else None
+        if isinstance(v, str) and v not in KNOWN_TYPES:
+            add(Finding("info", "unknown_type", f"unknown entry type {v!r}: both readers keep it in the tree; it adds "
+                        "nothing to the context", lines[pos], ix.offsets[pos], _id_str(e.get("id"))))
+    _tree_findings_indexed(cli, add)
+    without_ids = sum(1 for _, e in cli.entries.extras() if not isinstance(get(e, "id"), str))
+    if without_ids:
+        add(Finding("error", "entries_without_ids", f"{without_ids} entries have no id under a version-3 header "
+                    "(a legacy file copied without migration): they are not part of any tree", None, None))
+    _context_findings(raw, {"harness": harness_session, "cli": cli}, add)
+    findings.sort(key=lambda f: (f.line if f.line is not None else 0, SEVERITIES.index(f.severity)))
+    return FileReport(path, pi, findings, "harness" if ix.sdk_marker else "cli")
+
+
 def _short(v: Any) -> str:
     s = js.to_string(v) if not isinstance(v, str) else repr(v)
     return s if len(s) < 40 else s[:37] + "..."
@@ -222,7 +278,6 @@ def _salvage(text: bytes) -> tuple[int, Any] | None:
 def _tree_findings(cli, add) -> None:
     entries = cli.entries
     first_line: dict = {}
-    ids_by_key: dict = {}
     for e, line in zip(entries, cli.entry_lines):
         eid = get(e, "id")
         if not isinstance(eid, str):
@@ -233,9 +288,22 @@ def _tree_findings(cli, add) -> None:
                         "take this later entry", line, None, eid))
         else:
             first_line[k] = line
-        ids_by_key[k] = e
-    first_entry = entries[0] if entries else None
-    for e, line in zip(entries, cli.entry_lines):
+    _entry_findings(cli, entries, enumerate(cli.entry_lines), add)
+    for e in _cycle_members(cli):
+        add(_cycle_finding(e, cli.line_of(e)))
+
+
+def _cycle_finding(e: Any, line: int | None) -> Finding:
+    eid = _id_str(get(e, "id"))
+    return Finding("error", "cycle", f"entry {eid} is on a parentId cycle: pi hangs walking it", line, None, eid)
+
+
+def _entry_findings(cli, entries: Any, where: Any, add) -> None:
+    """Parents, leaf and label targets, compactions' kept entries, of the entries at ``where``
+    (``(position, line)`` pairs)."""
+    first_entry = entries[0] if len(entries) else None
+    for pos, line in where:
+        e = entries[pos]
         if not isinstance(e, dict):
             continue
         eid = _id_str(e.get("id"))
@@ -262,9 +330,55 @@ def _tree_findings(cli, add) -> None:
             if js.truthy(fk) and not _is_ancestor(cli, e, fk):
                 add(Finding("warning", "first_kept_not_on_path", f"compaction {eid} keeps from {js.to_string(fk)}, "
                             "which is not among its ancestors: nothing before it is kept", line, None, eid))
-    for e in _cycle_members(cli):
-        add(Finding("error", "cycle", f"entry {_id_str(get(e, 'id'))} is on a parentId cycle: pi hangs walking it",
-                    cli.line_of(e), None, _id_str(get(e, "id"))))
+
+
+def _tree_findings_indexed(cli, add) -> None:
+    """``_tree_findings`` over a compact index: the same findings in the same order, found on ids
+    and parent positions; entry objects are built only for the lines that can hold one."""
+    from operator import ge
+
+    entries = cli.entries
+    ix = entries.index
+    ids, lines, n = ix.ids, ix.line_numbers(), len(ix.ids)
+    later = ix.later_pos_of or {}
+    distinct = len(ix.pos_of) + sum(1 for k in later if k not in ix.pos_of)
+    unique = distinct == n - ids.count(None)
+    if not unique:
+        first_line: dict = {}
+        for pos, eid in enumerate(ids):
+            if eid is None:
+                continue
+            if eid in first_line:
+                add(Finding("warning", "duplicate_id", f"id {eid} was already used on line {first_line[eid]}: lookups "
+                            "take this later entry", lines[pos], None, eid))
+            else:
+                first_line[eid] = lines[pos]
+    # a plain message's parent is known (an earlier id), absent (null) or one of these
+    _entry_findings(cli, entries, [(p, lines[p]) for p in sorted({*ix.other_parents, *ix.extras})], add)
+
+    parent_at = ix.parent_position
+    # Without duplicate ids a known parent is the entry at its recorded position; if every
+    # parent then sits before its child there is no cycle to look for.
+    parents = ix.parents
+    if unique and not any(map(ge, parents, range(n))):
+        odd = {*ix.other_parents, *ix.extras}
+        if all((q := parent_at(p)) is None or q < p for p in odd):
+            return
+    state = bytearray(n)  # 1 on the current walk, 2 done
+    for start in range(n):
+        if state[start]:
+            continue
+        walk = []
+        cur: int | None = start
+        while cur is not None and not state[cur]:
+            state[cur] = 1
+            walk.append(cur)
+            q = parents[cur]
+            cur = parent_at(cur) if q < 0 or not unique else q
+        if cur is not None and state[cur] == 1:
+            add(_cycle_finding(entries[cur], lines[cur]))
+        for p in walk:
+            state[p] = 2
 
 
 def _is_ancestor(cli, entry: Any, target_id: Any) -> bool:
