@@ -41,7 +41,7 @@ def many_entry_files(draw):
             parent = f"{i + 1:08x}"  # the next entry's id: a parent that comes later
         if pick == 3:
             parent = "gone"
-        kind = draw(st.integers(0, 14))
+        kind = draw(st.integers(0, 15))
         if kind <= 6:
             line = user(eid, parent, f"u{i}") if kind % 2 else assistant(eid, parent, f"a{i}")
         elif kind == 7:
@@ -62,8 +62,11 @@ def many_entry_files(draw):
             line = entry(draw(st.sampled_from(["mystery", "compaction", "leaf", "custom"])), eid, parent,
                          firstKeptEntryId=draw(st.sampled_from(ids)) if ids else "none", summary="S",
                          tokensBefore=5, targetId=draw(st.sampled_from(ids + ["gone"])) if ids else "gone")
-        else:
+        elif kind == 14:
             line = user(eid, draw(st.sampled_from(ids)) if ids else parent, "x")  # may close a cycle
+        else:  # base64 images, one spelled so that the bytes "image" are not in the line
+            line = user(eid, parent, [{"type": "image", "data": "QUJD" * draw(st.integers(1, 30)), "mimeType": "x/y"},
+                                      {"type": draw(st.sampled_from(["image", "imag\u0065", "text"])), "data": "Rg=="}])
         lines.append(line)
         ids.append(eid)
         if draw(st.integers(0, 25)) == 0:
@@ -309,11 +312,12 @@ def test_placing_hits_by_position_is_placing_by_object(lines, reader, checkpoint
             return
         n = len(s.entries)
         fast = place(s, branches=False, positions=list(range(n)))
+        whole = place(s, branches=False)
         slow = place(s, branches=True)
     if type(s.entries) is compact.CompactEntries and not s.by_id._set:
         assert _active_positions(s, s.lookup(s.leaf_id) if js.truthy(s.leaf_id) else None) is not None or \
             any(type(e.get("id")) is not str for e in s.entries if isinstance(e, dict))
-    assert [fast.where[i] for i in range(n)] == slow.where
+    assert [fast.where[i] for i in range(n)] == slow.where == whole.where
     assert (fast.leaf_id, fast.checkpoint, fast.error) == (slow.leaf_id, slow.checkpoint, slow.error)
 
 
@@ -333,4 +337,25 @@ def test_validate_on_the_index_reports_what_the_line_scan_reports(lines, chunk_l
                 mock.patch.object(compact.parallel, "cpus", return_value=2 if halves else 1):
             indexed = validate_file(path)
         scanned = validate_raw(scan_file(path))
+    assert indexed.to_json() == scanned.to_json()
+
+
+@settings(SETTINGS, max_examples=SETTINGS.max_examples * 3)
+@given(many_entry_files(), st.sampled_from([1, 3, 256]), st.sampled_from(["auto", "harness", "cli"]),
+       st.sampled_from([16, 1 << 20]))
+def test_du_on_the_index_reports_what_the_line_scan_reports(lines, chunk_lines, reader, block):
+    """du reads clean files through the compact index (sizes, kinds and offsets from its arrays,
+    images from a byte search in blocks of ``block`` bytes): the same report as the line scan's."""
+    from pisess.core import du
+
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "s.jsonl")
+        with open(path, "wb") as fh:
+            fh.write(session_bytes(lines))
+        ticks: list = []
+        with mock.patch.object(compact, "_CHUNK_LINES", chunk_lines), mock.patch.object(du, "BLOCK", block):
+            indexed = du.disk_usage([path], reader=reader, tick=ticks.append, on_skip=lambda e: None)
+        with mock.patch.object(du, "_read_indexed", lambda *a: None):
+            scanned = du.disk_usage([path], reader=reader, on_skip=lambda e: None)
+        assert sum(ticks) in (0, os.path.getsize(path))
     assert indexed.to_json() == scanned.to_json()

@@ -1,22 +1,25 @@
 """Where the bytes of session files are: by entry type and role, by where the entry sits, images.
 
-An entry's size is the length of its line in the file (without the newline), taken from the one
-streaming scan every command does; nothing is re-parsed for it.  Lines holding base64 images are
-the only ones looked into (for the image count and bytes), during that same scan.  The largest
-entries of the whole set are read back at the end, by offset, to say what they are.
+An entry's size is the length of its line in the file (without the newline), taken from the
+compact index (or, for a damaged or legacy file, the line scan); nothing is re-parsed for it.
+Lines holding the bytes ``"image"`` are the only ones looked into (for the image count and
+bytes), found by a byte search.  The largest entries of the whole set are read back at the end,
+by offset, to say what they are.
 """
 
 from __future__ import annotations
 
 import heapq
+from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Any, Callable
 
 from . import js
 from .errors import PisessError
 from .js import UNDEF, get
-from .jsonl import parse_json
-from .sessionset import WHERE, created_key, entry_id, open_lenient, place, scan_visit, session_name
+from .jsonl import NOT_JSON, is_blank, parse_json
+from .sessionset import WHERE, _open as open_fd_file, _value, created_key, entry_id, open_lenient, place, scan_visit, \
+    session_name
 
 TOP = 10
 
@@ -140,17 +143,8 @@ def disk_usage(paths: list[str], *, reader: str = "auto", top: int = TOP, tick: 
     img_all = [0, 0]
     tot = dict(size=0, entries=0, entry_bytes=0, header_bytes=0, other_bytes=0)
     for path in paths:
-        images: dict[int, tuple[int, int]] = {}
-
-        def visit(number: int, v: Any, raw: bytes) -> None:
-            if b'"image"' in raw:
-                got = images_in(v)
-                if got[0]:
-                    images[number] = got
-
         try:
-            raw = scan_visit(path, visit, tick)
-            session, note = open_lenient(path, reader, raw)
+            got = _read_indexed(path, reader, tick) or _read_scanned(path, reader, tick)
         except PisessError as e:
             if e.code in ("storage", "not_found") and on_skip is None:
                 raise
@@ -158,45 +152,39 @@ def disk_usage(paths: list[str], *, reader: str = "auto", top: int = TOP, tick: 
             if on_skip is not None:
                 on_skip(e)
             continue
+        session, note, header_bytes, rows = got
         pl = place(session, branches=False)
-        lines = session.raw.lines
         h = session.header if isinstance(session.header, dict) else {}
         sid = h.get("id")
-        header_bytes = next((ln.length for ln in lines if not ln.blank and isinstance(ln.value, dict)
-                             and ln.value.get("type") == "session"), 0) if session.header is not None else 0
         kinds: dict = {}
         where = dict.fromkeys(WHERE, 0)
         where_n = dict.fromkeys(WHERE, 0)
         entry_bytes = 0
         n_img = img_bytes = 0
         largest = None
-        for i, (number, e) in enumerate(zip(session.entry_lines, session.entries)):
-            size = lines[number - 1].length if 0 < number <= len(lines) else 0
+        no_image = (0, 0)
+        for i, number, offset, size, k, im in rows:
             entry_bytes += size
-            k = kind_of(e)
             c = kinds.get(k)
             kinds[k] = (1, size) if c is None else (c[0] + 1, c[1] + size)
             w = pl.where[i]
             where[w] += size
             where_n[w] += 1
-            im = images.get(number, (0, 0))
+            im = im or no_image
             n_img += im[0]
             img_bytes += im[1]
             if largest is None or size > largest[0]:
-                largest = (size, i, number)
+                largest = (size, i, number, offset, k, im)
             if top > 0 and (len(heap) < top or size > heap[0][0]):
-                off = lines[number - 1].offset if 0 < number <= len(lines) else 0
-                big = BigEntry(path, sid, entry_id(e), number, off, size, k[0], k[1], w, im[0], im[1])
+                big = BigEntry(path, sid, entry_id(session.entries[i]), number, offset, size, k[0], k[1], w, im[0],
+                               im[1])
                 seq += 1
                 (heapq.heappush if len(heap) < top else heapq.heapreplace)(heap, (size, -seq, big))
         big_one = None
         if largest is not None:
-            size, i, number = largest
-            e = session.entries[i]
-            k = kind_of(e)
-            im = images.get(number, (0, 0))
-            big_one = BigEntry(path, sid, entry_id(e), number, lines[number - 1].offset if 0 < number <= len(lines) else 0,
-                               size, k[0], k[1], pl.where[i], im[0], im[1])
+            size, i, number, offset, k, im = largest
+            big_one = BigEntry(path, sid, entry_id(session.entries[i]), number, offset, size, k[0], k[1], pl.where[i],
+                               im[0], im[1])
         other = max(0, session.raw.size - entry_bytes - header_bytes)
         su = SessionUsage(path, sid, session_name(session), h.get("cwd"), h.get("timestamp"), session.reader,
                           session.raw.size, len(session.entries), entry_bytes, header_bytes, other, where, where_n,
@@ -221,6 +209,104 @@ def disk_usage(paths: list[str], *, reader: str = "auto", top: int = TOP, tick: 
     return DuReport(sessions, tot["size"], tot["entries"], tot["entry_bytes"], tot["header_bytes"], tot["other_bytes"],
                     where_all, where_n_all, _kinds_json(kinds_all), {"count": img_all[0], "bytes": img_all[1]},
                     described, skipped)
+
+
+def _read_scanned(path: str, reader: str, tick) -> tuple:
+    """The line scan (damaged, legacy and refused files): ``(session, note, header bytes, rows)``,
+    a row per entry: ``(position, line, offset, bytes, kind, images or None)``."""
+    images: dict[int, tuple[int, int]] = {}
+
+    def visit(number: int, v: Any, raw: bytes) -> None:
+        if IMAGE in raw:
+            got = images_in(v)
+            if got[0]:
+                images[number] = got
+
+    raw = scan_visit(path, visit, tick)
+    session, note = open_lenient(path, reader, raw)
+    lines = session.raw.lines
+    header_bytes = next((ln.length for ln in lines if not ln.blank and isinstance(ln.value, dict)
+                         and ln.value.get("type") == "session"), 0) if session.header is not None else 0
+
+    def rows():
+        for i, (number, e) in enumerate(zip(session.entry_lines, session.entries)):
+            ln = lines[number - 1] if 0 < number <= len(lines) else None
+            yield (i, number, ln.offset if ln else 0, ln.length if ln else 0, kind_of(e), images.get(number))
+
+    return session, note, header_bytes, rows()
+
+
+def _read_indexed(path: str, reader: str, tick) -> tuple | None:
+    """A clean file through its compact index (``None``: not one): sizes, kinds and offsets come
+    from the index's arrays, images from a byte search for ``"image"``; no entry object is built
+    but for the largest entries."""
+    from .compact import CompactEntries
+    from .session import _open_compact
+
+    session = _open_compact(path, reader)
+    if session is None or type(session.entries) is not CompactEntries:
+        return None
+    ix = session.entries.index
+    ix._spell_out()
+    offsets, lengths, numbers, roles = ix.offsets, ix.lengths, ix.lines, ix.roles
+    images = _image_lines(path, tick)
+    at = {}
+    for off, got in images.items():
+        pos = bisect_left(offsets, off)
+        if pos < len(offsets) and offsets[pos] == off:
+            at[pos] = got
+    role_kinds = [("message", stub["role"]) for stub in ix.role_stubs]
+    extras = ix.extras
+    with open_fd_file(path) as fh:
+        head = fh.read(offsets[0] if len(offsets) else ix.size)
+    header_bytes = next((len(line) for line in head.split(b"\n") if not is_blank(line)), 0)
+
+    def rows():
+        for i in range(len(offsets)):
+            r = roles[i]
+            yield (i, numbers[i], offsets[i], lengths[i], role_kinds[r] if r != 255 else kind_of(extras[i]), at.get(i))
+
+    return session, None, header_bytes, rows()
+
+
+IMAGE = b'"image"'  # lines without these bytes hold no image block (the line scan's test too)
+
+
+def _image_lines(path: str, tick) -> dict[int, tuple[int, int]]:
+    """``offset -> (images, base64 bytes)`` of the lines that hold ``"image"`` and an image block,
+    found by a byte search over the file (lines are parsed only where the bytes are)."""
+    out: dict[int, tuple[int, int]] = {}
+    base = 0
+    carry = b""
+    with open_fd_file(path) as fh:
+        while True:
+            chunk = fh.read(BLOCK)
+            if tick and chunk:
+                tick(len(chunk))
+            buf = carry + chunk if carry else chunk
+            if chunk:
+                cut = buf.rfind(b"\n") + 1
+                if not cut:
+                    carry = buf
+                    continue
+                buf, carry = buf[:cut], buf[cut:]
+            p = buf.find(IMAGE)
+            while p >= 0:
+                start = buf.rfind(b"\n", 0, p) + 1
+                end = buf.find(b"\n", p)
+                end = len(buf) if end < 0 else end
+                v = _value(buf[start:end])
+                if v is not NOT_JSON:
+                    got = images_in(v)
+                    if got[0]:
+                        out[base + start] = got
+                p = buf.find(IMAGE, end)
+            if not chunk:
+                return out
+            base += len(buf)
+
+
+BLOCK = 8 << 20
 
 
 def _describe(entries: list) -> list:

@@ -23,7 +23,7 @@ import orjson
 from . import js
 from .errors import PisessError
 from .js import UNDEF, get
-from .jsonl import NOT_JSON, RawFile, RawLine, is_blank, iter_lines, lighten, parse_json, scan_file
+from .jsonl import NOT_JSON, Light, RawFile, RawLine, is_blank, iter_lines, lighten, parse_json, scan_file
 from .repo import encode_cwd, iter_jsonl, project_dirs, resolve_session
 from .session import Session, open_session
 
@@ -281,13 +281,14 @@ def place(session: Session, *, branches: bool = True, positions: list | None = N
         return None if p is e else p
 
     leaf_id, leaf, error = current_leaf(session)
-    active_at = _active_positions(session, leaf) if positions is not None and not branches else None
+    active_at = _active_positions(session, leaf) if not branches else None
     active: set = set()
     cur = leaf if active_at is None else None
     while cur is not None and id(cur) not in active:
         active.add(id(cur))
         cur = parent(cur)
     selected = active
+    chosen: list = []
     checkpoint = None
     if leaf is not None:
         try:
@@ -304,13 +305,12 @@ def place(session: Session, *, branches: bool = True, positions: list | None = N
     def where_of(e: Any) -> str:
         return "branch" if id(e) not in active else "active" if id(e) in selected else "compacted"
 
+    if active_at is not None:  # a compact index: placed by position, entries built only for the context
+        where_at = _where_by_position(entries, active_at, None if selected is active else chosen)
+        if positions is not None:
+            return Placement({i: where_at[i] for i in positions}, None, leaf_id, checkpoint, None, error)
+        return Placement(where_at, None, leaf_id, checkpoint, None, error)
     if positions is not None and not branches:
-        if active_at is not None:
-            if selected is active:  # the context could not be built: the whole path counts as seen
-                return Placement({i: "active" if i in active_at else "branch" for i in positions}, None, leaf_id,
-                                 checkpoint, None, error)
-            return Placement({i: "branch" if i not in active_at else "active" if id(entries[i]) in selected
-                              else "compacted" for i in positions}, None, leaf_id, checkpoint, None, error)
         return Placement({i: where_of(entries[i]) for i in positions}, None, leaf_id, checkpoint, None, error)
     where = [where_of(e) for e in entries]
     if not branches:
@@ -327,6 +327,25 @@ def place(session: Session, *, branches: bool = True, positions: list | None = N
     for e, w in zip(entries, where):
         roots.append(None if w != "branch" else _branch_root(e, active, parent_of, root_of))
     return Placement(where, roots, leaf_id, checkpoint, sum(1 for n in kids.values() if n > 1), error)
+
+
+def _where_by_position(entries: Any, active_at: set, chosen: list | None) -> list:
+    """``where`` of every position: ``branch`` off the active path, on it ``active`` when the
+    context holds it (``chosen``; ``None``: the context could not be built, all of the path
+    counts), else ``compacted``."""
+    where = ["branch"] * len(entries)
+    if chosen is None:
+        for i in active_at:
+            where[i] = "active"
+        return where
+    made = entries._made
+    in_context = {e.index for e in chosen if type(e) is Light and made.get(e.index) is e}
+    if len(in_context) < len(chosen):  # an entry of the context not at its own position: by identity
+        ids = {id(e) for e in chosen}
+        in_context = {i for i in active_at if id(entries[i]) in ids}
+    for i in active_at:
+        where[i] = "active" if i in in_context else "compacted"
+    return where
 
 
 def _active_positions(session: Session, leaf: Any) -> set | None:
