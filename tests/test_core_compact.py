@@ -359,3 +359,27 @@ def test_du_on_the_index_reports_what_the_line_scan_reports(lines, chunk_lines, 
             scanned = du.disk_usage([path], reader=reader, on_skip=lambda e: None)
         assert sum(ticks) in (0, os.path.getsize(path))
     assert indexed.to_json() == scanned.to_json()
+
+
+@SETTINGS
+@given(many_entry_files(), st.sampled_from(["harness", "cli"]))
+def test_context_without_reading_back_the_whole_path_is_the_same_context(lines, reader):
+    """``full_path=False`` (context, export) reads back the context's entries and the last model
+    setter only: same messages, state, path and selection as reading back the whole path."""
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "s.jsonl")
+        with open(path, "wb") as fh:
+            fh.write(session_bytes(lines))
+        seen = []
+        for full_path in (True, False):
+            try:
+                s = open_session(path, reader, light=True)
+                ctx = build_context(s, full_path=full_path)
+            except PisessError as err:
+                seen.append(("error", err.code, err.message))
+                continue
+            seen.append((ctx.messages, ctx.llm_messages, ctx.state, [js.get(e, "id") for e in ctx.path],
+                         [js.get(e, "id") for e in ctx.context_entries], js.get(ctx.checkpoint, "id")
+                         if ctx.checkpoint is not None else None,
+                         [id(e) in {id(x) for x in ctx.context_entries} for e in ctx.path]))
+    assert seen[0] == seen[1]

@@ -457,3 +457,18 @@ def test_summary_timestamps_follow_js_date_parsing(tmp_path, stamp, expected):
     """Summary/custom message timestamps are new Date(entry.timestamp).getTime() (Appendix B 12; NaN → None)."""
     lines = [header(), entry("branch_summary", "b", None, ts=stamp, fromId="root", summary="s")]
     assert ctx(tmp_path, lines, "cli").messages[0]["timestamp"] == expected
+
+
+def test_an_entry_read_back_twice_is_the_same_object(tmp_path):
+    """The model's last assistant message is read back for the state, then again as part of the
+    context: one object, found at its line, without indexing every entry by identity."""
+    from pisess.core.session import open_session
+
+    p = write_session(tmp_path, [header(), user("u1", None), assistant("a1", "u1"), user("u2", "a1")])
+    s = open_session(p, "cli", light=True)
+    light = s.entries[1]
+    first = s.full(light)
+    again = s.materialize([light, light, s.entries[0]])
+    assert again[0] is first and again[1] is first and again[2]["id"] == "u1"
+    assert s.line_of(first) == 3 and s.entries[1] is first and s.lookup("a1") is first
+    assert "_pos_cache" not in s.__dict__

@@ -69,7 +69,7 @@ def context(
     s = open_session(path, reader, light=True)
     if lenient and not json_out:
         common.report_dropped(s)
-    ctx = build_context(s, UNDEF if leaf is None else leaf)
+    ctx = build_context(s, UNDEF if leaf is None else leaf, full_path=False)  # only the path's ids are shown
     if json_out:
         common.emit_json(context_json(ctx))
         return

@@ -69,7 +69,7 @@ def export(
         result = export_branch(cli, leaf_id, new_id=str(uuid6.uuid7()), now_iso=now_iso(),
                                source_path=os.path.abspath(path), redact=redact)
     else:
-        ctx = build_context(s, UNDEF if leaf is None else leaf)
+        ctx = build_context(s, UNDEF if leaf is None else leaf, full_path=False)
         result = export_context(ctx, fmt, ExportOptions(max_lines=max_lines, images=images, redact=redact))
     written = write_export(output, result.data, force=force) if output else None
     from pisess.cli import render_share

@@ -13,6 +13,7 @@ from typing import Any, Callable, Mapping
 from . import js
 from .errors import JSError, PisessError
 from .js import UNDEF, get
+from .jsonl import Light
 from .paths import active_path, cli_context_path, leaf_of, path_to_checkpoint
 from .session import Session
 
@@ -69,6 +70,7 @@ def derive_state(session: Session, path: list) -> State:
     """Model, thinking level and active tools: the last value set on ``path`` wins."""
     thinking: Any = "off"
     model: dict | None = None
+    model_from: Any = None  # a light assistant message that set the model last: read back at the end
     tools: list | None = None
     harness = session.reader == "harness"
     for e in path:
@@ -77,14 +79,20 @@ def derive_state(session: Session, path: list) -> State:
             if t == "thinking_level_change":
                 thinking = get(e, "thinkingLevel")
             elif t == "model_change":
-                model = _obj(provider=get(e, "provider"), modelId=get(e, "modelId"))
+                model, model_from = _obj(provider=get(e, "provider"), modelId=get(e, "modelId")), None
             elif t == "message" and get(get(e, "message"), "role") == "assistant":
-                m = get(e, "message")
-                model = _obj(provider=get(m, "provider"), modelId=get(m, "model"))
+                if type(e) is Light:  # (its message is a stub with the role only)
+                    model_from = e
+                else:
+                    m = get(e, "message")
+                    model, model_from = _obj(provider=get(m, "provider"), modelId=get(m, "model")), None
             elif harness and t == "active_tools_change":
                 tools = js.spread(get(e, "activeToolNames"))
         except TypeError as err:
             raise _located(session, e, err) from None
+    if model_from is not None:
+        m = get(session.full(model_from), "message")
+        model = _obj(provider=get(m, "provider"), modelId=get(m, "model"))
     return State(model, thinking, tools)
 
 
@@ -208,15 +216,19 @@ def convert_to_llm(messages: list) -> list:
 
 
 def build_context(session: Session, leaf_id: Any = UNDEF,
-                  projectors: Mapping[str, Projector] | None = None, *, complete: bool = True) -> Context:
+                  projectors: Mapping[str, Projector] | None = None, *, complete: bool = True,
+                  full_path: bool = True) -> Context:
     """Everything ``pisess context`` shows, for the current leaf or ``leaf_id``.
 
     ``projectors`` maps a ``custom`` entry's ``customType`` to a callable
     ``(entry, index, entries) -> messages`` (HARNESS only; the CLI never projects them).
     ``complete=False`` skips reading back full entries of a light session: the walk, the state and
     every error pi would raise are the same, only the message contents are partial (validate).
+    ``full_path=False`` reads back only the entries of the context, not the whole path (the pi
+    command's path runs to the root: a million entries, of which the context may need a few).
     """
     full = session.materialize if complete else (lambda es: es)
+    full_walk = full if full_path else (lambda es: es)
     explicit = leaf_id is not UNDEF
     if explicit and leaf_id is not None and session.lookup(leaf_id) is None:
         raise PisessError("not_found", f"Entry {js.to_string(leaf_id)} not found", path=session.path, stage="leaf")
@@ -227,13 +239,19 @@ def build_context(session: Session, leaf_id: Any = UNDEF,
     else:
         leaf = leaf_id if explicit else (None if session.leaf_id is UNDEF else session.leaf_id)
         target = leaf_id if explicit else UNDEF
-        walk = full(cli_context_path(session, target))
+        walk = full_walk(cli_context_path(session, target))
         start = session.leaf_id if target is UNDEF else target
         # getBranch and buildSessionPath differ only when the leaf is unset or unknown
         same = js.truthy(start) and session.lookup(start) is not None
-        path = walk if same else full(active_path(session, target))
+        path = walk if same else full_walk(active_path(session, target))
     state = derive_state(session, walk)
     selected = select_entries(session, walk)
+    if complete and not full_path and session.reader != "harness":
+        whole = full(selected)
+        swap = {id(a): b for a, b in zip(selected, whole) if a is not b}
+        if swap:  # the path shows the same objects as the context
+            path = [swap.get(id(e), e) for e in path]
+        selected = whole
     sources: list = []
     messages = project(session, selected, projectors, sources)
     try:

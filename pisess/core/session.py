@@ -66,13 +66,17 @@ class Session:
         """Make ``entries`` complete (a streamed file keeps only structural keys) and return them.
 
         The complete values replace the light ones in ``entries`` and the id index, so every
-        later lookup sees them too."""
-        full = self.raw.full(entries)
+        later lookup sees them too.  A light entry read back before gives the same object again."""
         replaced = self.__dict__.get("_replaced")
         if replaced is None:
             replaced = {}
+            read: dict = {}  # id(light) -> (light, whole): the light is kept so its id is not reused
             object.__setattr__(self, "_replaced", replaced)
-        for light, whole in zip(entries, full):
+            object.__setattr__(self, "_read", read)
+        read = self.__dict__["_read"]
+        fresh = list({id(e): e for e in entries if type(e) is Light and id(e) not in read}.values())
+        for light, whole in zip(fresh, self.raw.full(fresh)):
+            read[id(light)] = (light, whole)
             if light is whole:
                 continue
             i = self.position(light)
@@ -82,7 +86,7 @@ class Session:
             k = js.key(get(light, "id"))
             if self.by_id.get(k) is light:
                 self.by_id[k] = whole
-        return full
+        return [read[id(e)][1] if type(e) is Light else e for e in entries]
 
     def full(self, entry: Any) -> Any:
         """One entry, complete."""
