@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from conftest import entry, user
 from pisess.cli.app import app
 
 CWD = "/home/you/projects/webapp"
@@ -314,3 +315,18 @@ def test_closed_pipe_ends_quietly(root):
     err = p.stderr.read()
     assert p.wait(timeout=60) in (0, -13)
     assert err == b""
+
+
+@pytest.mark.parametrize("command", ["tree", "path"])
+def test_tree_and_path_rows_stay_on_one_line(runner, tmp_path, monkeypatch, command):
+    """A row too long for the width is cut with an ellipsis; it does not spill onto a line of its
+    own (which looked like another entry without a marker)."""
+    monkeypatch.setenv("COLUMNS", "60")
+    f = write(tmp_path / "s.jsonl", [header(), user("u1", None, "word " * 40),
+                                     entry("label", "l1", "u1", targetId="u1", label="a-long-label-" * 3),
+                                     user("u2", "l1", "x")])
+    r = run(runner, command, str(f))
+    assert r.exit_code == 0, r.output
+    rows = [ln for ln in r.stdout.splitlines() if "u1" in ln and "user" in ln]
+    assert len(rows) == 1 and rows[0].rstrip().endswith("\u2026")
+    assert not any(ln.lstrip().startswith("word") for ln in r.stdout.splitlines())

@@ -61,8 +61,7 @@ def show(renderables: Iterable[Any], color: str = "auto", pager: bool = False) -
     items = list(renderables)
     if pager and console.is_terminal and sys.stdin.isatty():
         with console.capture() as cap:
-            for r in items:
-                console.print(r)
+            console.print(Group(*items))
         out = cap.get()
         if out.count("\n") > console.size.height:
             os.environ.setdefault("LESS", "-FRX")
@@ -71,8 +70,10 @@ def show(renderables: Iterable[Any], color: str = "auto", pager: bool = False) -
             return
         console.file.write(out)
         return
-    for r in items:
-        console.print(r)
+    # One print for all rows: per-print set-up (size, options, buffer flush) cost as much as the
+    # rows.  (It also keeps each row's no_wrap: print(text) joins its arguments into a new Text that
+    # wraps, so an over-long tree row used to spill onto a second line.)
+    console.print(Group(*items))
 
 
 def T(s: str, style: str = "") -> Text:  # noqa: N802 - reads as a constructor
