@@ -330,3 +330,19 @@ def test_tree_and_path_rows_stay_on_one_line(runner, tmp_path, monkeypatch, comm
     rows = [ln for ln in r.stdout.splitlines() if "u1" in ln and "user" in ln]
     assert len(rows) == 1 and rows[0].rstrip().endswith("\u2026")
     assert not any(ln.lstrip().startswith("word") for ln in r.stdout.splitlines())
+
+
+def test_tree_indentation_stops_at_a_third_of_the_width(runner, tmp_path, monkeypatch):
+    """Each branch point indents what follows; a session hundreds of branch points deep keeps its
+    rows readable: the outer levels collapse into one mark."""
+    monkeypatch.setenv("COLUMNS", "60")
+    lines, parent = [header()], None
+    for i in range(60):  # a spine in which every entry has an abandoned sibling
+        lines += [user(f"s{i:03d}", parent, f"side {i}"), user(f"m{i:03d}", parent, f"main {i}")]
+        parent = f"m{i:03d}"
+    r = run(runner, "tree", "--full", str(write(tmp_path / "deep.jsonl", lines)))
+    assert r.exit_code == 0, r.output
+    rows = [ln for ln in r.stdout.splitlines() if "main " in ln or "side " in ln]
+    assert len(rows) == 120 and all(len(ln) <= 60 for ln in rows)
+    assert "main 59" in rows[-1] and rows[-1].startswith("\u22ef ")
+    assert all(ln.index("\u25cf") <= 60 // 3 + 2 for ln in rows if "main " in ln)

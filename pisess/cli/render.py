@@ -70,10 +70,12 @@ def show(renderables: Iterable[Any], color: str = "auto", pager: bool = False) -
             return
         console.file.write(out)
         return
-    # One print for all rows: per-print set-up (size, options, buffer flush) cost as much as the
-    # rows.  (It also keeps each row's no_wrap: print(text) joins its arguments into a new Text that
-    # wraps, so an over-long tree row used to spill onto a second line.)
-    console.print(Group(*items))
+    # Rows are printed a thousand at a time: per-print set-up (size, options, buffer flush) cost as
+    # much as the rows, and one print of everything holds every segment of the output at once.
+    # (A Group also keeps each row's no_wrap: print(text) joins its arguments into a new Text that
+    # wraps, so an over-long tree row used to spill onto a line of its own.)
+    for at in range(0, len(items), 1000):
+        console.print(Group(*items[at:at + 1000]))
 
 
 def T(s: str, style: str = "") -> Text:  # noqa: N802 - reads as a constructor
@@ -143,7 +145,13 @@ def tree_view(view, show_time: bool = False) -> list:
 
 def _tree_row(session, r, width: int, show_time: bool, whole: Any = None) -> Text:
     t = Text(no_wrap=True, overflow="ellipsis")
-    t.append(r.guides + r.connector, "dim")
+    guides = r.guides
+    deepest = max(8, width // 3) // 2 * 2  # guides come in 2-column levels
+    if len(guides) > deepest:
+        # hundreds of branch points deep: the outer levels would fill the row (and cost a
+        # measurement of every column of it); "⋯" stands for them
+        guides = "\u22ef " + guides[len(guides) - deepest + 2:]
+    t.append(guides + r.connector, "dim")
     if r.kind == "fold":
         t.append(f"\u2506 \u2026 {r.count:,} entr{'ies' if r.count != 1 else 'y'} \u2026", "dim")
         return t
