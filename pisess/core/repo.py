@@ -238,7 +238,7 @@ def list_sessions(root: str, cwd: str | None = None, *, keep_going: bool = False
     return Listing(sessions, skipped, dirs)
 
 
-SHARE_MIN = 1000  # headers per process below which a fork costs more than it saves (~100 headers)
+SHARE_MIN = 1000  # headers per process: with fewer, a fork and sending the headers back cost more than they save
 
 
 def _headers(files: list[tuple[str, bool]]) -> list:
