@@ -122,8 +122,8 @@ def tree_view(view, show_time: bool = False) -> list:
     width = _width()
     head = Text()
     head.append(_session_title(s), "bold")
-    head.append(f" \u00b7 {view.entry_count} entries \u00b7 {view.branch_points} branch point"
-                f"{'s' if view.branch_points != 1 else ''}")
+    head.append(f" \u00b7 {plural(view.entry_count, 'entry', 'entries')} \u00b7 "
+                f"{plural(view.branch_points, 'branch point')}")
     if view.roots > 1:
         head.append(f" \u00b7 {view.roots} roots")
     leaf = view.leaf_id
@@ -195,7 +195,7 @@ def path_view(ctx, show_time: bool = False) -> list:
     head = Text()
     head.append(_session_title(s), "bold")
     head.append(f" \u00b7 path to leaf {_sid(ctx.leaf_id) if ctx.leaf_id is not None else '(none)'}"
-                f" \u00b7 {len(ctx.path)} entries")
+                f" \u00b7 {plural(len(ctx.path), 'entry', 'entries')}")
     head.append(f" ({s.reader} reader)", "dim")
     out: list = [head]
     if ctx.path and s.reader == "harness" and js.truthy(get(ctx.path[0], "parentId")):

@@ -341,7 +341,7 @@ def du_view(report, *, label: str) -> list:
                       "base64" if report.images["count"] else "none"))
     out.append(img)
     out.append(Text(""))
-    out.append(Text(f"top {len(report.top)} entries by size", "bold"))
+    out.append(Text(f"top {plural(len(report.top), 'entry', 'entries')} by size", "bold"))
     rows = []
     for b in report.top:
         what = one_line(b.detail or "", 50)
