@@ -374,6 +374,7 @@ def _tree_findings_indexed(cli, add) -> None:
             state[cur] = 1
             walk.append(cur)
             q = parents[cur]
+            # (in a clean file every id is a non-empty string: a recorded position is the parent)
             cur = parent_at(cur) if q < 0 or not unique else q
         if cur is not None and state[cur] == 1:
             add(_cycle_finding(entries[cur], lines[cur]))
