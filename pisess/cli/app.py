@@ -59,9 +59,16 @@ app.command("demo")(demo_cmd.demo)
 
 
 def main() -> None:
+    import gc
     import signal
 
     # `pisess tree | head`: end quietly on a closed pipe, as cat and grep do (click would exit 1)
     if hasattr(signal, "SIGPIPE"):
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    # One short run over JSON trees makes no reference cycles worth collecting, and the cycle
+    # collector re-walks every entry a big read keeps: context --reader cli, validate and tree on
+    # a million entries took 20-26% longer with it, and peak RSS of 10,000-file runs of search,
+    # validate, stats, du and ls --long was the same without it.  The library leaves the
+    # collector alone; only this process turns it off.
+    gc.disable()
     app(prog_name="pisess")

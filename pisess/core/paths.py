@@ -62,9 +62,64 @@ def path_to_checkpoint(session: Session, leaf_id: Any) -> list:
     return path
 
 
+def walk_positions(session: Session, start: Any) -> tuple[list, int | None] | None:
+    """The positions from ``start`` up its ``parentId`` links over a compact index's ids and parent
+    positions (a path of a million entries walks no entry object), and the position met twice
+    (a cycle, or an entry that is its own parent) or ``None``.  ``None`` where that walk would not
+    be the readers' own: no compact index, ids that are not strings, ids remapped after the read,
+    a start that is not the index's own entry."""
+    from .compact import CompactById, CompactEntries
+
+    entries, by_id = session.entries, session.by_id
+    if type(entries) is not CompactEntries or type(by_id) is not CompactById or by_id.entries is not entries \
+            or by_id._set:
+        return None
+    if start is None:
+        return [], None
+    ix, made = entries.index, entries._made
+    sid = get(start, "id")
+    pos = ix.position_of(sid) if type(sid) is str else None
+    if pos is None or entries[pos] is not start:
+        return None
+    parent_id = ix.parent_id
+    later, first = ix.later_pos_of or {}, ix.pos_of  # position_of, inlined: this loop runs per path entry
+    out: list = []
+    seen: set = set()
+    while pos not in seen:
+        seen.add(pos)
+        out.append(pos)
+        e = made.get(pos)
+        pid = parent_id(pos) if e is None else get(e, "parentId")
+        if type(pid) is not str or not pid:
+            if not js.truthy(pid):
+                return out, None  # no parent ("" included, though an entry may have the id "")
+            return None  # found by JS Map identity: the object walk knows how
+        up = later.get(pid)
+        if up is None:
+            up = first.get(pid)
+        if up is None:
+            return out, None
+        pos = up
+    return out, pos
+
+
 def path_to_root(session: Session, start: Any) -> list:
     """CLI walk from an entry: follow ``parentId`` until it is falsy or missing (the orphan then
     acts as the root)."""
+    got = walk_positions(session, start)
+    if got is not None:
+        positions, again = got
+        entries = session.entries
+        if again is not None:
+            raise _cycle(session, entries[again])
+        made, light = entries._made, entries.index.light
+        path = []
+        for p in reversed(positions):
+            e = made.get(p)
+            if e is None:
+                e = made[p] = light(p)
+            path.append(e)
+        return path
     path = []
     seen: set = set()
     current = start

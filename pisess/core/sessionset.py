@@ -349,41 +349,12 @@ def _where_by_position(entries: Any, active_at: set, chosen: list | None) -> lis
 
 
 def _active_positions(session: Session, leaf: Any) -> set | None:
-    """The positions on the path from ``leaf`` to its root, walked over a compact index's ids and
-    parent positions instead of entry objects (a path of a million entries builds none of them).
-    ``None`` where that walk would not be the readers' own: ids that are not strings, entries
-    replaced after the read, a leaf that is not the index's own entry."""
-    from .compact import CompactById, CompactEntries
+    """The positions on the path from ``leaf`` to its root (``None``: not a compact session the
+    position walk serves, see ``paths.walk_positions``)."""
+    from .paths import walk_positions
 
-    entries, by_id = session.entries, session.by_id
-    if type(entries) is not CompactEntries or type(by_id) is not CompactById or by_id.entries is not entries \
-            or by_id._set:
-        return None
-    ix, made = entries.index, entries._made
-    out: set = set()
-    if leaf is None:
-        return out
-    lid = get(leaf, "id")
-    pos = ix.position_of(lid) if type(lid) is str else None
-    if pos is None or entries[pos] is not leaf:
-        return None
-    parent_id = ix.parent_id
-    later, first = ix.later_pos_of or {}, ix.pos_of  # position_of, inlined: this loop runs per path entry
-    while pos not in out:
-        out.add(pos)
-        e = made.get(pos)
-        pid = parent_id(pos) if e is None else get(e, "parentId")
-        if type(pid) is not str or not pid:
-            if not js.truthy(pid):
-                break  # no parent ("" included, though an entry may have the id "")
-            return None  # found by JS Map identity: the object walk knows how
-        up = later.get(pid)
-        if up is None:
-            up = first.get(pid)
-        if up is None or up == pos:
-            break
-        pos = up
-    return out
+    got = walk_positions(session, leaf)
+    return None if got is None else set(got[0])
 
 
 def _branch_root(e: Any, active: set, parent_of: dict, memo: dict) -> Any:
