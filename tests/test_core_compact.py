@@ -90,7 +90,7 @@ def _seen(s) -> dict:
         try:
             out[key] = step()
         except PisessError as err:
-            out[key] = err.code
+            out[key] = (err.code, err.message, err.line)
     return out
 
 
