@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any, Callable
-
-import orjson
+from typing import Any
 
 from . import js
 from .errors import PisessError

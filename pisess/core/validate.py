@@ -14,7 +14,7 @@ from . import js
 from .errors import PisessError
 from .js import UNDEF, get
 from .jsonl import NOT_JSON, RawFile, RawLine, parse_json, scan_bytes, scan_file
-from .migrate import needs_migration, raw_version
+from .migrate import raw_version
 from .session import (
     check_harness_entry,
     check_harness_header,
