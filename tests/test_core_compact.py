@@ -96,7 +96,7 @@ def _seen(s) -> dict:
 
 def _context(s):
     ctx = build_context(s)
-    return [e.get("id") for e in ctx.context_entries], ctx.messages, ctx.state
+    return [e.get("id") if isinstance(e, dict) else e for e in ctx.context_entries], ctx.messages, ctx.state
 
 
 def _both(path: str, reader: str):
