@@ -269,12 +269,11 @@ def _join(ix: CompactIndex, more: CompactIndex) -> CompactIndex | None:
                 more._spell_out()
             except OverflowError:
                 return None
+    ix.offsets.extend(more.offsets)
     if ix.lines is None:
-        ix.offsets.extend(more.offsets)
         if more.ids:
             ix.last_length = more.last_length
     else:
-        ix.offsets.extend(more.offsets)
         ix.lengths.extend(more.lengths)
         ix.lines.extend(map(add, more.lines, repeat(ix.line_count)))
     more.offsets = more.lengths = more.lines = None

@@ -68,7 +68,7 @@ class Child:
         try:
             value = pickle.load(self._input)
         except Exception:  # noqa: BLE001 - a child that died mid-message: the caller does the work
-            value = None
+            pass
         finally:
             status = self._finish(kill=value is None)
         return value if status == 0 else None
