@@ -18,8 +18,8 @@ from . import js
 from .errors import PisessError
 from .js import UNDEF, get
 from .jsonl import NOT_JSON, is_blank, parse_json
-from .sessionset import WHERE, _open as open_fd_file, _value, created_key, entry_id, open_lenient, place, scan_visit, \
-    session_name
+from .sessionset import WHERE, _open as open_fd_file, _value, created_key, entry_id, line_blocks, open_lenient, \
+    place, scan_visit, session_name
 
 TOP = 10
 
@@ -240,11 +240,10 @@ def _read_indexed(path: str, reader: str, tick) -> tuple | None:
     """A clean file through its compact index (``None``: not one): sizes, kinds and offsets come
     from the index's arrays, images from a byte search for ``"image"``; no entry object is built
     but for the largest entries."""
-    from .compact import CompactEntries
     from .session import _open_compact
 
     session = _open_compact(path, reader)
-    if session is None or type(session.entries) is not CompactEntries:
+    if session is None:
         return None
     ix = session.entries.index
     ix._spell_out()
@@ -276,34 +275,19 @@ def _image_lines(path: str, tick) -> dict[int, tuple[int, int]]:
     """``offset -> (images, base64 bytes)`` of the lines that hold ``"image"`` and an image block,
     found by a byte search over the file (lines are parsed only where the bytes are)."""
     out: dict[int, tuple[int, int]] = {}
-    base = 0
-    carry = b""
-    with open_fd_file(path) as fh:
-        while True:
-            chunk = fh.read(BLOCK)
-            if tick and chunk:
-                tick(len(chunk))
-            buf = carry + chunk if carry else chunk
-            if chunk:
-                cut = buf.rfind(b"\n") + 1
-                if not cut:
-                    carry = buf
-                    continue
-                buf, carry = buf[:cut], buf[cut:]
-            p = buf.find(IMAGE)
-            while p >= 0:
-                start = buf.rfind(b"\n", 0, p) + 1
-                end = buf.find(b"\n", p)
-                end = len(buf) if end < 0 else end
-                v = _value(buf[start:end])
-                if v is not NOT_JSON:
-                    got = images_in(v)
-                    if got[0]:
-                        out[base + start] = got
-                p = buf.find(IMAGE, end)
-            if not chunk:
-                return out
-            base += len(buf)
+    for buf, end, base in line_blocks(path, tick, BLOCK):
+        p = buf.find(IMAGE, 0, end)
+        while p >= 0:
+            start = buf.rfind(b"\n", 0, p) + 1
+            stop = buf.find(b"\n", p, end)
+            stop = end if stop < 0 else stop
+            v = _value(bytes(buf[start:stop]))
+            if v is not NOT_JSON:
+                got = images_in(v)
+                if got[0]:
+                    out[base + start] = got
+            p = buf.find(IMAGE, stop, end)
+    return out
 
 
 BLOCK = 8 << 20

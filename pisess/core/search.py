@@ -40,7 +40,7 @@ from typing import Any, Callable, Iterator
 from .errors import PisessError
 from .js import UNDEF, get
 from .jsonl import NOT_JSON, is_blank, scan_bytes
-from .sessionset import _open, _value, open_lenient, place, read_small, scan_visit, session_name
+from .sessionset import _value, line_blocks, open_lenient, place, read_small, scan_visit, session_name
 from .session import Session
 
 FIELDS = ("user", "assistant", "thinking", "tool", "summary", "custom", "label", "name")
@@ -312,38 +312,6 @@ def _match_lines(buf: Any, end: int, base: int, starts: list[int], m: Matcher, f
         _match_line(bytes(buf[s:end if e < 0 else e]), base + s, m, found)
 
 
-def _blocks(path: str, tick: Callable[[int], None] | None) -> Iterator[tuple[bytearray, int, int]]:
-    """``(buffer, end, offset)``: ``buffer[:end]`` holds whole lines (the last one may be
-    unterminated at the end of the file) starting at byte ``offset`` of the file.  One buffer is
-    reused: use it before taking the next item."""
-    buf = bytearray(BLOCK)
-    keep = 0
-    offset = 0
-    with _open(path) as fh:
-        while True:
-            if keep == len(buf):  # one line longer than the buffer
-                buf.extend(bytes(len(buf)))
-            try:
-                n = fh.readinto(memoryview(buf)[keep:])
-            except OSError as e:
-                raise PisessError("storage", f"Failed to read session {path}: {e.strerror or e}", path=path) from None
-            if tick and n:
-                tick(n)
-            end = keep + n
-            if not n:
-                if keep:
-                    yield buf, keep, offset
-                return
-            cut = buf.rfind(b"\n", 0, end)
-            if cut < 0:
-                keep = end
-                continue
-            yield buf, cut + 1, offset
-            offset += cut + 1
-            keep = end - cut - 1
-            buf[:keep] = buf[cut + 1:end]
-
-
 def _matches_small(data: bytes, m: Matcher) -> dict[int, list[Match]]:
     found: dict[int, list[Match]] = {}
     if m.needle is None:
@@ -368,7 +336,7 @@ def _all_starts(data: bytes) -> Iterator[int]:
 
 def _matches_streamed(path: str, m: Matcher, tick) -> dict[int, list[Match]]:
     found: dict[int, list[Match]] = {}
-    for buf, end, base in _blocks(path, tick):
+    for buf, end, base in line_blocks(path, tick, BLOCK):
         starts = _candidate_starts(buf, end, m)
         if starts:
             _match_lines(buf, end, base, starts, m, found)

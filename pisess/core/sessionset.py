@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import stat
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 import orjson
 
@@ -163,6 +163,38 @@ def open_fd(path: str) -> tuple[int, os.stat_result]:
 
 def _open(path: str):
     return os.fdopen(open_fd(path)[0], "rb")
+
+
+def line_blocks(path: str, tick: Callable[[int], None] | None, block: int) -> Iterator[tuple[bytearray, int, int]]:
+    """``(buffer, end, offset)``: ``buffer[:end]`` holds whole lines (the last one may be
+    unterminated at the end of the file) starting at byte ``offset`` of the file.  One buffer is
+    reused: use it before taking the next item."""
+    buf = bytearray(block)
+    keep = 0
+    offset = 0
+    with _open(path) as fh:
+        while True:
+            if keep == len(buf):  # one line longer than the buffer
+                buf.extend(bytes(len(buf)))
+            try:
+                n = fh.readinto(memoryview(buf)[keep:])
+            except OSError as e:
+                raise PisessError("storage", f"Failed to read session {path}: {e.strerror or e}", path=path) from None
+            if tick and n:
+                tick(n)
+            end = keep + n
+            if not n:
+                if keep:
+                    yield buf, keep, offset
+                return
+            cut = buf.rfind(b"\n", 0, end)
+            if cut < 0:
+                keep = end
+                continue
+            yield buf, cut + 1, offset
+            offset += cut + 1
+            keep = end - cut - 1
+            buf[:keep] = buf[cut + 1:end]
 
 
 def read_small(path: str, limit: int) -> bytes | None:
