@@ -285,21 +285,30 @@ def open_harness(raw: RawFile) -> Session:
 
 def _open_compact(path: str, reader: str) -> Session | None:
     """A well-formed v3 file read through a ``CompactIndex``; ``None`` sends it to the line scan."""
-    from .compact import CompactById, CompactEntries, scan_compact
+    from .compact import scan_compact
 
     ix = scan_compact(path)
     if ix is None:
         return None
-    raw = RawFile(path, ix.size, [], ix.ends_with_newline, light=True, sdk_marker=ix.sdk_marker)
+    raw = index_raw(path, ix)
     chosen = choose_reader(raw, reader)
     if (ix.harness_error if chosen == "harness" else not ix.cli_plain):
         return None  # pi fails or drops lines here: the line scan says how
+    return index_view(ix, raw, chosen)
+
+
+def index_raw(path: str, ix: Any) -> RawFile:
+    """The ``RawFile`` of an indexed file: its size and ending, no per-line records."""
+    return RawFile(path, ix.size, [], ix.ends_with_newline, light=True, sdk_marker=ix.sdk_marker)
+
+
+def index_view(ix: Any, raw: RawFile, reader: str) -> Session:
+    """The ``harness`` or ``cli`` session over a ``CompactIndex`` (each with its own entry cache)."""
+    from .compact import CompactById, CompactEntries
+
     entries = CompactEntries(ix)
-    by_id = CompactById(entries)
-    lines = ix.line_numbers()
-    if chosen == "harness":
-        return _harness_view(ix.header, entries, lines, raw, by_id=by_id)
-    return _cli_view(ix.header, entries, lines, raw, by_id=by_id)
+    view = _harness_view if reader == "harness" else _cli_view
+    return view(ix.header, entries, ix.line_numbers(), raw, by_id=CompactById(entries))
 
 
 def _walk(entries, by_id: dict | None):

@@ -107,10 +107,7 @@ def validate_raw(raw: RawFile, *, mtime: float | None = None, now: float | None 
         harness_err = None if harness_session.migrated_from_version is None else harness_first_error(raw)
     except PisessError as e:
         harness_err = e  # pi's own error, or where pi throws a JavaScript error (labels that are not strings)
-    pi_harness: dict = {"opens": harness_err is None}
-    if harness_err:
-        pi_harness.update(code=harness_err.code, reason=harness_err.reason, line=harness_err.line,
-                          physicalLine=harness_err.physical_line)
+    pi_harness = _harness_answer(harness_err)
     pi_cli: dict
     cli = None
     try:
@@ -159,8 +156,7 @@ def validate_raw(raw: RawFile, *, mtime: float | None = None, now: float | None 
                             ln.number, ln.offset, _id_str(get(v, "id")) if isinstance(v, dict) else None))
             if isinstance(v, dict) and isinstance(v.get("type"), str) and v["type"] not in KNOWN_TYPES \
                     and v["type"] != "session":
-                add(Finding("info", "unknown_type", f"unknown entry type {v['type']!r}: both readers keep it in the "
-                            "tree; it adds nothing to the context", ln.number, ln.offset, _id_str(v.get("id"))))
+                add(_unknown_type(v["type"], ln.number, ln.offset, v.get("id")))
 
     # --- header and version -------------------------------------------------------------------
     header = cli.header if cli else None
@@ -178,58 +174,69 @@ def validate_raw(raw: RawFile, *, mtime: float | None = None, now: float | None 
                         hdr_line.offset if hdr_line else 0))
         _tree_findings(cli, add)
         if cli.migrated_from_version is None:
-            without_ids = sum(1 for e in cli.entries if not isinstance(get(e, "id"), str))
-            if without_ids:
-                add(Finding("error", "entries_without_ids", f"{without_ids} entries have no id under a version-3 header "
-                            "(a legacy file copied without migration): they are not part of any tree", None, None))
+            _without_ids(sum(1 for e in cli.entries if not isinstance(get(e, "id"), str)), add)
         _context_findings(raw, {"harness": harness_session, "cli": cli}, add)
-    findings.sort(key=lambda f: (f.line if f.line is not None else 0, SEVERITIES.index(f.severity)))
-    return FileReport(path, pi, findings, "harness" if written_by_sdk(raw) else "cli")
+    return _report(path, pi, findings, raw)
 
 
 def _validate_index(path: str, ix: Any) -> FileReport | None:
     """``validate_raw``'s report for a clean file, from its ``CompactIndex``: every line is JSON,
     truthy and accepted by the harness, the header a valid v3 one, so the line findings left are
     unknown types, and the tree findings are computed on positions (``None``: the line scan decides)."""
-    from .compact import CompactById, CompactEntries
-    from .session import _cli_view, _harness_view
+    from .session import index_raw, index_view
 
-    raw = RawFile(path, ix.size, [], ix.ends_with_newline, light=True, sdk_marker=ix.sdk_marker)
+    raw = index_raw(path, ix)
     lines = ix.line_numbers()
     findings: list[Finding] = []
     add = findings.append
-    harness_session = None
-    harness_err = None
+    harness_session = harness_err = None
     try:
-        entries = CompactEntries(ix)
-        harness_session = _harness_view(ix.header, entries, lines, raw, by_id=CompactById(entries))
+        harness_session = index_view(ix, raw, "harness")
     except PisessError as e:
         harness_err = e
-    pi_harness: dict = {"opens": harness_err is None}
-    if harness_err:
-        pi_harness.update(code=harness_err.code, reason=harness_err.reason, line=harness_err.line,
-                          physicalLine=harness_err.physical_line)
     try:
-        entries = CompactEntries(ix)
-        cli = _cli_view(ix.header, entries, lines, raw, by_id=CompactById(entries))
+        cli = index_view(ix, raw, "cli")
     except PisessError:
         return None
-    pi = {"harness": pi_harness, "cli": {"opens": True, "migratedFromVersion": None, "droppedLines": [],
-                                         "emptyFileInitialized": False}}
+    pi = {"harness": _harness_answer(harness_err), "cli": {"opens": True, "migratedFromVersion": None,
+                                                           "droppedLines": [], "emptyFileInitialized": False}}
     # plain messages are known, accepted entries: only the other lines can hold line findings
     for pos, e in cli.entries.extras():
         v = e.get("type") if isinstance(e, dict) else None
         if isinstance(v, str) and v not in KNOWN_TYPES:
-            add(Finding("info", "unknown_type", f"unknown entry type {v!r}: both readers keep it in the tree; it adds "
-                        "nothing to the context", lines[pos], ix.offsets[pos], _id_str(e.get("id"))))
+            add(_unknown_type(v, lines[pos], ix.offsets[pos], e.get("id")))
     _tree_findings_indexed(cli, add)
-    without_ids = sum(1 for _, e in cli.entries.extras() if not isinstance(get(e, "id"), str))
-    if without_ids:
-        add(Finding("error", "entries_without_ids", f"{without_ids} entries have no id under a version-3 header "
-                    "(a legacy file copied without migration): they are not part of any tree", None, None))
+    _without_ids(sum(1 for _, e in cli.entries.extras() if not isinstance(get(e, "id"), str)), add)
     _context_findings(raw, {"harness": harness_session, "cli": cli}, add)
+    return _report(path, pi, findings, raw)
+
+
+def _harness_answer(err: PisessError | None) -> dict:
+    out: dict = {"opens": err is None}
+    if err:
+        out.update(code=err.code, reason=err.reason, line=err.line, physicalLine=err.physical_line)
+    return out
+
+
+def _report(path: str, pi: dict, findings: list, raw: RawFile) -> FileReport:
     findings.sort(key=lambda f: (f.line if f.line is not None else 0, SEVERITIES.index(f.severity)))
-    return FileReport(path, pi, findings, "harness" if ix.sdk_marker else "cli")
+    return FileReport(path, pi, findings, "harness" if written_by_sdk(raw) else "cli")
+
+
+def _unknown_type(t: str, line: int, offset: int, eid: Any) -> Finding:
+    return Finding("info", "unknown_type", f"unknown entry type {t!r}: both readers keep it in the tree; it adds "
+                   "nothing to the context", line, offset, _id_str(eid))
+
+
+def _without_ids(n: int, add) -> None:
+    if n:
+        add(Finding("error", "entries_without_ids", f"{n} entries have no id under a version-3 header (a legacy "
+                    "file copied without migration): they are not part of any tree", None, None))
+
+
+def _duplicate_id(eid: str, first: int, line: int) -> Finding:
+    return Finding("warning", "duplicate_id", f"id {eid} was already used on line {first}: lookups take this later "
+                   "entry", line, None, eid)
 
 
 def _short(v: Any) -> str:
@@ -284,8 +291,7 @@ def _tree_findings(cli, add) -> None:
             continue
         k = js.key(eid)
         if k in first_line:
-            add(Finding("warning", "duplicate_id", f"id {eid} was already used on line {first_line[k]}: lookups "
-                        "take this later entry", line, None, eid))
+            add(_duplicate_id(eid, first_line[k], line))
         else:
             first_line[k] = line
     _entry_findings(cli, entries, enumerate(cli.entry_lines), add)
@@ -349,8 +355,7 @@ def _tree_findings_indexed(cli, add) -> None:
             if eid is None:
                 continue
             if eid in first_line:
-                add(Finding("warning", "duplicate_id", f"id {eid} was already used on line {first_line[eid]}: lookups "
-                            "take this later entry", lines[pos], None, eid))
+                add(_duplicate_id(eid, first_line[eid], lines[pos]))
             else:
                 first_line[eid] = lines[pos]
     # a plain message's parent is known (an earlier id), absent (null) or one of these
