@@ -17,6 +17,7 @@ def context_json(ctx) -> dict:
     ids = lambda es: [None if get(e, "id") is UNDEF else get(e, "id") for e in es]  # noqa: E731
     doc = {
         "reader": s.reader,
+        "piVersion": s.pi_version,
         "file": s.path,
         "header": s.header_json(),
         "entryCount": len(s.entries),
@@ -49,6 +50,7 @@ def context(
     pager: bool = typer.Option(True, "--pager/--no-pager", help="Page long output when stdout is a terminal."),
     reader: common.ReaderOpt = "auto",
     lenient: common.LenientOpt = False,
+    pi_version: common.PiVersionOpt = "1.6.0",
     json_out: common.JsonOpt = False,
     sessions_dir: common.SessionsDirOpt = None,
     cwd: common.CwdOpt = None,
@@ -66,7 +68,7 @@ def context(
     reader = common.check_reader(reader, lenient)
     w = common.where(sessions_dir, cwd)
     path = resolve_session(session, w.root, w.cwd)
-    s = open_session(path, reader, light=True)
+    s = open_session(path, reader, light=True, pi_version=pi_version)
     if lenient and not json_out:
         common.report_dropped(s)
     ctx = build_context(s, UNDEF if leaf is None else leaf, full_path=False)  # only the path's ids are shown

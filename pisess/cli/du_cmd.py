@@ -16,6 +16,7 @@ def du(
     all_projects: sets.AllOpt = False,
     top: int = typer.Option(10, "--top", "-n", metavar="N", help="How many of the largest entries to list."),
     reader: common.ReaderOpt = "auto",
+    pi_version: common.PiVersionOpt = "1.6.0",
     json_out: common.JsonOpt = False,
     sessions_dir: common.SessionsDirOpt = None,
     cwd: common.CwdOpt = None,
@@ -27,6 +28,7 @@ def du(
 
     Example: pisess du 0195e682
     """
+    pi_version = common.check_pi_version(pi_version)
     from pisess.core.du import disk_usage
     from pisess.core.errors import PisessError
 

@@ -26,6 +26,7 @@ def export(
     images: bool = typer.Option(False, "--images", help="Embed images (data: URIs) instead of references."),
     redact: bool = typer.Option(False, "--redact", help="Replace every secret found with [REDACTED:kind]."),
     reader: common.ReaderOpt = "auto",
+    pi_version: common.PiVersionOpt = "1.6.0",
     json_out: common.JsonOpt = False,
     sessions_dir: common.SessionsDirOpt = None,
     cwd: common.CwdOpt = None,
@@ -58,14 +59,14 @@ def export(
     reader = common.check_reader(reader)
     w = common.where(sessions_dir, cwd)
     path = resolve_session(session, w.root, w.cwd)
-    s = open_session(path, reader, light=True)
+    s = open_session(path, reader, light=True, pi_version=pi_version)
     if fmt == "jsonl":
         import uuid6
 
         leaf_id = leaf if leaf is not None else leaf_of(s)
         if leaf is not None and s.lookup(leaf) is None:
             raise PisessError("not_found", f"Entry {leaf} not found", path=path, stage="leaf")
-        cli = s if s.reader == "cli" else open_session(path, "cli", light=True)
+        cli = s if s.reader == "cli" else open_session(path, "cli", light=True, pi_version=pi_version)
         result = export_branch(cli, leaf_id, new_id=str(uuid6.uuid7()), now_iso=now_iso(),
                                source_path=os.path.abspath(path), redact=redact)
     else:

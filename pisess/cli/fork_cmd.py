@@ -20,6 +20,7 @@ def fork(
                                       "at: it ends at this entry (pi's /clone)."),
     dry_run: bool = typer.Option(False, "--dry-run", "-n", help="Show what would be written; write nothing."),
     reader: common.ReaderOpt = "auto",
+    pi_version: common.PiVersionOpt = "1.6.0",
     json_out: common.JsonOpt = False,
     sessions_dir: common.SessionsDirOpt = None,
     cwd: common.CwdOpt = None,
@@ -43,7 +44,7 @@ def fork(
     reader = common.check_reader(reader)
     w = common.where(sessions_dir, cwd)
     path = resolve_session(session, w.root, w.cwd)
-    s = open_session(path, reader, light=True)
+    s = open_session(path, reader, light=True, pi_version=pi_version)
     import uuid6
 
     target_cwd = w.cwd if cwd else None

@@ -12,6 +12,7 @@ from pisess.cli.common import handles_errors
 def ls(
     all_projects: bool = typer.Option(False, "--all", "-a", help="Every project under the sessions root."),
     long: bool = typer.Option(False, "--long", "-l", help="Read whole files: name, messages, branches, last activity."),
+    pi_version: common.PiVersionOpt = "1.6.0",
     json_out: common.JsonOpt = False,
     sessions_dir: common.SessionsDirOpt = None,
     cwd: common.CwdOpt = None,
@@ -21,6 +22,7 @@ def ls(
 
     Example: pisess ls --all --long
     """
+    pi_version = common.check_pi_version(pi_version)
     from pisess.core.repo import list_sessions
 
     w = common.where(sessions_dir, cwd)

@@ -17,6 +17,7 @@ def path(
     time: bool = typer.Option(False, "--time", "-t", help="Show each entry's timestamp (local time)."),
     reader: common.ReaderOpt = "auto",
     lenient: common.LenientOpt = False,
+    pi_version: common.PiVersionOpt = "1.6.0",
     json_out: common.JsonOpt = False,
     sessions_dir: common.SessionsDirOpt = None,
     cwd: common.CwdOpt = None,
@@ -33,7 +34,7 @@ def path(
 
     reader = common.check_reader(reader, lenient)
     w = common.where(sessions_dir, cwd)
-    s = open_session(resolve_session(session, w.root, w.cwd), reader, light=True)
+    s = open_session(resolve_session(session, w.root, w.cwd), reader, light=True, pi_version=pi_version)
     if lenient and not json_out:
         common.report_dropped(s)
     ctx = build_context(s, UNDEF if leaf is None else leaf)

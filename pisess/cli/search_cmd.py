@@ -22,6 +22,7 @@ def search(
     ignore_case: bool = typer.Option(False, "--ignore-case", "-i", help="Ignore case."),
     active_only: bool = typer.Option(False, "--active-only", help="Only hits the model sees at the current leaf."),
     reader: common.ReaderOpt = "auto",
+    pi_version: common.PiVersionOpt = "1.6.0",
     json_out: common.JsonOpt = False,
     sessions_dir: common.SessionsDirOpt = None,
     cwd: common.CwdOpt = None,
@@ -35,6 +36,7 @@ def search(
 
     Example: pisess search "cache.ts" --all --in user,tool
     """
+    pi_version = common.check_pi_version(pi_version)
     from pisess.core.errors import PisessError
     from pisess.core.search import make_matcher, search_file
     from pisess.core.sessionset import created_key

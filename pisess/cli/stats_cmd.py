@@ -17,6 +17,7 @@ def stats(
     by: Optional[str] = typer.Option(None, "--by", metavar="KEY", help="Also a table by session, model, day (local "
                                      "time) or branch.", case_sensitive=False),
     reader: common.ReaderOpt = "auto",
+    pi_version: common.PiVersionOpt = "1.6.0",
     json_out: common.JsonOpt = False,
     sessions_dir: common.SessionsDirOpt = None,
     cwd: common.CwdOpt = None,
@@ -29,6 +30,7 @@ def stats(
 
     Example: pisess stats --all --by model
     """
+    pi_version = common.check_pi_version(pi_version)
     from pisess.core.errors import PisessError
     from pisess.core.stats import BY, compute_stats
 

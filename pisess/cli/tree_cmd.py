@@ -44,6 +44,7 @@ def tree(
     leaf: common.LeafOpt = None,
     reader: common.ReaderOpt = "auto",
     lenient: common.LenientOpt = False,
+    pi_version: common.PiVersionOpt = "1.6.0",
     json_out: common.JsonOpt = False,
     sessions_dir: common.SessionsDirOpt = None,
     cwd: common.CwdOpt = None,
@@ -61,7 +62,7 @@ def tree(
 
     reader = common.check_reader(reader, lenient)
     w = common.where(sessions_dir, cwd)
-    s = open_session(resolve_session(session, w.root, w.cwd), reader, light=True)
+    s = open_session(resolve_session(session, w.root, w.cwd), reader, light=True, pi_version=pi_version)
     if lenient and not json_out:
         common.report_dropped(s)
     view = build_tree(s, leaf_id=UNDEF if leaf is None else leaf, full=full, depth=depth,

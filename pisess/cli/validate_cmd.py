@@ -20,6 +20,7 @@ def validate(
                                          help="text, json or github (default: github when GITHUB_ACTIONS=true, else text)."),
     strict: bool = typer.Option(False, "--strict", help="Treat warnings as errors."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Only the summary line."),
+    pi_version: common.PiVersionOpt = "1.6.0",
     json_out: common.JsonOpt = False,
     sessions_dir: common.SessionsDirOpt = None,
     color: common.ColorOpt = "auto",
@@ -31,6 +32,7 @@ def validate(
 
     Example: pisess validate ~/.pi/agent/sessions --format github
     """
+    pi_version = common.check_pi_version(pi_version)
     from pisess.core.errors import PisessError
     from pisess.core.repo import iter_jsonl
     from pisess.core.validate import validate_file

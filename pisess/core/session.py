@@ -9,7 +9,7 @@ reader of the program that wrote the file.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable
 
 from . import js
@@ -17,6 +17,8 @@ from .errors import JSError, PisessError
 from .js import UNDEF, get
 from .jsonl import NOT_JSON, Light, RawFile, RawLine, scan_file
 from .migrate import migrate_in_memory, needs_migration, raw_version
+from . import versions
+from .versions import PiVersion
 
 READERS = ("harness", "cli")
 SDK_ONLY_TYPES = ("leaf", "active_tools_change")
@@ -42,6 +44,7 @@ class Session:
     dropped_lines: list = field(default_factory=list)
     empty_file_initialized: bool = False
     notes: list = field(default_factory=list)
+    pi_version: PiVersion = versions.CURRENT  # the pi command's rules (a harness read is always 0.82.1's)
 
     def line_of(self, entry: Any) -> int | None:
         i = self.position(entry)
@@ -166,23 +169,31 @@ def choose_reader(raw: RawFile, reader: str) -> str:
     return "harness" if written_by_sdk(raw) else "cli"
 
 
-def open_session(path: str, reader: str = "auto", raw: RawFile | None = None, *, light: bool = False) -> Session:
-    """Read ``path`` with ``reader`` (``auto``, ``harness`` or ``cli``).
+def open_session(path: str, reader: str = "auto", raw: RawFile | None = None, *, light: bool = False,
+                 pi_version: str = versions.CURRENT) -> Session:
+    """Read ``path`` with ``reader`` (``auto``, ``harness`` or ``cli``), the pi command's reader
+    following pi ``pi_version``'s rules (the SDK reader has only 0.82.1's).
 
     With ``light``, entries keep only their structural keys (memory grows with the number of
     entries, not bytes); ``Session.materialize``/``full`` read back complete entries on demand
     (``build_context`` and fork planning do that for the entries they use)."""
+    version = versions.parse(pi_version)
     owned = raw is None
     if owned and light:
         session = _open_compact(path, reader)
         if session is not None:
-            return session
+            return _with_version(session, version)
     raw = raw if raw is not None else scan_file(path, light=light)
     chosen = choose_reader(raw, reader)
     session = open_harness(raw) if chosen == "harness" else open_cli(raw)
     if owned and light and session.raw is raw:
         raw.lines = []  # per-line records served the checks; entries keep their own offsets
-    return session
+    return _with_version(session, version)
+
+
+def _with_version(session: Session, version: PiVersion) -> Session:
+    rules = versions.of_reader(session.reader, version)
+    return session if rules == session.pi_version else replace(session, pi_version=rules)
 
 
 # --- harness ---------------------------------------------------------------------------------------
@@ -357,7 +368,8 @@ def _harness_view(header, entries, lines, raw, migrated=None, dropped=(), notes=
         last = entries[-1]
         leaf = get(last, "targetId") if get(last, "type") == "leaf" else get(last, "id")
     return Session(raw.path, "harness", header, entries, lines, by_id, leaf, labels, {}, raw,
-                   migrated_from_version=migrated, dropped_lines=list(dropped), notes=list(notes))
+                   migrated_from_version=migrated, dropped_lines=list(dropped), notes=list(notes),
+                   pi_version=versions.PI_0_82)
 
 
 # --- cli ---------------------------------------------------------------------------------------------
