@@ -7,13 +7,14 @@ it; pisess only looks.
 from __future__ import annotations
 
 import functools
+import math
 import os
 import re
 import stat
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Mapping
 
-from . import js, parallel
+from . import js, parallel, versions
 from .errors import PisessError
 from .jsonl import parse_json
 from .session import check_harness_header
@@ -47,19 +48,34 @@ def absolute_cwd(cwd: str, base: str) -> str:
 
 @dataclass(frozen=True)
 class SessionInfo:
-    """One listed session: pi's harness metadata (first line only)."""
+    """One listed session.  ``listing`` says whose listing it comes from: ``harness`` (pi 0.82.1's
+    SDK: first line only) or ``cli`` (the pi command's ``/resume``: also ``created``/``modified``,
+    in ms, and ``activity_read``, how pisess found ``modified``: ``tail`` or ``file``)."""
 
     id: str
-    created_at: str
+    created_at: Any
     cwd: str
     path: str
-    parent_session_path: str | None = None
+    parent_session_path: Any = None
     metadata: dict | None = None
     has_metadata: bool = False
     size: int = 0
+    listing: str = "harness"
+    has_parent: bool = False
+    created: float | int | None = None
+    modified: float | int | None = None
+    activity_read: str | None = None
+    mtime_ms: float | None = None
 
     def to_json(self) -> dict:
         out: dict = {"id": self.id, "createdAt": self.created_at, "cwd": self.cwd, "path": self.path}
+        if self.listing == "cli":
+            if self.has_parent:
+                out["parentSessionPath"] = self.parent_session_path
+            out["created"] = js.iso_utc(self.created) if self.created is not None else None
+            out["modified"] = js.iso_utc(self.modified) if self.modified is not None else None
+            out["activityRead"] = self.activity_read
+            return out
         if self.parent_session_path is not None:
             out["parentSessionPath"] = self.parent_session_path
         if self.has_metadata:
@@ -139,7 +155,10 @@ def read_header_info(path: str, *, regular: bool = False) -> SessionInfo:
     v = parse_json(line)
     reason = check_harness_header(v)
     if reason:
-        raise PisessError("invalid_session", reason, path=path, line=1)
+        from .summary import SDK_V4, is_sdk_v4_header
+
+        raise PisessError("invalid_session", f"{reason}: {SDK_V4}" if is_sdk_v4_header(v) else reason,
+                          path=path, line=1)
     return SessionInfo(v["id"], v["timestamp"], v["cwd"], path, v.get("parentSession"), v.get("metadata"),
                        "metadata" in v, size)
 
@@ -208,7 +227,31 @@ def _all_canonical_utc(stamps: list) -> bool:
     return True
 
 
-def list_sessions(root: str, cwd: str | None = None, *, keep_going: bool = False) -> Listing:
+SORTS = ("activity", "created")
+
+
+def list_sessions(root: str, cwd: str | None = None, *, keep_going: bool = False,
+                  pi_version: str = versions.PI_0_82, sort: str | None = None, whole: bool = False) -> Listing:
+    """The sessions of one project (``cwd``) or of every project under ``root``, as pi lists them.
+
+    ``sort`` is ``activity`` (the pi command's ``/resume``: last activity first, pi
+    ``pi_version``'s tie rules, v1/v2 files included) or ``created`` (newest header first).
+    Without it: ``activity`` for pi 1.6, and for pi 0.82.1 the SDK's own listing
+    (``JsonlSessionRepo.list``: the first line only, newest header first), whose sessions
+    are v3 headers only.  ``whole``: read every file completely (pi's answer even where the
+    end of a file does not prove it, see ``summary.tail_activity``).
+    """
+    if sort is not None and sort not in SORTS:
+        raise PisessError("usage", f"--sort must be {' or '.join(SORTS)}, not {sort!r}")
+    version = versions.parse(pi_version)
+    if sort is None:
+        sort = "activity" if versions.since(version, versions.LISTING_ORDER) else "created"
+    if sort == "created" and not versions.since(version, versions.LISTING_ORDER):
+        return _sdk_listing(root, cwd, keep_going=keep_going)
+    return _cli_listing(root, cwd, version, sort, whole)
+
+
+def _sdk_listing(root: str, cwd: str | None = None, *, keep_going: bool = False) -> Listing:
     """HARNESS ``JsonlSessionRepo.list``: first line of each file, newest header first.
 
     Files whose header is invalid are skipped (and reported); any other I/O error fails the
@@ -224,18 +267,172 @@ def list_sessions(root: str, cwd: str | None = None, *, keep_going: bool = False
             raise got
         else:
             skipped.append(Skipped(p, got.code, got.message))
+    return Listing(_newest_created_first(sessions), skipped, dirs)
+
+
+def _newest_created_first(sessions: list) -> list:
+    """A stable sort by header time, newest first, with pi's comparator (an invalid date compares
+    equal to everything, Appendix B #19)."""
     if _all_canonical_utc([x.created_at for x in sessions]):
         # the same order, found without parsing: these strings sort as their instants do
         order = sorted(range(len(sessions)), key=lambda i: sessions[i].created_at, reverse=True)
-        return Listing([sessions[i] for i in order], skipped, dirs)
-    times = [js.parse_date(x.created_at) for x in sessions]
+        return [sessions[i] for i in order]
+    times = [js.parse_date(x.created_at) if isinstance(x.created_at, str) else None for x in sessions]
     if all(t is not None for t in times):
         # a stable sort, newest first: the same order as pi's comparator when every date parses
         order = sorted(range(len(sessions)), key=times.__getitem__, reverse=True)
-        sessions = [sessions[i] for i in order]
+        return [sessions[i] for i in order]
+    return sorted(sessions, key=functools.cmp_to_key(_by_created_desc))
+
+
+# --- the pi command's listing (/resume, --session, --continue) ---------------------------------------------
+
+# ICU's root collation (what pi 1.6's localeCompare uses) ranks ASCII punctuation and symbols in
+# this order, all before digits, digits before letters; case counts only when nothing else differs.
+_ICU_PUNCT = "_-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$"
+_ICU_RANK = {c: (1, i) for i, c in enumerate(_ICU_PUNCT)}
+_ICU_RANK.update({c: (2, ord(c)) for c in "0123456789"})
+_ICU_RANK.update({c: (3, ord(c.lower())) for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"})
+
+
+def collation_key(name: str) -> tuple:
+    """An approximation of ICU root collation (``a.localeCompare(b)`` in pi 1.6, en-US): first by
+    character class and letter ignoring case (``_`` < ``-`` < ``.`` < digits < letters), then
+    lower case before upper case.  Exact for pi's own names (``<ISO time>_<uuid>.jsonl``, where
+    it equals byte order) and for ASCII ids; characters beyond ASCII rank after the letters by
+    code point (ICU would interleave accented letters with their base letters)."""
+    prim = tuple(_ICU_RANK.get(c) or ((0, ord(c)) if c <= " " else (4, ord(c.casefold()[0]))) for c in name)
+    tert = tuple(c.isupper() for c in name)
+    return prim, tert
+
+
+# pi's own file names: for these, byte order is ICU's order (C.20)
+_PI_NAME = re.compile(r"\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z_[0-9a-f-]*\.jsonl")
+
+
+def _name_order(names: list[str]) -> Any:
+    """A sort key giving ``localeCompare``'s order of these names."""
+    if all(_PI_NAME.fullmatch(n) for n in names):
+        return None
+    return collation_key
+
+
+def _names_desc(names: list[str]) -> list[str]:
+    """``names.sort((a, b) => b.localeCompare(a))``."""
+    return sorted(names, key=_name_order(names), reverse=True)
+
+
+def _jsonl_names(directory: str) -> list[str]:
+    """``readdir(dir).filter(f => f.endsWith(".jsonl"))`` (any kind of entry), in code-unit order
+    (the order the oracle's readdir gives; pi itself gets the OS's order)."""
+    try:
+        names = [n for n in os.listdir(directory) if n.endswith(".jsonl")]
+    except OSError:
+        return []  # pi: "Return empty list on error"
+    return sorted(names, key=_utf16)
+
+
+def _utf16(name: str) -> bytes:
+    return name.encode("utf-16-be", "surrogatepass")
+
+
+def _cli_project_dirs(root: str, version: str) -> list[str]:
+    """``listAll``'s project directories: children that are directories (0.84: or symlinks)."""
+    try:
+        with os.scandir(root) as it:
+            found = [(e.name, e.is_dir(follow_symlinks=False), e.is_symlink()) for e in it]
+    except OSError:
+        return []
+    links = versions.since(version, versions.LIST_ALL_SYMLINKS)
+    return [os.path.join(root, n) for n, is_dir, is_link in sorted(found, key=lambda f: _utf16(f[0]))
+            if is_dir or (links and is_link)]
+
+
+def _mtime_ms(path: str) -> float | None:
+    try:
+        ns = os.stat(path).st_mtime_ns
+    except OSError:
+        return None
+    return ns // 1_000_000_000 * 1e3 + (ns % 1_000_000_000) / 1e6
+
+
+def _cli_listing(root: str, cwd: str | None, version: str, sort: str, whole: bool) -> Listing:
+    """``SessionManager.list(cwd)`` / ``listAll()`` of pi ``version`` with the default layout
+    (a project's folder, no header-cwd filter), or, for ``sort="created"``, the same sessions
+    newest header first."""
+    ordered = versions.since(version, versions.LISTING_ORDER)
+    if cwd is not None:
+        d = os.path.join(root, encode_cwd(cwd))
+        dirs = [d]
+        names = _jsonl_names(d)
+        files = [os.path.join(d, n) for n in (_names_desc(names) if ordered and sort == "activity" else names)]
     else:
-        sessions.sort(key=functools.cmp_to_key(_by_created_desc))
-    return Listing(sessions, skipped, dirs)
+        dirs = _cli_project_dirs(root, version)
+        files = [os.path.join(d, n) for d in dirs for n in _jsonl_names(d)]
+        if ordered and sort == "activity":
+            # by mtime, newest first (files that cannot be stat'ed last), then by name, descending
+            base = [os.path.basename(p) for p in files]
+            name_key = _name_order(base) or (lambda n: n)
+            keyed = sorted(((_mtime_ms(p), name_key(b), p) for p, b in zip(files, base)),
+                           key=lambda f: (f[0] if f[0] is not None else -math.inf, f[1]), reverse=True)
+            files = [p for *_, p in keyed]
+    sessions, skipped = [], []
+    for p, got in zip(files, _cli_infos(files, whole)):
+        (sessions if type(got) is SessionInfo else skipped).append(got)
+    if sort == "created":
+        return Listing(_newest_created_first(sessions), skipped, dirs)
+    return Listing(_newest_modified_first(sessions), skipped, dirs)
+
+
+def _newest_modified_first(sessions: list) -> list:
+    """``sessions.sort((a, b) => b.modified.getTime() - a.modified.getTime())`` (stable)."""
+    if all(s.modified is not None for s in sessions):
+        return sorted(sessions, key=lambda s: s.modified, reverse=True)
+
+    def cmp(a: SessionInfo, b: SessionInfo) -> int:
+        if a.modified is None or b.modified is None:
+            return 0  # NaN: neither before the other
+        d = b.modified - a.modified
+        return -1 if d < 0 else (1 if d > 0 else 0)
+
+    return sorted(sessions, key=functools.cmp_to_key(cmp))
+
+
+def _cli_info(path: str, whole: bool) -> "SessionInfo | Skipped":
+    from .summary import CliInfo, read_cli_info
+
+    got = read_cli_info(path, whole=whole)
+    if type(got) is not CliInfo:
+        return Skipped(path, got.code, got.reason)
+    h = got.header
+    sid = h.get("id")
+    ts = h.get("timestamp", None)
+    return SessionInfo(sid if isinstance(sid, str) else js.to_string(sid), ts,
+                       h["cwd"] if isinstance(h.get("cwd"), str) else "", path,
+                       h.get("parentSession"), None, False, got.size, "cli", "parentSession" in h,
+                       js.date_ms(h.get("timestamp", js.UNDEF)), got.modified_ms(), got.read, got.mtime_ms)
+
+
+def _cli_infos(files: list[str], whole: bool) -> list:
+    """``_cli_info`` of each file, thousands shared among forked processes like the headers."""
+    return _shared([(p, whole) for p in files], _read_cli_infos, _sent_cli_infos, _received_cli_infos)
+
+
+def _read_cli_infos(files: list) -> list:
+    return [_cli_info(p, whole) for p, whole in files]
+
+
+def _sent_cli_infos(files: list) -> list[tuple]:
+    return [(s.id, s.created_at, s.cwd, s.parent_session_path, s.size, s.has_parent, s.created, s.modified,
+             s.activity_read, s.mtime_ms) if type(s) is SessionInfo else (None, s.code, s.reason)
+            for s in _read_cli_infos(files)]
+
+
+def _received_cli_infos(files: list, sent: list | None) -> list:
+    if sent is None or len(sent) != len(files):
+        return _read_cli_infos(files)
+    return [SessionInfo(t[0], t[1], t[2], p, t[3], None, False, t[4], "cli", *t[5:]) if t[0] is not None
+            else Skipped(p, t[1], t[2]) for (p, _), t in zip(files, sent)]
 
 
 SHARE_MIN = 1000  # headers per process: with fewer, a fork and sending the headers back cost more than they save
@@ -243,19 +440,24 @@ SHARE_MIN = 1000  # headers per process: with fewer, a fork and sending the head
 
 def _headers(files: list[tuple[str, bool]]) -> list:
     """``read_header_info`` of each ``(path, regular)``: its ``SessionInfo``, or the ``PisessError``
-    it raised.
+    it raised."""
+    return _shared(files, _read_headers, _sent_headers, _received_headers)
 
-    Thousands of files are shared among forked processes (``parallel.workers``): the time goes
-    to open/read/close, and each CPU makes its own."""
+
+def _shared(items: list, read: Any, send: Any, receive: Any) -> list:
+    """``read(items)``, thousands of items shared among forked processes (``parallel.workers``):
+    the time goes to open/read/close, and each CPU makes its own.  ``send`` is a child's ``read``
+    as plain tuples (they pickle several times faster than objects), ``receive`` rebuilds them
+    (or reads the share itself when the child failed)."""
     import gc
 
     enabled = gc.isenabled()
     gc.disable()  # thousands of small objects, none in a cycle
     try:
-        n = len(files)
+        n = len(items)
         parts = min(parallel.workers(limit=8), n // SHARE_MIN) if n >= 2 * SHARE_MIN else 1
         if parts < 2:
-            return _read_headers(files)
+            return read(items)
         # the parent also rebuilds what the children send: a slightly smaller share for it
         cuts = [0, n * 9 // (10 * parts)]
         cuts += [cuts[1] + (n - cuts[1]) * k // (parts - 1) for k in range(1, parts)]
@@ -263,10 +465,10 @@ def _headers(files: list[tuple[str, bool]]) -> list:
         children = []
         try:
             for a, b in shares:
-                children.append(parallel.Child(_sent_headers, files[a:b]))
-            out = _read_headers(files[:cuts[1]])
+                children.append(parallel.Child(send, items[a:b]))
+            out = read(items[:cuts[1]])
             for child, (a, b) in zip(children, shares):
-                out += _received_headers(files[a:b], child.result())
+                out += receive(items[a:b], child.result())
             return out
         finally:
             for child in children:
