@@ -16,7 +16,7 @@ from typing import Any, Iterator, Mapping
 
 from . import js, parallel, versions
 from .errors import PisessError
-from .jsonl import parse_json
+from .jsonl import NOT_JSON, parse_json
 from .session import check_harness_header
 
 
@@ -524,13 +524,23 @@ def looks_like_path(arg: str) -> bool:
     return "/" in arg or "\\" in arg or arg.endswith(".jsonl")
 
 
-def resolve_session(arg: str | None, root: str, cwd: str) -> str:
-    """A file path, a full id, a unique id prefix (current project first, then all), or the
-    newest session of the current project when ``arg`` is empty."""
+def resolve_session(arg: str | None, root: str, cwd: str, *, pi_version: str = versions.PI_0_82) -> str:
+    """A file path, a session id or a unique id prefix, or, when ``arg`` is empty, the session
+    pi would continue.
+
+    pi 1.6 (C.23, C.24): an exact id is looked up in the project's headers first (the first file
+    by name holding it), then a prefix among the project's sessions (``/resume`` order), then all
+    projects' sessions, exact before prefix; no ``arg`` is ``pi --continue``'s choice (newest file
+    mtime with a session header).  pi 0.82.1: the SDK listing's sessions, newest header first.
+    A prefix that several sessions share is an error (pi would open the first: the message says
+    which)."""
     if arg and (looks_like_path(arg) or os.path.isfile(arg)):
         if not os.path.lexists(arg):
             raise PisessError("not_found", f"no such session file: {arg}", path=arg)
         return arg
+    version = versions.parse(pi_version)
+    if versions.since(version, versions.LISTING_ORDER):
+        return _resolve_cli(arg, root, cwd, version)
     here = list_sessions(root, cwd, keep_going=True).sessions
     if not arg:
         if not here:
@@ -541,13 +551,120 @@ def resolve_session(arg: str | None, root: str, cwd: str) -> str:
         exact = [s for s in pool if s.id == arg]
         if exact:
             return exact[0].path
-        matches = [s for s in pool if s.id.startswith(arg)]
-        if len(matches) == 1:
-            return matches[0].path
-        if len(matches) > 1:
-            listed = "\n".join(f"  {s.id}  {s.path}" for s in matches[:20])
-            raise PisessError("ambiguous", f"session id prefix {arg!r} matches {len(matches)} sessions:\n{listed}")
+        found = _by_prefix(arg, pool)
+        if found:
+            return found
     raise PisessError("not_found", f"no session matches {arg!r} (looked in {root})")
+
+
+def _by_prefix(arg: str, pool: list) -> str | None:
+    matches = [s for s in pool if s.id.startswith(arg)]
+    if len(matches) == 1:
+        return matches[0].path
+    if len(matches) > 1:
+        listed = "\n".join(f"  {s.id}  {s.path}" for s in matches[:20])
+        raise PisessError("ambiguous", f"session id prefix {arg!r} matches {len(matches)} sessions "
+                          f"(pi would open the first):\n{listed}")
+    return None
+
+
+def _resolve_cli(arg: str | None, root: str, cwd: str, version: str) -> str:
+    """``main.ts: resolveSessionPath`` and ``continueRecent`` of pi ``version`` (default layout)."""
+    project = os.path.join(root, encode_cwd(cwd))
+    if not arg:
+        return most_recent_session(project)
+    found = find_by_id(project, arg)
+    if found:
+        return found
+    for scope in (cwd, None):
+        pool = list_sessions(root, scope, pi_version=version).sessions
+        if scope is None:
+            exact = [s for s in pool if s.id == arg]
+            if exact:
+                return exact[0].path
+        found = _by_prefix(arg, pool)
+        if found:
+            return found
+    raise PisessError("not_found", f"no session matches {arg!r} (looked in {root})")
+
+
+HEADER_SCAN = 1 << 20  # pi's discovery reads at most 1 MiB looking for the header
+
+
+def discovery_header(path: str) -> dict | None:
+    """pi 1.6's ``readSessionHeaderForDiscovery``: the first value parsed from a ``\n``-ended line
+    (blank and malformed lines skipped) if it is a session header (``type: "session"``, a string
+    ``id``); ``None`` for anything else, an unreadable file, or no answer within 1 MiB."""
+    try:
+        fd = os.open(path, _OPEN_HEADER)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        data, scanned = b"", 0
+        while scanned < HEADER_SCAN:
+            chunk = os.read(fd, min(4096, HEADER_SCAN - scanned))
+            if not chunk:
+                got = _header_candidate(data)
+                return None if got is _KEEP else got
+            scanned += len(chunk)
+            *complete, data = (data + chunk).split(b"\n")
+            for line in complete:
+                got = _header_candidate(line)
+                if got is not _KEEP:
+                    return got
+        if os.read(fd, 1):
+            return None  # pi: "Session header exceeds 1048576-byte scan limit"
+        got = _header_candidate(data)
+        return None if got is _KEEP else got
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+_KEEP = object()
+
+
+def _header_candidate(line: bytes) -> Any:
+    """``parseSessionHeaderCandidate``: ``_KEEP`` to read on, ``None`` for a first value that is not
+    a header, or the header."""
+    if js.js_blank(line.decode("utf-8", "replace")):
+        return _KEEP
+    v = parse_json(line)
+    if v is NOT_JSON or not js.truthy(v):
+        return _KEEP
+    return v if isinstance(v, dict) and v.get("type") == "session" and isinstance(v.get("id"), str) else None
+
+
+def find_by_id(directory: str, session_id: str) -> str | None:
+    """``SessionManager.findById`` (C.23): headers only, files in name order, the first match."""
+    for name in _jsonl_names(directory):
+        p = os.path.join(directory, name)
+        h = discovery_header(p)
+        if h is not None and h.get("id") == session_id:
+            return p
+    return None
+
+
+def most_recent_session(directory: str) -> str:
+    """``findMostRecentSession`` (C.24): the ``.jsonl`` with the newest mtime whose header pi
+    accepts.  pi finds nothing (and starts a new session) when any ``.jsonl`` cannot be
+    stat'ed: that is reported, naming the file, instead of skipping it."""
+    stamped = []
+    for name in _jsonl_names(directory):
+        p = os.path.join(directory, name)
+        t = _mtime_ms(p)
+        if t is None:
+            raise PisessError("storage", f"{p} cannot be stat'ed: pi --continue finds no session in "
+                              f"{directory} then (it starts a new one)", path=p)
+        stamped.append((t, p))
+    stamped.sort(key=lambda f: f[0], reverse=True)
+    for _, p in stamped:
+        if discovery_header(p) is not None:
+            return p
+    raise PisessError("not_found", f"no sessions in {directory} (pi --continue would start a new one)")
 
 
 def default_fork_dir(root: str, cwd: str) -> str:

@@ -23,7 +23,7 @@ from .session import open_cli
 # Node's readline (pi's listing reads lines with it) ends a line at "\r\n", "\n" or a lone "\r".
 _EOL = re.compile(rb"\r\n|\r|\n")
 
-TAIL = 16 * 1024  # the first read at the end of a file; it grows (x4) while the lines read prove nothing
+TAIL = 8 * 1024  # the first read at the end of a file; it grows (x4) while the lines read prove nothing
 
 SDK_V4 = "a pi SDK v4 session (pi 0.84\u20130.99); pisess reads the pi command's v3 files"
 
@@ -215,11 +215,12 @@ def tail_activity(fd: int, size: int, start: int, header: dict, tail: int = TAIL
 
     Assumes what an append-only file written by a forward-running clock gives: entry timestamps
     never decrease from line to line, and a message is written after it was made (its activity
-    time is not later than its entry's timestamp).  Lines are read from the end until one is
-    stamped at or before the newest message time found: nothing earlier can be newer.
+    time is not later than its entry's timestamp).  Every line of the last ``tail`` bytes is
+    read; once one of them is stamped at or before the newest message time found there, no
+    earlier line can hold a newer one.  Until a line proves that, the window grows.
 
-    Returns ``False`` when the lines read contradict the assumption (time going backwards from
-    one line to the next, a message newer than its own entry, a line older than the header of a
+    Returns ``False`` when the lines read contradict the assumption (a line stamped later than
+    the one after it, a message newer than its own entry, a line older than the header of a
     session that is not a fork): the caller then reads the whole file.  Throws ``PiThrows`` for
     a line read that makes pi's listing fail."""
     fork = "parentSession" in header
@@ -232,8 +233,9 @@ def tail_activity(fd: int, size: int, start: int, header: dict, tail: int = TAIL
         if lo > start:
             lines = lines[1:]  # the first piece may begin mid-line
         best: float | int | None = None
-        later: float | int | None = None  # the smallest timestamp among the lines after this one
-        for line in reversed(lines):
+        prev: float | int | None = None
+        lowest: float | int | None = None  # the earliest line time read
+        for line in lines:
             e = _value(line)
             if e is None:
                 continue
@@ -248,20 +250,22 @@ def tail_activity(fd: int, size: int, start: int, header: dict, tail: int = TAIL
                 if type(m) is dict and m.get("role") in ("user", "assistant") and "content" in m:
                     listed_text(m)
                 if a is not None:
-                    if ts is not None and a > ts:
-                        return False  # made after it was written: message times are not bounded by line times
+                    if ts is None or a > ts:
+                        return False  # its time is not bounded by its line's: nothing bounds the lines before
                     best = a if best is None else max(best, a)
             if ts is None:
                 continue
-            if later is not None and ts > later:
+            if prev is not None and ts < prev:
                 return False  # the clock went backwards between these lines
             if not fork and created is not None and ts < created:
                 return False  # older than the session itself
-            later = ts
-            if best is not None and ts <= best:
-                return max(best, 0)
+            prev = ts
+            if lowest is None:
+                lowest = ts
         if lo <= start:
             return None if best is None else max(best, 0)  # every line was read
+        if best is not None and lowest is not None and lowest <= best:
+            return max(best, 0)  # lines before the window are stamped <= lowest, their messages too
         window *= 4
 
 
