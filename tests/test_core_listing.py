@@ -408,3 +408,21 @@ def test_ls_json_in_both_versions(tmp_path):
     r = runner.invoke(app, ["ls", "--sessions-dir", root, "--cwd", CWD, "--json", "--pi-version", "0.82.1"])
     doc = json.loads(r.stdout)
     assert [s["id"] for s in doc["sessions"]] == ["idle", "busy"] and "modified" not in doc["sessions"][0]
+
+
+@pytest.mark.parametrize("first", V4_HEADERS)
+def test_commands_name_an_sdk_v4_file(tmp_path, first):
+    """Pointed at a v4 file, every reader's error names it; validate gives one finding for it,
+    harness_v4 ("harness v4 session (unsupported)"), not a finding per record."""
+    from pisess.core.session import open_session
+    from pisess.core.validate import validate_file
+
+    p = write_session(tmp_path, [first, {"kind": "entry", "seq": 1, "entry": {"type": "message"}}], name="v4.jsonl")
+    for reader in ("auto", "cli", "harness"):
+        for light in (True, False):
+            with pytest.raises(PisessError) as info:
+                open_session(p, reader, light=light)
+            assert SDK_V4 in info.value.located() and info.value.code == "invalid_session"
+    report = validate_file(p)
+    assert [(f.code, f.line) for f in report.findings] == [("harness_v4", 1)]
+    assert report.findings[0].message.startswith("harness v4 session (unsupported)")

@@ -73,8 +73,9 @@ class SessionInfo:
             if self.has_parent:
                 out["parentSessionPath"] = self.parent_session_path
             out["created"] = js.iso_utc(self.created) if self.created is not None else None
-            out["modified"] = js.iso_utc(self.modified) if self.modified is not None else None
-            out["activityRead"] = self.activity_read
+            if self.activity_read != "header":  # --sort created reads headers only
+                out["modified"] = js.iso_utc(self.modified) if self.modified is not None else None
+                out["activityRead"] = self.activity_read
             return out
         if self.parent_session_path is not None:
             out["parentSessionPath"] = self.parent_session_path
@@ -155,7 +156,7 @@ def read_header_info(path: str, *, regular: bool = False) -> SessionInfo:
     v = parse_json(line)
     reason = check_harness_header(v)
     if reason:
-        from .summary import SDK_V4, is_sdk_v4_header
+        from .sdk_v4 import SDK_V4, is_sdk_v4_header
 
         raise PisessError("invalid_session", f"{reason}: {SDK_V4}" if is_sdk_v4_header(v) else reason,
                           path=path, line=1)
@@ -377,7 +378,7 @@ def _cli_listing(root: str, cwd: str | None, version: str, sort: str, whole: boo
                            key=lambda f: (f[0] if f[0] is not None else -math.inf, f[1]), reverse=True)
             files = [p for *_, p in keyed]
     sessions, skipped = [], []
-    for p, got in zip(files, _cli_infos(files, whole)):
+    for p, got in zip(files, _cli_infos(files, whole, sort == "activity")):
         (sessions if type(got) is SessionInfo else skipped).append(got)
     if sort == "created":
         return Listing(_newest_created_first(sessions), skipped, dirs)
@@ -398,10 +399,10 @@ def _newest_modified_first(sessions: list) -> list:
     return sorted(sessions, key=functools.cmp_to_key(cmp))
 
 
-def _cli_info(path: str, whole: bool) -> "SessionInfo | Skipped":
-    from .summary import CliInfo, read_cli_info
+def _cli_info(path: str, whole: bool, activity: bool = True) -> "SessionInfo | Skipped":
+    from .summary import CliInfo, line_time, read_cli_info
 
-    got = read_cli_info(path, whole=whole)
+    got = read_cli_info(path, whole=whole, activity=activity)
     if type(got) is not CliInfo:
         return Skipped(path, got.code, got.reason)
     h = got.header
@@ -410,16 +411,18 @@ def _cli_info(path: str, whole: bool) -> "SessionInfo | Skipped":
     return SessionInfo(sid if isinstance(sid, str) else js.to_string(sid), ts,
                        h["cwd"] if isinstance(h.get("cwd"), str) else "", path,
                        h.get("parentSession"), None, False, got.size, "cli", "parentSession" in h,
-                       js.date_ms(h.get("timestamp", js.UNDEF)), got.modified_ms(), got.read, got.mtime_ms)
+                       line_time(ts) if type(ts) is str else js.date_ms(h.get("timestamp", js.UNDEF)),
+                       got.modified_ms() if activity else None,
+                       got.read, got.mtime_ms)
 
 
-def _cli_infos(files: list[str], whole: bool) -> list:
+def _cli_infos(files: list[str], whole: bool, activity: bool) -> list:
     """``_cli_info`` of each file, thousands shared among forked processes like the headers."""
-    return _shared([(p, whole) for p in files], _read_cli_infos, _sent_cli_infos, _received_cli_infos)
+    return _shared([(p, whole, activity) for p in files], _read_cli_infos, _sent_cli_infos, _received_cli_infos)
 
 
 def _read_cli_infos(files: list) -> list:
-    return [_cli_info(p, whole) for p, whole in files]
+    return [_cli_info(*f) for f in files]
 
 
 def _sent_cli_infos(files: list) -> list[tuple]:
@@ -431,8 +434,8 @@ def _sent_cli_infos(files: list) -> list[tuple]:
 def _received_cli_infos(files: list, sent: list | None) -> list:
     if sent is None or len(sent) != len(files):
         return _read_cli_infos(files)
-    return [SessionInfo(t[0], t[1], t[2], p, t[3], None, False, t[4], "cli", *t[5:]) if t[0] is not None
-            else Skipped(p, t[1], t[2]) for (p, _), t in zip(files, sent)]
+    return [SessionInfo(t[0], t[1], t[2], f[0], t[3], None, False, t[4], "cli", *t[5:]) if t[0] is not None
+            else Skipped(f[0], t[1], t[2]) for f, t in zip(files, sent)]
 
 
 SHARE_MIN = 1000  # headers per process: with fewer, a fork and sending the headers back cost more than they save

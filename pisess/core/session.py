@@ -17,6 +17,7 @@ from .errors import JSError, PisessError
 from .js import UNDEF, get
 from .jsonl import NOT_JSON, Light, RawFile, RawLine, scan_file
 from .migrate import migrate_in_memory, needs_migration, raw_version
+from .sdk_v4 import SDK_V4, is_v4_line
 from . import versions
 from .versions import PiVersion
 
@@ -267,6 +268,8 @@ def harness_first_error(raw: RawFile) -> PisessError | None:
         return _invalid("invalid_session", raw.path, "missing session header", None, None)
     reason = check_harness_header(nb[0].value)
     if reason:
+        if is_v4_line(raw, nb[0]):
+            reason = f"{reason}: {SDK_V4}"
         return _invalid("invalid_session", raw.path, reason, nb[0], 1)
     for n, ln in enumerate(nb[1:], 2):
         reason = check_harness_entry(ln.value)
@@ -406,7 +409,8 @@ def open_cli(raw: RawFile) -> Session:
             f"Session file is not a valid pi session: {raw.path}",
             path=raw.path, line=1 if first else None, physical_line=first.number if first else None,
             offset=first.offset if first else None,
-            reason="first parsed line is not a session header" if kept else "no JSON line in the file",
+            reason=("first parsed line is " + SDK_V4 if is_v4_line(raw, first) else
+                    "first parsed line is not a session header") if first else "no JSON line in the file",
             stage="open",
         )
     values = [ln.value for ln in kept]

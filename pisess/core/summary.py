@@ -18,24 +18,35 @@ from . import js
 from .errors import PisessError
 from .js import UNDEF, get
 from .jsonl import NOT_JSON, parse_json, scan_file
+from .sdk_v4 import SDK_V4, is_sdk_v4_header  # noqa: F401 - named here for the listing
 from .session import open_cli
 
 # Node's readline (pi's listing reads lines with it) ends a line at "\r\n", "\n" or a lone "\r".
 _EOL = re.compile(rb"\r\n|\r|\n")
 
-TAIL = 8 * 1024  # the first read at the end of a file; it grows (x4) while the lines read prove nothing
+TAIL = 2 * 1024  # the first read at the end of a file; it grows (x4) while the lines read prove nothing
 
-SDK_V4 = "a pi SDK v4 session (pi 0.84\u20130.99); pisess reads the pi command's v3 files"
+_EPOCH = None
 
 
-def is_sdk_v4_header(v: Any) -> bool:
-    """The first line of the SDK's later files (C.28): ``{"kind":"header","version":4,...}``
-    (0.84) or ``{"v":4,"kind":"header",...}`` (0.85-0.99)."""
-    if type(v) is not dict or v.get("type") == "session":
-        return False
-    four = lambda x: type(x) in (int, float) and x == 4  # noqa: E731
-    return (v.get("kind") == "header" and (four(v.get("version")) or four(v.get("v")))) or \
-        (four(v.get("v")) and "kind" in v)
+def line_time(ts: Any) -> float | int | None:
+    """``new Date(ts).getTime()`` of an entry's string ``timestamp`` (``None``: not a string, or
+    NaN); pi's own ``toISOString`` form is read without the general parser."""
+    if type(ts) is not str:
+        return None
+    if len(ts) == 24 and ts[23] == "Z" and ts[10] == "T" and ts[19] == ".":
+        global _EPOCH
+        from datetime import datetime, timezone
+
+        try:
+            d = datetime.fromisoformat(ts[:23] + "+00:00")
+        except ValueError:
+            return js.date_ms(ts)  # e.g. Feb 30, which V8 rolls over into March
+        if _EPOCH is None:
+            _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+        delta = d - _EPOCH
+        return (delta.days * 86400 + delta.seconds) * 1000 + delta.microseconds // 1000
+    return js.date_ms(ts)
 
 
 class PiThrows(Exception):
@@ -54,7 +65,7 @@ def activity_time(entry: Any) -> float | int | None:
     """pi's ``getMessageActivityTime`` of a ``message`` entry: ``message.timestamp`` when it is a
     number, else the entry's parsed ``timestamp``, for user/assistant messages with a ``content``
     key; ``None`` otherwise.  A message entry without a ``message`` object throws in pi."""
-    m = get(entry, "message")
+    m = entry.get("message", UNDEF) if type(entry) is dict else get(entry, "message")
     if m is None or m is UNDEF:
         raise PiThrows("a message entry without a message")
     if type(m) is not dict or type(m.get("role")) is not str or "content" not in m:
@@ -64,7 +75,8 @@ def activity_time(entry: Any) -> float | int | None:
     t = m.get("timestamp")
     if _number(t):
         return t
-    return js.date_ms(get(entry, "timestamp"))
+    ts = get(entry, "timestamp")
+    return line_time(ts) if type(ts) is str else js.date_ms(ts)
 
 
 def listed_text(m: dict) -> str:
@@ -83,6 +95,13 @@ def listed_text(m: dict) -> str:
             t = b.get("text", UNDEF)
             out.append("" if t is None or t is UNDEF else js.to_string(t))
     return " ".join(out)
+
+
+def check_listed_text(m: dict) -> None:
+    """``listed_text``'s throws, without building the text."""
+    c = m["content"]
+    if type(c) is not str and (type(c) is not list or None in c):
+        listed_text(m)
 
 
 def listed_name(entry: Any) -> str | None:
@@ -116,8 +135,7 @@ class CliInfo:
         a = self.last_activity
         if a is not None and a > 0:
             return js.date_ms(a)
-        ts = self.header.get("timestamp")
-        t = js.date_ms(ts) if type(ts) is str else None
+        t = line_time(self.header.get("timestamp"))
         if t is not None:
             return t
         return js.date_ms(int(self.mtime_ms + 0.5))  # Node's stats.mtime: the ms value rounded
@@ -132,7 +150,7 @@ class CliSkip:
 
 
 def _lines(data: bytes) -> list[bytes]:
-    return _EOL.split(data)
+    return data.split(b"\n") if b"\r" not in data else _EOL.split(data)
 
 
 def _value(line: bytes) -> Any:
@@ -148,7 +166,8 @@ def _value(line: bytes) -> Any:
 class _Whole:
     """pi's ``buildSessionInfo`` loop after the header, line by line."""
 
-    def __init__(self) -> None:
+    def __init__(self, texts: bool = True) -> None:
+        self.want_texts = texts  # firstMessage and allMessagesText (only --long shows them)
         self.name: str | None = None
         self.count = 0
         self.first = ""
@@ -156,7 +175,7 @@ class _Whole:
         self.last: float | int | None = None
 
     def feed(self, e: Any) -> None:
-        t = get(e, "type")
+        t = e.get("type") if type(e) is dict else get(e, "type")
         if t == "session_info":
             self.name = listed_name(e)
         if t != "message":
@@ -168,6 +187,9 @@ class _Whole:
         m = e["message"]
         if type(m) is not dict or type(m.get("role")) is not str or "content" not in m \
                 or m["role"] not in ("user", "assistant"):
+            return
+        if not self.want_texts:
+            check_listed_text(m)
             return
         text = listed_text(m)
         if not text:
@@ -210,71 +232,80 @@ def _header(fd: int, size: int) -> tuple[Any, int]:
         n = 65536
 
 
-def tail_activity(fd: int, size: int, start: int, header: dict, tail: int = TAIL) -> float | int | None | bool:
+CHECKED = 8  # entries read from the end at least, to see a clock that went back just before the end
+
+
+def tail_activity(fd: int, size: int, start: int, header: dict, tail: int | None = None) -> float | int | None | bool:
     """The newest message time (pi's ``lastActivityTime``), read from the end of the file.
 
     Assumes what an append-only file written by a forward-running clock gives: entry timestamps
     never decrease from line to line, and a message is written after it was made (its activity
-    time is not later than its entry's timestamp).  Every line of the last ``tail`` bytes is
-    read; once one of them is stamped at or before the newest message time found there, no
-    earlier line can hold a newer one.  Until a line proves that, the window grows.
+    time is not later than its entry's timestamp).  Lines are read back from the end; once one
+    is stamped at or before the newest message time found after it, no earlier line can hold a
+    newer one.  At least ``CHECKED`` entries are read (all of them in a short file), and the
+    window grows while nothing proves the answer.
 
     Returns ``False`` when the lines read contradict the assumption (a line stamped later than
     the one after it, a message newer than its own entry, a line older than the header of a
     session that is not a fork): the caller then reads the whole file.  Throws ``PiThrows`` for
     a line read that makes pi's listing fail."""
     fork = "parentSession" in header
-    h = header.get("timestamp")
-    created = js.date_ms(h) if type(h) is str else None
-    window = tail
+    created = line_time(header.get("timestamp"))
+    window = tail or TAIL
     while True:
         lo = max(start, size - window)
         lines = _lines(_read_at(fd, size - lo, lo))
         if lo > start:
             lines = lines[1:]  # the first piece may begin mid-line
         best: float | int | None = None
-        prev: float | int | None = None
-        lowest: float | int | None = None  # the earliest line time read
-        for line in lines:
+        later: float | int | None = None  # the time of the nearest later line that has one
+        bound, checked = False, 0
+        for line in reversed(lines):
             e = _value(line)
             if e is None:
                 continue
-            t = get(e, "type")
+            t = e.get("type") if type(e) is dict else get(e, "type")
             if t == "session_info":
                 listed_name(e)
-            ts = get(e, "timestamp")
-            ts = js.date_ms(ts) if type(ts) is str else None
+            ts = line_time(e.get("timestamp")) if type(e) is dict else None
             if t == "message":
                 a = activity_time(e)
                 m = e["message"]
                 if type(m) is dict and m.get("role") in ("user", "assistant") and "content" in m:
-                    listed_text(m)
+                    check_listed_text(m)
                 if a is not None:
                     if ts is None or a > ts:
                         return False  # its time is not bounded by its line's: nothing bounds the lines before
                     best = a if best is None else max(best, a)
-            if ts is None:
-                continue
-            if prev is not None and ts < prev:
-                return False  # the clock went backwards between these lines
-            if not fork and created is not None and ts < created:
-                return False  # older than the session itself
-            prev = ts
-            if lowest is None:
-                lowest = ts
+            if ts is not None:
+                if later is not None and ts > later:
+                    return False  # the clock went backwards between these lines
+                if not fork and created is not None and ts < created:
+                    return False  # older than the session itself
+                later = ts
+                bound = bound or (best is not None and ts <= best)
+            checked += 1
+            if bound and checked >= CHECKED:
+                return max(best, 0)
         if lo <= start:
             return None if best is None else max(best, 0)  # every line was read
-        if best is not None and lowest is not None and lowest <= best:
-            return max(best, 0)  # lines before the window are stamped <= lowest, their messages too
+        if bound:
+            return max(best, 0)  # fewer, longer lines: the window held the proof
         window *= 4
 
 
-def read_cli_info(path: str, *, whole: bool = False, tail: int = TAIL) -> CliInfo | CliSkip:
+HEAD = 4096  # the first read: the header line, and all of a small file
+WHOLE = 8 * 1024  # files up to this size are read whole: as cheap as their end, and pi's answer in full
+
+
+def read_cli_info(path: str, *, whole: bool = False, tail: int | None = None,
+                  activity: bool = True) -> CliInfo | CliSkip:
     """pi's ``buildSessionInfo`` for one file: a ``CliInfo``, or a ``CliSkip`` where pi's listing
     leaves the file out (no session header, an I/O error, a line pi's code throws on).
 
     Small files and ``whole`` are read completely (every field is pi's); otherwise only the
-    header and as much of the end as ``tail_activity`` needs."""
+    header and as much of the end as ``tail_activity`` needs.  ``activity=False``: the header
+    only (``last_activity`` unknown, ``read`` is ``header``)."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as e:
@@ -288,25 +319,40 @@ def read_cli_info(path: str, *, whole: bool = False, tail: int = TAIL) -> CliInf
             return CliSkip("storage", "not a regular file (a FIFO or device is never read)")
         size = st.st_size
         mtime_ms = st.st_mtime_ns // 1_000_000_000 * 1e3 + (st.st_mtime_ns % 1_000_000_000) / 1e6
-        header, end = _header(fd, size)
+        first = os.read(fd, HEAD)
+        nl = first.find(b"\n")
+        header = _value(first[:nl]) if nl >= 0 and b"\r" not in first[:nl] else None
+        if header is not None:  # the common first line: "{...}\n"
+            end = nl + 1
+        else:
+            header, end = _header(fd, size)
         if header is None:
             return CliSkip("invalid_session", "no JSON line in the file" if size else "empty file")
         if get(header, "type") != "session":
             if is_sdk_v4_header(header):
                 return CliSkip("invalid_session", SDK_V4)
             return CliSkip("invalid_session", "first parsed line is not a session header")
+        if not activity:
+            return CliInfo(header, None, mtime_ms, size, "header")
         try:
-            if not whole and size - end > tail:
+            tail = tail or TAIL
+            if not whole and size > max(WHOLE, end + tail):
                 last = tail_activity(fd, size, end, header, tail)
                 if last is not False:
                     return CliInfo(header, last, mtime_ms, size, "tail")
-            acc = _Whole()
-            for line in _lines(_read_at(fd, size - end, end)):
+            acc = _Whole(texts=whole)
+            if len(first) >= size and end <= len(first):
+                rest = first[end:]  # the first read held the whole file
+            else:
+                rest = _read_at(fd, size - end, end)
+            for line in _lines(rest):
                 e = _value(line)
                 if e is not None:
                     acc.feed(e)
         except PiThrows as e:
             return CliSkip("invalid_entry", f"pi's listing fails on it ({e.reason}) and leaves it out")
+        if not whole:
+            return CliInfo(header, acc.last, mtime_ms, size, "file", acc.name, acc.count)
         return CliInfo(header, acc.last, mtime_ms, size, "file", acc.name, acc.count, acc.first or "(no messages)",
                        " ".join(acc.texts))
     except OSError as e:

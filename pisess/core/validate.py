@@ -15,6 +15,7 @@ from .errors import PisessError
 from .js import UNDEF, get
 from .jsonl import NOT_JSON, RawFile, RawLine, parse_json, scan_bytes, scan_file
 from .migrate import raw_version
+from .sdk_v4 import SDK_V4, is_v4_line
 from .session import (
     check_harness_entry,
     check_harness_header,
@@ -119,6 +120,10 @@ def validate_raw(raw: RawFile, *, mtime: float | None = None, now: float | None 
         pi_cli = {"opens": False, "code": e.code, "reason": e.message, "migratedFromVersion": None,
                   "droppedLines": dropped}
     pi = {"harness": pi_harness, "cli": pi_cli}
+    first = next((ln for ln in raw.lines if not ln.blank), None)
+    if first is not None and is_v4_line(raw, first):  # C.28: named, its records not reported one by one
+        return _report(path, pi, [Finding("error", "harness_v4", f"harness v4 session (unsupported): {SDK_V4}",
+                                          first.number, first.offset)], raw)
 
     # --- lines ----------------------------------------------------------------------------------
     if raw.size >= 3 and text_at(0, 3) == b"\xef\xbb\xbf":
