@@ -10,7 +10,7 @@ reader of the program that wrote the file.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 from . import js
 from .errors import JSError, PisessError
@@ -98,6 +98,28 @@ class Session:
     def lookup(self, entry_id: Any) -> Any:
         """``byId.get(id)`` (``None`` when absent)."""
         return self.by_id.get(js.key(entry_id))
+
+    def iter_complete(self, batch: int = 2048) -> Iterator[Any]:
+        """Every entry complete, in file order, without keeping them (read back in batches)."""
+        pending: list = []
+        for e in self.entries:
+            if type(e) is Light:
+                pending.append(e)
+                if len(pending) >= batch:
+                    yield from self.raw.full(pending)
+                    pending = []
+                continue
+            if pending:
+                yield from self.raw.full(pending)
+                pending = []
+            yield e
+        if pending:
+            yield from self.raw.full(pending)
+
+    def final_newline_repaired(self) -> bool:
+        """pi >= 0.84.4 appends a missing final newline when it opens a file with a valid header (C.17)."""
+        return (self.reader == "cli" and versions.since(self.pi_version, versions.REPAIRS_FINAL_NEWLINE)
+                and self.header is not None and self.raw.size > 0 and not self.raw.ends_with_newline)
 
     def labels_json(self) -> dict:
         return {js.to_string(t): lbl for t, lbl in self.labels.values()}

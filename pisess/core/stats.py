@@ -389,3 +389,78 @@ def _from(session, root: Any) -> Any:
     """The active-path entry an abandoned branch hangs from (its root's parent), or None."""
     pid = get(root, "parentId")
     return pid if isinstance(pid, str) and session.lookup(pid) is not None else None
+
+
+# --- pi 1.6's /session breakdown ------------------------------------------------------------------
+
+SUMMARY_KEY = "Tools/summaries"
+
+
+def usage_breakdown(entries: Any) -> list[dict]:
+    """pi 1.6's ``getUsageCostBreakdown`` over every entry of a file (C.12): cost and tokens by
+    ``provider/model`` for assistant messages (``responseModel`` first) and ``usage`` entries, tool
+    results and summaries in one ``Tools/summaries`` bucket; empty buckets left out, dearest first.
+
+    Sums are JavaScript's: a field that is not a number makes its bucket NaN (``null`` in JSON), as
+    in pi; a usage without ``cost`` makes pi throw, and so does this (``JSError``)."""
+    totals: dict[str, list] = {}
+    for e in entries:
+        t = get(e, "type")
+        key = usage = None
+        if t == "message":
+            m = get(e, "message")
+            role = _role_of(e, m)
+            if role == "assistant":
+                model = get(m, "responseModel")
+                model = get(m, "model") if model is None or model is UNDEF else model
+                key, usage = f"{js.to_string(get(m, 'provider'))}/{js.to_string(model)}", get(m, "usage")
+            elif role == "toolResult" and js.truthy(get(m, "usage")):
+                key, usage = SUMMARY_KEY, get(m, "usage")
+        elif t == "usage":
+            key, usage = f"{js.to_string(get(e, 'provider'))}/{js.to_string(get(e, 'model'))}", get(e, "usage")
+        elif t in ("branch_summary", "compaction") and js.truthy(get(e, "usage")):
+            key, usage = SUMMARY_KEY, get(e, "usage")
+        if not key or not js.truthy(usage):
+            continue
+        sums = totals.setdefault(key, [0.0, 0.0, 0.0, 0.0, 0.0])
+        cost = get(usage, "cost")
+        if cost is None or cost is UNDEF:
+            from .errors import JSError
+
+            raise JSError(f"usage of entry {js.to_string(get(e, 'id'))} has no cost (pi's /session throws)")
+        for i, k in enumerate(TOKENS):
+            sums[i] = _js_add(sums[i], get(usage, k))
+        sums[4] = _js_add(sums[4], get(cost, "total"))
+    rows = [{"key": k, "cost": _js_num(s[4]), "tokens": _js_num(s[0] + s[1] + s[2] + s[3])}
+            for k, s in totals.items()]
+    rows = [r for r in rows if _positive(r["cost"]) or _positive(r["tokens"])]
+    return sorted(rows, key=lambda r: -r["cost"] if r["cost"] is not None else 0.0)
+
+
+def _role_of(e: Any, m: Any) -> Any:
+    if not isinstance(m, dict):
+        from .errors import JSError
+
+        raise JSError(f"message entry {js.to_string(get(e, 'id'))} has no message object (pi throws reading it)")
+    return m.get("role")
+
+
+def _js_add(total: float, v: Any) -> float:
+    """``total += v`` for a JSON value ``v`` (JavaScript's ``+`` on numbers; anything else is NaN)."""
+    if isinstance(v, bool):
+        return total + int(v)
+    if isinstance(v, (int, float)):
+        return total + v
+    if v is None:
+        return total
+    return float("nan")
+
+
+def _js_num(v: float) -> float | int | None:
+    if v != v or v in (float("inf"), float("-inf")):
+        return None
+    return int(v) if v.is_integer() and abs(v) < 2**53 else v
+
+
+def _positive(v: Any) -> bool:
+    return v is not None and v > 0
