@@ -301,3 +301,57 @@ def test_fork_keeps_retain_none(tmp_path):
     new, _ = entries_to_fork(open16(tmp_path, lines), "u2", "at")
     assert next(e for e in new if e["id"] == "c1")["firstKeptEntryId"] == "c1"
 
+
+
+# --- C.17, C.29: validate ---------------------------------------------------------------------------
+
+
+def codes(tmp_path, lines, version="1.6.0", name="v.jsonl"):
+    from pisess.core.validate import validate_file
+
+    report = validate_file(write_session(tmp_path, lines, name=name), pi_version=version)
+    return {f.code for f in report.findings}
+
+
+def test_validate_context_edit_problems(tmp_path):
+    lines = [header(), user("u1", None), assistant("a1", "u1"), user("u2", None),
+             edit("e1", "u2", "nope", None), edit("e2", "e1", "a1", None), edit("e3", "e2", "u2"),
+             edit("e4", "e3", "u2", 5), entry("model_change", "m1", "e4", provider="p", modelId="m"),
+             edit("e5", "m1", "m1", None)]
+    got = codes(tmp_path, lines)
+    assert {"edit_target_missing", "edit_target_off_path", "edit_without_replacement", "edit_bad_replacement",
+            "edit_target_not_editable"} <= got
+    assert "unknown_type" not in got
+    old = codes(tmp_path, lines, "0.82.1")
+    assert "unknown_type" in old and not any(c.startswith("edit_") for c in old)
+
+
+def test_validate_checkpoint_sections_usage_and_system(tmp_path):
+    lines = [header(), system("s1", None, content=DROP, sections={"1": "x", "a": "y"}),
+             comp("c1", "s1", "c1", systemMessage={"role": "user", "content": "x"}),
+             entry("usage", "g1", "c1", kind="cache_warm", provider="p", model="m")]
+    got = codes(tmp_path, lines)
+    assert {"bad_checkpoint_system", "index_section_name", "usage_without_usage", "system_without_content"} <= got
+    assert "first_kept_not_on_path" not in got  # retain-none is not damage (C.8)
+
+
+def test_validate_clean_16_file_and_several_roots(tmp_path):
+    """Several roots and a user-only session are normal (C.14, C.18)."""
+    lines = [header(), system("s1", None, sections={"a": "A"}), user("u1", "s1"), user("u2", None)]
+    assert codes(tmp_path, lines) == set()
+
+
+def test_validate_unterminated_last_line_wording(tmp_path):
+    from pisess.core.validate import validate_file
+
+    path = write_session(tmp_path, [header(), user("u1", None)])
+    with open(path, "rb+") as fh:
+        data = fh.read().rstrip(b"\n")
+        fh.seek(0)
+        fh.write(data)
+        fh.truncate()
+    new = [f for f in validate_file(path).findings if f.code == "unterminated_line"]
+    old = [f for f in validate_file(path, pi_version="0.82.1").findings if f.code == "unterminated_line"]
+    assert len(new) == len(old) == 1 and new[0].line == 2
+    assert "appends the newline" in new[0].message and "glue" in old[0].message
+    assert validate_file(path).pi["cli"]["finalNewlineRepaired"] is True
