@@ -355,3 +355,29 @@ def test_validate_unterminated_last_line_wording(tmp_path):
     assert len(new) == len(old) == 1 and new[0].line == 2
     assert "appends the newline" in new[0].message and "glue" in old[0].message
     assert validate_file(path).pi["cli"]["finalNewlineRepaired"] is True
+
+
+# --- C.12: stats ---------------------------------------------------------------------------------------
+
+
+def test_stats_counts_usage_entries_by_kind_with_16_only(tmp_path):
+    from pisess.core.stats import compute_stats
+
+    a1 = assistant("a1", "u1")
+    a1["message"].update(usage=usage_of(0.5), responseModel="claude-x-2", thinkingLevel="high")
+    lines = [header(), user("u1", None), a1,
+             entry("usage", "g1", "a1", kind="cache_warm", provider="anthropic", model="claude-x", usage=usage_of(0.25)),
+             entry("usage", "g2", "g1", kind="brand_new", provider="anthropic", model="claude-x", usage=usage_of(0.125)),
+             entry("custom", "v1", "g2", customType="pi.virtual-model-state",
+                   data={"provider": "router", "modelId": "auto", "state": {}})]
+    path = write_session(tmp_path, lines)
+    new = compute_stats([path], by="model").to_json()
+    assert new["total"]["cost"] == 0.875
+    assert new["total"]["usageKinds"] == {"cache_warm": {"entries": 1, "tokens": 100, "cost": 0.25},
+                                          "brand_new": {"entries": 1, "tokens": 100, "cost": 0.125}}
+    assert new["total"]["thinkingLevels"] == {"high": 1}
+    assert new["total"]["virtualModels"] == {"router/auto": 1}
+    assert [g["key"] for g in new["groups"]] == ["anthropic/claude-x-2", "anthropic/claude-x"]
+    old = compute_stats([path], by="model", pi_version="0.82.1").to_json()
+    assert old["total"]["cost"] == 0.5 and old["total"]["usageKinds"] == {}
+    assert [g["key"] for g in old["groups"]] == ["anthropic/claude-x"]
