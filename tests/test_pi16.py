@@ -381,3 +381,21 @@ def test_stats_counts_usage_entries_by_kind_with_16_only(tmp_path):
     old = compute_stats([path], by="model", pi_version="0.82.1").to_json()
     assert old["total"]["cost"] == 0.5 and old["total"]["usageKinds"] == {}
     assert [g["key"] for g in old["groups"]] == ["anthropic/claude-x"]
+
+
+# --- search: system messages and edit replacements ---------------------------------------------------
+
+
+def test_search_finds_system_sections_tools_and_edit_replacements(tmp_path):
+    from pisess.core.search import make_matcher, search_file
+
+    lines = [header(), system("s1", None, "base", sections={"rules": "never rm -rf"},
+                              toolsAdded=[{"name": "grepper", "description": "find rm calls", "parameters": {}}]),
+             user("u1", "s1", "hello"), assistant("a1", "u1", "old answer"),
+             edit("e1", "a1", "a1", {"content": "rm is replaced"})]
+    path = write_session(tmp_path, lines)
+    hits = search_file(path, make_matcher("rm", fields=["system", "edit"])).hits
+    got = sorted((h.entry_id, h.match.field, h.match.snippet) for h in hits)
+    assert got == [("e1", "edit", "rm is replaced"), ("s1", "system", "[rules] never rm -rf"),
+                   ("s1", "system", "grepper: find rm calls")]
+    assert search_file(path, make_matcher("rm", fields=["user"])) is None

@@ -335,7 +335,7 @@ def compute_stats(paths: list[str], *, reader: str = "auto", by: str | None = No
 
         try:
             raw = scan_visit(path, visit, tick)
-            session, note = open_lenient(path, reader, raw)
+            session, note = open_lenient(path, reader, raw, pi_version=pi_version)
         except PisessError as e:
             if e.code in ("storage", "not_found") and on_skip is None:
                 raise
