@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterator
 
 import orjson
 
@@ -191,26 +191,38 @@ class RawFile:
 
     def full(self, entries: list) -> list:
         """The complete parsed values of ``entries`` (``Light`` ones read back by offset)."""
-        from .errors import PisessError
-
         wanted = [e for e in entries if type(e) is Light]
         if not wanted:
             return list(entries)
-        got: dict = {}
+        got = {id(e): self.parse_back(e, data) for e, data in self.lines_of(sorted(wanted, key=lambda x: x.offset))}
+        return [got.get(id(e), e) for e in entries]
+
+    def lines_of(self, lights: list) -> Iterator[tuple[Any, bytes]]:
+        """``(light, bytes of its line)`` for light entries in ascending offset order (one open)."""
+        from .errors import PisessError
+
+        if not lights:
+            return
         try:
             fh = open(self.path, "rb")
         except OSError as e:
             raise PisessError("storage", f"Failed to re-read {self.path}: {e.strerror or e}", path=self.path) from None
         with fh:
-            for e in sorted(wanted, key=lambda x: x.offset):
+            for e in lights:
                 fh.seek(e.offset)
-                v = parse_json(fh.read(e.length))
-                if type(v) is not dict or v.get("id", None) != e.get("id", None):
-                    raise PisessError("storage", f"{self.path} changed while it was being read (the entry at byte "
-                                      f"{e.offset} is not the one read before); run the command again",
-                                      path=self.path, offset=e.offset)
-                got[id(e)] = v
-        return [got.get(id(e), e) for e in entries]
+                yield e, fh.read(e.length)
+
+    def parse_back(self, light: Any, data: bytes) -> Any:
+        """The complete value of ``light`` from its line's bytes; a file changed since it was read
+        (another entry at that offset) is an I/O condition, not a session defect."""
+        from .errors import PisessError
+
+        v = parse_json(data)
+        if type(v) is not dict or v.get("id", None) != light.get("id", None):
+            raise PisessError("storage", f"{self.path} changed while it was being read (the entry at byte "
+                              f"{light.offset} is not the one read before); run the command again",
+                              path=self.path, offset=light.offset)
+        return v
 
 
 def _line(number: int, offset: int, raw: bytes, light: bool) -> RawLine:
