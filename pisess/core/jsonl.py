@@ -8,6 +8,7 @@ that once; the harness and cli readers then apply their own rules to the same li
 from __future__ import annotations
 
 import json
+import re
 import os
 from dataclasses import dataclass
 from typing import Any, Iterator
@@ -70,18 +71,40 @@ def dumps(v: Any, indent: bool = False) -> bytes:
     big integers are found by orjson's strict-integer check, not by scanning every line."""
     opt = orjson.OPT_STRICT_INTEGER | (orjson.OPT_INDENT_2 if indent else 0)
     try:
-        return orjson.dumps(v, option=opt)
+        return _js_exponents(orjson.dumps(v, option=opt))
     except TypeError as e:
         if "Integer" in str(e):
             return dumps(js_numbers(v), indent)
         try:
-            return json.dumps(js_numbers(v), ensure_ascii=True, indent=2 if indent else None,
-                              separators=None if indent else (",", ":"), default=str).encode()
+            return _js_exponents(json.dumps(js_numbers(v), ensure_ascii=True, indent=2 if indent else None,
+                                            separators=None if indent else (",", ":"), default=str).encode())
         except RecursionError:
             from .errors import PisessError
 
             raise PisessError("invalid_value", "a value nests too deeply to print as JSON "
                               "(thousands of levels); the human views show it") from None
+
+
+_EXPONENT = re.compile(rb"[0-9]e[+-]?[0-9]")
+_TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|-?[0-9][0-9.]*e[+-]?[0-9]+')
+
+
+def _js_exponents(out: bytes) -> bytes:
+    """Numbers as ``JSON.stringify`` writes them: a double below 1e21 in full digits
+    (``12345678901234567000``, not ``1.2345678901234567e+19``), larger ones as ``1e+21``.  Only a
+    document with an exponent anywhere (strings included) is looked at token by token."""
+    if not _EXPONENT.search(out):
+        return out
+
+    def fix(mo: re.Match) -> bytes:
+        tok = mo.group(0)
+        if tok[:1] == b'"':
+            return tok
+        from .js import number_to_string
+
+        return number_to_string(float(tok)).encode()
+
+    return _TOKEN.sub(fix, out)
 
 
 def is_blank(raw: bytes) -> bool:
