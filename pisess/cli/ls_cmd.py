@@ -22,7 +22,6 @@ def ls(
 
     Example: pisess ls --all --long
     """
-    pi_version = common.check_pi_version(pi_version)
     from pisess.core.repo import list_sessions
 
     w = common.where(sessions_dir, cwd)
