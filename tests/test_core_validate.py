@@ -265,3 +265,22 @@ def test_first_parent_is_the_header_id(tmp_path):
     r = validate_file(write_session(tmp_path, [header(), user("a", SESSION_ID), user("b", "a")]))
     f = only(r, "dangling_parent")
     assert "session header's id" in f.message and "forked copy" not in f.message
+
+
+def test_file_replaced_while_read_is_an_io_condition(tmp_path, monkeypatch):
+    """An entry read back that is not the one the scan saw means the file changed: storage, not a finding."""
+    import pytest
+
+    from pisess.core import jsonl
+    from pisess.core.errors import PisessError
+
+    path = write_session(tmp_path, [header(), user("a", None), assistant("b", "a")])
+    real = jsonl.RawFile.parse_back
+
+    def swapped(self, light, data):
+        return real(self, light, data.replace(b'"id":"', b'"id":"x'))
+
+    monkeypatch.setattr(jsonl.RawFile, "parse_back", swapped)
+    with pytest.raises(PisessError) as e:
+        validate_file(path)
+    assert e.value.code == "storage"

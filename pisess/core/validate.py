@@ -629,6 +629,8 @@ def _context_findings(raw: RawFile, sessions: dict, add) -> None:
         try:
             build_context(session, complete=False)
         except PisessError as e:
+            if e.code == "storage":
+                raise  # the file changed or vanished while it was read: an I/O condition, not a defect
             if e.code == "cycle":
                 continue  # reported once, from the tree
             who = "pi's SDK" if reader == "harness" else "the pi command"
