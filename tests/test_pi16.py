@@ -399,3 +399,16 @@ def test_search_finds_system_sections_tools_and_edit_replacements(tmp_path):
     assert got == [("e1", "edit", "rm is replaced"), ("s1", "system", "[rules] never rm -rf"),
                    ("s1", "system", "grepper: find rm calls")]
     assert search_file(path, make_matcher("rm", fields=["user"])) is None
+
+
+def test_tree_and_path_mark_edit_targets(tmp_path):
+    """tree flags an edited target edited, a hidden one hidden; path --json names the edit."""
+    from pisess.core.tree import build_tree
+
+    lines = [header(), user("u1", None, "q"), assistant("a1", "u1"), user("u2", "a1", "again"),
+             assistant("a2", "u2"), edit("e1", "a2", "a1", None), edit("e2", "e1", "u2", {"content": "x"})]
+    s = open16(tmp_path, lines)
+    flags = {r.entry["id"]: r.flags for r in build_tree(s, full=True).rows if r.kind == "entry"}
+    assert "hidden" in flags["a1"] and "edited" in flags["u2"] and not {"hidden", "edited"} & flags["a2"]
+    old = {r.entry["id"]: r.flags for r in build_tree(open16(tmp_path, lines, "0.82.1"), full=True).rows}
+    assert not {"hidden", "edited"} & old["a1"]
