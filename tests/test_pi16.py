@@ -264,13 +264,19 @@ def test_breakdown_leaves_out_empty_buckets_and_refuses_usage_without_cost(tmp_p
 # --- C.17: the final newline ------------------------------------------------------------------------
 
 
-def test_final_newline_repaired_from_0844(tmp_path):
+def unterminated(tmp_path):
+    """A session whose last line lacks its newline."""
     path = write_session(tmp_path, [header(), user("u1", None)])
     with open(path, "rb+") as fh:
         data = fh.read().rstrip(b"\n")
         fh.seek(0)
         fh.write(data)
         fh.truncate()
+    return path
+
+
+def test_final_newline_repaired_from_0844(tmp_path):
+    path = unterminated(tmp_path)
     assert open_session(path, "cli", pi_version="1.6.0").final_newline_repaired()
     assert not open_session(path, "cli", pi_version="0.82.1").final_newline_repaired()
     assert not open16(tmp_path, [header(), user("u1", None)], name="ok.jsonl").final_newline_repaired()
@@ -344,12 +350,7 @@ def test_validate_clean_16_file_and_several_roots(tmp_path):
 def test_validate_unterminated_last_line_wording(tmp_path):
     from pisess.core.validate import validate_file
 
-    path = write_session(tmp_path, [header(), user("u1", None)])
-    with open(path, "rb+") as fh:
-        data = fh.read().rstrip(b"\n")
-        fh.seek(0)
-        fh.write(data)
-        fh.truncate()
+    path = unterminated(tmp_path)
     new = [f for f in validate_file(path).findings if f.code == "unterminated_line"]
     old = [f for f in validate_file(path, pi_version="0.82.1").findings if f.code == "unterminated_line"]
     assert len(new) == len(old) == 1 and new[0].line == 2
