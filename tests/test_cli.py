@@ -366,3 +366,18 @@ def test_tree_indentation_stops_at_a_third_of_the_width(runner, tmp_path, monkey
     assert len(rows) == 120 and all(len(ln) <= 60 for ln in rows)
     assert "main 59" in rows[-1] and rows[-1].startswith("\u22ef ")
     assert all(ln.index("\u25cf") <= 60 // 3 + 2 for ln in rows if "main " in ln)
+
+
+@pytest.mark.parametrize("argv", [["ls", "--bogus", "--json"], ["context", "-n", "abc", "--json"],
+                                  ["fork", "x", "--json"], ["tree", "--pi-version", "9", "--json"]])
+def test_parser_errors_keep_the_json_promise(argv, capsys):
+    """A usage error the argument parser catches still prints one JSON error document, exit 2."""
+    from pisess.cli.app import run
+
+    assert run(argv) == 2
+    out = capsys.readouterr()
+    doc = json.loads(out.out)
+    assert doc["version"] == 1 and doc["error"]["code"] == "usage"
+    assert out.err.strip()
+    assert run([a for a in argv if a != "--json"]) == 2
+    assert capsys.readouterr().out == ""

@@ -29,7 +29,6 @@ def ls(
 
     Example: pisess ls --all --long
     """
-    pi_version = common.check_pi_version(pi_version)
     from pisess.core.errors import PisessError
     from pisess.core.repo import list_sessions
 
@@ -52,7 +51,7 @@ def ls(
             if details is not None:
                 row["details"] = details[s.path]
             rows.append(row)
-        doc = {"root": w.root, "cwd": None if all_projects else w.cwd, "piVersion": pi_version,
+        doc = {"piVersion": pi_version, "root": w.root, "cwd": None if all_projects else w.cwd,
                "sessions": rows, "skipped": [k.to_json() for k in listing.skipped],
                "unreadable": [k.to_json() for k in unreadable]}
         if unreadable:  # the listing is incomplete: say so as every command's error does

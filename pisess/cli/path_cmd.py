@@ -41,17 +41,28 @@ def path(
     if json_out:
         in_ctx = {id(e) for e in ctx.context_entries}
         common.emit_json({
-            "reader": s.reader, "file": s.path, "leafId": ctx.leaf_id,
+            "reader": s.reader, "piVersion": s.pi_version, "file": s.path, "leafId": ctx.leaf_id,
             "cutAtCheckpoint": bool(ctx.path) and s.reader == "harness" and js_truthy_parent(ctx.path[0]),
             "entries": [{"id": get(e, "id") if get(e, "id") is not UNDEF else None,
                          "parentId": get(e, "parentId") if get(e, "parentId") is not UNDEF else None,
                          "type": get(e, "type") if get(e, "type") is not UNDEF else None,
-                         "line": s.line_of(e), "inContext": id(e) in in_ctx} for e in ctx.path],
+                         "line": s.line_of(e), "inContext": id(e) in in_ctx, "edit": edit_of(ctx, e)}
+                        for e in ctx.path],
         })
         return
     from pisess.cli import render
 
     render.show(render.path_view(ctx, show_time=time), color=color, pager=False)
+
+
+def edit_of(ctx, entry) -> dict | None:
+    """The context_edit that changes ``entry`` in this context (pi 1.6): its id and what it does."""
+    from pisess.core.js import get
+
+    edit = ctx.edit_of(entry)
+    if edit is None:
+        return None
+    return {"id": get(edit, "id"), "hides": get(edit, "replacement") is None}
 
 
 def js_truthy_parent(entry) -> bool:

@@ -32,7 +32,6 @@ def validate(
 
     Example: pisess validate ~/.pi/agent/sessions --format github
     """
-    pi_version = common.check_pi_version(pi_version)
     from pisess.core.errors import PisessError
     from pisess.core.repo import iter_jsonl
     from pisess.core.validate import validate_file
@@ -51,7 +50,7 @@ def validate(
         if err is None:
             try:
                 mtime = os.stat(path).st_mtime
-                reports.append(validate_file(path, mtime=mtime, now=now))
+                reports.append(validate_file(path, mtime=mtime, now=now, pi_version=pi_version))
                 continue
             except PisessError as e:
                 err = e
@@ -62,6 +61,7 @@ def validate(
 
     if fmt == "json":
         common.emit_json({
+            "piVersion": pi_version,
             "files": [r.to_json(strict) for r in reports],
             "unreadable": [e.to_dict() for e in unreadable],
             "summary": render.validate_summary_counts(reports, strict),

@@ -14,7 +14,7 @@ from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from . import js
+from . import js, versions
 from .errors import PisessError
 from .js import UNDEF, get
 from .jsonl import NOT_JSON, is_blank, parse_json
@@ -132,7 +132,7 @@ def _kinds_json(kinds: dict) -> list:
 
 
 def disk_usage(paths: list[str], *, reader: str = "auto", top: int = TOP, tick: Callable[[int], None] | None = None,
-               on_skip: Callable[[PisessError], None] | None = None) -> DuReport:
+               on_skip: Callable[[PisessError], None] | None = None, pi_version: str = versions.CURRENT) -> DuReport:
     sessions: list[SessionUsage] = []
     skipped: list = []
     heap: list = []  # (bytes, seq, BigEntry) smallest first, at most ``top``
@@ -144,7 +144,7 @@ def disk_usage(paths: list[str], *, reader: str = "auto", top: int = TOP, tick: 
     tot = dict(size=0, entries=0, entry_bytes=0, header_bytes=0, other_bytes=0)
     for path in paths:
         try:
-            got = _read_indexed(path, reader, tick) or _read_scanned(path, reader, tick)
+            got = _read_indexed(path, reader, tick, pi_version) or _read_scanned(path, reader, tick, pi_version)
         except PisessError as e:
             if e.code in ("storage", "not_found") and on_skip is None:
                 raise
@@ -211,7 +211,7 @@ def disk_usage(paths: list[str], *, reader: str = "auto", top: int = TOP, tick: 
                     described, skipped)
 
 
-def _read_scanned(path: str, reader: str, tick) -> tuple:
+def _read_scanned(path: str, reader: str, tick, pi_version: str = versions.CURRENT) -> tuple:
     """The line scan (damaged, legacy and refused files): ``(session, note, header bytes, rows)``,
     a row per entry: ``(position, line, offset, bytes, kind, images or None)``."""
     images: dict[int, tuple[int, int]] = {}
@@ -223,7 +223,7 @@ def _read_scanned(path: str, reader: str, tick) -> tuple:
                 images[number] = got
 
     raw = scan_visit(path, visit, tick)
-    session, note = open_lenient(path, reader, raw)
+    session, note = open_lenient(path, reader, raw, pi_version=pi_version)
     lines = session.raw.lines
     header_bytes = next((ln.length for ln in lines if not ln.blank and isinstance(ln.value, dict)
                          and ln.value.get("type") == "session"), 0) if session.header is not None else 0
@@ -236,15 +236,16 @@ def _read_scanned(path: str, reader: str, tick) -> tuple:
     return session, note, header_bytes, rows()
 
 
-def _read_indexed(path: str, reader: str, tick) -> tuple | None:
+def _read_indexed(path: str, reader: str, tick, pi_version: str = versions.CURRENT) -> tuple | None:
     """A clean file through its compact index (``None``: not one): sizes, kinds and offsets come
     from the index's arrays, images from a byte search for ``"image"``; no entry object is built
     but for the largest entries."""
-    from .session import _open_compact
+    from .session import _open_compact, _with_version
 
     session = _open_compact(path, reader)
     if session is None:
         return None
+    session = _with_version(session, versions.parse(pi_version))
     ix = session.entries.index
     ix._spell_out()
     offsets, lengths, numbers, roles = ix.offsets, ix.lengths, ix.lines, ix.roles

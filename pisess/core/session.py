@@ -10,7 +10,7 @@ reader of the program that wrote the file.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 from . import js
 from .errors import JSError, PisessError
@@ -99,6 +99,42 @@ class Session:
     def lookup(self, entry_id: Any) -> Any:
         """``byId.get(id)`` (``None`` when absent)."""
         return self.by_id.get(js.key(entry_id))
+
+    def iter_complete(self, wanted: Callable[[Any], bool | bytes] | None = None, batch: int = 2048) -> Iterator[Any]:
+        """Entries complete, in file order, without keeping them (read back in batches).
+
+        ``wanted(entry)`` (on the light entry) says which: ``True``, ``False``, or a byte string
+        the line must contain to be worth parsing (a streamed file's bytes are searched first)."""
+        pending: list = []
+        needs: list = []
+
+        def flush() -> Iterator[Any]:
+            for (light, data), need in zip(self.raw.lines_of(pending), needs):
+                if need is True or need in data:
+                    yield self.raw.parse_back(light, data)
+            pending.clear()
+            needs.clear()
+
+        for e in self.entries:
+            need = True if wanted is None else wanted(e)
+            if need is False:
+                continue
+            if type(e) is Light:
+                pending.append(e)
+                needs.append(need)
+                if len(pending) >= batch:
+                    yield from flush()
+                continue
+            if pending:
+                yield from flush()
+            yield e
+        if pending:
+            yield from flush()
+
+    def final_newline_repaired(self) -> bool:
+        """pi >= 0.84.4 appends a missing final newline when it opens a file with a valid header (C.17)."""
+        return (self.reader == "cli" and versions.since(self.pi_version, versions.REPAIRS_FINAL_NEWLINE)
+                and self.header is not None and self.raw.size > 0 and not self.raw.ends_with_newline)
 
     def labels_json(self) -> dict:
         return {js.to_string(t): lbl for t, lbl in self.labels.values()}

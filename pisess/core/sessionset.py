@@ -20,7 +20,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 import orjson
 
-from . import js
+from . import js, versions
 from .errors import PisessError
 from .js import UNDEF, get
 from .jsonl import NOT_JSON, Light, RawFile, RawLine, is_blank, iter_lines, lighten, parse_json, scan_file
@@ -254,18 +254,20 @@ def scan_visit(path: str, visit: Visitor | None = None, tick: Callable[[int], No
     return RawFile(path, size, lines, last_nl, True)
 
 
-def open_lenient(path: str, reader: str, raw: RawFile | None) -> tuple[Session, str | None]:
+def open_lenient(path: str, reader: str, raw: RawFile | None,
+                 pi_version: str = versions.CURRENT) -> tuple[Session, str | None]:
     """``open_session``; when the chosen reader refuses the file, the pi command's lenient reader
     (with a note saying so).  Raises when neither reads it.  Without ``raw`` the file is read
     light (structure only, see ``open_session``)."""
     try:
-        return open_session(path, reader, raw=raw, light=raw is None), None
+        return open_session(path, reader, raw=raw, light=raw is None, pi_version=pi_version), None
     except PisessError as e:
         if e.code in ("storage", "not_found", "usage") or reader == "cli":
             raise
         try:
             # the light read found damage: one line scan serves the lenient reader
-            s = open_session(path, "cli", raw=raw if raw is not None else scan_file(path, light=True))
+            s = open_session(path, "cli", raw=raw if raw is not None else scan_file(path, light=True),
+                             pi_version=pi_version)
         except PisessError:
             raise e from None
         return s, f"pi's SDK refuses it ({e.reason}); read as the pi command reads it"
