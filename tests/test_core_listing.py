@@ -325,8 +325,8 @@ def dup(tmp_path):
 
 
 def test_find_by_id_takes_the_first_file_by_name(dup):
-    """1.6 (C.23): the first by name holding the id; 0.82.1: the most recently modified...
-    here the SDK listing's newest header."""
+    """1.6 (C.23): the first file by name holding the id; 0.82.1 mode keeps pisess's earlier
+    choice, the SDK listing's newest header."""
     root, first, second, _ = dup
     assert resolve_session("dup", root, CWD, pi_version=V16) == first
     assert resolve_session("dup", root, CWD, pi_version="0.82.1") == second
