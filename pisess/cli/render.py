@@ -278,140 +278,98 @@ def context_view(ctx, *, llm: bool = False, thinking: bool = False, full: bool =
     title = (f" context \u00b7 {_sid((s.header or {}).get('id'))} \u00b7 leaf "
              f"{_sid(ctx.leaf_id) if ctx.leaf_id is not None else '(none)'} \u00b7 {s.reader} reader ")
     out: list = [Panel(info, title=Text(title, "bold"), title_align="left", expand=True)]
-    sources = ctx.message_sources
     from pisess.core.context import convert_to_llm
+    from pisess.core.messages import Limits, message_view, role_kind
 
-    for m, src in zip(ctx.messages, sources):
-        shown = m
+    limits = Limits.terminal(max_lines, full)
+    for m, src in zip(ctx.messages, ctx.message_sources):
+        shown, converted_from = m, None
         if llm:
             conv = convert_to_llm([m])
             if not conv:
                 continue
             shown = conv[0]
-        out.extend(_message_block(shown, src, thinking=thinking, full=full, max_lines=max_lines,
-                                  converted_from=None if not llm or shown is m else d.message_kind(m)))
+            converted_from = None if shown is m else role_kind(m)
+        out.extend(message_block(message_view(shown, src, limits, converted_from=converted_from), thinking=thinking))
     if not msgs:
         out.append(T("(the context is empty)", "dim"))
     return out
 
 
-MAX_BLOCK_CHARS = 200_000  # even with --full: wrapping one huge line in a terminal view is quadratic
+def _cut(b) -> str:
+    return f" \u2026 [{b.cut_chars:,} more characters: pisess context --json]" if b.cut_chars else ""
 
 
-def _clip(text: str, max_lines: int, full: bool) -> tuple[str, int]:
-    """At most ``max_lines`` lines (all with ``full``) and never more than ``MAX_BLOCK_CHARS``
-    (``--json`` has everything); returns the text and how many lines were cut."""
-    limit = MAX_BLOCK_CHARS if full else min(MAX_BLOCK_CHARS, max(2_000, max_lines * 400))
-    lines = text.split("\n", max_lines if not full else -1)
-    if not full and len(lines) > max_lines:
-        kept, more = "\n".join(lines[:max_lines]), text.count("\n") - max_lines + 1
-    else:
-        kept, more = text, 0
-    if len(kept) > limit:
-        cut = kept[:limit]
-        more = max(more, 1)
-        return cut + f" \u2026 [{len(text) - limit:,} more characters: pisess context --json]", more
-    return kept, more
+def _more(b) -> list:
+    return [T(f"\u2026 {b.cut_lines} more lines (--full) \u2026", "dim")] if b.cut_lines else []
 
 
-def _message_block(m: Any, src: Any, *, thinking: bool, full: bool, max_lines: int, converted_from: str | None) -> list:
-    kind = d.message_kind(m)
+def _heading(v) -> Text:
+    """The rule above a message: what it is, where it came from, when, and its facts."""
+    from pisess.core.messages import short_id
+
     title = Text()
-    title.append(kind if not converted_from else f"{kind} (from {converted_from})", KIND_STYLE.get(kind, "bold"))
-    retained = get(src, "type") == "compaction" and isinstance(m, dict) and m.get("role") != "compactionSummary"
-    src_label = f" ({'retained in ' if retained else ''}{_sid(get(src, 'id'))})"
-    title.append(src_label, "dim")
-    right = ""
-    body: list = []
-    if not isinstance(m, dict):
-        return [Rule(title, align="left", style="dim"), safe(d.s(m))]
-    ts = m.get("timestamp")
-    if isinstance(ts, (int, float)) and not isinstance(ts, bool):
-        title.append(" \u00b7 " + d.local_time(ts, with_date=False), "dim")
-    role = m.get("role")
-    content = m.get("content")
-    if role == "assistant":
-        mdl = f"{d.s(m.get('provider'))}/{d.s(m.get('model'))}" if m.get("model") else ""
-        right = " \u00b7 ".join(x for x in (escape_controls(mdl), d.usage_text(m)) if x)
-        stop = m.get("stopReason")
-        if stop in ("error", "aborted"):
-            body.append(safe(f"[{stop}] {d.s(m.get('errorMessage'))}".rstrip(), "bold red"))
-        for b in content if isinstance(content, list) else [content]:
-            if isinstance(b, dict) and b.get("type") == "thinking":
-                txt = d.s(b.get("thinking"))
-                if thinking:
-                    body.append(safe(txt, "dim italic"))
-                else:
-                    body.append(T(f"\u25b8 thinking ({len(txt):,} chars, --thinking to show)", "dim"))
-            elif isinstance(b, dict) and b.get("type") == "toolCall":
-                import orjson
-
-                try:
-                    args = orjson.dumps(b.get("arguments"), option=orjson.OPT_INDENT_2 if full else 0).decode()
-                except TypeError:
-                    args = d.s(b.get("arguments"))
-                args, more = _clip(args, max_lines, full)
-                body.append(safe(f"\u2192 {d.s(b.get('name'))}({args})" + (f" \u2026 {more} more lines" if more else ""),
-                                 "yellow"))
-            elif isinstance(b, dict) and b.get("type") == "text":
-                body.append(safe(d.s(b.get("text"))))
-            elif isinstance(b, str):
-                body.append(safe(b))
-    elif role == "toolResult":
-        text = d.content_text(content)
-        n = text.count("\n") + 1 if text else 0
-        title = Text()
-        title.append("tool result", "yellow")
-        title.append(f" \u00b7 {escape_controls(d.s(m.get('toolName')))}{src_label}", "dim")
-        right = ("error \u00b7 " if m.get("isError") else "") + f"{n} line{'s' if n != 1 else ''}"
-        clipped, more = _clip(text, max_lines, full)
-        body.append(safe(clipped, "red" if m.get("isError") else ""))
-        if more:
-            body.append(T(f"\u2026 {more} more lines (--full) \u2026", "dim"))
-    elif role == "bashExecution":
-        body.append(safe(f"$ {d.s(m.get('command'))}", "bold"))
-        clipped, more = _clip(d.s(m.get("output")), max_lines, full)
-        if clipped:
-            body.append(safe(clipped))
-        if more:
-            body.append(T(f"\u2026 {more} more lines (--full) \u2026", "dim"))
-        code = m.get("exitCode")
-        right = "cancelled" if m.get("cancelled") else (f"exit {d.s(code)}" if code not in (None, UNDEF) else "")
-        if m.get("excludeFromContext"):
-            right += " \u00b7 not sent to the model"
-    elif role in ("compactionSummary", "branchSummary"):
-        title = Text()
-        title.append("compaction summary" if role == "compactionSummary" else "branch summary", "magenta")
-        title.append(f" ({_sid(get(src, 'id'))})", "dim")
-        if role == "compactionSummary" and isinstance(m.get("tokensBefore"), (int, float)):
-            right = f"{m['tokensBefore']:,.0f} tokens before"
-        clipped, more = _clip(d.s(m.get("summary")), max_lines * 2, full)
-        body.append(safe(clipped))
-        if more:
-            body.append(T(f"\u2026 {more} more lines (--full) \u2026", "dim"))
+    sid = short_id(v.source_id, 8, escape_controls)
+    src_label = f" ({'retained in ' if v.source == 'retained' else ''}{sid})"
+    if v.role == "toolResult":
+        title.append(v.heading, "yellow")
+        title.append(f" \u00b7 {escape_controls(v.subject)}{src_label}", "dim")
+    elif v.role in ("compactionSummary", "branchSummary"):
+        title.append(v.heading, "magenta")
+        title.append(f" ({sid})", "dim")
     else:
-        if role == "custom":
-            title.append(f" [{escape_controls(d.s(m.get('customType')))}]", "cyan")
-            if m.get("display") is False:
-                right = "hidden in pi's UI"
-        for b in content if isinstance(content, list) else [content]:
-            if isinstance(b, dict) and b.get("type") == "image":
-                body.append(T(d.image_ref(b), "cyan"))
-            elif isinstance(b, dict) and b.get("type") == "text":
-                clipped, more = _clip(d.s(b.get("text")), max_lines * 4, full)
-                body.append(safe(clipped))
-                if more:
-                    body.append(T(f"\u2026 {more} more lines (--full) \u2026", "dim"))
-            elif isinstance(b, str):
-                clipped, more = _clip(b, max_lines * 4, full)
-                body.append(safe(clipped))
-                if more:
-                    body.append(T(f"\u2026 {more} more lines (--full) \u2026", "dim"))
-            elif b not in (None, UNDEF):
-                body.append(safe(d.s(b)))
-    if right:
-        title.append(" \u00b7 " + right, "dim")
-    return [Rule(title, align="left", style="dim"), *body]
+        kind = escape_controls(v.kind)
+        word = kind if not v.converted_from else f"{kind} (from {escape_controls(v.converted_from)})"
+        title.append(word, KIND_STYLE.get(kind, "bold"))
+        title.append(src_label, "dim")
+        if v.time_ms is not None:
+            title.append(" \u00b7 " + d.local_time(v.time_ms, with_date=False), "dim")
+        if v.role in ("custom", "hookMessage"):
+            title.append(f" [{escape_controls(v.subject)}]", "cyan")
+    facts = [escape_controls(f) for f in v.facts]
+    if v.edit is not None:
+        facts.append(f"edited by {short_id(v.edit.entry_id, 8, escape_controls)}")
+    if v.hidden:
+        facts.append(f"hidden: {escape_controls(v.hidden)}")
+    if facts:
+        title.append(" \u00b7 " + " \u00b7 ".join(facts), "dim")
+    return title
+
+
+def message_block(v, *, thinking: bool = False) -> list:
+    """A ``MessageView`` (pisess.core.messages) on a terminal: a rule, then its blocks."""
+    from pisess.core.messages import image_words
+
+    body: list = []
+    for b in v.blocks:
+        if b.kind == "error":
+            body.append(safe(f"[{b.label}] {b.text}".rstrip(), "bold red"))
+        elif b.kind == "thinking":
+            if b.redacted:
+                body.append(T("\u25b8 thinking (redacted by the provider)", "dim"))
+            elif thinking:
+                body.append(safe(b.text, "dim italic"))
+            else:
+                body.append(T(f"\u25b8 thinking ({len(b.text):,} chars, --thinking to show)", "dim"))
+        elif b.kind == "call":
+            body.append(safe(f"\u2192 {b.label}({b.text}{_cut(b)})" +
+                             (f" \u2026 {b.cut_lines} more lines" if b.cut_lines else ""), "yellow"))
+        elif b.kind == "command":
+            body.append(safe(f"$ {b.text}", "bold"))
+        elif b.kind == "image":
+            body.append(T(image_words(escape_controls(b.label), b.size), "cyan"))
+        elif b.kind == "names":
+            t = Text()
+            t.append(b.label + ": ", "dim")
+            names = [n[0] if isinstance(n, tuple) else n for n in b.items]
+            t.append(escape_controls(", ".join(names)))
+            body.append(t)
+        elif b.kind == "note":
+            body.append(T(b.text, "dim"))
+        else:  # text, output, json
+            body.append(safe(b.text + _cut(b), "red" if v.error and b.kind == "output" else ""))
+            body.extend(_more(b))
+    return [Rule(_heading(v), align="left", style="dim"), *body]
 
 
 # --- ls --------------------------------------------------------------------------------------
