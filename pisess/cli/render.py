@@ -8,13 +8,11 @@ Colour adds emphasis but never carries meaning alone: markers (● ○ ◐ ◀ �
 from __future__ import annotations
 
 import os
-import shutil
 import sys
-import tempfile
 import time
-from typing import Any, Iterable
+from typing import Any
 
-from rich.console import Console, Group
+from rich.console import Console
 from rich.panel import Panel
 from rich.rule import Rule
 from rich.table import Table
@@ -22,6 +20,7 @@ from rich.text import Text
 
 from pisess.cli import describe as d
 from pisess.cli.text import NO_SESSIONS_HINT, escape_controls, human_size, ls_heading, one_line, plural, tilde
+from pisess.cli.text import short_id as _sid
 from pisess.core import js
 from pisess.core.js import UNDEF, get
 
@@ -56,28 +55,6 @@ def make_console(color: str = "auto", stderr: bool = False) -> Console:
     )
 
 
-def show(renderables: Iterable[Any], color: str = "auto", pager: bool = False) -> None:
-    console = make_console(color)
-    items = list(renderables)
-    if pager and console.is_terminal and sys.stdin.isatty():
-        with console.capture() as cap:
-            console.print(Group(*items))
-        out = cap.get()
-        if out.count("\n") > console.size.height:
-            os.environ.setdefault("LESS", "-FRX")
-            with console.pager(styles=not console.no_color):
-                console.print(Text.from_ansi(out) if not console.no_color else Text(out), end="")
-            return
-        console.file.write(out)
-        return
-    # Rows are printed a thousand at a time: per-print set-up (size, options, buffer flush) cost as
-    # much as the rows, and one print of everything holds every segment of the output at once.
-    # (A Group also keeps each row's no_wrap: print(text) joins its arguments into a new Text that
-    # wraps, so an over-long tree row used to spill onto a line of its own.)
-    for at in range(0, len(items), 1000):
-        console.print(Group(*items[at:at + 1000]))
-
-
 def T(s: str, style: str = "") -> Text:  # noqa: N802 - reads as a constructor
     return Text(s, style=style)
 
@@ -90,15 +67,6 @@ def label_tag(label: Any) -> str:
 def safe(s: Any, style: str = "") -> Text:
     """Session text as a Text: escaped, never markup."""
     return Text(escape_controls(d.s(s), keep_newlines=True), style=style)
-
-
-def _width() -> int:
-    cols = os.environ.get("COLUMNS", "")
-    return int(cols) if cols.isdigit() and int(cols) > 0 else shutil.get_terminal_size((100, 24)).columns
-
-
-def _sid(v: Any, n: int = 8) -> str:
-    return escape_controls(d.s(v))[:n] if v not in (None, UNDEF) else "-"
 
 
 def _session_title(session) -> str:
@@ -117,9 +85,10 @@ def _session_title(session) -> str:
 # --- tree ------------------------------------------------------------------------------------
 
 
-def tree_view(view, show_time: bool = False) -> list:
+def tree_view(view, entries: list | None = None, *, width: int = 100, show_time: bool = False) -> list:
+    """The tree's rows.  ``entries``: the whole entries of the view's entry rows, in order (the
+    command reads them back from a compact index); without them the rows' own entries are shown."""
     s = view.session
-    width = _width()
     head = Text()
     head.append(_session_title(s), "bold")
     head.append(f" \u00b7 {plural(view.entry_count, 'entry', 'entries')} \u00b7 "
@@ -132,8 +101,8 @@ def tree_view(view, show_time: bool = False) -> list:
     out: list = [head]
     if view.leaf_error:
         out.append(safe(f"{WARN} the leaf cannot be resolved: {view.leaf_error}", "bold red"))
-    whole = s.materialize([r.entry for r in view.rows if r.kind == "entry"])
-    by_light = {id(r.entry): w for r, w in zip((r for r in view.rows if r.kind == "entry"), whole)}
+    by_light = {id(r.entry): w for r, w in zip((r for r in view.rows if r.kind == "entry"), entries)} \
+        if entries is not None else {}
     for r in view.rows:
         out.append(_tree_row(s, r, width, show_time, by_light.get(id(r.entry), r.entry)))
     if not view.rows:
@@ -189,9 +158,8 @@ def _tree_row(session, r, width: int, show_time: bool, whole: Any = None) -> Tex
 # --- path ------------------------------------------------------------------------------------
 
 
-def path_view(ctx, show_time: bool = False) -> list:
+def path_view(ctx, *, width: int = 100, show_time: bool = False) -> list:
     s = ctx.session
-    width = _width()
     head = Text()
     head.append(_session_title(s), "bold")
     head.append(f" \u00b7 path to leaf {_sid(ctx.leaf_id) if ctx.leaf_id is not None else '(none)'}"
@@ -393,17 +361,15 @@ def _session_id_from_path(p: Any) -> str:
     return escape_controls(base.split("_", 1)[1] if "_" in base else base)[:8]
 
 
-def ls_view(listing, where, *, all_projects: bool, details: dict | None, color: str) -> None:
-    console = make_console(color)
-    now = _now_ms()
+def ls_view(listing, where, *, all_projects: bool, details: dict | None, width: int = 100,
+            now_ms: float | None = None) -> list:
+    now = _now_ms() if now_ms is None else now_ms
     n = len(listing.sessions)
     head = Text()
     for piece, style in ls_heading(listing, where, all_projects):
         head.append(piece, style)
-    console.print(head)
     if not n:
-        console.print(T(NO_SESSIONS_HINT, "dim"))
-        return
+        return [head, T(NO_SESSIONS_HINT, "dim")]
     # ids made within the same minute share 8 characters: show as many as tell them apart
     ids = [s.id for s in listing.sessions]
     width_id = 8
@@ -439,7 +405,7 @@ def ls_view(listing, where, *, all_projects: bool, details: dict | None, color: 
     spec.append(("forked", "FORKED FROM", 11, "left", 2))
     if all_projects:
         spec.append(("cwd", "CWD", 16, "left", 1))
-    while sum(w + 2 for _, _, w, _, _ in spec) > console.width and any(p for *_, p in spec):
+    while sum(w + 2 for _, _, w, _, _ in spec) > width and any(p for *_, p in spec):
         worst = max(p for *_, p in spec)
         spec = [c for c in spec if c[4] != worst]
     table = Table(box=None, pad_edge=False, padding=(0, 2, 0, 0), show_edge=False, header_style="bold dim")
@@ -450,7 +416,7 @@ def ls_view(listing, where, *, all_projects: bool, details: dict | None, color: 
     for s in listing.sessions:
         c = cells(s)
         table.add_row(*(c[key] for key, *_ in spec))
-    console.print(table)
+    return [head, table]
 
 
 # --- validate --------------------------------------------------------------------------------
@@ -466,22 +432,14 @@ def _rel(p: str) -> str:
         return p
 
 
-def validate_summary_counts(reports: list, strict: bool) -> dict:
-    return {
-        "files": len(reports),
-        "errors": sum(r.count("error") for r in reports) + (sum(r.count("warning") for r in reports) if strict else 0),
-        "warnings": 0 if strict else sum(r.count("warning") for r in reports),
-        "infos": sum(r.count("info") for r in reports),
-        "sdkRefuses": sum(1 for r in reports if not r.pi["harness"]["opens"]),
-        "piCommandLosesData": sum(1 for r in reports if not r.pi["cli"]["opens"] or r.pi["cli"].get("droppedLines")),
-        "filesWithErrors": sum(1 for r in reports if not r.ok(strict)),
-    }
+def validate_text(reports: list, unreadable: list, strict: bool, *, quiet: bool) -> list:
+    """One line per finding (compiler style, unwrapped), then the summary."""
+    from pisess.cli.output import soft
+    from pisess.core.validate import summary_counts
 
-
-def validate_text(reports: list, unreadable: list, strict: bool, *, quiet: bool, color: str) -> None:
-    console = make_console(color)
+    out: list = []
     for err in unreadable:
-        console.print(safe(f"{_rel(err.path or '?')}: error {err.code}: {err.message}", "bold red"))
+        out.append(safe(f"{_rel(err.path or '?')}: error {err.code}: {err.message}", "bold red"))
     for r in reports:
         if quiet:
             continue
@@ -491,8 +449,8 @@ def validate_text(reports: list, unreadable: list, strict: bool, *, quiet: bool,
             t.append(escape_controls(_rel(r.path)) + (f":{f.line}" if f.line else "") + ": ", "bold")
             t.append(f"{sev} {f.code}", SEV_STYLE[sev])
             t.append(": " + escape_controls(f.message))
-            console.print(t, soft_wrap=True)
-    c = validate_summary_counts(reports, strict)
+            out.append(soft(t))
+    c = summary_counts(reports, strict)
     line = Text()
     line.append(f"{c['files']} file{'s' if c['files'] != 1 else ''} checked \u00b7 ")
     line.append(f"{c['errors']} error{'s' if c['errors'] != 1 else ''}", "bold red" if c["errors"] else "green")
@@ -504,7 +462,8 @@ def validate_text(reports: list, unreadable: list, strict: bool, *, quiet: bool,
                 "would lose data from")
     if unreadable:
         line.append(f" \u00b7 {len(unreadable)} unreadable", "bold red")
-    console.print(line, soft_wrap=True)
+    out.append(soft(line))
+    return out
 
 
 def _gh_escape(s: str, prop: bool = False) -> str:
@@ -514,25 +473,32 @@ def _gh_escape(s: str, prop: bool = False) -> str:
     return escape_controls(s)
 
 
-def validate_github(reports: list, unreadable: list, strict: bool) -> None:
-    out = sys.stdout
+def validate_github(reports: list, unreadable: list, strict: bool) -> list[str]:
+    """GitHub workflow commands, one line each."""
+    from pisess.core.validate import summary_counts
+
+    out: list[str] = []
     for err in unreadable:
-        out.write(f"::error file={_gh_escape(err.path or '?', True)},title={err.code}::{_gh_escape(err.message)}\n")
+        out.append(f"::error file={_gh_escape(err.path or '?', True)},title={err.code}::{_gh_escape(err.message)}")
     for r in reports:
         for f in r.findings:
             sev = "error" if strict and f.severity == "warning" else f.severity
             cmd = {"error": "error", "warning": "warning", "info": "notice"}[sev]
             loc = f"file={_gh_escape(r.path, True)}" + (f",line={f.line}" if f.line else "")
-            out.write(f"::{cmd} {loc},title={_gh_escape(f.code, True)}::{_gh_escape(f.message)}\n")
-    c = validate_summary_counts(reports, strict)
-    out.write(f"{c['files']} files checked, {c['errors']} errors, {c['warnings']} warnings\n")
+            out.append(f"::{cmd} {loc},title={_gh_escape(f.code, True)}::{_gh_escape(f.message)}")
+    c = summary_counts(reports, strict)
+    out.append(f"{c['files']} files checked, {c['errors']} errors, {c['warnings']} warnings")
+    return out
 
 
 # --- fork ------------------------------------------------------------------------------------
 
 
-def fork_view(plan, path: str, *, dry_run: bool, color: str) -> None:
-    err = make_console(color, stderr=True)
+def fork_view(plan, path: str, *, dry_run: bool) -> tuple[list, list, list]:
+    """``(talk, out, more talk)``: what was (or would be) written on stderr, the new file's path on
+    stdout (nothing with ``dry_run``), then how to resume it."""
+    from pisess.cli.output import soft
+
     src = plan.source
     n = len(plan.entries)
     start = ""
@@ -546,63 +512,10 @@ def fork_view(plan, path: str, *, dry_run: bool, color: str) -> None:
     else:
         msg.append(f"{n} entr{'ies' if n != 1 else 'y'} {'would be ' if dry_run else ''}copied{start}")
     msg.append(f" ({src.reader} reader)", "dim")
-    err.print(msg, soft_wrap=True)
+    talk: list = [soft(msg)]
     if dry_run:
         for e in plan.entries[-5:]:
-            err.print(Text(f"  {_sid(get(e, 'id'))}  {d.entry_kind(e):<10} " + one_line(d.entry_preview(e), 60), "dim"))
-        err.print(Text(f"\u2192 {escape_controls(path)} (not written: --dry-run)", "dim"), soft_wrap=True)
-        return
-    sys.stdout.write(escape_controls(path) + "\n")
-    err.print(Text(f"  resume it with: pi --session {plan.header['id'][:8]}", "dim"))
-
-
-# --- demo ------------------------------------------------------------------------------------
-
-
-def demo(color: str = "auto") -> None:
-    """Copy the shipped examples to a temporary root and show every view on them."""
-    from importlib import resources
-
-    from pisess.core.context import build_context
-    from pisess.core.repo import list_sessions
-    from pisess.core.session import open_session
-    from pisess.core.tree import build_tree
-    from pisess.core.validate import validate_file
-    from pisess.cli.common import Where
-
-    console = make_console(color)
-    src = resources.files("pisess") / "examples" / "sessions"
-    with tempfile.TemporaryDirectory(prefix="pisess-demo-") as tmp:
-        root = os.path.join(tmp, "sessions")
-        with resources.as_file(src) as src_dir:
-            shutil.copytree(src_dir, root)
-        projects = sorted(p for p in os.listdir(root) if p.startswith("--"))
-
-        def step(cmd: str) -> None:
-            console.print()
-            console.print(Rule(Text("$ " + cmd, "bold"), align="left", style="cyan"))
-
-        step(f"pisess ls --all --long --sessions-dir {root}")
-        listing = list_sessions(root, None)
-        from pisess.core.summary import summarize_file
-
-        ls_view(listing, Where(root, tmp), all_projects=True,
-                details={s.path: summarize_file(s.path) for s in listing.sessions}, color=color)
-        for info in listing.sessions:
-            s = open_session(info.path, "auto")
-            step(f"pisess tree {info.id[:8]}")
-            for r in tree_view(build_tree(s)):
-                console.print(r)
-        first = open_session(listing.sessions[-1].path, "auto")
-        step(f"pisess context {listing.sessions[-1].id[:8]}")
-        for r in context_view(build_context(first), max_lines=4):
-            console.print(r)
-        step(f"pisess path {listing.sessions[0].id[:8]}")
-        for r in path_view(build_context(open_session(listing.sessions[0].path, "auto"))):
-            console.print(r)
-        step(f"pisess validate {root}")
-        reports = [validate_file(p) for p in sorted(str(x) for x in __import__("pathlib").Path(root).rglob("*.jsonl"))]
-        validate_text(reports, [], False, quiet=False, color=color)
-        console.print()
-        console.print(Text(f"(the example sessions were copied to a temporary root, now removed; projects: "
-                           f"{', '.join(projects)})", "dim"))
+            talk.append(Text(f"  {_sid(get(e, 'id'))}  {d.entry_kind(e):<10} " + one_line(d.entry_preview(e), 60), "dim"))
+        talk.append(soft(Text(f"\u2192 {escape_controls(path)} (not written: --dry-run)", "dim")))
+        return talk, [], []
+    return talk, [escape_controls(path)], [Text(f"  resume it with: pi --session {plan.header['id'][:8]}", "dim")]

@@ -48,8 +48,12 @@ def human_size(n: int) -> str:
     return f"{n:.1f} TB"
 
 
-def short_id(s: str, n: int = 8) -> str:
-    return s[:n]
+def short_id(v, n: int = 8) -> str:
+    """The first ``n`` characters of an id as a terminal shows it (escaped), ``-`` for none: the
+    message model's ``short_id`` with the terminal's escaping."""
+    from pisess.core.messages import short_id as core_short_id
+
+    return core_short_id(v, n, escape_controls)
 
 
 def tilde(p: str) -> str:

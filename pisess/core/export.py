@@ -255,7 +255,8 @@ def _md_blocks(v: MessageView, limits: Limits) -> list:
     return out
 
 
-def render_md(doc: Doc, limits: Limits = Limits()) -> str:
+def render_md(doc: Doc, limits: Limits | None = None) -> str:
+    limits = limits or Limits()
     out = [f"# {md_escape(flat(doc.title))}",
            "\n".join(f"- **{md_escape(k)}:** {md_escape(flat(v))}" for k, v in doc.facts)]
     if not doc.items:
@@ -349,7 +350,8 @@ def _html_blocks(v: MessageView, limits: Limits) -> list:
     return out
 
 
-def render_html(doc: Doc, limits: Limits = Limits()) -> str:
+def render_html(doc: Doc, limits: Limits | None = None) -> str:
+    limits = limits or Limits()
     out = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
            f'<meta http-equiv="Content-Security-Policy" content="{h(CSP)}">',
            '<meta name="referrer" content="no-referrer">',

@@ -98,7 +98,7 @@ class Limits:
     embed_images: bool = False  # images as data: URIs (documents that asked for them)
 
     @classmethod
-    def terminal(cls, max_lines: int, full: bool) -> "Limits":
+    def terminal(cls, max_lines: int, full: bool) -> Limits:
         """``pisess context``: ``-n`` lines of each result (4x for text, 2x for summaries), or all
         with ``--full``; never more than ``TERMINAL_MAX_CHARS`` (``--json`` has everything)."""
         if full:
@@ -107,7 +107,7 @@ class Limits:
                    chars=min(TERMINAL_MAX_CHARS, max(2_000, max_lines * 400)), compact_json=True)
 
     @classmethod
-    def document(cls, max_lines: int, images: bool = False) -> "Limits":
+    def document(cls, max_lines: int, images: bool = False) -> Limits:
         """``pisess export``: ``--max-lines`` of each tool result and command output (0: all)."""
         return cls(lines=max_lines or None, embed_images=images)
 
@@ -372,8 +372,9 @@ class _Builder:
         self.others(others)
 
 
-def message_view(m: Any, src: Any, limits: Limits = Limits(), *, converted_from: str | None = None) -> MessageView:
+def message_view(m: Any, src: Any, limits: Limits | None = None, *, converted_from: str | None = None) -> MessageView:
     """``m``, a message of the context, reached through entry ``src``, as every view shows it."""
+    limits = limits or Limits()
     src_id = get(src, "id") if isinstance(src, dict) else None
     b = _Builder(limits)
     if not isinstance(m, dict):
