@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from pisess.core.messages import short_id as _core_short_id
+
 # C0/C1 controls, DEL, line/paragraph separators, bidi overrides, lone surrogates
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 _CONTROL_NL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
@@ -51,9 +53,7 @@ def human_size(n: int) -> str:
 def short_id(v, n: int = 8) -> str:
     """The first ``n`` characters of an id as a terminal shows it (escaped), ``-`` for none: the
     message model's ``short_id`` with the terminal's escaping."""
-    from pisess.core.messages import short_id as core_short_id
-
-    return core_short_id(v, n, escape_controls)
+    return _core_short_id(v, n, escape_controls)
 
 
 def tilde(p: str) -> str:
