@@ -199,3 +199,16 @@ def test_assistant_usage_is_the_same_words_as_the_terminal(runner, tmp_path, fmt
     assert words in terminal(runner, path)
     assert words.replace("$", "\\$" if fmt == "md" else "$") in export(path, fmt)
 
+
+
+def test_a_checkpoints_system_message_says_where_it_came_from(runner, tmp_path):
+    """pi 1.6 emits a compaction's systemMessage before its summary (C.5): it is the checkpoint's,
+    not a retained message."""
+    lines = [header(), message("u1", None, {"role": "user", "content": "hi"}),
+             {"type": "compaction", "id": "k1", "parentId": "u1", "timestamp": "2026-07-25T09:14:05.000Z",
+              "summary": "S", "firstKeptEntryId": "u1", "tokensBefore": 10,
+              "systemMessage": {"role": "system", "content": "P", "timestamp": 1}}]
+    path = write_session(tmp_path, lines)
+    out = terminal(runner, path)
+    assert "system (compaction k1)" in out and "retained" not in out
+    assert "checkpoint of compaction k1" in export(path, "md")

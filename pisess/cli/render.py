@@ -272,13 +272,16 @@ def _more(b) -> list:
     return [T(f"\u2026 {b.cut_lines} more lines (--full) \u2026", "dim")] if b.cut_lines else []
 
 
+_SOURCE_WORDS = {"retained": "retained in ", "checkpoint": "compaction "}
+
+
 def _heading(v) -> Text:
     """The rule above a message: what it is, where it came from, when, and its facts."""
     from pisess.core.messages import short_id
 
     title = Text()
     sid = short_id(v.source_id, 8, escape_controls)
-    src_label = f" ({'retained in ' if v.source == 'retained' else ''}{sid})"
+    src_label = f" ({_SOURCE_WORDS.get(v.source, '')}{sid})"
     if v.role == "toolResult":
         title.append(v.heading, "yellow")
         title.append(f" \u00b7 {escape_controls(v.subject)}{src_label}", "dim")

@@ -97,8 +97,8 @@ class Doc:
     items: list  # MessageView
 
 
-_SOURCE_WORDS = {"entry": "entry", "retained": "retained in compaction", "compaction": "compaction",
-                 "branch summary": "branch summary"}
+_SOURCE_WORDS = {"entry": "entry", "retained": "retained in compaction", "checkpoint": "checkpoint of compaction",
+                 "compaction": "compaction", "branch summary": "branch summary"}
 
 
 def meta_of(v: MessageView) -> list:

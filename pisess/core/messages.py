@@ -22,6 +22,7 @@ from typing import Any
 
 from . import js
 from .js import UNDEF, get
+from .system import js_key_order
 
 # --- text hygiene ---------------------------------------------------------------------------------
 
@@ -220,8 +221,8 @@ class MessageView:
     ``heading`` the terminal's words (``tool result``); ``title`` a document's (``Tool result``).
     ``subject`` is the tool's name or the extension's custom type; ``facts`` the words shown beside
     the heading (model, usage, line count, exit code), in order.  ``source`` is how the message
-    reached the context: ``entry``, ``retained`` (a compaction's retained tail), ``compaction`` or
-    ``branch summary``.  ``time_ms`` is the message's own timestamp.  ``about`` says, for a
+    reached the context: ``entry``, ``retained`` (a compaction's retained tail), ``checkpoint`` (a
+    compaction's systemMessage), ``compaction`` or ``branch summary``.  ``time_ms`` is the message's own timestamp.  ``about`` says, for a
     document reader, what a summary is."""
 
     role: str | None
@@ -296,24 +297,14 @@ def content_parts(content: Any) -> tuple[list, list]:
     return texts, others
 
 
-def _js_key_order(obj: dict) -> list:
-    """The keys of a parsed JSON object in JavaScript's order: array-index keys first, ascending,
-    then the others as written (``{b, "1"}`` iterates ``"1", b``)."""
-    index = [k for k in obj if k.isdigit() and (k == "0" or k[0] != "0") and int(k) < 4294967295]
-    if not index:
-        return list(obj)
-    seen = set(index)
-    return sorted(index, key=int) + [k for k in obj if k not in seen]
-
-
 def system_changes(m: dict) -> tuple[list, list, list, list]:
     """A system message's ``(sections set, sections removed, tools added, tools removed)``: names,
     and (name, description) pairs for tools added (spec C.2)."""
     sections = m.get("sections")
     set_, removed = [], []
     if isinstance(sections, dict):
-        for name in _js_key_order(sections):
-            (removed if sections[name] is None else set_).append(name)
+        for name, value in js_key_order(sections):
+            (removed if value is None else set_).append(name)
     added = [(as_text(get(t, "name")) if isinstance(t, dict) else as_text(t),
               as_text(get(t, "description")) if isinstance(t, dict) else "")
              for t in (m.get("toolsAdded") if isinstance(m.get("toolsAdded"), list) else [])]
@@ -385,8 +376,10 @@ def message_view(m: Any, src: Any, limits: Limits | None = None, *, converted_fr
     kind = role_kind(m)
     heading, title = _TITLES.get(role, (kind, f"Message ({as_text(role) or '?'})")) if isinstance(role, str) \
         else (kind, f"Message ({as_text(role) or '?'})")
-    retained = get(src, "type") == "compaction" and role != "compactionSummary"
-    source = "retained" if retained else "entry"
+    source = "entry"
+    if get(src, "type") == "compaction" and role != "compactionSummary":
+        # a compaction yields its summary, then a retained tail (SDK) or its systemMessage (pi 1.6, C.5)
+        source = "checkpoint" if role == "system" else "retained"
     ts = m.get("timestamp")
     time_ms = ts if number(ts) else (js.date_ms(ts) if isinstance(ts, str) else None)
     content = m.get("content")
