@@ -1,4 +1,5 @@
-"""Human views.  The only module that imports Rich.
+"""Human views (with ``render_stats`` and ``render_share``): each returns what to print, and
+``pisess.cli.output`` prints it.  Only these modules and the printer import Rich.
 
 Every piece of session text enters Rich as a ``Text`` built from an escaped string, never as
 markup, so ``[bold]`` in a message prints literally and escape sequences print as ``\\x1b``.
@@ -427,7 +428,7 @@ def ls_view(listing, where, *, all_projects: bool, details: dict | None, width: 
 SEV_STYLE = {"error": "bold red", "warning": "yellow", "info": "dim"}
 
 
-def _rel(p: str) -> str:
+def relative(p: str) -> str:
     try:
         r = os.path.relpath(p)
         return r if not r.startswith("../../..") else p
@@ -442,14 +443,14 @@ def validate_text(reports: list, unreadable: list, strict: bool, *, quiet: bool)
 
     out: list = []
     for err in unreadable:
-        out.append(safe(f"{_rel(err.path or '?')}: error {err.code}: {err.message}", "bold red"))
+        out.append(safe(f"{relative(err.path or '?')}: error {err.code}: {err.message}", "bold red"))
     for r in reports:
         if quiet:
             continue
         for f in r.findings:
             sev = "error" if strict and f.severity == "warning" else f.severity
             t = Text()
-            t.append(escape_controls(_rel(r.path)) + (f":{f.line}" if f.line else "") + ": ", "bold")
+            t.append(escape_controls(relative(r.path)) + (f":{f.line}" if f.line else "") + ": ", "bold")
             t.append(f"{sev} {f.code}", SEV_STYLE[sev])
             t.append(": " + escape_controls(f.message))
             out.append(soft(t))
@@ -469,7 +470,7 @@ def validate_text(reports: list, unreadable: list, strict: bool, *, quiet: bool)
     return out
 
 
-def _gh_escape(s: str, prop: bool = False) -> str:
+def gh_escape(s: str, prop: bool = False) -> str:
     s = s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
     if prop:
         s = s.replace(":", "%3A").replace(",", "%2C")
@@ -482,13 +483,13 @@ def validate_github(reports: list, unreadable: list, strict: bool) -> list[str]:
 
     out: list[str] = []
     for err in unreadable:
-        out.append(f"::error file={_gh_escape(err.path or '?', True)},title={err.code}::{_gh_escape(err.message)}")
+        out.append(f"::error file={gh_escape(err.path or '?', True)},title={err.code}::{gh_escape(err.message)}")
     for r in reports:
         for f in r.findings:
             sev = "error" if strict and f.severity == "warning" else f.severity
             cmd = {"error": "error", "warning": "warning", "info": "notice"}[sev]
-            loc = f"file={_gh_escape(r.path, True)}" + (f",line={f.line}" if f.line else "")
-            out.append(f"::{cmd} {loc},title={_gh_escape(f.code, True)}::{_gh_escape(f.message)}")
+            loc = f"file={gh_escape(r.path, True)}" + (f",line={f.line}" if f.line else "")
+            out.append(f"::{cmd} {loc},title={gh_escape(f.code, True)}::{gh_escape(f.message)}")
     c = summary_counts(reports, strict)
     out.append(f"{c['files']} files checked, {c['errors']} errors, {c['warnings']} warnings")
     return out

@@ -6,7 +6,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from pisess.cli.output import soft
-from pisess.cli.render import _gh_escape, _rel
+from pisess.cli.render import gh_escape, relative
 from pisess.cli.text import escape_controls, plural
 
 
@@ -85,11 +85,11 @@ def secrets_report(fmt: str, files: list, findings: list, allowed: frozenset, un
     lines: list = []
     if fmt == "github":
         for e in unreadable:
-            lines.append(f"::error file={_gh_escape(e.path or '?', True)},title={e.code}::{_gh_escape(e.message)}")
+            lines.append(f"::error file={gh_escape(e.path or '?', True)},title={e.code}::{gh_escape(e.message)}")
         for f in shown:
-            title = _gh_escape("secret " + f.kind, True)
-            lines.append(f"::error file={_gh_escape(f.path, True)},line={f.line},title={title}"
-                         f"::{_gh_escape(f.preview + ' (' + _where(f) + ')')}")
+            title = gh_escape("secret " + f.kind, True)
+            lines.append(f"::error file={gh_escape(f.path, True)},line={f.line},title={title}"
+                         f"::{gh_escape(f.preview + ' (' + _where(f) + ')')}")
         lines.append(f"{plural(c['files'], 'file')} scanned, {plural(c['findings'], 'secret')} found, "
                      f"{c['allowlisted']:,} allowlisted")
         return lines, []
@@ -99,15 +99,15 @@ def secrets_report(fmt: str, files: list, findings: list, allowed: frozenset, un
             if f.fingerprint in seen:
                 continue
             seen.add(f.fingerprint)
-            note = escape_controls(f"{f.kind} {f.preview} {_rel(f.path)}:{f.line}").replace("#", "%23")
+            note = escape_controls(f"{f.kind} {f.preview} {relative(f.path)}:{f.line}").replace("#", "%23")
             lines.append(f"{f.fingerprint}  # {note}")
         return lines, []
     out: list = []
     for e in unreadable:
-        out.append(soft(Text(escape_controls(f"{_rel(e.path or '?')}: error {e.code}: {e.message}"), "bold red")))
+        out.append(soft(Text(escape_controls(f"{relative(e.path or '?')}: error {e.code}: {e.message}"), "bold red")))
     for f in shown:
         t = Text()
-        t.append(escape_controls(_rel(f.path)) + f":{f.line}: ", "bold")
+        t.append(escape_controls(relative(f.path)) + f":{f.line}: ", "bold")
         t.append(f.kind, "bold red")
         t.append(" " + escape_controls(f.preview))
         t.append(f"  ({_where(f)} \u00b7 fp {f.fingerprint[:12]})", "dim")

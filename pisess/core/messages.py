@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from . import js
@@ -240,7 +240,6 @@ class MessageView:
     converted_from: str | None = None  # --llm: the kind of the message convertToLlm turned into this
     edit: Edit | None = None  # content replaced by a context edit
     hidden: str | None = None  # why the model does not see it, when shown anyway
-    extra: dict = field(default_factory=dict, compare=False)
 
 
 ROLE_KIND = {"user": "user", "assistant": "assistant", "toolResult": "tool", "bashExecution": "bash",
