@@ -212,3 +212,26 @@ def test_a_checkpoints_system_message_says_where_it_came_from(runner, tmp_path):
     out = terminal(runner, path)
     assert "system (compaction k1)" in out and "retained" not in out
     assert "checkpoint of compaction k1" in export(path, "md")
+
+
+def test_hostile_section_and_tool_names_stay_text_in_markdown(tmp_path):
+    """Names that look like Markdown (a list, a heading, HTML, a fence) are literal in the export:
+    the parsed document has the one list of tools and nothing else a name could start."""
+    from markdown_it import MarkdownIt
+
+    names = ["1. ordered", "# heading", "<script>x()</script>", "```", "- dash", "*star*"]
+    m = {"role": "system", "content": "", "sections": {n: "v" for n in names},
+         "toolsAdded": [{"name": n, "description": n} for n in names], "toolsRemoved": [{"name": n} for n in names]}
+    path = write_session(tmp_path, [header(), message("s1", None, m)])
+    md = export(path, "md")
+    tokens = MarkdownIt("commonmark").parse(md)
+    kinds = [t.type for t in tokens]
+    assert "ordered_list_open" not in kinds and "html_inline" not in kinds and "html_block" not in kinds
+    facts = md.split("\n\n")[1].count("\n") + 1  # the document's facts are the first list
+    assert "fence" not in kinds and kinds.count("bullet_list_open") == 2
+    assert sum(t.type == "list_item_open" for t in tokens) == facts + len(names)
+    headings = [tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "heading_open"]
+    assert headings == [headings[0], "1. System message"]
+    text = "".join(c.content for t in tokens if t.type == "inline" for c in t.children if c.type == "text")
+    for n in names:
+        assert n in text

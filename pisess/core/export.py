@@ -181,6 +181,13 @@ def md_escape(text: str) -> str:
     return _MD_INLINE.sub(r"\\\1", text)
 
 
+def md_line(text: str) -> str:
+    """Literal text at the start of a line (a list item): inline markup escaped, and a leading
+    ``-``, ``+``, ``=`` or ``1.`` that would start a list or a heading escaped too."""
+    return _MD_LINE_START.sub(lambda m: "\\" + m.group(1) if m.group(1) else m.group(2) + "\\" + m.group(3),
+                              md_escape(text))
+
+
 def md_prose(text: str) -> str:
     """Literal text as paragraphs: markup escaped, line breaks kept (hard breaks), leading spaces
     kept (non-breaking), blank lines separating paragraphs."""
@@ -193,8 +200,7 @@ def md_prose(text: str) -> str:
             continue
         stripped = ln.lstrip(" \t")
         indent = ln[: len(ln) - len(stripped)]
-        body = _MD_LINE_START.sub(lambda m: "\\" + m.group(1) if m.group(1) else m.group(2) + "\\" + m.group(3),
-                                  md_escape(stripped))
+        body = md_line(stripped)
         lead = "".join("&nbsp;" * (4 if c == "\t" else 1) for c in indent)
         nxt = lines[i + 1] if i + 1 < len(lines) else ""
         out.append(lead + body + ("\\" if nxt else ""))
@@ -219,7 +225,7 @@ def _md_names(b: Block) -> str:
     label = f"**{md_escape(b.label[:1].upper() + b.label[1:])}:**"
     if b.items and isinstance(b.items[0], tuple):
         return label + "\n\n" + "\n".join(
-            f"- {md_escape(flat(plain(n)) or '?')}" + (f": {md_escape(flat(plain(d)))}" if d else "") for n, d in b.items)
+            f"- {md_line(flat(plain(n)) or '?')}" + (f": {md_escape(flat(plain(d)))}" if d else "") for n, d in b.items)
     return f"{label} {md_escape(flat(', '.join(plain(n) for n in b.items)))}"
 
 
