@@ -13,8 +13,9 @@ from typer.testing import CliRunner
 from pisess.cli.app import app
 from pisess.core.context import build_context
 from pisess.core.export import ExportOptions, export_context
-from pisess.core.messages import Limits, clip, image_size, message_view, role_kind, short_id
+from pisess.core.messages import Limits, clip, message_view
 from pisess.core.session import open_session
+from pisess.core.text import image_size, role_kind, short_id
 
 # 100 bytes: base64 with two "=" of padding (the terminal used to count 101 B, the exports 100 B)
 IMAGE = base64.b64encode(bytes(range(100))).decode()

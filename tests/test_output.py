@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import entry, header, message, user, write_session
+
 from pisess.cli import render, render_share
 from pisess.cli.output import Printer, soft
 from pisess.core.fork import plan_fork
@@ -62,8 +62,8 @@ def test_views_return_items_and_print_nothing(src, capsys):
     before, out, after = render.fork_view(plan_fork(s, "a1", "at", new_id="n1", now_iso="2026-01-01T00:00:00.000Z"),
                                           "/tmp/x.jsonl", dry_run=True)
     assert before and out == [] and after == []
-    from pisess.core.repo import list_sessions
     from pisess.cli.common import Where
+    from pisess.core.repo import list_sessions
 
     listing = list_sessions(str(Path(src).parent), None)
     assert render.ls_view(listing, Where(str(Path(src).parent), "/"), all_projects=True, details=None, width=80)

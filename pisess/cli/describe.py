@@ -51,7 +51,7 @@ def content_text(content: Any, images: bool = True) -> str:
 
 def image_ref(block: dict) -> str:
     """``[image image/png, 12 KB]``, the decoded size counted as the message model counts it."""
-    from pisess.core.messages import image_ref as ref
+    from pisess.core.text import image_ref as ref
 
     return ref(block, escape=lambda t: t)
 
@@ -82,8 +82,8 @@ def assistant_preview(m: dict) -> str:
 
 
 def message_kind(m: Any) -> str:
-    """The message model's short word for the role (pisess.core.messages.role_kind), escaped."""
-    from pisess.core.messages import role_kind
+    """The message model's short word for the role (pisess.core.text.role_kind), escaped."""
+    from pisess.core.text import role_kind
 
     return escape_controls(role_kind(m))
 
@@ -112,7 +112,7 @@ def message_preview(m: Any) -> str:
     if role in ("branchSummary", "compactionSummary"):
         return s(m.get("summary"))
     if role == "system":
-        from pisess.core.messages import system_summary
+        from pisess.core.text import system_summary
 
         return system_summary(m)
     return s(m)

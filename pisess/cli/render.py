@@ -248,7 +248,8 @@ def context_view(ctx, *, llm: bool = False, thinking: bool = False, full: bool =
              f"{_sid(ctx.leaf_id) if ctx.leaf_id is not None else '(none)'} \u00b7 {s.reader} reader ")
     out: list = [Panel(info, title=Text(title, "bold"), title_align="left", expand=True)]
     from pisess.core.context import convert_to_llm
-    from pisess.core.messages import Limits, message_view, role_kind
+    from pisess.core.messages import Limits, message_view
+    from pisess.core.text import role_kind
 
     limits = Limits.terminal(max_lines, full)
     for m, src in zip(ctx.messages, ctx.message_sources):
@@ -278,10 +279,8 @@ _SOURCE_WORDS = {"retained": "retained in ", "checkpoint": "compaction "}
 
 def _heading(v) -> Text:
     """The rule above a message: what it is, where it came from, when, and its facts."""
-    from pisess.core.messages import short_id
-
     title = Text()
-    sid = short_id(v.source_id, 8, escape_controls)
+    sid = _sid(v.source_id)
     src_label = f" ({_SOURCE_WORDS.get(v.source, '')}{sid})"
     if v.role == "toolResult":
         title.append(v.heading, "yellow")
@@ -300,7 +299,7 @@ def _heading(v) -> Text:
             title.append(f" [{escape_controls(v.subject)}]", "cyan")
     facts = [escape_controls(f) for f in v.facts]
     if v.edit is not None:
-        facts.append(f"edited by {short_id(v.edit.entry_id, 8, escape_controls)}")
+        facts.append(f"edited by {_sid(v.edit.entry_id)}")
     if v.hidden:
         facts.append(f"hidden: {escape_controls(v.hidden)}")
     if facts:
@@ -310,7 +309,7 @@ def _heading(v) -> Text:
 
 def message_block(v, *, thinking: bool = False) -> list:
     """A ``MessageView`` (pisess.core.messages) on a terminal: a rule, then its blocks."""
-    from pisess.core.messages import image_words
+    from pisess.core.text import image_words
 
     body: list = []
     for b in v.blocks:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from pisess.core.messages import short_id as _core_short_id
+from pisess.core.text import short_id as _core_short_id
 
 # C0/C1 controls, DEL, line/paragraph separators, bidi overrides, lone surrogates
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
@@ -52,7 +52,7 @@ def human_size(n: int) -> str:
 
 def short_id(v, n: int = 8) -> str:
     """The first ``n`` characters of an id as a terminal shows it (escaped), ``-`` for none: the
-    message model's ``short_id`` with the terminal's escaping."""
+    core's ``short_id`` with the terminal's escaping."""
     return _core_short_id(v, n, escape_controls)
 
 

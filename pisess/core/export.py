@@ -27,9 +27,9 @@ from . import js
 from .errors import PisessError
 from .js import UNDEF, get
 from .jsonl import dumps
-from .messages import IMAGE_TYPES, data_uri, image_ref  # noqa: F401 - where callers found them first
-from .messages import Block, Limits, MessageView, image_words, message_view, short_id, visible
+from .messages import Block, Limits, MessageView, message_view
 from .secrets import redact as redact_value
+from .text import image_words, short_id, visible
 
 FORMATS = ("md", "html", "jsonl")
 EXTENSIONS = {".md": "md", ".markdown": "md", ".html": "html", ".htm": "html", ".jsonl": "jsonl"}
