@@ -130,7 +130,9 @@ def say(message: str) -> None:
 
 
 def exit_code_for(err: PisessError) -> int:
-    return EXIT_BY_CODE.get(err.code, EXIT_FINDINGS)
+    """One table for every command: 2 for usage errors and input that cannot be read (a missing
+    file, permissions, I/O), 1 for findings, no hits, not found (an id, an entry) and ambiguity."""
+    return EXIT_USAGE if err.unreadable else EXIT_BY_CODE.get(err.code, EXIT_FINDINGS)
 
 
 def handles_errors(fn: Callable) -> Callable:

@@ -97,6 +97,9 @@ def secrets(
         show(out, color)
         talk(hint, color)
     if unreadable:
+        if fmt == "json":  # the views list them; the document alone would leave the terminal silent
+            for e in unreadable:
+                common.say(f"pisess: {e.located()}")
         raise typer.Exit(common.EXIT_USAGE)
     if any(f.fingerprint not in allowed for f in findings):
         raise typer.Exit(common.EXIT_FINDINGS)

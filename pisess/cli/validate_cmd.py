@@ -73,6 +73,9 @@ def validate(
         show(render.validate_github(reports, unreadable, strict) if fmt == "github"
              else render.validate_text(reports, unreadable, strict, quiet=quiet), color)
     if unreadable:
+        if fmt == "json":  # the views list them; the document alone would leave the terminal silent
+            for e in unreadable:
+                common.say(f"pisess: {e.located()}")
         raise typer.Exit(common.EXIT_USAGE)
     if any(not r.ok(strict) for r in reports):
         raise typer.Exit(common.EXIT_FINDINGS)

@@ -23,6 +23,7 @@ class PisessError(Exception):
         offset: int | None = None,
         reason: str | None = None,
         stage: str | None = None,
+        unreadable: bool = False,
     ) -> None:
         super().__init__(message)
         self.code = code
@@ -34,6 +35,9 @@ class PisessError(Exception):
         # pi's message without its "Invalid JSONL session file <path>: " prefix
         self.reason = reason if reason is not None else message
         self.stage = stage
+        # the input could not be read at all (a named file or directory missing): exit 2 whatever
+        # the code, which stays pi's word for it (``not_found``)
+        self.unreadable = unreadable or code == "storage"
 
     def to_dict(self) -> dict:
         return {

@@ -293,7 +293,7 @@ def _open(path: str):
             raise PisessError("storage", f"Failed to read session {path}: not a regular file", path=path)
         return open(path, "rb")
     except FileNotFoundError:
-        raise PisessError("not_found", f"Session not found: {path}", path=path) from None
+        raise PisessError("not_found", f"Session not found: {path}", path=path, unreadable=True) from None
     except IsADirectoryError:
         raise PisessError("storage", f"Failed to read session {path}: is a directory", path=path) from None
     except OSError as e:

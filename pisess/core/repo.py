@@ -148,7 +148,8 @@ def read_header_info(path: str, *, regular: bool = False) -> SessionInfo:
         finally:
             os.close(fd)
     except FileNotFoundError:
-        raise PisessError("not_found", f"Failed to read session header {path}: not found", path=path) from None
+        raise PisessError("not_found", f"Failed to read session header {path}: not found", path=path,
+                          unreadable=True) from None
     except OSError as e:
         raise PisessError("storage", f"Failed to read session header {path}: {e.strerror or e}", path=path) from None
     if line[:1] != b"{" and js.js_blank(line.decode("utf-8", "replace")):
@@ -519,7 +520,7 @@ def iter_jsonl(paths: list[str]) -> Iterator[tuple[str, PisessError | None]]:
         elif os.path.lexists(p):
             yield p, None
         else:
-            yield p, PisessError("not_found", f"no such file or directory: {p}", path=p)
+            yield p, PisessError("not_found", f"no such file or directory: {p}", path=p, unreadable=True)
 
 
 def looks_like_path(arg: str) -> bool:
@@ -539,7 +540,7 @@ def resolve_session(arg: str | None, root: str, cwd: str, *, pi_version: str = v
     which)."""
     if arg and (looks_like_path(arg) or os.path.isfile(arg)):
         if not os.path.lexists(arg):
-            raise PisessError("not_found", f"no such session file: {arg}", path=arg)
+            raise PisessError("not_found", f"no such session file: {arg}", path=arg, unreadable=True)
         return arg
     version = versions.parse(pi_version)
     if versions.since(version, versions.LISTING_ORDER):

@@ -146,7 +146,7 @@ def open_fd(path: str) -> tuple[int, os.stat_result]:
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
-        raise PisessError("not_found", f"Session not found: {path}", path=path) from None
+        raise PisessError("not_found", f"Session not found: {path}", path=path, unreadable=True) from None
     except OSError as e:
         raise PisessError("storage", f"Failed to read session {path}: {e.strerror or e}", path=path) from None
     try:
