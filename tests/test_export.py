@@ -428,7 +428,7 @@ def test_cli_stdout_file_and_exit_codes(runner, src, tmp_path):
     assert run(runner, "export", src, "--force").exit_code == 2
     assert run(runner, "export", src, "--leaf", "nope").exit_code == 1
     assert run(runner, "export", src, "--leaf", "nope", "-f", "jsonl").exit_code == 1
-    assert run(runner, "export", str(tmp_path / "missing.jsonl")).exit_code == 1
+    assert run(runner, "export", str(tmp_path / "missing.jsonl")).exit_code == 2  # cannot read
 
 
 def test_cli_jsonl_and_leaf(runner, src, tmp_path):
