@@ -81,8 +81,21 @@ class Printer:
                     self.console.print(Group(*run[at:at + CHUNK]))
                 run.clear()
 
+        # Without colour (a pipe, a file, NO_COLOR) a one-line row that does not wrap is its
+        # plain text cut to the width: written directly, it costs a string join instead of
+        # Rich's rendering of every segment (10,000 ls rows, a 100,000-entry tree).
+        plain: bool | None = None  # decided at the first renderable: str lines need no Rich
+        width = 0
         for r in items:
-            if isinstance(r, str):
+            if plain is None and not isinstance(r, str):
+                plain, width = self.console.color_system is None, self.width
+            if plain and type(r).__name__ == "Text" and r.no_wrap and "\n" not in r.plain:
+                flush()
+                if r.cell_len > width:
+                    r = r.copy()
+                    r.truncate(width, overflow=r.overflow or "ellipsis")
+                self.stream.write(r.plain + "\n")
+            elif isinstance(r, str):
                 flush()
                 if self._console is not None:
                     self._console.file.flush()

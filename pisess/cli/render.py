@@ -39,6 +39,16 @@ KIND_STYLE = {
 # --- console ---------------------------------------------------------------------------------
 
 
+PIPE_WIDTH = 200
+
+
+def _isatty(stream) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
 def make_console(color: str = "auto", stderr: bool = False) -> Console:
     """Colour decided at call time: --color, then NO_COLOR, then whether the stream is a terminal."""
     from pisess.cli.common import check_color
@@ -47,8 +57,11 @@ def make_console(color: str = "auto", stderr: bool = False) -> Console:
     no_color = color == "never" or (color == "auto" and bool(os.environ.get("NO_COLOR")))
     width = None
     cols = os.environ.get("COLUMNS", "")
+    stream = sys.stderr if stderr else sys.stdout
     if cols.isdigit() and int(cols) > 0:
         width = int(cols)
+    elif not _isatty(stream):
+        width = PIPE_WIDTH  # a pipe or a file: lay rows out wide, as git log and rg do, not at 80
     return Console(
         file=sys.stderr if stderr else sys.stdout,
         force_terminal=True if color == "always" else None,
@@ -511,46 +524,101 @@ def ls_view(listing, where, *, all_projects: bool, details: dict | None, width: 
         width_id += 1
 
     def cells(s) -> dict:
-        c = {"id": Text("  " + escape_controls(s.id[:width_id]), "bold"),
-             "created": T(d.local_time(s.created_at)[:16]), "age": T(d.relative_age(s.created_at, now), "dim"),
-             "size": T(human_size(s.size)),
-             "forked": T(_session_id_from_path(s.parent_session_path) if s.parent_session_path else "-",
-                         "" if s.parent_session_path else "dim"),
-             "cwd": T(escape_controls(tilde(s.cwd)), "dim")}
+        # (text, style) per column: plain strings until the row is joined (10,000 rows)
+        c = {"id": ("  " + escape_controls(s.id[:width_id]), "bold"),
+             "created": (d.local_time(s.created_at)[:16], ""), "age": (d.relative_age(s.created_at, now), "dim"),
+             "size": (human_size(s.size), ""),
+             "forked": (_session_id_from_path(s.parent_session_path) if s.parent_session_path else "-",
+                        "" if s.parent_session_path else "dim"),
+             "cwd": (escape_controls(tilde(s.cwd)), "dim")}
         if details is not None:
             info = details.get(s.path) or {}
             if "error" in info:
-                c.update(msgs=T("-"), br=T("-"), last=T("-"),
-                         name=safe(f"{WARN} {info['error'].get('message', '')}", "red"))
+                c.update(msgs=("-", ""), br=("-", ""), last=("-", ""),
+                         name=(escape_controls(f"{WARN} {info['error'].get('message', '')}"), "red"))
             else:
                 name, first = info.get("name"), info.get("firstMessage") or ""
-                c.update(msgs=T(str(info.get("messageCount", 0))), br=T(str(info.get("branchPoints", 0))),
-                         last=T(d.local_time(info["lastActivity"])[:16] if info.get("lastActivity") else "-", "dim"),
-                         name=Text(one_line(name, 60), "bold") if name
-                         else Text(one_line(first, 60) or "(no messages)", "dim"))
+                c.update(msgs=(str(info.get("messageCount", 0)), ""), br=(str(info.get("branchPoints", 0)), ""),
+                         last=(d.local_time(info["lastActivity"])[:16] if info.get("lastActivity") else "-", "dim"),
+                         name=(one_line(name, 60), "bold") if name
+                         else (one_line(first, 60) or "(no messages)", "dim"))
         return c
 
-    # (key, header, width, justify, drop order: higher goes first when the terminal is narrow)
+    # (key, header, width, justify, drop order: higher goes first when the terminal is narrow;
+    # 0 never goes: the project of each session (CWD) stays, shortened from the left)
     spec = [("id", "  ID", width_id + 2, "left", 0), ("created", "CREATED", 16, "left", 0),
             ("age", "AGE", 8, "right", 3), ("size", "SIZE", 8, "right", 0)]
     if details is not None:
         spec += [("msgs", "MSGS", 4, "right", 0), ("br", "BR", 2, "right", 4), ("last", "LAST ACTIVE", 16, "left", 5),
-                 ("name", "NAME / FIRST MESSAGE", 14, "left", 0)]
+                 ("name", "NAME / FIRST MESSAGE", 20, "left", 0)]
     spec.append(("forked", "FORKED FROM", 11, "left", 2))
     if all_projects:
-        spec.append(("cwd", "CWD", 16, "left", 1))
+        spec.append(("cwd", "CWD", 16, "left", 0))
     while sum(w + 2 for _, _, w, _, _ in spec) > width and any(p for *_, p in spec):
         worst = max(p for *_, p in spec)
         spec = [c for c in spec if c[4] != worst]
-    table = Table(box=None, pad_edge=False, padding=(0, 2, 0, 0), show_edge=False, header_style="bold dim")
-    for key, header, width, justify, _ in spec:
-        stretch = key in ("name", "cwd")
-        table.add_column(header, no_wrap=True, justify=justify, min_width=width, overflow="ellipsis",
-                         ratio=1 if stretch else None, max_width=60 if key == "name" else None)
-    for s in listing.sessions:
-        c = cells(s)
-        table.add_row(*(c[key] for key, *_ in spec))
-    return [head, table]
+    rows = [cells(s) for s in listing.sessions]
+    return [head, *table_rows(spec, rows, width)]
+
+
+def table_rows(spec: list, rows: list[dict], width: int) -> list[Text]:
+    """Columns laid out without Rich's table renderer (10,000 ls rows in a blink): each column as
+    wide as its widest cell, the flexible ones (``name``, ``cwd``) sharing what is left; a cell
+    that does not fit ends in ``…`` (a path keeps its end, where the project is); no trailing
+    spaces.  ``rows`` hold ``(text, style)`` per key."""
+    flexible = {"name", "cwd"}
+    widths = {}
+    for key, header, least, _, _ in spec:
+        widest = max([len(header)] + [_cells(r[key][0]) for r in rows if key in r])
+        widths[key] = widest if key not in flexible else max(least, len(header))
+    fixed = sum(widths[k] + 2 for k, *_ in spec if k not in flexible)
+    flex = [k for k, *_ in spec if k in flexible]
+    room = width - fixed - 2 * len(flex)
+    for k in list(flex):
+        widest = max([widths[k]] + [_cells(r[k][0]) for r in rows if k in r])
+        share = max(widths[k], room // len(flex)) if room > 0 else widths[k]
+        widths[k] = min(widest, share, 60 if k == "name" else widest)
+        room -= widths[k]
+        flex = flex[1:]
+    last = len(spec) - 1
+    layout = [(key, widths[key], justify, i == last) for i, (key, _, _, justify, _) in enumerate(spec)]
+    out = [_row({key: (title, "bold dim") for key, title, *_ in spec}, layout)]
+    out.extend(_row(r, layout) for r in rows)
+    return out
+
+
+def _cells(text: str) -> int:
+    if text.isascii():
+        return len(text)
+    from rich.cells import cell_len
+
+    return cell_len(text)
+
+
+def _row(cells: dict, layout: list) -> Text:
+    line = Text(no_wrap=True)
+    for key, width, justify, last in layout:
+        text, style = cells[key]
+        n = _cells(text)
+        if n > width:
+            if key == "cwd":  # keep the end of a path: the project's own name
+                text = "\u2026" + text[len(text) - width + 1:]
+            else:
+                cut = Text(text)
+                cut.truncate(width, overflow="ellipsis")
+                text = cut.plain
+            n = _cells(text)
+        pad = " " * (width - n)
+        if justify == "right":
+            line.append(pad)
+            line.append(text, style)
+        else:
+            line.append(text, style)
+            if not last:
+                line.append(pad)
+        if not last:
+            line.append("  ")
+    return line
 
 
 # --- validate --------------------------------------------------------------------------------
