@@ -29,9 +29,11 @@ from typing import Any
 import orjson
 
 from . import js, parallel
-from .jsonl import NOT_JSON, SDK_TYPES, Light, _shared, is_blank, iter_blocks, lighten, parse_json
+from .jsonl import Light, _shared, is_blank, iter_blocks, lighten, parse_json
+from .lines import NOT_JSON, check_harness_entry, check_harness_header, cli_drop_reason, cli_skips, sdk_only_entry, \
+    sdk_only_header
 from .migrate import needs_migration
-from .session import check_harness_entry, check_harness_header
+from .store import Cached, ReadBack
 
 _TS_WIDTH = 24  # "2025-03-03T09:00:39.403Z": pi's Date.toISOString()
 _NO_PARENT, _OTHER_PARENT, _EXTRA = -1, -2, -3
@@ -372,7 +374,7 @@ def _take_header(ix: CompactIndex, v: Any) -> bool:
             or needs_migration(v) or check_harness_header(v) is not None:
         return False
     ix.header = v
-    ix.sdk_marker = "metadata" in v
+    ix.sdk_marker = sdk_only_header(v)
     return True
 
 
@@ -445,16 +447,14 @@ def _add_block(ix: CompactIndex, role_code: dict, starts: list, first_number: in
         e = lighten(v, 0, 0)  # offset and length are set below
         if type(e) is Light:
             e.index = pos
-            t = e.get("type")
-            if t in SDK_TYPES or (t == "compaction" and "retainedTail" in e):
+            if sdk_only_entry(e):
                 ix.sdk_marker = True
             eid = e.get("id", js.UNDEF)
         else:
-            t = e.get("type") if type(e) is dict else None
             eid = js.get(e, "id") if e is not NOT_JSON and e is not None else js.UNDEF  # (null.id throws)
         if not ix.harness_error and check_harness_entry(e) is not None:
             ix.harness_error = True
-        if e is NOT_JSON or not js.truthy(e) or (type(e) is dict and t == "session"):
+        if cli_drop_reason(e) is not None or cli_skips(e):
             ix.cli_plain = False  # the cli drops or skips this line
         if ix.harness_error and not ix.cli_plain:
             return False
@@ -524,15 +524,24 @@ def _add_block(ix: CompactIndex, role_code: dict, starts: list, first_number: in
     return True
 
 
-class CompactEntries(Sequence):
-    """``session.entries`` over a ``CompactIndex``: values are built on first access and kept, so
-    an entry is the same object every time (positions and identity checks rely on that)."""
+class CompactEntries(Cached, Sequence):
+    """The compact store (``session.entries`` over a ``CompactIndex``, an ``EntryStore``): values
+    are built on first access and kept, so an entry is the same object every time (positions and
+    identity checks rely on that); ids, parents, lines and spans are answered from the index's
+    arrays without building any."""
 
-    __slots__ = ("index", "_made")
+    __slots__ = ("index", "_made", "by_id", "_trusted", "_read_back", "_read", "_replaced", "_pos_cache")
 
-    def __init__(self, index: CompactIndex) -> None:
+    def __init__(self, index: CompactIndex, read_back: ReadBack) -> None:
         self.index = index
         self._made: dict = {}
+        self._init_caches(read_back)
+        self._trusted: bool | None = None  # parent positions recorded by the scan are the lookups'
+        self.by_id = CompactById(self)
+
+    @property
+    def lines(self) -> Any:
+        return self.index.line_numbers()
 
     def __len__(self) -> int:
         return len(self.index.ids)
@@ -550,21 +559,88 @@ class CompactEntries(Sequence):
             got = self._made[i] = self.index.light(i)
         return got
 
-    def __setitem__(self, i: int, value: Any) -> None:
-        self._made[i] = value
-
     def __iter__(self):
         for i in range(len(self.index.ids)):
             yield self[i]
+
+    def _peek(self, pos: int) -> Any:
+        return self._made.get(pos)
+
+    def _put(self, pos: int, whole: Any) -> None:
+        self._made[pos] = whole
+
+    def _all_objects(self):
+        # only extras can be kept values that are not light (numbers, lists, later headers): every
+        # light entry is found by its own position
+        return ((p, self[p]) for p in self.index.extras)
+
+    def find(self, entry_id: Any) -> int | None:
+        ix = self.index
+        return ix.position_of(entry_id) if type(entry_id) is str else ix.key_of.get(js.key(entry_id))
+
+    def distinct_ids(self) -> int:
+        ix = self.index
+        later = ix.later_pos_of or {}
+        return len(ix.pos_of) + sum(1 for k in later if k not in ix.pos_of)
+
+    def _trust(self) -> bool:
+        """No duplicate string id and none empty: a parent position the scan recorded is then the
+        entry ``byId.get(parentId)`` finds."""
+        ix = self.index
+        self._trusted = self.distinct_ids() == len(ix.ids) - ix.ids.count(None) and "" not in ix.pos_of \
+            and "" not in (ix.later_pos_of or {})
+        return self._trusted
+
+    def parent(self, pos: int) -> int | None:
+        q = self.index.parents[pos]
+        if q >= 0 and (self._trusted or (self._trusted is None and self._trust())):
+            return q
+        if q == _NO_PARENT:
+            return None
+        return self.index.parent_position(pos)
+
+    def line(self, pos: int) -> int:
+        ix = self.index
+        return ix.lines[pos] if ix.lines is not None else ix.first_line + pos
+
+    def span(self, pos: int) -> tuple[int, int]:
+        return self.index.offsets[pos], self.index.length_of(pos)
+
+    def spans(self):
+        ix = self.index
+        ix._spell_out()  # (lengths as an array from here on)
+        return ix.offsets, ix.lengths
 
     def extras(self, reverse: bool = False):
         """``(position, entry)`` of every entry that is not a plain message, in file order."""
         for i in (reversed(self.index.extras) if reverse else self.index.extras):
             yield i, self[i]
 
+    def suspects(self):
+        ix = self.index
+        return sorted({*ix.other_parents, *ix.extras})
+
+    def parents_precede(self) -> bool:
+        from operator import ge
+
+        ix = self.index
+        if not self._trust() or any(map(ge, ix.parents, range(len(ix.ids)))):
+            return False
+        parent_at = self.parent
+        return all((q := parent_at(p)) is None or q < p for p in {*ix.other_parents, *ix.extras})
+
+    def plain_role(self, pos: int) -> str | None:
+        r = self.index.roles[pos]
+        return None if r == 255 else self.index.role_stubs[r]["role"]
+
+    def string_ids(self):
+        return self.index.ids
+
 
 class CompactById(Mapping):
-    """``session.by_id`` over a ``CompactIndex``: ``js.key(id)`` -> entry, last occurrence wins."""
+    """``by_id`` of the compact store: ``js.key(id)`` -> entry, last occurrence wins, read through
+    the store (a complete entry read back replaces its light one here too).  Keys a caller assigns
+    (``_set``) are answered first, as the dict it stands for would."""
 
     __slots__ = ("entries", "_set")
 
@@ -572,14 +648,11 @@ class CompactById(Mapping):
         self.entries = entries
         self._set: dict = {}
 
-    def _pos(self, key: Any) -> int | None:
-        ix = self.entries.index
-        return ix.position_of(key) if type(key) is str else ix.key_of.get(key)
-
     def __getitem__(self, key: Any) -> Any:
-        if key in self._set:
+        if self._set and key in self._set:
             return self._set[key]
-        pos = self._pos(key)
+        ix = self.entries.index
+        pos = ix.position_of(key) if type(key) is str else ix.key_of.get(key)
         if pos is None:
             raise KeyError(key)
         return self.entries[pos]
