@@ -341,8 +341,6 @@ def iter_blocks(path: str, tick=None, chunk_size: int = CHUNK, start: int = 0, s
     chunk.  Per-line work stays in the caller's loop: a generator step per line costs as much as
     the split itself on files of a million short lines.  ``start``/``stop`` read a byte range
     (``start`` at a line's first byte)."""
-    from .errors import PisessError
-
     offset = start
     pending: list[bytes] = []
     with _open(path) as fh:

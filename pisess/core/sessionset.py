@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 import os
-import stat
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator
 
