@@ -22,8 +22,8 @@ def comp(id_, parent, fk=DROP, tail=DROP, summary=None, tokens=100):
                  retainedTail=tail)
 
 
-def ctx(tmp_path, lines, reader, **kw):
-    return build_context(open_session(write_session(tmp_path, lines), reader), **kw)
+def ctx(tmp_path, lines, reader, pi_version="1.6.0", **kw):
+    return build_context(open_session(write_session(tmp_path, lines), reader, pi_version=pi_version), **kw)
 
 
 def texts(messages):
@@ -123,13 +123,18 @@ def test_several_compactions_older_tail_in_range(tmp_path):
 
 
 def test_several_compactions_cli_uses_last(tmp_path):
-    """cli: only the last compaction on the full path decides the selection."""
+    """cli: only the last compaction on the full path decides the selection; pi 0.82.1 also emits
+    the older one's summary inside the kept range, pi 1.6 (C.7) does not."""
     lines = [header(), user("a", None, "a"), comp("C1", "a", fk="a"), user("b", "C1", "b"),
              comp("C2", "b", fk="C1"), user("c", "C2", "c")]
-    c = ctx(tmp_path, lines, "cli")
+    c = ctx(tmp_path, lines, "cli", pi_version="0.82.1")
     assert ids(c.context_entries) == ["C2", "C1", "b", "c"]
     assert texts(c.messages) == [("compactionSummary", "S-C2"), ("compactionSummary", "S-C1"), ("user", "b"),
                                  ("user", "c")]
+    c = ctx(tmp_path, lines, "cli", pi_version="1.6.0")
+    assert ids(c.context_entries) == ["C2", "C1", "b", "c"]
+    assert texts(c.messages) == [("compactionSummary", "S-C2"), ("user", "b"), ("user", "c")]
+    assert [(e["id"], n) for e, n in c.projection] == [("C2", 1), ("C1", 0), ("b", 1), ("c", 1)]
 
 
 def test_no_compaction_selection_is_path(tmp_path):
@@ -295,17 +300,21 @@ def test_bash_execution_excluded_from_context(flag):
 
 
 def test_convert_wrappers_and_passthrough():
-    """Summaries get their wrappers; user/assistant/toolResult pass unchanged; other roles are dropped."""
+    """Summaries get their wrappers; user/assistant/toolResult pass unchanged; other roles are
+    dropped, and so is system with pi 0.82.1 (pi 1.6 keeps it: C.4)."""
     u = {"role": "user", "content": "hi", "timestamp": 1}
     a = {"role": "assistant", "content": [], "timestamp": 2}
     t = {"role": "toolResult", "toolCallId": "c", "content": [], "isError": False, "timestamp": 3}
-    out = convert_to_llm([
+    system = {"role": "system", "content": "x", "timestamp": 7}
+    messages = [
         u, a, t,
         {"role": "compactionSummary", "summary": "S", "tokensBefore": 1, "timestamp": 4},
         {"role": "branchSummary", "summary": "B", "fromId": "x", "timestamp": 5},
         {"role": "hookMessage", "content": "x", "timestamp": 6},
-        {"role": "system", "content": "x", "timestamp": 7},
-    ])
+        system,
+    ]
+    assert convert_to_llm(messages, "1.6.0")[5:] == [system]
+    out = convert_to_llm(messages, "0.82.1")
     assert out[:3] == [u, a, t]
     assert out[3] == {"role": "user", "content": [{"type": "text", "text": COMP_PREFIX + "S\n</summary>"}],
                       "timestamp": 4}

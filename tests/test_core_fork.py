@@ -23,8 +23,8 @@ def comp(id_, parent, fk=DROP, tail=DROP):
     return entry("compaction", id_, parent, summary="S", firstKeptEntryId=fk, tokensBefore=1, retainedTail=tail)
 
 
-def open_as(tmp_path, lines, reader, name="session.jsonl"):
-    return open_session(write_session(tmp_path, lines, name=name), reader)
+def open_as(tmp_path, lines, reader, name="session.jsonl", pi_version="1.6.0"):
+    return open_session(write_session(tmp_path, lines, name=name), reader, pi_version=pi_version)
 
 
 def fork_error(session, entry_id, position) -> PisessError:
@@ -203,9 +203,16 @@ def test_cli_new_label_ids_avoid_path_ids(tmp_path):
 
 
 def test_cli_message_without_message_object_is_error(tmp_path):
-    """cli: a message entry without a message object before any assistant makes the fork fail (Appendix B 2)."""
+    """cli: a message entry without a message object before the first conversation message makes
+    the fork fail (Appendix B 2): pi 0.82.1 looks for an assistant, so it meets the broken entry;
+    pi 1.6 stops at the user message before it (C.25) and forks."""
     lines = [header(), user("u1", None), entry("message", "m", "u1"), assistant("a1", "m")]
-    assert fork_error(open_as(tmp_path, lines, "cli"), "a1", "at").code == "invalid_fork_target"
+    s = open_as(tmp_path, lines, "cli", pi_version="0.82.1")
+    assert fork_error(s, "a1", "at").code == "invalid_fork_target"
+    entries, _ = entries_to_fork(open_as(tmp_path, lines, "cli", pi_version="1.6.0"), "a1", "at")
+    assert ids(entries) == ["u1", "m", "a1"]
+    lines = [header(), entry("message", "m", None), user("u1", "m"), assistant("a1", "u1")]
+    assert fork_error(open_as(tmp_path, lines, "cli", pi_version="1.6.0"), "a1", "at").code == "invalid_fork_target"
 
 
 # --- plan and write ------------------------------------------------------------------------------------------

@@ -30,8 +30,8 @@ def test_clean_file_has_no_findings(tmp_path):
     assert r.findings == []
     assert r.ok() and r.ok(strict=True)
     assert r.pi["harness"] == {"opens": True}
-    assert r.pi["cli"] == {"opens": True, "migratedFromVersion": None, "droppedLines": [],
-                           "emptyFileInitialized": False}
+    assert r.pi["cli"] == {"opens": True, "piVersion": "1.6.0", "migratedFromVersion": None, "droppedLines": [],
+                           "emptyFileInitialized": False, "finalNewlineRepaired": False}
     assert r.to_json()["ok"] is True
 
 

@@ -8,6 +8,9 @@ import typer
 
 from pisess.cli import common
 from pisess.cli.common import handles_errors
+from pisess.core import versions
+from pisess.core.errors import PisessError
+from pisess.core.versions import since
 
 
 def context_json(ctx) -> dict:
@@ -36,7 +39,36 @@ def context_json(ctx) -> dict:
         doc["migratedFromVersion"] = s.migrated_from_version
         doc["droppedLines"] = s.dropped_lines
         doc["emptyFileInitialized"] = s.empty_file_initialized
+    if s.reader == "cli" and since(s.pi_version, versions.SYSTEM_MESSAGES):
+        doc.update(pi16_extras(ctx))
     return doc
+
+
+def pi16_extras(ctx) -> dict:
+    """What pi 1.6 itself derives beside the messages, under the names pi's oracle prints."""
+    from pisess.core import js
+    from pisess.core.js import UNDEF, get
+    from pisess.core.stats import usage_breakdown
+
+    s = ctx.session
+
+    def eid(e):
+        v = get(e, "id")
+        return None if v is UNDEF else v
+
+    try:
+        breakdown: object = usage_breakdown(s.iter_complete())
+    except PisessError as err:
+        breakdown = {"error": err.to_dict()}
+    return {
+        "messageEntryIds": [eid(e) for e in ctx.message_sources],
+        "appliedEdits": {js.to_string(eid(e)): eid(ctx.edit_of(e)) for e, _ in ctx.projection if ctx.edit_of(e)},
+        "omittedEntryIds": [eid(e) for e in ctx.omitted],
+        "projection": [[eid(e), n] for e, n in ctx.projection],
+        "systemMessage": ctx.system_message(),
+        "usageBreakdown": breakdown,
+        "finalNewlineRepaired": s.final_newline_repaired(),
+    }
 
 
 @handles_errors

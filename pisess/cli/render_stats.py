@@ -231,6 +231,14 @@ def stats_view(report, *, label: str) -> list:
     ]
     if forks_left:
         detail.append(("", forks_left))
+    if t["usageKinds"]:  # pi 1.6's usage entries (prompt-cache warming and other model calls)
+        detail.append(("usage", " \u00b7 ".join(f"{k} {_n(v['entries'])} ({_money(v['cost'])})"
+                                                for k, v in t["usageKinds"].items())))
+    if t["thinkingLevels"]:
+        detail.append(("thinking", " \u00b7 ".join(f"{k} {_n(n)}" for k, n in t["thinkingLevels"].items())))
+    if t["virtualModels"]:
+        detail.append(("virtual", " \u00b7 ".join(f"{k} ({plural(n, 'state entry', 'state entries')})"
+                                                  for k, n in t["virtualModels"].items())))
     for word, text in detail:
         line = Text()
         line.append(f"{word:<11}", "dim")
@@ -282,6 +290,7 @@ KIND_WORD = {
     ("branch_summary", None): "branch sum", ("custom_message", None): "ext msg", ("custom", None): "ext state",
     ("label", None): "label", ("session_info", None): "name", ("model_change", None): "model",
     ("thinking_level_change", None): "thinking", ("active_tools_change", None): "tools", ("leaf", None): "leaf",
+    ("message", "system"): "system", ("context_edit", None): "context edit", ("usage", None): "usage",
 }
 
 

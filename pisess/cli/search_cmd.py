@@ -17,7 +17,8 @@ def search(
     all_projects: sets.AllOpt = False,
     fields: Optional[str] = typer.Option(None, "--in", metavar="FIELDS",
                                          help="Only these, comma separated: user, assistant, thinking, tool (calls, "
-                                         "results, bash), summary, custom, label, name."),
+                                         "results, bash), summary, custom, label, name, system (pi 1.x prompt "
+                                         "sections and tool definitions), edit (context_edit replacements)."),
     regex: bool = typer.Option(False, "--regex", "-e", help="PATTERN is a (Python) regular expression."),
     ignore_case: bool = typer.Option(False, "--ignore-case", "-i", help="Ignore case."),
     active_only: bool = typer.Option(False, "--active-only", help="Only hits the model sees at the current leaf."),
@@ -44,7 +45,9 @@ def search(
     reader = common.check_reader(reader)
     wanted = [f.strip().lower() for f in fields.split(",") if f.strip()] if fields is not None else None
     if fields is not None and not wanted:
-        raise PisessError("usage", "--in needs at least one of user, assistant, thinking, tool, summary, custom, label, name")
+        from pisess.core.search import FIELDS
+
+        raise PisessError("usage", f"--in needs at least one of {', '.join(FIELDS)}")
     matcher = make_matcher(pattern, regex=regex, ignore_case=ignore_case, fields=wanted)
     common.check_color(color)  # before any work
     scope = sets.resolve(sessions, all_projects, sessions_dir, cwd)
@@ -52,7 +55,8 @@ def search(
     with sets.Progress(scope.files, "searching", color=color) as bar:
         for path in scope.files:
             try:
-                r = search_file(path, matcher, reader=reader, active_only=active_only, tick=bar.tick)
+                r = search_file(path, matcher, reader=reader, active_only=active_only, tick=bar.tick,
+                                pi_version=pi_version)
             except PisessError as e:
                 (unreadable if e.code in ("storage", "not_found") else skipped).append(e)
                 continue

@@ -39,7 +39,8 @@ def stats(
     if by is not None and by not in BY:
         raise PisessError("usage", f"--by must be one of {', '.join(BY)}, not {by!r}")
     common.check_color(color)  # before any work
-    sets.run_report(lambda files, tick, skip: compute_stats(files, reader=reader, by=by, tick=tick, on_skip=skip),
+    sets.run_report(lambda files, tick, skip: compute_stats(files, reader=reader, by=by, tick=tick, on_skip=skip,
+                                                                pi_version=pi_version),
                     "stats_view",
                     sessions=sessions, all_projects=all_projects, sessions_dir=sessions_dir, cwd=cwd,
                     json_out=json_out, color=color)

@@ -51,7 +51,7 @@ def validate(
         if err is None:
             try:
                 mtime = os.stat(path).st_mtime
-                reports.append(validate_file(path, mtime=mtime, now=now))
+                reports.append(validate_file(path, mtime=mtime, now=now, pi_version=pi_version))
                 continue
             except PisessError as e:
                 err = e

@@ -633,6 +633,17 @@ class CompactEntries(Cached, Sequence):
         r = self.index.roles[pos]
         return None if r == 255 else self.index.role_stubs[r]["role"]
 
+    def plain_with_role(self, role: str) -> list[int]:
+        ix = self.index
+        code = next((i for i, stub in enumerate(ix.role_stubs) if stub.get("role") == role), None)
+        found: list = []
+        if code is not None:  # a byte search over the role column
+            roles, at = ix.roles, ix.roles.find(code)
+            while at >= 0:
+                found.append(at)
+                at = roles.find(code, at + 1)
+        return found
+
     def string_ids(self):
         return self.index.ids
 

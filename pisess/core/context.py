@@ -10,12 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-from . import js
+from . import js, versions
 from .errors import JSError, PisessError
 from .js import UNDEF, get
 from .jsonl import Light
 from .paths import active_path, cli_context_path, leaf_of, path_to_checkpoint
 from .session import Session
+from .versions import since
 
 COMPACTION_PREFIX = (
     "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
@@ -54,6 +55,22 @@ class Context:
     message_sources: list  # the context entry each message came from, parallel to messages
     checkpoint: Any = None  # the compaction the selection starts at, if any
     notes: list = field(default_factory=list)
+    # pi 1.6 (C.9-C.10): the context_edit in effect per selected entry (keyed by js.key of the
+    # target's id), the entries an edit hides, and what each selected entry projected to
+    applied_edits: dict = field(default_factory=dict)
+    omitted: list = field(default_factory=list)
+    originals: dict = field(default_factory=dict)  # js.key(id) -> the messages before the edit
+    projection: list = field(default_factory=list)  # (entry, number of messages), per selected entry
+
+    def system_message(self) -> dict | None:
+        """The context's system messages replayed into one (pi-ai ``getCurrentSystemMessage``)."""
+        from .system import current_system_message
+
+        return current_system_message(self.messages)
+
+    def edit_of(self, entry: Any) -> Any:
+        """The ``context_edit`` that changes ``entry`` here, or ``None``."""
+        return self.applied_edits.get(js.key(get(entry, "id")))
 
 
 def _obj(**kw: Any) -> dict:
@@ -126,34 +143,128 @@ def select_entries(session: Session, path: list) -> list:
         return [comp, *kept, *path[idx + 1:]]
     # the CLI looks the compaction up by id alone, and compares firstKeptEntryId even when absent
     idx = next(i for i, e in enumerate(path) if js.strict_eq(get(e, "id"), comp_id))
-    return [comp, *_kept_before(path, idx, first_kept), *path[idx + 1:]]
+    kept = _kept_before(path, idx, first_kept)
+    if since(session.pi_version, versions.SYSTEM_MESSAGES):  # C.6: the checkpoint's systemMessage replaces them
+        kept = [e for e in kept if not _is_system_message(e)]
+    return [comp, *kept, *path[idx + 1:]]
+
+
+def _is_system_message(e: Any) -> bool:
+    return get(e, "type") == "message" and get(get(e, "message"), "role") == "system"
 
 
 def project(session: Session, entries: list, projectors: Mapping[str, Projector] | None = None,
             sources: list | None = None) -> list:
     """Each selected entry becomes zero or more agent messages (``sessionEntryToContextMessages``).
     ``sources``, when given, receives the entry each message came from."""
+    return _project(session, entries, projectors, sources).messages
+
+
+@dataclass(frozen=True)
+class _Projected:
+    messages: list
+    applied_edits: dict
+    omitted: list
+    originals: dict
+    projection: list
+
+
+def _project(session: Session, entries: list, projectors: Mapping[str, Projector] | None = None,
+             sources: list | None = None) -> _Projected:
     harness = session.reader == "harness"
+    rules = _Rules.of(session)
+    edits = _edits_in(entries) if rules.edits else {}
     out: list = []
+    applied: dict = {}
+    omitted: list = []
+    originals: dict = {}
+    projection: list = []
     for index, e in enumerate(entries):
         try:
-            produced = _project_one(e, index, entries, harness, projectors or {})
+            if rules.newest_compaction_only and index > 0 and get(e, "type") == "compaction":
+                produced: list = []  # C.7: only the newest compaction emits
+            else:
+                produced = _project_one(e, index, entries, harness, projectors or {}, rules)
+                edit = edits.get(js.key(get(e, "id"))) if edits else None
+                if edit is not None:
+                    k = js.key(get(e, "id"))
+                    applied[k] = edit
+                    originals[k] = produced
+                    if get(edit, "replacement") is None and produced:
+                        omitted.append(e)
+                    produced = apply_edit(produced, edit)
         except TypeError as err:
             raise _located(session, e, err) from None
         out.extend(produced)
+        projection.append((e, len(produced)))
         if sources is not None:
             sources.extend([e] * len(produced))
+    return _Projected(out, applied, omitted, originals, projection)
+
+
+@dataclass(frozen=True)
+class _Rules:
+    """The projection rules of the session's pi (the SDK reader's are 0.82.1's)."""
+
+    system: bool  # C.2, C.5: system messages get content "", a compaction's systemMessage is emitted
+    edits: bool  # C.9: context_edit entries apply
+    newest_compaction_only: bool  # C.7
+
+    @staticmethod
+    def of(session: Session) -> _Rules:
+        v = session.pi_version if session.reader == "cli" else versions.PI_0_82
+        return _Rules(since(v, versions.SYSTEM_MESSAGES), since(v, versions.CONTEXT_EDITS),
+                      since(v, versions.CONTEXT_EDITS))
+
+
+def _edits_in(entries: list) -> dict:
+    """The latest ``context_edit`` per target among the selected entries (edits do not compose)."""
+    edits: dict = {}
+    for e in entries:
+        if get(e, "type") == "context_edit":
+            edits[js.key(get(e, "targetId"))] = e
+    return edits
+
+
+EDITABLE_ROLES = ("user", "assistant", "toolResult", "custom")
+
+
+def apply_edit(messages: list, edit: Any) -> list:
+    """What a ``context_edit`` makes of one entry's messages (C.9): ``replacement: null`` hides
+    them whatever they are; otherwise only the ``content`` of editable roles is replaced, a string
+    becoming one text block for assistant and tool-result messages."""
+    replacement = get(edit, "replacement")
+    if replacement is None:
+        return []
+    out = []
+    for m in messages:
+        role = get(m, "role")
+        if role not in EDITABLE_ROLES:
+            out.append(m)
+            continue
+        if replacement is UNDEF:
+            raise JSError(f"context_edit {js.to_string(get(edit, 'id'))} has no replacement (pi throws applying it)",
+                          stage="context")
+        content = replacement.get("content", UNDEF) if isinstance(replacement, dict) else UNDEF
+        if role in ("assistant", "toolResult") and isinstance(content, str):
+            content = [{"type": "text", "text": content}]
+        if content is UNDEF:
+            out.append({k: v for k, v in m.items() if k != "content"})
+        else:
+            out.append({**m, "content": content})
     return out
 
 
-def _project_one(e: Any, index: int, entries: list, harness: bool, projectors: Mapping) -> list:
+def _project_one(e: Any, index: int, entries: list, harness: bool, projectors: Mapping, rules: _Rules) -> list:
     t = get(e, "type")
     ts = lambda: js.date_ms(get(e, "timestamp"))  # noqa: E731 - evaluated only where pi does
     if t == "message":
         msg = get(e, "message")
-        if not harness and get(msg, "role") in ("user", "assistant", "toolResult") \
-                and get(msg, "content") in (None, UNDEF):
+        role = get(msg, "role")
+        if not harness and role in ("user", "assistant", "toolResult") and get(msg, "content") in (None, UNDEF):
             return [{**msg, "content": []}]
+        if rules.system and role == "system" and get(msg, "content") in (None, UNDEF):
+            return [{**msg, "content": ""}]
         return [msg]
     if t == "custom_message":
         content = get(e, "content")
@@ -165,7 +276,8 @@ def _project_one(e: Any, index: int, entries: list, harness: bool, projectors: M
         summary = _obj(role="compactionSummary", summary=get(e, "summary"),
                        tokensBefore=get(e, "tokensBefore"), timestamp=ts())
         if not harness:
-            return [summary]
+            checkpoint = get(e, "systemMessage") if rules.system else UNDEF
+            return [checkpoint, summary] if js.truthy(checkpoint) else [summary]  # C.5: used as stored
         tail = get(e, "retainedTail")
         return [summary, *js.spread([] if tail is None or tail is UNDEF else tail)]
     if t == "branch_summary" and js.truthy(get(e, "summary")):
@@ -190,8 +302,10 @@ def bash_execution_text(m: Any) -> str:
     return text
 
 
-def convert_to_llm(messages: list) -> list:
-    """pi's ``convertToLlm``: what is actually sent to the provider."""
+def convert_to_llm(messages: list, pi_version: str = versions.CURRENT) -> list:
+    """pi's ``convertToLlm``: what is actually sent to the provider (``system`` kept from 0.86, C.4)."""
+    passed = ("user", "assistant", "toolResult", "system") if since(pi_version, versions.SYSTEM_MESSAGES) \
+        else ("user", "assistant", "toolResult")
     out = []
     for m in messages:
         role = get(m, "role")
@@ -210,7 +324,7 @@ def convert_to_llm(messages: list) -> list:
         elif role == "compactionSummary":
             text = COMPACTION_PREFIX + js.to_string(get(m, "summary")) + COMPACTION_SUFFIX
             out.append(_obj(role="user", content=[{"type": "text", "text": text}], timestamp=get(m, "timestamp")))
-        elif role in ("user", "assistant", "toolResult"):
+        elif role in passed:
             out.append(m)
     return out
 
@@ -253,11 +367,15 @@ def build_context(session: Session, leaf_id: Any = UNDEF,
             path = [swap.get(id(e), e) for e in path]
         selected = whole
     sources: list = []
-    messages = project(session, selected, projectors, sources)
+    projected = _project(session, selected, projectors, sources)
+    messages = projected.messages
+    rules = session.pi_version if session.reader == "cli" else versions.PI_0_82
     try:
-        llm = convert_to_llm(messages)
+        llm = convert_to_llm(messages, rules)
     except TypeError as err:
         raise JSError(f"{err} (a message in the context is null; pi throws converting it)",
                       path=session.path, stage="convert") from None
     checkpoint = selected[0] if selected and get(selected[0], "type") == "compaction" else None
-    return Context(session, leaf, path, selected, state, messages, llm, sources, checkpoint)
+    return Context(session, leaf, path, selected, state, messages, llm, sources, checkpoint,
+                   applied_edits=projected.applied_edits, omitted=projected.omitted,
+                   originals=projected.originals, projection=projected.projection)

@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from . import js
+from . import js, versions
 from .errors import PisessError
 from .js import UNDEF, get
 from .paths import cli_branch, path_to_checkpoint
@@ -94,19 +94,32 @@ def _cli_entries(session: Session, entry_id: str | None, position: str) -> tuple
     path = session.materialize(cli_branch(session, leaf))
     if not path:
         raise _fork_error(session, f"Entry {js.to_string(leaf)} not found", code="not_found")
+    remaps = versions.since(session.pi_version, versions.FORK_REMAPS_LABELS)
     kept: list = []
     parent: Any = None
+    pending_labels: list = []
+    replacement: dict = {}  # js.key(dropped label id) -> the next entry kept after it (C.25)
     for e in path:
         if get(e, "type") == "label":
+            pending_labels.append(get(e, "id"))
             continue
-        kept.append({**e, "parentId": parent} if isinstance(e, dict) else e)
+        for label_id in pending_labels:
+            replacement[js.key(label_id)] = get(e, "id")
+        pending_labels = []
+        copy = {**e, "parentId": parent} if isinstance(e, dict) else e
+        if remaps and get(e, "type") == "compaction" and isinstance(e, dict):
+            copy = _remap_first_kept(copy, replacement)
+        kept.append(copy)
         parent = get(e, "id")
-    # pi scans [header, ...copied] for an assistant message and throws on a message entry
-    # without a message object met before one.
+    # pi scans [header, ...copied] for the first conversation message (0.82.1: an assistant one;
+    # from 0.99 a user or an assistant one) and throws on a message entry without a message
+    # object met before one.
+    conversation = ("user", "assistant") if versions.since(session.pi_version, versions.FILE_ON_USER_MESSAGE) \
+        else ("assistant",)
     for e in kept:
         if get(e, "type") == "message":
             try:
-                if get(get(e, "message"), "role") == "assistant":
+                if get(get(e, "message"), "role") in conversation:
                     break
             except TypeError as err:
                 raise _fork_error(session, f"entry {js.to_string(get(e, 'id'))} has no message object ({err}); "
@@ -130,6 +143,18 @@ def _cli_entries(session: Session, entry_id: str | None, position: str) -> tuple
                      if v is not UNDEF})
         parent = new_id
     return kept, False
+
+
+def _remap_first_kept(compaction: dict, replacement: dict) -> dict:
+    """A copied compaction whose ``firstKeptEntryId`` named a dropped label keeps from the entry
+    that followed the label (pi 0.85+); retain-none (its own id) stays as it is."""
+    first = compaction.get("firstKeptEntryId", UNDEF)
+    if js.strict_eq(first, compaction.get("id", UNDEF)):
+        return compaction
+    mapped = replacement.get(js.key(first), UNDEF)
+    if mapped is None or mapped is UNDEF:
+        return compaction
+    return {**compaction, "firstKeptEntryId": mapped}
 
 
 def plan_fork(session: Session, entry_id: str | None, position: str, *, new_id: str, now_iso: str,

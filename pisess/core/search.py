@@ -12,6 +12,9 @@ summary     compaction and branch summaries
 custom      ``custom_message`` content (extension messages the model sees), ``custom`` role messages
 label       labels
 name        session names (``session_info``)
+system      pi 1.x system messages and compaction checkpoints: prompt text, sections, tool names
+            and descriptions
+edit        pi 1.x ``context_edit`` replacements (the text the model sees instead of the target's)
 ==========  ================================================================================
 
 A match is looked for in each decoded string, line by line (``^``/``$`` are line anchors); each
@@ -37,13 +40,14 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterator
 
+from . import versions
 from .errors import PisessError
 from .js import UNDEF, get
 from .jsonl import NOT_JSON, is_blank, scan_bytes
 from .sessionset import _value, line_blocks, open_lenient, place, read_small, scan_visit, session_name
 from .session import Session
 
-FIELDS = ("user", "assistant", "thinking", "tool", "summary", "custom", "label", "name")
+FIELDS = ("user", "assistant", "thinking", "tool", "summary", "custom", "label", "name", "system", "edit")
 SMALL = 8 << 20  # files up to this size are read whole (one read, exact structure)
 BLOCK = 8 << 20
 BEFORE, AFTER = 60, 160  # snippet context, in characters
@@ -190,8 +194,17 @@ def entry_texts(e: Any) -> Iterator[tuple[str, str, str, str]]:
                 yield "custom", "ext msg", "", s
         elif role in ("compactionSummary", "branchSummary") and isinstance(m.get("summary"), str):
             yield "summary", "compaction" if role == "compactionSummary" else "branch sum", "", m["summary"]
-    elif t == "compaction" and isinstance(e.get("summary"), str):
-        yield "summary", "compaction", "", e["summary"]
+        elif role == "system":
+            yield from _system_texts(m)
+    elif t == "compaction":
+        if isinstance(e.get("summary"), str):
+            yield "summary", "compaction", "", e["summary"]
+        if isinstance(e.get("systemMessage"), dict):
+            yield from _system_texts(e["systemMessage"])
+    elif t == "context_edit":
+        r = e.get("replacement")
+        for s in _text_blocks(r.get("content")) if isinstance(r, dict) else ():
+            yield "edit", "edit", "", s
     elif t == "branch_summary" and isinstance(e.get("summary"), str):
         yield "summary", "branch sum", "", e["summary"]
     elif t == "custom_message":
@@ -201,6 +214,24 @@ def entry_texts(e: Any) -> Iterator[tuple[str, str, str, str]]:
         yield "label", "label", "", e["label"]
     elif t == "session_info" and isinstance(e.get("name"), str):
         yield "name", "name", "", e["name"]
+
+
+def _system_texts(m: dict) -> Iterator[tuple[str, str, str, str]]:
+    """A system message's prompt text, its sections (named) and its tools' names and descriptions."""
+    for s in _text_blocks(m.get("content")):
+        yield "system", "system", "", s
+    sections = m.get("sections")
+    for name, value in sections.items() if isinstance(sections, dict) else ():
+        if isinstance(value, str):
+            yield "system", "system", f"[{name}] ", value
+    for tool in m.get("toolsAdded") if isinstance(m.get("toolsAdded"), list) else ():
+        if not isinstance(tool, dict):
+            continue
+        name = tool.get("name") if isinstance(tool.get("name"), str) else ""
+        if name:
+            yield "system", "tool def", "", name
+        if isinstance(tool.get("description"), str):
+            yield "system", "tool def", f"{name}: " if name else "", tool["description"]
 
 
 @dataclass(frozen=True)
@@ -344,7 +375,8 @@ def _matches_streamed(path: str, m: Matcher, tick) -> dict[int, list[Match]]:
 
 
 def search_file(path: str, m: Matcher, *, reader: str = "auto", active_only: bool = False,
-                tick: Callable[[int], None] | None = None, small: int = SMALL) -> FileResult | None:
+                tick: Callable[[int], None] | None = None, small: int = SMALL,
+                pi_version: str = versions.CURRENT) -> FileResult | None:
     """The hits in one file, or ``None`` when there is none.  Raises ``PisessError`` when the file
     cannot be read, or holds hits but is not a session either of pi's readers opens."""
     data = read_small(path, small)
@@ -373,7 +405,7 @@ def search_file(path: str, m: Matcher, *, reader: str = "auto", active_only: boo
         if not found:
             return None
         raw = None  # read light: the structure, not every value again
-    session, note = open_lenient(path, reader, raw)
+    session, note = open_lenient(path, reader, raw, pi_version=pi_version)
     return _placed(session, found, active_only, note)
 
 

@@ -10,13 +10,13 @@ reader of the program that wrote the file.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any, Iterator, Literal
 
 from . import js, lines, versions
 from .compact import CompactEntries, scan_compact
 from .errors import JSError, PisessError
 from .js import UNDEF, get
-from .jsonl import RawFile, RawLine, first_line_value, scan_file
+from .jsonl import Light, RawFile, RawLine, first_line_value, scan_file
 from .lines import NOT_JSON, check_harness_entry, check_harness_header  # noqa: F401 - re-exported
 from .migrate import migrate_in_memory, needs_migration, raw_version
 from .store import EntryStore, ListStore, spans_of
@@ -84,6 +84,28 @@ class Session:
     def lookup(self, entry_id: Any) -> Any:
         """``byId.get(id)`` (``None`` when absent)."""
         return self.store.by_id.get(js.key(entry_id))
+
+    def iter_complete(self, batch: int = 2048) -> Iterator[Any]:
+        """Every entry complete, in file order, without keeping them (read back in batches)."""
+        pending: list = []
+        for e in self.entries:
+            if type(e) is Light:
+                pending.append(e)
+                if len(pending) >= batch:
+                    yield from self.raw.full(pending)
+                    pending = []
+                continue
+            if pending:
+                yield from self.raw.full(pending)
+                pending = []
+            yield e
+        if pending:
+            yield from self.raw.full(pending)
+
+    def final_newline_repaired(self) -> bool:
+        """pi >= 0.84.4 appends a missing final newline when it opens a file with a valid header (C.17)."""
+        return (self.reader == "cli" and versions.since(self.pi_version, versions.REPAIRS_FINAL_NEWLINE)
+                and self.header is not None and self.raw.size > 0 and not self.raw.ends_with_newline)
 
     def labels_json(self) -> dict:
         return {js.to_string(t): lbl for t, lbl in self.labels.values()}

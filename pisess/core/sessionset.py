@@ -19,7 +19,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 import orjson
 
-from . import js
+from . import js, versions
 from .errors import PisessError
 from .js import UNDEF, get
 from .jsonl import NOT_JSON, RawFile, RawLine, _open, first_line_value, is_blank, iter_lines, lighten, open_fd, \
@@ -211,11 +211,12 @@ def scan_visit(path: str, visit: Visitor | None = None, tick: Callable[[int], No
     return RawFile(path, size, lines, last_nl, True)
 
 
-def open_lenient(path: str, reader: str, raw: RawFile | None) -> tuple[Session, str | None]:
+def open_lenient(path: str, reader: str, raw: RawFile | None,
+                 pi_version: str = versions.CURRENT) -> tuple[Session, str | None]:
     """``open_session``; when the chosen reader refuses the file, the pi command's lenient reader
     (with a note saying so).  Raises when neither reads it.  Without ``raw`` the file is read
     light (structure only, see ``open_session``)."""
-    return open_read(path, reader, raw, light=raw is None, lenient=True)
+    return open_read(path, reader, raw, light=raw is None, lenient=True, pi_version=pi_version)
 
 
 # --- where each entry sits ---------------------------------------------------------------------------

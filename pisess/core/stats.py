@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from . import js
+from . import js, versions
 from .errors import PisessError
 from .js import UNDEF, get
 from .sessionset import WHERE, created_key, entry_id, header_of, open_lenient, place, scan_visit, session_name
@@ -47,14 +47,36 @@ class Fact:
     """What one entry contributes (read from the complete entry during the scan)."""
 
     role: str | None = None  # message role
-    model: str | None = None  # provider/model of an assistant message
+    model: str | None = None  # provider/model of an assistant message or a usage entry
     usage: tuple | None = None
     tools: tuple = ()  # names of the tool calls of an assistant message
     error: str | None = None  # "assistant" (stopReason error), "aborted", "tool" (isError)
+    kind: str | None = None  # a usage entry's kind (pi 1.6: cache_warm, session_title, ...)
+    thinking: str | None = None  # the thinking level an assistant message records (pi 0.99+)
+    virtual: str | None = None  # provider/modelId of a pi.virtual-model-state entry
 
 
-def fact_of(v: Any) -> Fact | None:
+VIRTUAL_MODEL_STATE = "pi.virtual-model-state"
+
+
+def _name(provider: Any, model: Any) -> str:
+    return f"{js.to_string(provider) if provider is not None else '?'}/{js.to_string(model) if model is not None else '?'}"
+
+
+def fact_of(v: Any, pi_version: str = versions.CURRENT) -> Fact | None:
+    """What entry ``v`` adds to the totals: pi 1.6 (from 0.86) also counts ``usage`` entries and
+    names an assistant by its ``responseModel`` (C.12)."""
     t = v.get("type")
+    new = versions.since(pi_version, versions.SYSTEM_MESSAGES)
+    if t == "usage" and new:
+        kind = v.get("kind")
+        return Fact(None, _name(v.get("provider"), v.get("model")), _usage(v.get("usage")),
+                    kind=kind if isinstance(kind, str) else "(no kind)")
+    if t == "custom" and v.get("customType") == VIRTUAL_MODEL_STATE:
+        data = v.get("data")
+        if isinstance(data, dict):
+            return Fact(None, virtual=_name(data.get("provider"), data.get("modelId")))
+        return None
     if t == "message":
         m = v.get("message")
         if not isinstance(m, dict):
@@ -68,9 +90,10 @@ def fact_of(v: Any) -> Fact | None:
                           if isinstance(b, dict) and b.get("type") == "toolCall")
             stop = m.get("stopReason")
             error = "assistant" if stop == "error" else "aborted" if stop == "aborted" else None
-            provider, model = m.get("provider"), m.get("model")
-            name = f"{js.to_string(provider) if provider is not None else '?'}/{js.to_string(model) if model is not None else '?'}"
-            return Fact(role, name, _usage(m.get("usage")), tools, error)
+            model = m.get("responseModel") if new and m.get("responseModel") is not None else m.get("model")
+            thinking = m.get("thinkingLevel")
+            return Fact(role, _name(m.get("provider"), model), _usage(m.get("usage")), tools, error,
+                        thinking=thinking if isinstance(thinking, str) else None)
         if role == "toolResult":
             return Fact(role, None, _usage(m.get("usage")), (), "tool" if m.get("isError") is True else None)
         return Fact(role)
@@ -83,7 +106,7 @@ class Tally:
     """A running sum (mutable while a report is built; reports hold ``to_json()`` dicts)."""
 
     __slots__ = ("entries", "messages", "tokens", "cost", "usage_entries", "tool_calls", "errors", "compactions",
-                 "branch_summaries")
+                 "branch_summaries", "usage_kinds", "thinking_levels", "virtual_models")
 
     def __init__(self) -> None:
         self.entries = 0
@@ -95,6 +118,9 @@ class Tally:
         self.errors = {"assistant": 0, "aborted": 0, "tool": 0}
         self.compactions = 0
         self.branch_summaries = 0
+        self.usage_kinds: dict = {}  # kind -> [entries, tokens, cost] of pi 1.6's usage entries
+        self.thinking_levels: dict = {}  # level -> assistant messages that record it
+        self.virtual_models: dict = {}  # provider/modelId -> pi.virtual-model-state entries
 
     def add(self, etype: Any, fact: Fact | None) -> None:
         self.entries += 1
@@ -118,6 +144,16 @@ class Tally:
             self.tool_calls[name] = self.tool_calls.get(name, 0) + 1
         if fact.error:
             self.errors[fact.error] += 1
+        if fact.kind is not None:
+            row = self.usage_kinds.setdefault(fact.kind, [0, 0, 0.0])
+            row[0] += 1
+            if fact.usage is not None:
+                row[1] += sum(n for n in fact.usage[:4] if n is not None)
+                row[2] += fact.usage[4] or 0
+        if fact.thinking is not None:
+            self.thinking_levels[fact.thinking] = self.thinking_levels.get(fact.thinking, 0) + 1
+        if fact.virtual is not None:
+            self.virtual_models[fact.virtual] = self.virtual_models.get(fact.virtual, 0) + 1
 
     def merge(self, other: "Tally") -> None:
         self.entries += other.entries
@@ -133,6 +169,14 @@ class Tally:
             self.errors[k] += other.errors[k]
         self.compactions += other.compactions
         self.branch_summaries += other.branch_summaries
+        for kind, (n, tokens, cost) in other.usage_kinds.items():
+            row = self.usage_kinds.setdefault(kind, [0, 0, 0.0])
+            row[0] += n
+            row[1] += tokens
+            row[2] += cost
+        for counts, more in ((self.thinking_levels, other.thinking_levels), (self.virtual_models, other.virtual_models)):
+            for k, n in more.items():
+                counts[k] = counts.get(k, 0) + n
 
     def to_json(self) -> dict:
         tokens = {k: _int(v) for k, v in self.tokens.items()}
@@ -148,6 +192,10 @@ class Tally:
             "errors": dict(self.errors),
             "compactions": self.compactions,
             "branchSummaries": self.branch_summaries,
+            "usageKinds": {k: {"entries": n, "tokens": _int(tok), "cost": round(c, 10)}
+                           for k, (n, tok, c) in sorted(self.usage_kinds.items(), key=lambda kv: (-kv[1][2], kv[0]))},
+            "thinkingLevels": dict(sorted(self.thinking_levels.items(), key=lambda kv: (-kv[1], kv[0]))),
+            "virtualModels": dict(sorted(self.virtual_models.items(), key=lambda kv: (-kv[1], kv[0]))),
         }
 
 
@@ -235,9 +283,10 @@ def local_day(e: Any, fact: Fact | None) -> str:
 
 def compute_stats(paths: list[str], *, reader: str = "auto", by: str | None = None,
                   tick: Callable[[int], None] | None = None,
-                  on_skip: Callable[[PisessError], None] | None = None) -> StatsReport:
-    """Sum over ``paths``.  A file that cannot be read as a session is skipped (in ``skipped``);
-    an I/O failure raises unless ``on_skip`` takes it."""
+                  on_skip: Callable[[PisessError], None] | None = None,
+                  pi_version: str = versions.CURRENT) -> StatsReport:
+    """Sum over ``paths`` as pi ``pi_version`` counts.  A file that cannot be read as a session is
+    skipped (in ``skipped``); an I/O failure raises unless ``on_skip`` takes it."""
     if by is not None and by not in BY:
         raise PisessError("usage", f"--by must be one of {', '.join(BY)}, not {by!r}")
     real = {p: _real(p) for p in paths}
@@ -280,13 +329,13 @@ def compute_stats(paths: list[str], *, reader: str = "auto", by: str | None = No
 
         def visit(number: int, v: Any, _raw: bytes) -> None:
             if isinstance(v, dict):
-                f = fact_of(v)
+                f = fact_of(v, pi_version)
                 if f is not None:
                     facts[number] = f
 
         try:
             raw = scan_visit(path, visit, tick)
-            session, note = open_lenient(path, reader, raw)
+            session, note = open_lenient(path, reader, raw, pi_version=pi_version)
         except PisessError as e:
             if e.code in ("storage", "not_found") and on_skip is None:
                 raise
@@ -330,7 +379,7 @@ def compute_stats(paths: list[str], *, reader: str = "auto", by: str | None = No
             if by == "session":
                 gk = path
             elif by == "model":
-                if fact is None or (fact.model is None and fact.usage is None):
+                if fact is None or (fact.model is None and fact.usage is None) or fact.virtual is not None:
                     continue
                 gk = fact.model if fact.model is not None else (
                     "(compaction)" if etype == "compaction" else "(branch summary)" if etype == "branch_summary"
@@ -389,3 +438,78 @@ def _from(session, root: Any) -> Any:
     """The active-path entry an abandoned branch hangs from (its root's parent), or None."""
     pid = get(root, "parentId")
     return pid if isinstance(pid, str) and session.lookup(pid) is not None else None
+
+
+# --- pi 1.6's /session breakdown ------------------------------------------------------------------
+
+SUMMARY_KEY = "Tools/summaries"
+
+
+def usage_breakdown(entries: Any) -> list[dict]:
+    """pi 1.6's ``getUsageCostBreakdown`` over every entry of a file (C.12): cost and tokens by
+    ``provider/model`` for assistant messages (``responseModel`` first) and ``usage`` entries, tool
+    results and summaries in one ``Tools/summaries`` bucket; empty buckets left out, dearest first.
+
+    Sums are JavaScript's: a field that is not a number makes its bucket NaN (``null`` in JSON), as
+    in pi; a usage without ``cost`` makes pi throw, and so does this (``JSError``)."""
+    totals: dict[str, list] = {}
+    for e in entries:
+        t = get(e, "type")
+        key = usage = None
+        if t == "message":
+            m = get(e, "message")
+            role = _role_of(e, m)
+            if role == "assistant":
+                model = get(m, "responseModel")
+                model = get(m, "model") if model is None or model is UNDEF else model
+                key, usage = f"{js.to_string(get(m, 'provider'))}/{js.to_string(model)}", get(m, "usage")
+            elif role == "toolResult" and js.truthy(get(m, "usage")):
+                key, usage = SUMMARY_KEY, get(m, "usage")
+        elif t == "usage":
+            key, usage = f"{js.to_string(get(e, 'provider'))}/{js.to_string(get(e, 'model'))}", get(e, "usage")
+        elif t in ("branch_summary", "compaction") and js.truthy(get(e, "usage")):
+            key, usage = SUMMARY_KEY, get(e, "usage")
+        if not key or not js.truthy(usage):
+            continue
+        sums = totals.setdefault(key, [0.0, 0.0, 0.0, 0.0, 0.0])
+        cost = get(usage, "cost")
+        if cost is None or cost is UNDEF:
+            from .errors import JSError
+
+            raise JSError(f"usage of entry {js.to_string(get(e, 'id'))} has no cost (pi's /session throws)")
+        for i, k in enumerate(TOKENS):
+            sums[i] = _js_add(sums[i], get(usage, k))
+        sums[4] = _js_add(sums[4], get(cost, "total"))
+    rows = [{"key": k, "cost": _js_num(s[4]), "tokens": _js_num(s[0] + s[1] + s[2] + s[3])}
+            for k, s in totals.items()]
+    rows = [r for r in rows if _positive(r["cost"]) or _positive(r["tokens"])]
+    return sorted(rows, key=lambda r: -r["cost"] if r["cost"] is not None else 0.0)
+
+
+def _role_of(e: Any, m: Any) -> Any:
+    if not isinstance(m, dict):
+        from .errors import JSError
+
+        raise JSError(f"message entry {js.to_string(get(e, 'id'))} has no message object (pi throws reading it)")
+    return m.get("role")
+
+
+def _js_add(total: float, v: Any) -> float:
+    """``total += v`` for a JSON value ``v`` (JavaScript's ``+`` on numbers; anything else is NaN)."""
+    if isinstance(v, bool):
+        return total + int(v)
+    if isinstance(v, (int, float)):
+        return total + v
+    if v is None:
+        return total
+    return float("nan")
+
+
+def _js_num(v: float) -> float | int | None:
+    if v != v or v in (float("inf"), float("-inf")):
+        return None
+    return int(v) if v.is_integer() and abs(v) < 2**53 else v
+
+
+def _positive(v: Any) -> bool:
+    return v is not None and v > 0

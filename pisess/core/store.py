@@ -69,6 +69,9 @@ class EntryStore(Protocol):
     def plain_role(self, pos: int) -> str | None:
         """The role of a plain message, without building the entry (``None``: look at the entry)."""
 
+    def plain_with_role(self, role: str) -> list[int]:
+        """Positions, ascending, of the plain messages with this role (none of them an extra)."""
+
     def string_ids(self) -> Sequence[Any]:
         """The id of each entry where it is a string, else ``None``."""
 
@@ -233,6 +236,15 @@ class ListStore(Cached, SequenceABC):
 
     def plain_role(self, pos: int) -> str | None:
         return None
+
+    def plain_with_role(self, role: str) -> list[int]:
+        extras = set(self._extras)
+        out = []
+        for i, e in enumerate(self._entries):
+            m = e.get("message") if i not in extras else None
+            if type(m) is dict and m.get("role") == role:
+                out.append(i)
+        return out
 
     def distinct_ids(self) -> int:
         return sum(1 for k in self.by_id if type(k) is str)

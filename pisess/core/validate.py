@@ -7,10 +7,10 @@ block: does the SDK open it, what does the ``pi`` command drop), and what is wro
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from . import js
+from . import js, versions
 from .errors import PisessError
 from .js import UNDEF, get
 from .jsonl import NOT_JSON, RawFile, RawLine, parse_json, scan_bytes, scan_file
@@ -30,6 +30,11 @@ KNOWN_TYPES = {
     "message", "model_change", "thinking_level_change", "active_tools_change", "compaction", "branch_summary",
     "label", "session_info", "custom", "custom_message", "leaf",
 }
+TYPES_SINCE = {"usage": versions.SYSTEM_MESSAGES, "context_edit": versions.CONTEXT_EDITS}  # C.9, C.11
+
+
+def known_types(pi_version: str) -> set:
+    return KNOWN_TYPES | {t for t, first in TYPES_SINCE.items() if versions.since(pi_version, first)}
 SEVERITIES = ("error", "warning", "info")
 LIVE_SECONDS = 10.0  # pi appends as it goes: a file this fresh is being written, not crashed
 
@@ -70,8 +75,10 @@ def _id_str(v: Any) -> str | None:
     return v if isinstance(v, str) else (None if v is None or v is UNDEF else js.to_string(v))
 
 
-def validate_file(path: str, *, mtime: float | None = None, now: float | None = None) -> FileReport:
-    """Read ``path`` (streamed) and report what pi does with it and everything wrong in it.
+def validate_file(path: str, *, mtime: float | None = None, now: float | None = None,
+                  pi_version: str = versions.CURRENT) -> FileReport:
+    """Read ``path`` (streamed) and report what pi does with it and everything wrong in it, the
+    pi command's answer and the findings following pi ``pi_version``'s rules.
 
     A file every line of which both readers take as it is (the usual case) is checked on a
     compact index: memory grows with the entries that are not plain messages, not with the
@@ -80,19 +87,22 @@ def validate_file(path: str, *, mtime: float | None = None, now: float | None = 
 
     ix = scan_compact(path)
     if ix is not None and not ix.harness_error and ix.cli_plain:
-        report = _validate_index(path, ix)
+        report = _validate_index(path, ix, versions.parse(pi_version))
         if report is not None:
             return report
-    return validate_raw(scan_file(path), mtime=mtime, now=now)
+    return validate_raw(scan_file(path), mtime=mtime, now=now, pi_version=pi_version)
 
 
-def validate_bytes(data: bytes, path: str, *, mtime: float | None = None, now: float | None = None) -> FileReport:
-    return validate_raw(scan_bytes(data, path), mtime=mtime, now=now, data=data)
+def validate_bytes(data: bytes, path: str, *, mtime: float | None = None, now: float | None = None,
+                   pi_version: str = versions.CURRENT) -> FileReport:
+    return validate_raw(scan_bytes(data, path), mtime=mtime, now=now, data=data, pi_version=pi_version)
 
 
 def validate_raw(raw: RawFile, *, mtime: float | None = None, now: float | None = None,
-                 data: bytes | None = None) -> FileReport:
+                 data: bytes | None = None, pi_version: str = versions.CURRENT) -> FileReport:
     path = raw.path
+    version = versions.parse(pi_version)
+    known = known_types(version)
 
     def text_at(offset: int, length: int) -> bytes:
         return data[offset: offset + length] if data is not None else raw.read_at(offset, length)
@@ -112,13 +122,12 @@ def validate_raw(raw: RawFile, *, mtime: float | None = None, now: float | None 
     pi_cli: dict
     cli = None
     try:
-        cli = open_cli(raw)
-        pi_cli = {"opens": True, "migratedFromVersion": cli.migrated_from_version,
-                  "droppedLines": cli.dropped_lines, "emptyFileInitialized": cli.empty_file_initialized}
+        cli = replace(open_cli(raw), pi_version=version)
+        pi_cli = _cli_answer(cli)
     except PisessError as e:
         _, dropped = cli_kept_lines(raw)
-        pi_cli = {"opens": False, "code": e.code, "reason": e.message, "migratedFromVersion": None,
-                  "droppedLines": dropped}
+        pi_cli = {"opens": False, "piVersion": version, "code": e.code, "reason": e.message,
+                  "migratedFromVersion": None, "droppedLines": dropped}
     pi = {"harness": pi_harness, "cli": pi_cli}
 
     # --- lines ----------------------------------------------------------------------------------
@@ -136,7 +145,7 @@ def validate_raw(raw: RawFile, *, mtime: float | None = None, now: float | None 
     legacy = cli is not None and cli.migrated_from_version is not None  # entries need no ids before migration
     for n, ln in enumerate(nonblank, 1):
         if ln.value is NOT_JSON:
-            _bad_json(text_at(ln.offset, ln.length), raw, ln, n, last, live, add)
+            _bad_json(text_at(ln.offset, ln.length), raw, ln, n, last, live, add, version)
         elif not js.truthy(ln.value):
             add(Finding("error", "falsy_line", f"line holds {_short(ln.value)}: pi's SDK refuses the file; "
                         "the pi command silently drops this line", ln.number, ln.offset))
@@ -155,9 +164,12 @@ def validate_raw(raw: RawFile, *, mtime: float | None = None, now: float | None 
             elif reason and not legacy:
                 add(Finding("error", "invalid_entry", f"line {n} {reason} (pi's SDK refuses the file)",
                             ln.number, ln.offset, _id_str(get(v, "id")) if isinstance(v, dict) else None))
-            if isinstance(v, dict) and isinstance(v.get("type"), str) and v["type"] not in KNOWN_TYPES \
+            if isinstance(v, dict) and isinstance(v.get("type"), str) and v["type"] not in known \
                     and v["type"] != "session":
                 add(_unknown_type(v["type"], ln.number, ln.offset, v.get("id")))
+    if last is not None and not last.blank and last.value is not NOT_JSON and not raw.ends_with_newline \
+            and cli is not None and cli.header is not None:
+        add(_unterminated(last, version))
 
     # --- header and version -------------------------------------------------------------------
     header = cli.header if cli else None
@@ -176,11 +188,112 @@ def validate_raw(raw: RawFile, *, mtime: float | None = None, now: float | None 
         _tree_findings(cli, add)
         if cli.migrated_from_version is None:
             _without_ids(sum(1 for e in cli.entries if not isinstance(get(e, "id"), str)), add)
+        _pi16_findings(cli, range(len(cli.entries)), add)
         _context_findings(raw, {"harness": harness_session, "cli": cli}, add)
     return _report(path, pi, findings, raw)
 
 
-def _validate_index(path: str, ix: Any) -> FileReport | None:
+def _cli_answer(cli) -> dict:
+    """What the pi command of the session's version does on open."""
+    return {"opens": True, "piVersion": cli.pi_version, "migratedFromVersion": cli.migrated_from_version,
+            "droppedLines": cli.dropped_lines, "emptyFileInitialized": cli.empty_file_initialized,
+            "finalNewlineRepaired": cli.final_newline_repaired()}
+
+
+def _unterminated(last: RawLine, version: str) -> Finding:
+    if versions.since(version, versions.REPAIRS_FINAL_NEWLINE):
+        then = f"{versions.short(version)} appends the newline when it opens the file"
+    else:
+        then = f"{versions.short(version)} would glue its next entry onto this line and lose both"
+    return Finding("warning", "unterminated_line", f"the last line is complete but has no newline: {then}",
+                   last.number, last.offset)
+
+
+EDITABLE_KINDS = ("user", "assistant", "toolResult")
+
+
+def _pi16_findings(cli, positions: Any, add) -> None:
+    """C.29: context edits, compaction checkpoints, section names and usage entries pi 1.6 would
+    trip over (nothing with 0.82.1's rules, which ignore them)."""
+    if not versions.since(cli.pi_version, versions.SYSTEM_MESSAGES):
+        return
+    edits = versions.since(cli.pi_version, versions.CONTEXT_EDITS)
+    lines = cli.entry_lines
+    for pos in positions:
+        light = cli.entries[pos]
+        t = get(light, "type")
+        is_system = t == "message" and _role(light) == "system"
+        if t not in ("context_edit", "compaction", "usage") and not is_system:
+            continue
+        e = cli.full(light)
+        if not isinstance(e, dict):
+            continue
+        eid, line = _id_str(e.get("id")), lines[pos]
+        if t == "context_edit" and edits:
+            _edit_findings(cli, e, eid, line, add)
+        elif t == "compaction" and "systemMessage" in e and js.truthy(e["systemMessage"]):
+            sm = e["systemMessage"]
+            if not isinstance(sm, dict) or sm.get("role") != "system" or not isinstance(sm.get("content"), (str, list)):
+                add(Finding("error", "bad_checkpoint_system", f"compaction {eid} carries a systemMessage that is not a "
+                            "system message with string or list content: pi's prompt replay throws on it", line, None, eid))
+            else:
+                _section_findings(sm, eid, line, add)
+        elif t == "usage" and not isinstance(e.get("usage"), dict):
+            add(Finding("warning", "usage_without_usage", f"usage entry {eid} has no usage object: pi's /session "
+                        "totals throw on it", line, None, eid))
+        elif is_system:
+            if get(e.get("message"), "content") in (None, UNDEF):
+                add(Finding("info", "system_without_content", f"system message {eid} has no content: pi 1.6 reads "
+                            "it as an empty prompt text (its sections and tools still count)", line, None, eid))
+            _section_findings(e.get("message"), eid, line, add)
+
+
+def _role(e: Any) -> Any:
+    m = get(e, "message") if isinstance(e, dict) else None
+    return m.get("role") if isinstance(m, dict) else None
+
+
+def _section_findings(sm: Any, eid: str | None, line: int, add) -> None:
+    from .system import is_array_index
+
+    sections = sm.get("sections") if isinstance(sm, dict) else None
+    names = [k for k in sections if is_array_index(k)] if isinstance(sections, dict) else []
+    if names:
+        add(Finding("warning", "index_section_name", f"system message {eid} names sections {', '.join(names)}: "
+                    "JavaScript moves integer-like names to the front, so the prompt's order is not the file's",
+                    line, None, eid))
+
+
+def _edit_findings(cli, e: dict, eid: str | None, line: int, add) -> None:
+    if "replacement" not in e:
+        add(Finding("error", "edit_without_replacement", f"context_edit {eid} has no replacement: pi throws when it "
+                    "applies the edit", line, None, eid))
+    else:
+        r = e["replacement"]
+        if r is not None and not (isinstance(r, dict) and isinstance(r.get("content"), (str, list))):
+            add(Finding("warning", "edit_bad_replacement", f"context_edit {eid}'s replacement is neither null nor "
+                        "an object with string or list content: the target loses its content", line, None, eid))
+    tid = e.get("targetId", UNDEF)
+    target = cli.lookup(tid)
+    what = js.to_string(tid)
+    if target is None:
+        add(Finding("warning", "edit_target_missing", f"context_edit {eid} targets {what}, which is not in the file: "
+                    "it changes nothing", line, None, eid))
+        return
+    if not _is_ancestor(cli, e, tid):
+        add(Finding("warning", "edit_target_off_path", f"context_edit {eid} targets {what}, which is not among its "
+                    "ancestors: it changes nothing on this branch", line, None, eid))
+    target = cli.full(target)
+    kind = get(target, "type")
+    role = _role(target) if kind == "message" else None
+    if kind != "custom_message" and role not in EDITABLE_KINDS:
+        shown = f"a {role} message" if kind == "message" else f"a {js.to_string(kind)} entry"
+        add(Finding("info", "edit_target_not_editable", f"context_edit {eid} targets {what}, {shown}: pi refuses to "
+                    "write such an edit; " + ("it hides the target" if e.get("replacement", UNDEF) is None
+                                              else "the content stays as it is"), line, None, eid))
+
+
+def _validate_index(path: str, ix: Any, version: str) -> FileReport | None:
     """``validate_raw``'s report for a clean file, from its ``CompactIndex``: every line is JSON,
     truthy and accepted by the harness, the header a valid v3 one, so the line findings left are
     unknown types, and the tree findings are computed on positions (``None``: the line scan decides)."""
@@ -195,21 +308,32 @@ def _validate_index(path: str, ix: Any) -> FileReport | None:
     except PisessError as e:
         harness_err = e
     try:
-        cli = index_view(ix, raw, "cli")
+        cli = replace(index_view(ix, raw, "cli"), pi_version=version)
     except PisessError:
         return None
-    pi = {"harness": _harness_answer(harness_err), "cli": {"opens": True, "migratedFromVersion": None,
-                                                           "droppedLines": [], "emptyFileInitialized": False}}
+    pi = {"harness": _harness_answer(harness_err), "cli": _cli_answer(cli)}
+    known = known_types(version)
     # plain messages are known, accepted entries: only the other lines can hold line findings
     store = cli.store
+    extras = []
     for pos, e in store.extras():
+        extras.append(pos)
         v = e.get("type") if isinstance(e, dict) else None
-        if isinstance(v, str) and v not in KNOWN_TYPES:
+        if isinstance(v, str) and v not in known:
             add(_unknown_type(v, store.line(pos), store.span(pos)[0], e.get("id")))
+    if not raw.ends_with_newline and len(store):
+        last = len(store) - 1
+        add(_unterminated(RawLine(store.line(last), store.span(last)[0], 0, False, None), version))
     _tree_findings(cli, add)
-    _without_ids(sum(1 for _, e in cli.store.extras() if not isinstance(get(e, "id"), str)), add)
+    _without_ids(sum(1 for _, e in store.extras() if not isinstance(get(e, "id"), str)), add)
+    _pi16_findings(cli, _system_positions(cli, extras), add)
     _context_findings(raw, {"harness": harness_session, "cli": cli}, add)
     return _report(path, pi, findings, raw)
+
+
+def _system_positions(cli, extras: list) -> list:
+    """The positions C.29's checks look at: the store's extras and its system messages, in file order."""
+    return sorted({*extras, *cli.store.plain_with_role("system")})
 
 
 def _harness_answer(err: PisessError | None) -> dict:
@@ -245,7 +369,8 @@ def _short(v: Any) -> str:
     return s if len(s) < 40 else s[:37] + "..."
 
 
-def _bad_json(text: bytes, raw: RawFile, ln: RawLine, n: int, last: RawLine | None, live: bool, add) -> None:
+def _bad_json(text: bytes, raw: RawFile, ln: RawLine, n: int, last: RawLine | None, live: bool, add,
+              version: str = versions.CURRENT) -> None:
     if ln.offset == 0 and text.startswith(b"\xef\xbb\xbf") and parse_json(text[3:]) is not NOT_JSON:
         return  # a whole line behind a byte order mark: the ``bom`` finding says it
     is_tail = ln is last and not raw.ends_with_newline
@@ -255,9 +380,11 @@ def _bad_json(text: bytes, raw: RawFile, ln: RawLine, n: int, last: RawLine | No
                     "pi is probably still writing it; the complete lines are read", ln.number, ln.offset))
         return
     if is_tail:
+        then = ("appends a newline on open, so its next entry starts a line of its own"
+                if versions.since(version, versions.REPAIRS_FINAL_NEWLINE) else "will glue its next entry onto it")
         add(Finding("error", "truncated_line", f"last line is cut off mid-JSON ({ln.length} bytes, no newline): a "
-                    "crash while appending; pi's SDK refuses the file, the pi command drops the line and will glue "
-                    "its next entry onto it", ln.number, ln.offset))
+                    f"crash while appending; pi's SDK refuses the file, {versions.short(version)} drops the line and "
+                    f"{then}", ln.number, ln.offset))
         return
     if salvage is not None:
         cut, v = salvage
@@ -338,14 +465,22 @@ def _entry_findings(cli, where: Any, add) -> None:
                             "not in the file", line, None, eid))
         elif t == "compaction":
             fk = e.get("firstKeptEntryId", UNDEF)
-            if js.truthy(fk) and not _is_ancestor(entries, pos, fk):
+            if js.truthy(fk) and not js.strict_eq(fk, e.get("id", UNDEF)) and not _is_ancestor(cli, e, fk):
                 add(Finding("warning", "first_kept_not_on_path", f"compaction {eid} keeps from {js.to_string(fk)}, "
                             "which is not among its ancestors: nothing before it is kept", line, None, eid))
 
 
-def _is_ancestor(store: Any, pos: int, target_id: Any) -> bool:
-    """Is an entry above ``pos`` (not ``pos`` itself) the one with id ``target_id``?"""
-    return any(p != pos and js.strict_eq(get(store[p], "id"), target_id) for p in ancestors(store, pos))
+def _is_ancestor(cli, entry: Any, target_id: Any) -> bool:
+    """Is an entry above ``entry`` (not ``entry`` itself) the one with id ``target_id``?"""
+    store = cli.store
+    pos = store.position(entry)
+    if pos is None:  # not one of the session's entries: its parent is looked up
+        pid = get(entry, "parentId")
+        up = store.find(pid) if js.truthy(pid) else None
+        above = [] if up is None else [up, *ancestors(store, up)]
+    else:
+        above = ancestors(store, pos)
+    return any(p != pos and js.strict_eq(get(store[p], "id"), target_id) for p in above)
 
 
 def _context_findings(raw: RawFile, sessions: dict, add) -> None:
