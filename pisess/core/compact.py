@@ -29,11 +29,12 @@ from typing import Any
 import orjson
 
 from . import js, parallel
-from .jsonl import Light, _shared, is_blank, iter_blocks, lighten, parse_json
+from .errors import PisessError
+from .jsonl import Light, _shared, is_blank, iter_blocks, lighten, open_fd, parse_json
 from .lines import NOT_JSON, check_harness_entry, check_harness_header, cli_drop_reason, cli_skips, sdk_only_entry, \
     sdk_only_header
 from .migrate import needs_migration
-from .store import Cached, ReadBack
+from .store import Cached, ReadBack, role_is
 
 _TS_WIDTH = 24  # "2025-03-03T09:00:39.403Z": pi's Date.toISOString()
 _NO_PARENT, _OTHER_PARENT, _EXTRA = -1, -2, -3
@@ -166,7 +167,6 @@ def scan_compact(path: str, *, workers: int | None = None) -> CompactIndex | Non
         return _scan(path)
     finally:
         _shared.clear()  # lighten's string sharing lasts one file
-        gc.freeze()
         if enabled:
             gc.enable()
 
@@ -177,14 +177,15 @@ SPLIT_MIN = 48 << 20  # below this a fork, and sending half an index back, cost 
 def _split_point(path: str) -> int | None:
     """The first line start after 51% of the file (the child reads from there), if the file is big
     enough to be read in two parts."""
-    import stat
-
     try:
-        st = os.stat(path)
-        if not stat.S_ISREG(st.st_mode) or st.st_size < SPLIT_MIN:
-            return None  # a FIFO would block the open; the scan refuses it
-        with open(path, "rb") as fh:
-            size = os.fstat(fh.fileno()).st_size
+        fd, st = open_fd(path)  # (a FIFO would block a plain open; the scan reports what is wrong)
+    except PisessError:
+        return None
+    with os.fdopen(fd, "rb") as fh:
+        try:
+            size = st.st_size
+            if size < SPLIT_MIN:
+                return None
             pos = size * 51 // 100  # the child (from here to the end) also pickles its part: a little less for it
             fh.seek(pos)
             while pos < size:
@@ -195,8 +196,8 @@ def _split_point(path: str) -> int | None:
                 if cut >= 0:
                     return pos + cut + 1 if pos + cut + 1 < size else None
                 pos += len(chunk)
-    except OSError:
-        return None  # the scan itself reports what is wrong
+        except OSError:
+            return None  # the scan itself reports what is wrong
     return None
 
 
@@ -633,7 +634,7 @@ class CompactEntries(Cached, Sequence):
         r = self.index.roles[pos]
         return None if r == 255 else self.index.role_stubs[r]["role"]
 
-    def plain_with_role(self, role: str) -> list[int]:
+    def role_positions(self, role: str) -> list[int]:
         ix = self.index
         code = next((i for i, stub in enumerate(ix.role_stubs) if stub.get("role") == role), None)
         found: list = []
@@ -642,7 +643,8 @@ class CompactEntries(Cached, Sequence):
             while at >= 0:
                 found.append(at)
                 at = roles.find(code, at + 1)
-        return found
+        odd = [p for p, e in ix.extras.items() if role_is(e, role)]  # (extras are few)
+        return sorted(found + odd) if odd else found
 
     def string_ids(self):
         return self.index.ids

@@ -329,7 +329,6 @@ def scan_file(path: str, light: bool = True) -> RawFile:
         return _scan_file(path, light)
     finally:
         _shared.clear()
-        gc.freeze()  # later collections need not walk what the scan made
         if enabled:
             gc.enable()
 

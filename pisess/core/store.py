@@ -69,8 +69,8 @@ class EntryStore(Protocol):
     def plain_role(self, pos: int) -> str | None:
         """The role of a plain message, without building the entry (``None``: look at the entry)."""
 
-    def plain_with_role(self, role: str) -> list[int]:
-        """Positions, ascending, of the plain messages with this role (none of them an extra)."""
+    def role_positions(self, role: str) -> list[int]:
+        """Positions, ascending, of the ``message`` entries whose message has this role."""
 
     def string_ids(self) -> Sequence[Any]:
         """The id of each entry where it is a string, else ``None``."""
@@ -237,14 +237,8 @@ class ListStore(Cached, SequenceABC):
     def plain_role(self, pos: int) -> str | None:
         return None
 
-    def plain_with_role(self, role: str) -> list[int]:
-        extras = set(self._extras)
-        out = []
-        for i, e in enumerate(self._entries):
-            m = e.get("message") if i not in extras else None
-            if type(m) is dict and m.get("role") == role:
-                out.append(i)
-        return out
+    def role_positions(self, role: str) -> list[int]:
+        return [i for i, e in enumerate(self._entries) if role_is(e, role)]
 
     def distinct_ids(self) -> int:
         return sum(1 for k in self.by_id if type(k) is str)
@@ -252,6 +246,13 @@ class ListStore(Cached, SequenceABC):
     def string_ids(self) -> Sequence[Any]:
         return [eid if type(eid) is str else None
                 for eid in (get(e, "id") if isinstance(e, dict) else None for e in self._entries)]
+
+
+def role_is(e: Any, role: str) -> bool:
+    if not isinstance(e, dict) or e.get("type") != "message":
+        return False
+    m = e.get("message")
+    return isinstance(m, dict) and m.get("role") == role
 
 
 def spans_of(raw_lines: Iterable[Any]) -> tuple[array, array]:

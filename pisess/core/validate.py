@@ -333,7 +333,7 @@ def _validate_index(path: str, ix: Any, version: str) -> FileReport | None:
 
 def _system_positions(cli, extras: list) -> list:
     """The positions C.29's checks look at: the store's extras and its system messages, in file order."""
-    return sorted({*extras, *cli.store.plain_with_role("system")})
+    return sorted({*extras, *cli.store.role_positions("system")})
 
 
 def _harness_answer(err: PisessError | None) -> dict:
