@@ -498,3 +498,12 @@ def test_session_name_non_string_is_error(tmp_path):
     s = open_session(write_session(tmp_path, [header(), _info("i1", None, 42)]), "harness")
     with pytest.raises(PisessError):
         s.session_name()
+
+
+def test_dumps_writes_numbers_as_json_stringify():
+    """Doubles below 1e21 in full digits, as pi prints them; exponents inside strings untouched."""
+    from pisess.core.jsonl import dumps, parse_json
+
+    doc = parse_json(b'{"tokens":12345678901234567890,"f":1.5e17,"big":2.5e21,"tiny":1e-7,"s":"1e5 \\"2e7\\""}')
+    assert dumps(doc) == (b'{"tokens":12345678901234567000,"f":150000000000000000,"big":2.5e+21,"tiny":1e-7,'
+                          b'"s":"1e5 \\"2e7\\""}')

@@ -99,6 +99,9 @@ NEAR_MISSES = {
     "words with sk-": "pip install scikit-learn; task-runner-for-everything-and-more-and-more-stuff",
     "token counts": "tokenizer: cl100k_base\ntokens: 12345\ncache_key: users:page:2\ntotalTokens: 1703",
     "jwt-looking but not json": "eyJ" + rnd(20) + ".eyJ" + rnd(20) + "." + rnd(20),
+    # documentation placeholders from real pi sessions: a known prefix alone, or ending in an ellipsis
+    "doc placeholders": "export ANTHROPIC_API_KEY=sk-ant-...\nOPENAI_API_KEY=sk-...\nGROQ_API_KEY=gsk_...\n"
+                        "TOKEN=ghp_\u2026 and API_KEY=\"abc123def…\"",
 }
 
 

@@ -36,7 +36,8 @@ def du(
     if top < 0:
         raise PisessError("usage", f"--top must be 0 or more, not {top}")
     common.check_color(color)  # before any work
-    sets.run_report(lambda files, tick, skip: disk_usage(files, reader=reader, top=top, tick=tick, on_skip=skip),
+    sets.run_report(lambda files, tick, skip: disk_usage(files, reader=reader, top=top, tick=tick, on_skip=skip,
+                                                            pi_version=pi_version),
                     "du_view",
                     sessions=sessions, all_projects=all_projects, sessions_dir=sessions_dir, cwd=cwd,
-                    json_out=json_out, color=color)
+                    json_out=json_out, color=color, pi_version=pi_version)

@@ -76,7 +76,7 @@ def export(
     from pisess.cli import render_share
 
     if json_out:
-        doc = {"reader": s.reader, "file": path, "format": fmt, "leafId": result.leaf_id,
+        doc = {"reader": s.reader, "piVersion": s.pi_version, "file": path, "format": fmt, "leafId": result.leaf_id,
                "checkpointId": result.checkpoint_id, "messages": result.message_count, "output": written,
                "bytes": len(result.data), "secrets": result.secrets, "redacted": result.redacted}
         if fmt == "jsonl":

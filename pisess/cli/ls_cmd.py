@@ -39,7 +39,7 @@ def ls(
             if details is not None:
                 row["details"] = details[s.path]
             rows.append(row)
-        common.emit_json({"root": w.root, "cwd": None if all_projects else w.cwd, "sessions": rows,
+        common.emit_json({"piVersion": pi_version, "root": w.root, "cwd": None if all_projects else w.cwd, "sessions": rows,
                           "skipped": [k.to_json() for k in listing.skipped]})
     elif not listing.sessions and common.check_color(color) != "always":
         # nothing to align or colour: plain text, without loading Rich (a fresh project's first ls)

@@ -41,7 +41,7 @@ def path(
     if json_out:
         in_ctx = {id(e) for e in ctx.context_entries}
         common.emit_json({
-            "reader": s.reader, "file": s.path, "leafId": ctx.leaf_id,
+            "reader": s.reader, "piVersion": s.pi_version, "file": s.path, "leafId": ctx.leaf_id,
             "cutAtCheckpoint": bool(ctx.path) and s.reader == "harness" and js_truthy_parent(ctx.path[0]),
             "entries": [{"id": get(e, "id") if get(e, "id") is not UNDEF else None,
                          "parentId": get(e, "parentId") if get(e, "parentId") is not UNDEF else None,

@@ -67,7 +67,7 @@ def search(
     hits = sum(len(r.hits) for r in results)
     if json_out:
         common.emit_json({
-            "pattern": pattern, "regex": regex, "ignoreCase": ignore_case,
+            "piVersion": pi_version, "pattern": pattern, "regex": regex, "ignoreCase": ignore_case,
             "in": sorted(matcher.fields), "activeOnly": active_only,
             "hits": [h.to_json(r) for r in results for h in r.hits],
             "files": len(scope.files), "sessions": len(results),

@@ -113,7 +113,8 @@ class Progress:
         self.close()
 
 
-def run_report(compute, view: str, *, sessions, all_projects: bool, sessions_dir, cwd, json_out: bool, color: str) -> None:
+def run_report(compute, view: str, *, sessions, all_projects: bool, sessions_dir, cwd, json_out: bool, color: str,
+               pi_version: str) -> None:
     """The shape stats and du share: resolve the set, read it under a progress bar, print the
     report (JSON or view), name notes and skipped files on stderr, and exit 2 when a file could not
     be read or 1 when no session was read.  ``compute(files, tick, on_skip)`` returns the report;
@@ -130,7 +131,7 @@ def run_report(compute, view: str, *, sessions, all_projects: bool, sessions_dir
     with Progress(scope.files, "reading", color=color) as bar:
         report = compute(scope.files, bar.tick, skip)
     if json_out:
-        common.emit_json({"scope": scope.label, **report.to_json()})
+        common.emit_json({"scope": scope.label, "piVersion": pi_version, **report.to_json()})
     else:
         from pisess.cli import render_stats
 

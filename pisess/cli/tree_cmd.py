@@ -28,7 +28,7 @@ def tree_json(view) -> dict:
             rows.append({"kind": "entry", **entry_json(r.entry), "line": r.line, "active": r.active,
                          "label": s.label_of(get(r.entry, "id")), "flags": sorted(r.flags),
                          "indent": len(r.guides + r.connector) // 2})
-    return {"reader": s.reader, "file": s.path, "leafId": view.leaf_id if view.leaf_id is not UNDEF else None,
+    return {"reader": s.reader, "piVersion": s.pi_version, "file": s.path, "leafId": view.leaf_id if view.leaf_id is not UNDEF else None,
             "leafError": view.leaf_error, "entryCount": view.entry_count, "branchPoints": view.branch_points,
             "roots": view.roots, "rows": rows}
 

@@ -62,6 +62,7 @@ def validate(
 
     if fmt == "json":
         common.emit_json({
+            "piVersion": pi_version,
             "files": [r.to_json(strict) for r in reports],
             "unreadable": [e.to_dict() for e in unreadable],
             "summary": render.validate_summary_counts(reports, strict),

@@ -13,7 +13,7 @@ import heapq
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from . import js
+from . import js, versions
 from .errors import PisessError
 from .js import UNDEF, get
 from .jsonl import NOT_JSON, is_blank, iter_lines, parse_json
@@ -132,7 +132,7 @@ def _kinds_json(kinds: dict) -> list:
 
 
 def disk_usage(paths: list[str], *, reader: str = "auto", top: int = TOP, tick: Callable[[int], None] | None = None,
-               on_skip: Callable[[PisessError], None] | None = None) -> DuReport:
+               on_skip: Callable[[PisessError], None] | None = None, pi_version: str = versions.CURRENT) -> DuReport:
     sessions: list[SessionUsage] = []
     skipped: list = []
     heap: list = []  # (bytes, seq, BigEntry) smallest first, at most ``top``
@@ -144,7 +144,7 @@ def disk_usage(paths: list[str], *, reader: str = "auto", top: int = TOP, tick: 
     tot = dict(size=0, entries=0, entry_bytes=0, header_bytes=0, other_bytes=0)
     for path in paths:
         try:
-            got = _read_indexed(path, reader, tick) or _read_scanned(path, reader, tick)
+            got = _read_indexed(path, reader, tick, pi_version) or _read_scanned(path, reader, tick, pi_version)
         except PisessError as e:
             if e.code in ("storage", "not_found") and on_skip is None:
                 raise
@@ -211,7 +211,7 @@ def disk_usage(paths: list[str], *, reader: str = "auto", top: int = TOP, tick: 
                     described, skipped)
 
 
-def _read_scanned(path: str, reader: str, tick) -> tuple:
+def _read_scanned(path: str, reader: str, tick, pi_version: str = versions.CURRENT) -> tuple:
     """The line scan (damaged, legacy and refused files), images found as the scan parses each line."""
     images: dict[int, tuple[int, int]] = {}
 
@@ -222,15 +222,15 @@ def _read_scanned(path: str, reader: str, tick) -> tuple:
                 images[number] = got
 
     raw = scan_visit(path, visit, tick)
-    session, note = open_lenient(path, reader, raw)
+    session, note = open_lenient(path, reader, raw, pi_version=pi_version)
     lines = raw.lines
     return _usage(session, note, {lines[n - 1].offset: got for n, got in images.items()})
 
 
-def _read_indexed(path: str, reader: str, tick) -> tuple | None:
+def _read_indexed(path: str, reader: str, tick, pi_version: str = versions.CURRENT) -> tuple | None:
     """A clean file through its compact index (``None``: not one), images from a byte search for
     ``"image"``; no entry object is built but for the entries that are not plain messages."""
-    session = open_indexed(path, reader)
+    session = open_indexed(path, reader, pi_version=pi_version)
     if session is None:
         return None
     return _usage(session, None, _image_lines(path, tick))

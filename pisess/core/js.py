@@ -157,7 +157,14 @@ def number_to_string(v: float | int) -> str:
     if math.isinf(v):
         return "Infinity" if v > 0 else "-Infinity"
     if v == int(v) and abs(v) < 1e21:
-        return str(int(v))
+        if abs(v) < 2**53:
+            return str(int(v))
+        # JS writes the shortest digits that round-trip, then zeros: 12345678901234567000
+        mant, exp = repr(v).split("e") if "e" in repr(v) else (repr(v), "0")
+        sign = "-" if mant.startswith("-") else ""
+        head, _, tail = mant.lstrip("-").partition(".")
+        digits = (head + tail.rstrip("0")) if tail.strip("0") else head
+        return sign + digits + "0" * (int(exp) - (len(digits) - len(head)))
     r = repr(v)
     if "e" in r:
         mant, exp = r.split("e")

@@ -8,9 +8,10 @@ that once; the harness and cli readers then apply their own rules to the same li
 from __future__ import annotations
 
 import json
+import re
 import os
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterator
 
 import orjson
 
@@ -63,18 +64,40 @@ def dumps(v: Any, indent: bool = False) -> bytes:
     big integers are found by orjson's strict-integer check, not by scanning every line."""
     opt = orjson.OPT_STRICT_INTEGER | (orjson.OPT_INDENT_2 if indent else 0)
     try:
-        return orjson.dumps(v, option=opt)
+        return _js_exponents(orjson.dumps(v, option=opt))
     except TypeError as e:
         if "Integer" in str(e):
             return dumps(js_numbers(v), indent)
         try:
-            return json.dumps(js_numbers(v), ensure_ascii=True, indent=2 if indent else None,
-                              separators=None if indent else (",", ":"), default=str).encode()
+            return _js_exponents(json.dumps(js_numbers(v), ensure_ascii=True, indent=2 if indent else None,
+                                            separators=None if indent else (",", ":"), default=str).encode())
         except RecursionError:
             from .errors import PisessError
 
             raise PisessError("invalid_value", "a value nests too deeply to print as JSON "
                               "(thousands of levels); the human views show it") from None
+
+
+_EXPONENT = re.compile(rb"[0-9]e[+-]?[0-9]")
+_TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|-?[0-9][0-9.]*e[+-]?[0-9]+')
+
+
+def _js_exponents(out: bytes) -> bytes:
+    """Numbers as ``JSON.stringify`` writes them: a double below 1e21 in full digits
+    (``12345678901234567000``, not ``1.2345678901234567e+19``), larger ones as ``1e+21``.  Only a
+    document with an exponent anywhere (strings included) is looked at token by token."""
+    if not _EXPONENT.search(out):
+        return out
+
+    def fix(mo: re.Match) -> bytes:
+        tok = mo.group(0)
+        if tok[:1] == b'"':
+            return tok
+        from .js import number_to_string
+
+        return number_to_string(float(tok)).encode()
+
+    return _TOKEN.sub(fix, out)
 
 
 def is_blank(raw: bytes) -> bool:
@@ -183,26 +206,38 @@ class RawFile:
 
     def full(self, entries: list) -> list:
         """The complete parsed values of ``entries`` (``Light`` ones read back by offset)."""
-        from .errors import PisessError
-
         wanted = [e for e in entries if type(e) is Light]
         if not wanted:
             return list(entries)
-        got: dict = {}
+        got = {id(e): self.parse_back(e, data) for e, data in self.lines_of(sorted(wanted, key=lambda x: x.offset))}
+        return [got.get(id(e), e) for e in entries]
+
+    def lines_of(self, lights: list) -> Iterator[tuple[Any, bytes]]:
+        """``(light, bytes of its line)`` for light entries in ascending offset order (one open)."""
+        from .errors import PisessError
+
+        if not lights:
+            return
         try:
             fh = open(self.path, "rb")
         except OSError as e:
             raise PisessError("storage", f"Failed to re-read {self.path}: {e.strerror or e}", path=self.path) from None
         with fh:
-            for e in sorted(wanted, key=lambda x: x.offset):
+            for e in lights:
                 fh.seek(e.offset)
-                v = parse_json(fh.read(e.length))
-                if type(v) is not dict or v.get("id", None) != e.get("id", None):
-                    raise PisessError("storage", f"{self.path} changed while it was being read (the entry at byte "
-                                      f"{e.offset} is not the one read before); run the command again",
-                                      path=self.path, offset=e.offset)
-                got[id(e)] = v
-        return [got.get(id(e), e) for e in entries]
+                yield e, fh.read(e.length)
+
+    def parse_back(self, light: Any, data: bytes) -> Any:
+        """The complete value of ``light`` from its line's bytes; a file changed since it was read
+        (another entry at that offset) is an I/O condition, not a session defect."""
+        from .errors import PisessError
+
+        v = parse_json(data)
+        if type(v) is not dict or v.get("id", None) != light.get("id", None):
+            raise PisessError("storage", f"{self.path} changed while it was being read (the entry at byte "
+                              f"{light.offset} is not the one read before); run the command again",
+                              path=self.path, offset=light.offset)
+        return v
 
 
 def _line(number: int, offset: int, raw: bytes, light: bool) -> RawLine:

@@ -122,11 +122,25 @@ def is_placeholder(value: str) -> bool:
     v = value.strip().strip("\"'").lower()
     if not v or v in _PLACEHOLDER_VALUES:
         return True
+    if v.endswith(("...", "\u2026")):
+        return True  # documentation: "OPENAI_API_KEY=sk-..." stands for a key, it is not one
+    if v.rstrip(".*x\u2026<>") in _known_prefixes():
+        return True  # a rule's prefix alone ("sk-ant-", "gsk_") names the kind of key, not a key
     if any(w in v for w in _PLACEHOLDER_WORDS):
         return True
     if v.startswith("$") or v.startswith("%") or (v.startswith("[") and v.endswith("]")):
         return True
     return len(set(v)) <= 2  # "aaaaaaaa", "x-x-x-x", "00000000"
+
+
+def _known_prefixes() -> frozenset:
+    global _PREFIXES
+    if _PREFIXES is None:
+        _PREFIXES = frozenset(t.lower() for rule in RULES for t in rule.triggers if len(t) >= 3)
+    return _PREFIXES
+
+
+_PREFIXES: frozenset | None = None
 
 
 def looks_random(value: str) -> bool:

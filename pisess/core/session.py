@@ -10,7 +10,7 @@ reader of the program that wrote the file.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterator, Literal
+from typing import Any, Callable, Iterator, Literal
 
 from . import js, lines, versions
 from .compact import CompactEntries, scan_compact
@@ -85,22 +85,36 @@ class Session:
         """``byId.get(id)`` (``None`` when absent)."""
         return self.store.by_id.get(js.key(entry_id))
 
-    def iter_complete(self, batch: int = 2048) -> Iterator[Any]:
-        """Every entry complete, in file order, without keeping them (read back in batches)."""
+    def iter_complete(self, wanted: Callable[[Any], bool | bytes] | None = None, batch: int = 2048) -> Iterator[Any]:
+        """Entries complete, in file order, without keeping them (read back in batches).
+
+        ``wanted(entry)`` (on the light entry) says which: ``True``, ``False``, or a byte string
+        the line must contain to be worth parsing (a streamed file's bytes are searched first)."""
         pending: list = []
+        needs: list = []
+
+        def flush() -> Iterator[Any]:
+            for (light, data), need in zip(self.raw.lines_of(pending), needs):
+                if need is True or need in data:
+                    yield self.raw.parse_back(light, data)
+            pending.clear()
+            needs.clear()
+
         for e in self.entries:
+            need = True if wanted is None else wanted(e)
+            if need is False:
+                continue
             if type(e) is Light:
                 pending.append(e)
+                needs.append(need)
                 if len(pending) >= batch:
-                    yield from self.raw.full(pending)
-                    pending = []
+                    yield from flush()
                 continue
             if pending:
-                yield from self.raw.full(pending)
-                pending = []
+                yield from flush()
             yield e
         if pending:
-            yield from self.raw.full(pending)
+            yield from flush()
 
     def final_newline_repaired(self) -> bool:
         """pi >= 0.84.4 appends a missing final newline when it opens a file with a valid header (C.17)."""

@@ -486,6 +486,23 @@ def usage_breakdown(entries: Any) -> list[dict]:
     return sorted(rows, key=lambda r: -r["cost"] if r["cost"] is not None else 0.0)
 
 
+def may_carry_usage(e: Any) -> bool | bytes:
+    """For ``Session.iter_complete``: which entries ``usage_breakdown`` needs complete.  Tool
+    results carry usage rarely and hold most of a file's bytes: parse one only when its line
+    mentions a ``"usage"`` key."""
+    t = e.get("type") if isinstance(e, dict) else None
+    if t == "message":
+        m = e.get("message")
+        if type(m) is not dict or not m:
+            return True  # pi throws on it: the breakdown says so
+        role = m.get("role")
+        return _USAGE_IN_LINE if role == "toolResult" else role == "assistant"
+    return t in ("usage", "branch_summary", "compaction")
+
+
+_USAGE_IN_LINE = b'"usage"'
+
+
 def _role_of(e: Any, m: Any) -> Any:
     if not isinstance(m, dict):
         from .errors import JSError

@@ -22,6 +22,9 @@ Cases (``--cases``, by number or name; default all):
  10 du10k     pisess du --cwd C --json  vs  pisess validate DIR --json  (the same 10,000 files)
  11 entries-cli    case 3's file with --reader cli / --impl cli (no target: the path runs to the root)
  12 validate-entries  pisess validate vs oracle validate on case 3's file (no target)
+ 13 context16 pisess context --json --reader cli (pi 1.6 rules, the default) on a 200 MB file written
+              by pi 1.6.0's own writer  vs  oracle --pi 1.6.0 --summary context and pi 1.6.0's bare
+              SessionManager.open + buildSessionContext; plus pisess --pi-version 0.82.1 on the same file
 
 This is a benchmark, not a test: a MISS is printed, never turned into a failing exit code.
 
@@ -51,7 +54,8 @@ from typing import Any, Callable
 REPO = Path(__file__).resolve().parents[2]
 GEN_VERSION = 3  # bump when the Python generator changes, so cached inputs are rebuilt
 CASES = {"1": "context", "2": "cli", "3": "entries", "4": "validate", "5": "ls", "6": "cold", "7": "search",
-         "8": "du", "9": "search10k", "10": "du10k", "11": "entries-cli", "12": "validate-entries"}
+         "8": "du", "9": "search10k", "10": "du10k", "11": "entries-cli", "12": "validate-entries",
+         "13": "context16"}
 SEARCH_HIT = "Summarize the open TODOs"  # a user prompt of both generators: a few dozen lines of the big file
 SEARCH_MISS = "no-such-literal-7f3a"
 SEARCH_FEW = "retry the cache"  # in a few dozen of the small sessions of case 5
@@ -80,7 +84,7 @@ with open(sys.argv[1], "rb") as f:
 # as a string). Reference only: no target uses it.
 PI_BARE_SRC = """\
 import { dirname, resolve } from "node:path";
-const [lib, impl, file] = process.argv.slice(2);
+const [lib, impl, file, piVersion] = process.argv.slice(2);
 const { loadCli, loadHarness } = await import(lib);
 let out;
 if (impl === "harness") {
@@ -92,7 +96,7 @@ if (impl === "harness") {
   const llm = H.convertToLlm(ctx.messages);
   out = { leafId: await session.getLeafId(), messages: ctx.messages.length, llm: llm.length };
 } else {
-  const C = await loadCli();  // a valid v3 file is not rewritten by SessionManager.open
+  const C = await (piVersion ? loadCli(piVersion) : loadCli());  // a valid v3 file is not rewritten by open
   const sm = C.SessionManager.open(resolve(file), dirname(resolve(file)));
   const ctx = sm.buildSessionContext();
   const llm = C.convertToLlm(ctx.messages);
@@ -504,13 +508,15 @@ class Inputs:
             raise RuntimeError(f"expected one session file under {d}, found {len(files)}")
         return files[0]
 
-    def big(self, mb: int, writer: str, seed: int) -> tuple[Path, str]:
+    def big(self, mb: int, writer: str, seed: int, pi_version: str | None = None) -> tuple[Path, str]:
         """A session of ``mb`` MiB: pi's own writer when the oracle is there, else ours."""
         if self.oracle is not None:
-            d = self._cached(f"oracle-big-{writer}-{mb}mb-s{seed}", lambda d: subprocess.run(
-                ["node", "generate.mjs", "big", "--out", str(d), "--seed", str(seed), "--mb", str(mb), "--writer", writer],
-                cwd=self.oracle, check=True))
-            return self._one_file(d), f"pi {writer} writer"
+            pi = ["--pi", pi_version] if pi_version else []
+            tag = f"-pi{pi_version}" if pi_version else ""
+            d = self._cached(f"oracle-big-{writer}-{mb}mb-s{seed}{tag}", lambda d: subprocess.run(
+                ["node", "generate.mjs", "big", "--out", str(d), "--seed", str(seed), "--mb", str(mb), "--writer", writer,
+                 *pi], cwd=self.oracle, check=True))
+            return self._one_file(d), f"pi {pi_version or ''} {writer} writer".replace("  ", " ")
         d = self._cached(f"py{GEN_VERSION}-big-{writer}-{mb}mb-s{seed}",
                          lambda d: py_session(d, seed, writer=writer, target_bytes=mb * 1024 * 1024))
         return self._one_file(d), f"py {writer} writer"
@@ -607,8 +613,9 @@ class Bench:
     def node(self, *argv) -> list:
         return ["node", str(self.oracle / "oracle.mjs"), *argv]
 
-    def bare(self, impl: str, path: Path) -> list:
-        return ["node", str(self.pi_bare), (self.oracle / "lib" / "pi.mjs").as_uri(), impl, str(path)]
+    def bare(self, impl: str, path: Path, pi_version: str | None = None) -> list:
+        return ["node", str(self.pi_bare), (self.oracle / "lib" / "pi.mjs").as_uri(), impl, str(path),
+                *([pi_version] if pi_version else [])]
 
     def out(self, name: str) -> str:
         return str(self.outdir / name)
@@ -686,6 +693,42 @@ class Bench:
         path, origin = self.inputs.many_entries(self.sizes["entries"])
         n = self.sizes["entries"]
         self._context_case("11", path, f"{n:,} entries, {origin}", "cli", targets=False)
+
+    def case_context16(self) -> None:
+        """A pi 1.6.0-written session read with 1.6's rules, beside pi 1.6.0's own open, and the
+        same file with 0.82.1's rules (what the 1.6 work costs)."""
+        path, origin = self.inputs.big(self.sizes["big_mb"], "cli", 216, pi_version="1.6.0")
+        case, rep = "13", self.args.repeat
+        size = path.stat().st_size
+        label = f"{origin}, {size / 1048576:.0f} MiB"
+        warm([path])
+        cmd = "context --json --reader cli"
+        log(f"[{case}] pisess {cmd} (pi 1.6 rules) {path.name}")
+        a = self.meter.best([*self.pisess, "context", "--json", "--reader", "cli", "--pi-version", "1.6.0", path], rep,
+                            stdout=self.out(f"{case}-pisess.json"))
+        log(f"    {a.wall:.2f} s {kb(a.rss_kb)}")
+        log(f"[{case}] pisess {cmd} --pi-version 0.82.1")
+        old = self.meter.best([*self.pisess, "context", "--json", "--reader", "cli", "--pi-version", "0.82.1", path],
+                              rep)
+        log(f"    {old.wall:.2f} s {kb(old.rss_kb)}")
+        self.rows.append(Row(case, cmd, label, fmt_size(size), a, "pisess --pi-version 0.82.1 (ref)", old))
+        b = None
+        if self.oracle is not None:
+            log(f"[{case}] pi: oracle --pi 1.6.0 --summary context")
+            b = self.meter.best(self.node("--pi", "1.6.0", "--summary", "--compact", "context", path), rep,
+                                stdout=self.out(f"{case}-pi.json"))
+            log(f"    {b.wall:.2f} s {kb(b.rss_kb)}")
+            self.rows.append(Row(case, cmd, label, fmt_size(size), a, "pi 1.6.0 oracle", b))
+            self._agree(case)
+            if self.pi_bare:
+                log(f"[{case}] pi 1.6.0 bare open+buildSessionContext")
+                c = self.meter.best(self.bare("cli", path, "1.6.0"), rep)
+                log(f"    {c.wall:.2f} s {kb(c.rss_kb)}")
+                self.rows.append(Row(case, cmd, label, fmt_size(size), a, "pi 1.6.0 bare (ref)", c))
+        self.targets += [
+            Target(case, "pisess wall <= 0.20x pi 1.6", 0.20, ratio(a.wall, b.wall) if b else None),
+            Target(case, "pisess RSS  <= 0.15x pi 1.6", 0.15, ratio(a.rss_kb, b.rss_kb) if b else None),
+        ]
 
     def case_validate(self) -> None:
         path, origin = self.inputs.big(self.sizes["big_mb"], "harness", 200)
