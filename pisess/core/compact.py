@@ -4,8 +4,10 @@ Most lines of a session are ``message`` entries written by pi with the keys ``ty
 timestamp, message`` in that order.  For those the index keeps no per-entry Python object beyond
 the id string: the parent is a position in an ``array``, the timestamp 24 bytes of a shared
 buffer, the role one byte.  Every other line keeps its ``Light`` value as the line scan does.
-``CompactEntries`` rebuilds the ``Light`` of a message on demand (the same value the line scan
-would have kept), so the readers, paths and context work on either representation unchanged.
+``CompactEntries`` is the store over the index (a ``store.EntryStore``, like the line scan's
+``ListStore``): it rebuilds the ``Light`` of a message on demand (the same value the line scan
+would have kept) and answers ids, parents, lines and spans from the arrays, so the readers,
+paths and context never ask which store they hold.
 
 A rebuilt ``Light`` has its keys in pi's order even where the file had another order; nothing
 reads a ``Light``'s key order (it is read back whole before anything is printed).
@@ -446,17 +448,19 @@ def _add_block(ix: CompactIndex, role_code: dict, starts: list, first_number: in
         pos = pos_base + idx
         at.append(idx)
         e = lighten(v, 0, 0)  # offset and length are set below
+        # (the line rules are asked only while their answer can still change something)
         if type(e) is Light:
             e.index = pos
-            if sdk_only_entry(e):
+            if not ix.sdk_marker and sdk_only_entry(e):
                 ix.sdk_marker = True
             eid = e.get("id", js.UNDEF)
         else:
             eid = js.get(e, "id") if e is not NOT_JSON and e is not None else js.UNDEF  # (null.id throws)
+            # a light value is an object that is no header: the cli keeps it as it is
+            if ix.cli_plain and (cli_drop_reason(e) is not None or cli_skips(e)):
+                ix.cli_plain = False  # the cli drops or skips this line
         if not ix.harness_error and check_harness_entry(e) is not None:
             ix.harness_error = True
-        if cli_drop_reason(e) is not None or cli_skips(e):
-            ix.cli_plain = False  # the cli drops or skips this line
         if ix.harness_error and not ix.cli_plain:
             return False
         ix.extras[pos] = e
@@ -562,6 +566,17 @@ class CompactEntries(Cached, Sequence):
     def __iter__(self):
         for i in range(len(self.index.ids)):
             yield self[i]
+
+    def take(self, positions: Any) -> list:
+        made, light = self._made, self.index.light  # __getitem__ inlined: a path takes a million
+        out = []
+        append = out.append
+        for p in positions:
+            e = made.get(p)
+            if e is None:
+                e = made[p] = light(p)
+            append(e)
+        return out
 
     def _peek(self, pos: int) -> Any:
         return self._made.get(pos)

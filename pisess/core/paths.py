@@ -139,7 +139,8 @@ def path_to_root(session: Session, start: Any) -> list:
     positions, again = walk_up(store, pos)
     if again is not None:
         raise _cycle(session, store[again])
-    path = [store[p] for p in reversed(positions)]
+    positions.reverse()
+    path = store.take(positions)
     path.extend(head)
     return path
 

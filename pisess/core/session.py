@@ -203,9 +203,9 @@ def open_read(path: str, reader: str = "auto", raw: RawFile | None = None, *, li
     _check_reader(reader)
     if raw is None:
         if light and not _legacy(path):
-            session = open_indexed(path, reader)
+            session = open_indexed(path, reader, pi_version=version)
             if session is not None:
-                return _with_version(session, version), None
+                return session, None
             raw = scan_file(path, light=True)  # pi fails or drops lines here: the line scan says how
         else:
             raw = scan_file(path, light=False)

@@ -37,6 +37,9 @@ class EntryStore(Protocol):
 
     def __iter__(self) -> Iterator[Any]: ...
 
+    def take(self, positions: Iterable[int]) -> list:
+        """The entries at ``positions`` (valid ones), in that order."""
+
     def find(self, entry_id: Any) -> int | None:
         """The position of ``byId.get(entry_id)`` (last occurrence wins), or ``None``."""
 
@@ -187,6 +190,10 @@ class ListStore(Cached, SequenceABC):
 
     def __repr__(self) -> str:
         return f"ListStore({self._entries!r})"
+
+    def take(self, positions: Iterable[int]) -> list:
+        entries = self._entries
+        return [entries[p] for p in positions]
 
     def _peek(self, pos: int) -> Any:
         entries = self._entries
