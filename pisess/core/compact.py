@@ -153,8 +153,8 @@ def scan_compact(path: str, *, workers: int | None = None) -> CompactIndex | Non
     then reads it).  The strict harness checks and the cli's keep/drop rules run in this pass.
 
     A file of ``SPLIT_MIN`` bytes or more is read in two halves at once, the second in a forked
-    child, when there are two CPUs (``workers=1``, or ``PISESS_JOBS=1`` in the environment, turns
-    that off)."""
+    child, when the caller allows two processes (``workers``, else ``parallel.workers()``: the
+    library's default is one, the CLI's as many as the CPUs)."""
     import gc
 
     enabled = gc.isenabled()
