@@ -92,15 +92,34 @@ def test_ls_reports_skipped_on_stderr(runner, root):
     assert "not a session" not in r.stdout
 
 
-def test_ls_empty_root_is_fine(runner, tmp_path):
-    """ls on a root that does not exist prints an empty listing and creates nothing."""
-    missing = tmp_path / "nope"
-    r = run(runner, "ls", "--sessions-dir", str(missing), "--cwd", "/x")
+def test_ls_empty_project_is_fine(runner, tmp_path):
+    """ls of a project without sessions prints an empty listing and creates nothing."""
+    root = tmp_path / "sessions"
+    root.mkdir()
+    r = run(runner, "ls", "--sessions-dir", str(root), "--cwd", "/x")
     assert r.exit_code == 0
-    assert r.stdout == (f"/x \u00b7 0 sessions \u00b7 {missing}/--x--\n"
+    assert r.stdout == (f"/x \u00b7 0 sessions \u00b7 {root}/--x--\n"
                         "  (no sessions here; try --all, --cwd DIR or --sessions-dir DIR)\n")
-    assert not missing.exists()
-    assert run(runner, "ls", "--sessions-dir", str(missing), "--color", "pink").exit_code == 2
+    assert os.listdir(root) == []
+    assert run(runner, "ls", "--sessions-dir", str(root), "--color", "pink").exit_code == 2
+
+
+@pytest.mark.parametrize("make, what", [(None, "does not exist"), ("file", "is not a directory")])
+def test_ls_sessions_root_that_is_not_a_directory_fails(runner, tmp_path, monkeypatch, make, what):
+    """A --sessions-dir or PI_CODING_AGENT_DIR that does not exist (or is a file) is said so, exit 2,
+    never "0 sessions"; nothing is created."""
+    missing = tmp_path / "nope"
+    if make == "file":
+        missing.write_text("")
+    r = run(runner, "ls", "--sessions-dir", str(missing), "--cwd", "/x")
+    assert r.exit_code == 2
+    assert f"sessions root {missing} {what}" in r.stderr and "0 sessions" not in r.stdout
+    r = run(runner, "ls", "--sessions-dir", str(missing), "--json")
+    assert r.exit_code == 2 and json.loads(r.stdout)["error"]["code"] == "storage"
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "agent"))
+    r = run(runner, "ls")
+    assert r.exit_code == 2 and f"sessions root {tmp_path / 'agent' / 'sessions'} does not exist" in r.stderr
+    assert not (tmp_path / "agent").exists()
 
 
 def test_ls_empty_listing_does_not_load_rich(tmp_path):
@@ -110,7 +129,8 @@ def test_ls_empty_listing_does_not_load_rich(tmp_path):
 
     code = ("import sys\nfrom pisess.cli.app import main\nsys.argv = ['pisess', 'ls', '--sessions-dir', sys.argv[1]]\n"
             "try:\n    main()\nexcept SystemExit:\n    pass\nprint(sorted(m for m in sys.modules if m.startswith('rich')))")
-    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "nope")], capture_output=True, text=True,
+    (tmp_path / "sessions").mkdir()
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "sessions")], capture_output=True, text=True,
                          env={**os.environ, "HOME": str(tmp_path)}, check=True).stdout
     assert "0 sessions" in out and out.strip().endswith("[]")
 
@@ -346,3 +366,18 @@ def test_tree_indentation_stops_at_a_third_of_the_width(runner, tmp_path, monkey
     assert len(rows) == 120 and all(len(ln) <= 60 for ln in rows)
     assert "main 59" in rows[-1] and rows[-1].startswith("\u22ef ")
     assert all(ln.index("\u25cf") <= 60 // 3 + 2 for ln in rows if "main " in ln)
+
+
+@pytest.mark.parametrize("argv", [["ls", "--bogus", "--json"], ["context", "-n", "abc", "--json"],
+                                  ["fork", "x", "--json"], ["tree", "--pi-version", "9", "--json"]])
+def test_parser_errors_keep_the_json_promise(argv, capsys):
+    """A usage error the argument parser catches still prints one JSON error document, exit 2."""
+    from pisess.cli.app import run
+
+    assert run(argv) == 2
+    out = capsys.readouterr()
+    doc = json.loads(out.out)
+    assert doc["version"] == 1 and doc["error"]["code"] == "usage"
+    assert out.err.strip()
+    assert run([a for a in argv if a != "--json"]) == 2
+    assert capsys.readouterr().out == ""

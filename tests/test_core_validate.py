@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from conftest import DROP, assistant, encode_line, entry, header, user, write_bytes, write_session
+from conftest import DROP, SESSION_ID, assistant, encode_line, entry, header, user, write_bytes, write_session
 from pisess.core.validate import validate_file
 
 
@@ -239,3 +239,48 @@ def test_findings_sorted_by_line(tmp_path):
     r = validate(tmp_path, [header(), user("a", None), "null", user("a", None), entry("weird", "w", "a"), "{x"])
     lines = [f.line for f in r.findings if f.line is not None]
     assert lines == sorted(lines) and len(lines) >= 4
+
+
+def test_glued_complete_entries(tmp_path):
+    """Two complete entries with the newline missing (what pi's author's files hold) are said to be that."""
+    two = json.dumps(assistant("b", "a"), separators=(",", ":")) + json.dumps(
+        {"type": "compaction", "id": "c", "parentId": "b", "timestamp": "2026-07-25T09:14:03.512Z", "summary": "S",
+         "firstKeptEntryId": "a", "tokensBefore": 1}, separators=(",", ":"))
+    path = write_session(tmp_path, [header(), user("a", None), two])
+    f = only(validate_file(path), "glued_line")
+    assert "2 complete entries" in f.message and "(assistant, compaction)" in f.message
+    assert "None" not in f.message and f.entry_id == "b"
+
+
+def test_title_line_before_the_header(tmp_path):
+    """oh-my-pi's layout: a title record, then the header; said once, as what it is."""
+    path = write_session(tmp_path, [{"type": "title", "title": "t"}, header(), user("a", None)])
+    r = validate_file(path)
+    assert [f.code for f in r.findings if f.severity == "error"] == ["header_not_first"]
+    assert "'title' record" in r.findings[0].message and "line 2" in r.findings[0].message
+
+
+def test_first_parent_is_the_header_id(tmp_path):
+    """OpenClaw's layout: the first entry's parentId is the header's id, not a forked copy."""
+    r = validate_file(write_session(tmp_path, [header(), user("a", SESSION_ID), user("b", "a")]))
+    f = only(r, "dangling_parent")
+    assert "session header's id" in f.message and "forked copy" not in f.message
+
+
+def test_file_replaced_while_read_is_an_io_condition(tmp_path, monkeypatch):
+    """An entry read back that is not the one the scan saw means the file changed: storage, not a finding."""
+    import pytest
+
+    from pisess.core import jsonl
+    from pisess.core.errors import PisessError
+
+    path = write_session(tmp_path, [header(), user("a", None), assistant("b", "a")])
+    real = jsonl.RawFile.parse_back
+
+    def swapped(self, light, data):
+        return real(self, light, data.replace(b'"id":"', b'"id":"x'))
+
+    monkeypatch.setattr(jsonl.RawFile, "parse_back", swapped)
+    with pytest.raises(PisessError) as e:
+        validate_file(path)
+    assert e.value.code == "storage"

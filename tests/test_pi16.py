@@ -264,13 +264,19 @@ def test_breakdown_leaves_out_empty_buckets_and_refuses_usage_without_cost(tmp_p
 # --- C.17: the final newline ------------------------------------------------------------------------
 
 
-def test_final_newline_repaired_from_0844(tmp_path):
+def unterminated(tmp_path):
+    """A session whose last line lacks its newline."""
     path = write_session(tmp_path, [header(), user("u1", None)])
     with open(path, "rb+") as fh:
         data = fh.read().rstrip(b"\n")
         fh.seek(0)
         fh.write(data)
         fh.truncate()
+    return path
+
+
+def test_final_newline_repaired_from_0844(tmp_path):
+    path = unterminated(tmp_path)
     assert open_session(path, "cli", pi_version="1.6.0").final_newline_repaired()
     assert not open_session(path, "cli", pi_version="0.82.1").final_newline_repaired()
     assert not open16(tmp_path, [header(), user("u1", None)], name="ok.jsonl").final_newline_repaired()
@@ -344,12 +350,7 @@ def test_validate_clean_16_file_and_several_roots(tmp_path):
 def test_validate_unterminated_last_line_wording(tmp_path):
     from pisess.core.validate import validate_file
 
-    path = write_session(tmp_path, [header(), user("u1", None)])
-    with open(path, "rb+") as fh:
-        data = fh.read().rstrip(b"\n")
-        fh.seek(0)
-        fh.write(data)
-        fh.truncate()
+    path = unterminated(tmp_path)
     new = [f for f in validate_file(path).findings if f.code == "unterminated_line"]
     old = [f for f in validate_file(path, pi_version="0.82.1").findings if f.code == "unterminated_line"]
     assert len(new) == len(old) == 1 and new[0].line == 2
@@ -399,3 +400,16 @@ def test_search_finds_system_sections_tools_and_edit_replacements(tmp_path):
     assert got == [("e1", "edit", "rm is replaced"), ("s1", "system", "[rules] never rm -rf"),
                    ("s1", "system", "grepper: find rm calls")]
     assert search_file(path, make_matcher("rm", fields=["user"])) is None
+
+
+def test_tree_and_path_mark_edit_targets(tmp_path):
+    """tree flags an edited target edited, a hidden one hidden; path --json names the edit."""
+    from pisess.core.tree import build_tree
+
+    lines = [header(), user("u1", None, "q"), assistant("a1", "u1"), user("u2", "a1", "again"),
+             assistant("a2", "u2"), edit("e1", "a2", "a1", None), edit("e2", "e1", "u2", {"content": "x"})]
+    s = open16(tmp_path, lines)
+    flags = {r.entry["id"]: r.flags for r in build_tree(s, full=True).rows if r.kind == "entry"}
+    assert "hidden" in flags["a1"] and "edited" in flags["u2"] and not {"hidden", "edited"} & flags["a2"]
+    old = {r.entry["id"]: r.flags for r in build_tree(open16(tmp_path, lines, "0.82.1"), full=True).rows}
+    assert not {"hidden", "edited"} & old["a1"]

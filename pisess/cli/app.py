@@ -60,6 +60,39 @@ app.command("du")(du_cmd.du)
 app.command("demo")(demo_cmd.demo)
 
 
+def _click_exception() -> type:
+    try:  # typer >= 0.26 vendors click
+        from typer._click.exceptions import ClickException
+    except ImportError:  # pragma: no cover - older typer with click installed beside it
+        from click.exceptions import ClickException
+    return ClickException
+
+
+def run(argv: list[str] | None = None) -> int:
+    """The app with one error contract: an argument the parser refuses is a usage error (exit
+    2) that also prints the JSON error document when ``--json`` was asked for, as every other
+    error does (click alone would print only its text)."""
+    import sys
+
+    from pisess.cli import common
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    ClickException = _click_exception()
+    try:
+        rv = app(args=args, prog_name="pisess", standalone_mode=False)
+    except ClickException as e:
+        if "--json" in args[: args.index("--") if "--" in args else len(args)]:
+            from pisess.core.errors import PisessError
+
+            common.emit_json({"error": PisessError("usage", e.format_message()).to_dict()})
+        e.show()
+        return e.exit_code
+    except typer.Abort:
+        sys.stderr.write("Aborted!\n")
+        return 130
+    return rv if isinstance(rv, int) else 0
+
+
 def main() -> None:
     import gc
     import signal
@@ -78,4 +111,4 @@ def main() -> None:
     from pisess.core import parallel
 
     parallel.configure(parallel.from_environ(os.environ))
-    app(prog_name="pisess")
+    raise SystemExit(run())

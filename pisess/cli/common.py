@@ -28,9 +28,20 @@ ReaderOpt = Annotated[
     typer.Option("--reader", "-r", help="Read as pi's SDK (harness), as the pi command (cli), or as the program "
                  "that wrote the file (auto).", case_sensitive=False),
 ]
+def _pi_version(value: str | None) -> str:
+    """Parsed while the arguments are (a bad version is a usage error before any work)."""
+    from pisess.core.versions import parse
+
+    try:
+        return parse(value)
+    except PisessError as e:
+        raise typer.BadParameter(e.message.removeprefix("--pi-version ")) from None
+
+
 PiVersionOpt = Annotated[
     str,
     typer.Option("--pi-version", metavar="VERSION", envvar="PISESS_PI_VERSION", show_envvar=True,
+                 callback=_pi_version,
                  help="Follow this pi's rules: 1.6.0 (the current pi; also 1.6) or 0.82.1 (also 0.82). "
                  "The SDK reader (--reader harness) exists only with 0.82.1's rules."),
 ]
@@ -97,12 +108,6 @@ def check_reader(reader: str, lenient: bool = False) -> str:
             raise PisessError("usage", "--lenient reads with the cli reader; it cannot be combined with --reader harness")
         return "cli"
     return reader
-
-
-def check_pi_version(version: str | None) -> str:
-    from pisess.core.versions import parse
-
-    return parse(version)
 
 
 def dumps(doc: Any) -> bytes:

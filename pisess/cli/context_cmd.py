@@ -99,7 +99,7 @@ def context(
 
     reader = common.check_reader(reader, lenient)
     w = common.where(sessions_dir, cwd)
-    path = resolve_session(session, w.root, w.cwd)
+    path = resolve_session(session, w.root, w.cwd, pi_version=pi_version)
     s = open_session(path, reader, light=True, pi_version=pi_version)
     if lenient and not json_out:
         common.report_dropped(s)

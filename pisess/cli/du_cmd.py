@@ -28,7 +28,6 @@ def du(
 
     Example: pisess du 0195e682
     """
-    pi_version = common.check_pi_version(pi_version)
     from pisess.core.du import disk_usage
     from pisess.core.errors import PisessError
 

@@ -58,7 +58,7 @@ def export(
         raise PisessError("usage", "--force needs -o FILE")
     reader = common.check_reader(reader)
     w = common.where(sessions_dir, cwd)
-    path = resolve_session(session, w.root, w.cwd)
+    path = resolve_session(session, w.root, w.cwd, pi_version=pi_version)
     s = open_session(path, reader, light=True, pi_version=pi_version)
     if fmt == "jsonl":
         import uuid6

@@ -43,7 +43,7 @@ def fork(
         raise PisessError("usage", f"--position must be before or at, not {position!r}")
     reader = common.check_reader(reader)
     w = common.where(sessions_dir, cwd)
-    path = resolve_session(session, w.root, w.cwd)
+    path = resolve_session(session, w.root, w.cwd, pi_version=pi_version)
     s = open_session(path, reader, light=True, pi_version=pi_version)
     import uuid6
 

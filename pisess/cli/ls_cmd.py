@@ -1,6 +1,9 @@
-"""pisess ls: the sessions of this project (or all), newest first."""
+"""pisess ls: the sessions of this project (or all), as pi lists them."""
 
 from __future__ import annotations
+
+import os
+from typing import Optional
 
 import typer
 
@@ -12,26 +15,35 @@ from pisess.cli.common import handles_errors
 def ls(
     all_projects: bool = typer.Option(False, "--all", "-a", help="Every project under the sessions root."),
     long: bool = typer.Option(False, "--long", "-l", help="Read whole files: name, messages, branches, last activity."),
+    sort: Optional[str] = typer.Option(None, "--sort", metavar="activity|created",
+                                       help="activity: last activity first, as pi's /resume lists (default with "
+                                            "pi 1.6); created: newest header first (pi 0.82.1's SDK listing)."),
     pi_version: common.PiVersionOpt = "1.6.0",
     json_out: common.JsonOpt = False,
     sessions_dir: common.SessionsDirOpt = None,
     cwd: common.CwdOpt = None,
     color: common.ColorOpt = "auto",
 ) -> None:
-    """List sessions, newest first (header line only, so it stays fast on thousands of files).
+    """List sessions as pi lists them: with pi 1.6, last activity first (read from the end of
+    each file, so it stays fast on thousands of files); with pi 0.82.1, newest header first.
 
     Example: pisess ls --all --long
     """
-    pi_version = common.check_pi_version(pi_version)
+    from pisess.core.errors import PisessError
     from pisess.core.repo import list_sessions
 
     w = common.where(sessions_dir, cwd)
-    listing = list_sessions(w.root, None if all_projects else w.cwd)
+    if (sessions_dir or os.environ.get("PI_CODING_AGENT_DIR")) and not os.path.isdir(w.root):
+        what = "is not a directory" if os.path.lexists(w.root) else "does not exist"
+        raise PisessError("storage", f"sessions root {w.root} {what}", path=w.root)
+    listing = list_sessions(w.root, None if all_projects else w.cwd, pi_version=pi_version,
+                            sort=sort.lower() if sort else None, whole=long)
     details = None
     if long:
         from pisess.core.summary import summarize_file
 
         details = {s.path: summarize_file(s.path) for s in listing.sessions}
+    unreadable = [k for k in listing.skipped if k.code in ("storage", "not_found")]
     if json_out:
         rows = []
         for s in listing.sessions:
@@ -39,8 +51,13 @@ def ls(
             if details is not None:
                 row["details"] = details[s.path]
             rows.append(row)
-        common.emit_json({"piVersion": pi_version, "root": w.root, "cwd": None if all_projects else w.cwd, "sessions": rows,
-                          "skipped": [k.to_json() for k in listing.skipped]})
+        doc = {"piVersion": pi_version, "root": w.root, "cwd": None if all_projects else w.cwd,
+               "sessions": rows, "skipped": [k.to_json() for k in listing.skipped],
+               "unreadable": [k.to_json() for k in unreadable]}
+        if unreadable:  # the listing is incomplete: say so as every command's error does
+            doc["error"] = {"code": unreadable[0].code, "path": unreadable[0].path,
+                            "message": f"{len(unreadable)} file{'s' if len(unreadable) != 1 else ''} could not be read"}
+        common.emit_json(doc)
     elif not listing.sessions and common.check_color(color) != "always":
         # nothing to align or colour: plain text, without loading Rich (a fresh project's first ls)
         from pisess.cli.text import NO_SESSIONS_HINT, ls_heading
@@ -50,6 +67,21 @@ def ls(
         from pisess.cli import render
 
         render.ls_view(listing, w, all_projects=all_projects, details=details, color=color)
-    if listing.skipped:
-        n = len(listing.skipped)
-        common.say(f"{n} file{'s are' if n != 1 else ' is'} not a session; run pisess validate for details")
+    _report_skipped(listing.skipped)
+    if unreadable:
+        raise typer.Exit(common.EXIT_USAGE)  # read what could be read; exit 2 for what could not
+
+
+def _report_skipped(skipped: list) -> None:
+    """What was left out, on stderr: v4 files named, unreadable files one by one, the rest counted."""
+    from pisess.core.summary import SDK_V4
+
+    v4 = [k for k in skipped if SDK_V4 in k.reason]
+    unreadable = [k for k in skipped if k.code in ("storage", "not_found")]
+    rest = len(skipped) - len(v4) - len(unreadable)
+    if v4:
+        common.say(f"{len(v4)} file{'s are' if len(v4) != 1 else ' is'} {'' if len(v4) == 1 else 'each '}{SDK_V4}")
+    for k in unreadable:
+        common.say(f"pisess: {k.path}: {k.reason}")
+    if rest:
+        common.say(f"{rest} file{'s are' if rest != 1 else ' is'} not a session; run pisess validate for details")

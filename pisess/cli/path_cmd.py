@@ -34,7 +34,7 @@ def path(
 
     reader = common.check_reader(reader, lenient)
     w = common.where(sessions_dir, cwd)
-    s = open_session(resolve_session(session, w.root, w.cwd), reader, light=True, pi_version=pi_version)
+    s = open_session(resolve_session(session, w.root, w.cwd, pi_version=pi_version), reader, light=True, pi_version=pi_version)
     if lenient and not json_out:
         common.report_dropped(s)
     ctx = build_context(s, UNDEF if leaf is None else leaf)
@@ -46,12 +46,23 @@ def path(
             "entries": [{"id": get(e, "id") if get(e, "id") is not UNDEF else None,
                          "parentId": get(e, "parentId") if get(e, "parentId") is not UNDEF else None,
                          "type": get(e, "type") if get(e, "type") is not UNDEF else None,
-                         "line": s.line_of(e), "inContext": id(e) in in_ctx} for e in ctx.path],
+                         "line": s.line_of(e), "inContext": id(e) in in_ctx, "edit": edit_of(ctx, e)}
+                        for e in ctx.path],
         })
         return
     from pisess.cli import render
 
     render.show(render.path_view(ctx, show_time=time), color=color, pager=False)
+
+
+def edit_of(ctx, entry) -> dict | None:
+    """The context_edit that changes ``entry`` in this context (pi 1.6): its id and what it does."""
+    from pisess.core.js import get
+
+    edit = ctx.edit_of(entry)
+    if edit is None:
+        return None
+    return {"id": get(edit, "id"), "hides": get(edit, "replacement") is None}
 
 
 def js_truthy_parent(entry) -> bool:

@@ -37,7 +37,6 @@ def search(
 
     Example: pisess search "cache.ts" --all --in user,tool
     """
-    pi_version = common.check_pi_version(pi_version)
     from pisess.core.errors import PisessError
     from pisess.core.search import make_matcher, search_file
     from pisess.core.sessionset import created_key

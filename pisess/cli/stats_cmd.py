@@ -30,7 +30,6 @@ def stats(
 
     Example: pisess stats --all --by model
     """
-    pi_version = common.check_pi_version(pi_version)
     from pisess.core.errors import PisessError
     from pisess.core.stats import BY, compute_stats
 

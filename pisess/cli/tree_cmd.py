@@ -62,7 +62,7 @@ def tree(
 
     reader = common.check_reader(reader, lenient)
     w = common.where(sessions_dir, cwd)
-    s = open_session(resolve_session(session, w.root, w.cwd), reader, light=True, pi_version=pi_version)
+    s = open_session(resolve_session(session, w.root, w.cwd, pi_version=pi_version), reader, light=True, pi_version=pi_version)
     if lenient and not json_out:
         common.report_dropped(s)
     view = build_tree(s, leaf_id=UNDEF if leaf is None else leaf, full=full, depth=depth,

@@ -32,7 +32,6 @@ def validate(
 
     Example: pisess validate ~/.pi/agent/sessions --format github
     """
-    pi_version = common.check_pi_version(pi_version)
     from pisess.core.errors import PisessError
     from pisess.core.repo import iter_jsonl
     from pisess.core.validate import validate_file

@@ -226,6 +226,24 @@ def _edits_in(entries: list) -> dict:
     return edits
 
 
+def edit_marks(session: Session, selected: list) -> dict:
+    """``id(entry) -> "hidden" | "edited"`` for the selected entries a ``context_edit`` in the
+    selection changes (pi 1.6's rules; none with 0.82.1's).  Only the edits are read back whole."""
+    rules = _Rules.of(session)
+    if not rules.edits:
+        return {}
+    edits = _edits_in(selected)
+    if not edits:
+        return {}
+    out = {}
+    for index, e in enumerate(selected):
+        edit = edits.get(js.key(get(e, "id")))
+        if edit is None or (index > 0 and get(e, "type") == "compaction"):
+            continue
+        out[id(e)] = "hidden" if get(session.full(edit), "replacement") is None else "edited"
+    return out
+
+
 EDITABLE_ROLES = ("user", "assistant", "toolResult", "custom")
 
 

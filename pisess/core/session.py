@@ -19,6 +19,7 @@ from .js import UNDEF, get
 from .jsonl import Light, RawFile, RawLine, first_line_value, scan_file
 from .lines import NOT_JSON, check_harness_entry, check_harness_header  # noqa: F401 - re-exported
 from .migrate import migrate_in_memory, needs_migration, raw_version
+from .sdk_v4 import SDK_V4, is_v4_line
 from .store import EntryStore, ListStore, spans_of
 from .versions import PiVersion
 
@@ -275,6 +276,8 @@ def harness_first_error(raw: RawFile) -> PisessError | None:
         return _invalid("invalid_session", raw.path, "missing session header", None, None)
     reason = check_harness_header(nb[0].value)
     if reason:
+        if is_v4_line(raw, nb[0]):
+            reason = f"{reason}: {SDK_V4}"
         return _invalid("invalid_session", raw.path, reason, nb[0], 1)
     for n, ln in enumerate(nb[1:], 2):
         reason = check_harness_entry(ln.value)
@@ -371,7 +374,8 @@ def open_cli(raw: RawFile) -> Session:
             f"Session file is not a valid pi session: {raw.path}",
             path=raw.path, line=1 if first else None, physical_line=first.number if first else None,
             offset=first.offset if first else None,
-            reason="first parsed line is not a session header" if kept else "no JSON line in the file",
+            reason=("first parsed line is " + SDK_V4 if is_v4_line(raw, first) else
+                    "first parsed line is not a session header") if first else "no JSON line in the file",
             stage="open",
         )
     values = [ln.value for ln in kept]

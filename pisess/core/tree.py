@@ -17,7 +17,7 @@ from .errors import PisessError
 from .js import UNDEF, get
 from .session import Session
 
-INTERESTING_TYPES = ("compaction", "branch_summary", "leaf", "session_info", "label")
+INTERESTING_TYPES = ("compaction", "branch_summary", "leaf", "session_info", "label", "context_edit")
 
 
 @dataclass(frozen=True)
@@ -27,7 +27,8 @@ class TreeRow:
     guides: str  # prefix from enclosing branch points: "│ " / "  " per level
     connector: str  # "", "├─" or "└─"
     active: bool  # on the path from the root to the leaf
-    flags: frozenset = frozenset()  # leaf, checkpoint, compacted, dangling, cycle, self_parent, in_context
+    flags: frozenset = frozenset()  # leaf, checkpoint, compacted, dangling, cycle, self_parent, in_context,
+    #                                 edited / hidden (pi 1.6: changed by a context_edit in the context)
     count: int = 0  # entries a fold stands for
     line: int | None = None
 
@@ -120,7 +121,7 @@ def build_tree(session: Session, *, leaf_id: Any = UNDEF, full: bool = False, de
     in_context: set = set()
     if leaf_entry is not None:
         try:
-            from .context import select_entries
+            from .context import edit_marks, select_entries
             from .paths import cli_context_path, path_to_checkpoint
 
             if session.reader == "harness":
@@ -129,6 +130,8 @@ def build_tree(session: Session, *, leaf_id: Any = UNDEF, full: bool = False, de
                 walk = cli_context_path(session, get(leaf_entry, "id"))
             selected = select_entries(session, walk)
             in_context = {id(e) for e in selected}
+            for key, mark in edit_marks(session, selected).items():  # pi 1.6: targets of context edits
+                flags.setdefault(key, set()).add(mark)
             if session.reader == "harness" and walk and walk[0] is not active_path[0]:
                 for e in active_path:
                     if e is walk[0]:
@@ -151,7 +154,7 @@ def build_tree(session: Session, *, leaf_id: Any = UNDEF, full: bool = False, de
     if len(roots) > 1:
         roots.sort(key=lambda c: id(c) in active)
 
-    marks = ("leaf", "checkpoint", "dangling", "cycle", "self_parent")
+    marks = ("leaf", "checkpoint", "dangling", "cycle", "self_parent", "edited", "hidden")
 
     def keep_visible(e: Any) -> bool:
         # being on the active path alone does not keep an entry from folding: a long linear

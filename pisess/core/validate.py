@@ -16,6 +16,7 @@ from .js import UNDEF, get
 from .jsonl import NOT_JSON, RawFile, RawLine, parse_json, scan_bytes, scan_file
 from .migrate import raw_version
 from .paths import ancestors, cycle_positions
+from .sdk_v4 import SDK_V4, is_v4_line
 from .session import (
     check_harness_entry,
     check_harness_header,
@@ -129,6 +130,10 @@ def validate_raw(raw: RawFile, *, mtime: float | None = None, now: float | None 
         pi_cli = {"opens": False, "piVersion": version, "code": e.code, "reason": e.message,
                   "migratedFromVersion": None, "droppedLines": dropped}
     pi = {"harness": pi_harness, "cli": pi_cli}
+    first = next((ln for ln in raw.lines if not ln.blank), None)
+    if first is not None and is_v4_line(raw, first):  # C.28: named, its records not reported one by one
+        return _report(path, pi, [Finding("error", "harness_v4", f"harness v4 session (unsupported): {SDK_V4}",
+                                          first.number, first.offset)], raw)
 
     # --- lines ----------------------------------------------------------------------------------
     if raw.size >= 3 and text_at(0, 3) == b"\xef\xbb\xbf":
@@ -151,13 +156,23 @@ def validate_raw(raw: RawFile, *, mtime: float | None = None, now: float | None 
                         "the pi command silently drops this line", ln.number, ln.offset))
         elif ln is header_line:
             reason = check_harness_header(ln.value)
-            if reason and not (reason == "unsupported session version" and isinstance(ln.value, dict)
-                               and ln.value.get("type") == "session"):
+            later = _later_header(nonblank) if reason else None
+            if later is not None:
+                what = _short(ln.value.get("type")) if isinstance(ln.value, dict) else _short(ln.value)
+                add(Finding("error", "header_not_first", f"line {ln.number} is a {what} record and the session "
+                            f"header comes after it, on line {later.number} (another tool's layout, e.g. "
+                            "oh-my-pi's title line): neither of pi's readers reads a session from this file",
+                            ln.number, ln.offset))
+            elif reason and not (reason == "unsupported session version" and isinstance(ln.value, dict)
+                                 and ln.value.get("type") == "session"):
                 add(Finding("error", "invalid_session", f"{reason} (pi's SDK refuses the file)", ln.number, ln.offset))
         else:
             reason = check_harness_entry(ln.value)
             v = ln.value
-            if isinstance(v, dict) and v.get("type") == "session":
+            if isinstance(v, dict) and v.get("type") == "session" and ln is _later_header(nonblank) \
+                    and check_harness_header(header_line.value if header_line else None):
+                pass  # the header behind a foreign first line: said once, on that line
+            elif isinstance(v, dict) and v.get("type") == "session":
                 add(Finding("error", "duplicate_header", "a second session header: pi's SDK refuses the file "
                             f"(line {n} has invalid parentId); the pi command ignores it", ln.number, ln.offset,
                             _id_str(v.get("id"))))
@@ -386,15 +401,64 @@ def _bad_json(text: bytes, raw: RawFile, ln: RawLine, n: int, last: RawLine | No
                     f"crash while appending; pi's SDK refuses the file, {versions.short(version)} drops the line and "
                     f"{then}", ln.number, ln.offset))
         return
+    whole = _glued_entries(text)
+    if whole is not None:
+        kinds = ", ".join(_kind_word(v) for _, v in whole)
+        add(Finding("error", "glued_line", f"line {n} holds {len(whole)} complete entries with no newline between them "
+                    f"({kinds}): pi's SDK refuses the file, the pi command drops the whole line (all of them)",
+                    ln.number, ln.offset, _id_str(get(whole[0][1], "id"))))
+        return
     if salvage is not None:
         cut, v = salvage
-        add(Finding("error", "glued_line", f"line {n} is a fragment with a complete entry glued on at byte {cut} "
-                    f"(entry {_id_str(get(v, 'id')) if isinstance(v, dict) else '?'}): a crash mid-write followed by an "
-                    "append; pi's SDK refuses the file, the pi command loses both", ln.number, ln.offset + cut,
-                    _id_str(v.get("id")) if isinstance(v, dict) else None))
+        eid = _id_str(v.get("id")) if isinstance(v, dict) else None
+        add(Finding("error", "glued_line", f"line {n} is a cut-off fragment with a complete {_kind_word(v)} entry "
+                    f"{eid or '(no id)'} glued on at byte {cut}: a crash mid-write followed by an append; pi's SDK "
+                    "refuses the file, the pi command loses both", ln.number, ln.offset + cut, eid))
         return
     add(Finding("error", "invalid_json", f"line {n} is not valid JSON: pi's SDK refuses the file; the pi command "
                 "silently drops this line", ln.number, ln.offset))
+
+
+def _later_header(nonblank: list) -> RawLine | None:
+    """The first session header after a first line that is an object of another type."""
+    first = nonblank[0].value if nonblank else None
+    if not isinstance(first, dict) or first.get("type") == "session":
+        return None
+    return next((ln for ln in nonblank[1:] if isinstance(ln.value, dict) and ln.value.get("type") == "session"), None)
+
+
+def _kind_word(v: Any) -> str:
+    t = get(v, "type") if isinstance(v, dict) else None
+    if t == "message":
+        m = v.get("message")
+        role = m.get("role") if isinstance(m, dict) else None
+        return role if isinstance(role, str) else "message"
+    return t if isinstance(t, str) else "value"
+
+
+def _glued_entries(text: bytes) -> list[tuple[int, Any]] | None:
+    """``[(byte offset, object)]`` when the line is nothing but two or more complete JSON objects."""
+    import json
+
+    try:
+        s = text.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    dec = json.JSONDecoder()
+    out, i = [], 0
+    while i < len(s):
+        if s[i] in " \t\r":
+            i += 1
+            continue
+        try:
+            v, j = dec.raw_decode(s, i)
+        except ValueError:
+            return None
+        if not isinstance(v, dict):
+            return None
+        out.append((len(s[:i].encode()), v))
+        i = j
+    return out if len(out) >= 2 else None
 
 
 def _salvage(text: bytes) -> tuple[int, Any] | None:
@@ -450,6 +514,9 @@ def _entry_findings(cli, where: Any, add) -> None:
             sev = "info" if e is first_entry else "warning"
             why = ("the first entry of a forked copy (the walk stops before it)" if sev == "info"
                    else "pi's SDK fails if its walk reaches it; the pi command treats it as a root")
+            if isinstance(cli.header, dict) and js.strict_eq(pid, cli.header.get("id")):
+                why = ("it is the session header's id (a layout of other tools, e.g. OpenClaw's): pi does not "
+                       "index the header, so the pi command treats the entry as a root and pi's SDK fails at it")
             add(Finding(sev, "dangling_parent", f"entry {eid} has parent {js.to_string(pid)}, which is not in the "
                         f"file: {why}", line, None, eid))
         t = e.get("type")
@@ -494,6 +561,8 @@ def _context_findings(raw: RawFile, sessions: dict, add) -> None:
         try:
             build_context(session, complete=False)
         except PisessError as e:
+            if e.code == "storage":
+                raise  # the file changed or vanished while it was read: an I/O condition, not a defect
             if e.code == "cycle":
                 continue  # reported once, from the tree
             who = "pi's SDK" if reader == "harness" else "the pi command"

@@ -26,6 +26,7 @@ _ALIASES = {"0.82": PI_0_82, "0.82.1": PI_0_82, "1.6": PI_1_6, "1.6.0": PI_1_6}
 REPAIRS_FINAL_NEWLINE = (0, 84, 4)  # C.17: open appends "\n" to an unterminated last line
 SYSTEM_MESSAGES = (0, 86, 0)  # C.2-C.6: system role, compaction systemMessage, usage entries
 LISTING_ORDER = (0, 86, 0)  # C.20-C.24: list() name order, listAll by mtime, findById
+LIST_ALL_SYMLINKS = (0, 84, 0)  # C.21: listAll's project directories include symlinks
 CONTEXT_EDITS = (0, 87, 0)  # C.7, C.9: context_edit entries; only the newest compaction emits
 FORK_REMAPS_LABELS = (0, 85, 0)  # C.25: a compaction's firstKeptEntryId naming a dropped label
 FILE_ON_USER_MESSAGE = (0, 99, 0)  # C.18, C.25: a file appears with the first user or assistant
