@@ -13,7 +13,7 @@ CORE_MODULES = ["pisess.core", "pisess.core.session", "pisess.core.jsonl", "pise
                 "pisess.core.tree", "pisess.core.validate", "pisess.core.summary", "pisess.core.errors",
                 "pisess.core.deepjson", "pisess.core.export", "pisess.core.secrets",
                 "pisess.core.search", "pisess.core.stats", "pisess.core.du", "pisess.core.sessionset",
-                "pisess.core.files"]
+                "pisess.core.files", "pisess.core.messages", "pisess.core.text"]
 
 PROBE = """
 import importlib, json, sys

@@ -35,7 +35,9 @@ app = typer.Typer(
 
 def _version(value: bool) -> None:
     if value:
-        typer.echo(f"pisess {__version__}")
+        from pisess.cli.output import show
+
+        show([f"pisess {__version__}"])
         raise typer.Exit()
 
 

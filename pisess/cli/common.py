@@ -117,13 +117,9 @@ def dumps(doc: Any) -> bytes:
 
 
 def emit_json(doc: dict) -> None:
-    out = sys.stdout.buffer if hasattr(sys.stdout, "buffer") else None
-    data = dumps({"version": JSON_VERSION, **doc}) + b"\n"
-    if out is not None:
-        out.write(data)
-        out.flush()
-    else:  # CliRunner without a buffer
-        sys.stdout.write(data.decode())
+    from pisess.cli.output import Printer
+
+    Printer().data(dumps({"version": JSON_VERSION, **doc}) + b"\n")
 
 
 def say(message: str) -> None:
@@ -147,7 +143,10 @@ def handles_errors(fn: Callable) -> Callable:
             return fn(*args, **kwargs)
         except PisessError as err:
             if kwargs.get("json_out"):
-                emit_json({"error": err.to_dict()})
+                try:
+                    emit_json({"error": err.to_dict()})
+                except PisessError:  # stdout itself failed: the message below still says why
+                    pass
             say(f"pisess: {err.located()}")
             raise typer.Exit(exit_code_for(err)) from None
         except BrokenPipeError:

@@ -108,6 +108,6 @@ def context(
         common.emit_json(context_json(ctx))
         return
     from pisess.cli import render
+    from pisess.cli.output import show
 
-    render.show(render.context_view(ctx, llm=llm, thinking=thinking, full=full, max_lines=max_lines),
-                color=color, pager=pager)
+    show(render.context_view(ctx, llm=llm, thinking=thinking, full=full, max_lines=max_lines), color, pager=pager)

@@ -6,12 +6,71 @@ from pisess.cli import common
 from pisess.cli.common import handles_errors
 
 
+def demo_views(root: str, tmp: str, *, width: int) -> list:
+    """Every view on the sessions under ``root``, each after the command that shows it."""
+    import pathlib
+
+    from rich.rule import Rule
+    from rich.text import Text
+
+    from pisess.cli import render
+    from pisess.cli.common import Where
+    from pisess.cli.tree_cmd import tree_entries
+    from pisess.core.context import build_context
+    from pisess.core.repo import list_sessions
+    from pisess.core.session import open_session
+    from pisess.core.summary import summarize_file
+    from pisess.core.tree import build_tree
+    from pisess.core.validate import validate_file
+
+    out: list = []
+
+    def step(cmd: str) -> None:
+        out.append(Text(""))
+        out.append(Rule(Text("$ " + cmd, "bold"), align="left", style="cyan"))
+
+    step(f"pisess ls --all --long --sessions-dir {root}")
+    listing = list_sessions(root, None)
+    out.extend(render.ls_view(listing, Where(root, tmp), all_projects=True,
+                              details={s.path: summarize_file(s.path) for s in listing.sessions}, width=width))
+    for info in listing.sessions:
+        s = open_session(info.path, "auto")
+        view = build_tree(s)
+        step(f"pisess tree {info.id[:8]}")
+        out.extend(render.tree_view(view, tree_entries(view), width=width))
+    step(f"pisess context {listing.sessions[-1].id[:8]}")
+    out.extend(render.context_view(build_context(open_session(listing.sessions[-1].path, "auto")), max_lines=4))
+    step(f"pisess path {listing.sessions[0].id[:8]}")
+    out.extend(render.path_view(build_context(open_session(listing.sessions[0].path, "auto")), width=width))
+    step(f"pisess validate {root}")
+    reports = [validate_file(p) for p in sorted(str(x) for x in pathlib.Path(root).rglob("*.jsonl"))]
+    out.extend(render.validate_text(reports, [], False, quiet=False))
+    return out
+
+
 @handles_errors
 def demo(color: common.ColorOpt = "auto") -> None:
     """Copy the bundled example sessions to a temporary root and run ls, tree, context and validate on them.
 
     Example: pisess demo
     """
-    from pisess.cli import render
+    import os
+    import shutil
+    import tempfile
+    from importlib import resources
 
-    render.demo(color=color)
+    from rich.text import Text
+
+    from pisess.cli.output import Printer
+
+    printer = Printer(color)
+    src = resources.files("pisess") / "examples" / "sessions"
+    with tempfile.TemporaryDirectory(prefix="pisess-demo-") as tmp:
+        root = os.path.join(tmp, "sessions")
+        with resources.as_file(src) as src_dir:
+            shutil.copytree(src_dir, root)
+        projects = sorted(p for p in os.listdir(root) if p.startswith("--"))
+        items = demo_views(root, tmp, width=printer.width)
+    items += [Text(""), Text(f"(the example sessions were copied to a temporary root, now removed; projects: "
+                             f"{', '.join(projects)})", "dim")]
+    printer.show(items)

@@ -50,10 +50,10 @@ def content_text(content: Any, images: bool = True) -> str:
 
 
 def image_ref(block: dict) -> str:
-    data = block.get("data")
-    size = len(data) * 3 // 4 if isinstance(data, str) else 0
-    kb = f"{size / 1024:.0f} KB" if size >= 1024 else f"{size} B"
-    return f"[image {s(block.get('mimeType')) or '?'}, {kb}]"
+    """``[image image/png, 12 KB]``, the decoded size counted as the message model counts it."""
+    from pisess.core.text import image_ref as ref
+
+    return ref(block, escape=lambda t: t)
 
 
 def tool_call_text(block: dict, width: int = 60) -> str:
@@ -82,10 +82,10 @@ def assistant_preview(m: dict) -> str:
 
 
 def message_kind(m: Any) -> str:
-    role = get(m, "role") if isinstance(m, dict) else UNDEF
-    return {"user": "user", "assistant": "assistant", "toolResult": "tool", "bashExecution": "bash",
-            "custom": "custom", "branchSummary": "branch sum", "compactionSummary": "compaction",
-            "hookMessage": "hook"}.get(role, escape_controls(s(role)) or "message")
+    """The message model's short word for the role (pisess.core.text.role_kind), escaped."""
+    from pisess.core.text import role_kind
+
+    return escape_controls(role_kind(m))
 
 
 def message_preview(m: Any) -> str:
@@ -111,6 +111,10 @@ def message_preview(m: Any) -> str:
         return f"[{s(m.get('customType'))}] {content_text(m.get('content'))}"
     if role in ("branchSummary", "compactionSummary"):
         return s(m.get("summary"))
+    if role == "system":
+        from pisess.core.text import system_summary
+
+        return system_summary(m)
     return s(m)
 
 
@@ -168,23 +172,6 @@ def entry_preview(e: Any) -> str:
         return f"\u21b7 leaf \u2192 {s(target)[:8] if target else '(before the first entry)'}"
     rest = {k: v for k, v in e.items() if k not in ("type", "id", "parentId", "timestamp")}
     return s(rest)
-
-
-def usage_text(m: dict) -> str:
-    u = m.get("usage")
-    if not isinstance(u, dict):
-        return ""
-    parts = []
-    i, o = u.get("input"), u.get("output")
-    if isinstance(i, (int, float)) and isinstance(o, (int, float)):
-        parts.append(f"{i:,.0f} in / {o:,.0f} out")
-    cr = u.get("cacheRead")
-    if isinstance(cr, (int, float)) and cr:
-        parts.append(f"{cr:,.0f} cached")
-    cost = u.get("cost")
-    if isinstance(cost, dict) and isinstance(cost.get("total"), (int, float)) and cost["total"]:
-        parts.append(f"${cost['total']:.4f}")
-    return " \u00b7 ".join(parts)
 
 
 def local_time(iso: Any, with_date: bool = True) -> str:

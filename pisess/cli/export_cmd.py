@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 from typing import Optional
 
 import typer
@@ -74,6 +73,7 @@ def export(
         result = export_context(ctx, fmt, ExportOptions(max_lines=max_lines, images=images, redact=redact))
     written = write_export(output, result.data, force=force) if output else None
     from pisess.cli import render_share
+    from pisess.cli.output import Printer, talk
 
     if json_out:
         doc = {"reader": s.reader, "piVersion": s.pi_version, "file": path, "format": fmt, "leafId": result.leaf_id,
@@ -85,10 +85,5 @@ def export(
             doc["content"] = result.data.decode("utf-8", "replace")
         common.emit_json(doc)
     elif written is None:
-        out = getattr(sys.stdout, "buffer", None)
-        if out is not None:
-            out.write(result.data)
-            out.flush()
-        else:  # CliRunner without a buffer
-            sys.stdout.write(result.data.decode("utf-8", "replace"))
-    render_share.export_summary(result, written, s, color=color)
+        Printer().data(result.data)
+    talk(render_share.export_summary(result, written), color)

@@ -64,5 +64,9 @@ def fork(
                           "header": plan.header, "newEmptySession": plan.new_empty_session, "entries": plan.entries})
         return
     from pisess.cli import render
+    from pisess.cli.output import show, talk
 
-    render.fork_view(plan, written or target, dry_run=dry_run, color=color)
+    before, out, after = render.fork_view(plan, written or target, dry_run=dry_run)
+    talk(before, color)
+    show(out, color)
+    talk(after, color)

@@ -59,14 +59,17 @@ def ls(
                             "message": f"{len(unreadable)} file{'s' if len(unreadable) != 1 else ''} could not be read"}
         common.emit_json(doc)
     elif not listing.sessions and common.check_color(color) != "always":
-        # nothing to align or colour: plain text, without loading Rich (a fresh project's first ls)
+        # nothing to align or colour: plain lines, without loading Rich (a fresh project's first ls)
+        from pisess.cli.output import Printer
         from pisess.cli.text import NO_SESSIONS_HINT, ls_heading
 
-        typer.echo("".join(piece for piece, _ in ls_heading(listing, w, all_projects)) + "\n" + NO_SESSIONS_HINT)
+        Printer(color).show(["".join(piece for piece, _ in ls_heading(listing, w, all_projects)), NO_SESSIONS_HINT])
     else:
         from pisess.cli import render
+        from pisess.cli.output import Printer
 
-        render.ls_view(listing, w, all_projects=all_projects, details=details, color=color)
+        printer = Printer(color)
+        printer.show(render.ls_view(listing, w, all_projects=all_projects, details=details, width=printer.width))
     _report_skipped(listing.skipped)
     if unreadable:
         raise typer.Exit(common.EXIT_USAGE)  # read what could be read; exit 2 for what could not

@@ -51,8 +51,10 @@ def path(
         })
         return
     from pisess.cli import render
+    from pisess.cli.output import Printer
 
-    render.show(render.path_view(ctx, show_time=time), color=color, pager=False)
+    printer = Printer(color)
+    printer.show(render.path_view(ctx, width=printer.width, show_time=time))
 
 
 def edit_of(ctx, entry) -> dict | None:

@@ -1,4 +1,5 @@
-"""Human views.  The only module that imports Rich.
+"""Human views (with ``render_stats`` and ``render_share``): each returns what to print, and
+``pisess.cli.output`` prints it.  Only these modules and the printer import Rich.
 
 Every piece of session text enters Rich as a ``Text`` built from an escaped string, never as
 markup, so ``[bold]`` in a message prints literally and escape sequences print as ``\\x1b``.
@@ -8,13 +9,11 @@ Colour adds emphasis but never carries meaning alone: markers (● ○ ◐ ◀ �
 from __future__ import annotations
 
 import os
-import shutil
 import sys
-import tempfile
 import time
-from typing import Any, Iterable
+from typing import Any
 
-from rich.console import Console, Group
+from rich.console import Console
 from rich.panel import Panel
 from rich.rule import Rule
 from rich.table import Table
@@ -22,6 +21,7 @@ from rich.text import Text
 
 from pisess.cli import describe as d
 from pisess.cli.text import NO_SESSIONS_HINT, escape_controls, human_size, ls_heading, one_line, plural, tilde
+from pisess.cli.text import short_id as _sid
 from pisess.core import js
 from pisess.core.js import UNDEF, get
 
@@ -56,28 +56,6 @@ def make_console(color: str = "auto", stderr: bool = False) -> Console:
     )
 
 
-def show(renderables: Iterable[Any], color: str = "auto", pager: bool = False) -> None:
-    console = make_console(color)
-    items = list(renderables)
-    if pager and console.is_terminal and sys.stdin.isatty():
-        with console.capture() as cap:
-            console.print(Group(*items))
-        out = cap.get()
-        if out.count("\n") > console.size.height:
-            os.environ.setdefault("LESS", "-FRX")
-            with console.pager(styles=not console.no_color):
-                console.print(Text.from_ansi(out) if not console.no_color else Text(out), end="")
-            return
-        console.file.write(out)
-        return
-    # Rows are printed a thousand at a time: per-print set-up (size, options, buffer flush) cost as
-    # much as the rows, and one print of everything holds every segment of the output at once.
-    # (A Group also keeps each row's no_wrap: print(text) joins its arguments into a new Text that
-    # wraps, so an over-long tree row used to spill onto a line of its own.)
-    for at in range(0, len(items), 1000):
-        console.print(Group(*items[at:at + 1000]))
-
-
 def T(s: str, style: str = "") -> Text:  # noqa: N802 - reads as a constructor
     return Text(s, style=style)
 
@@ -90,15 +68,6 @@ def label_tag(label: Any) -> str:
 def safe(s: Any, style: str = "") -> Text:
     """Session text as a Text: escaped, never markup."""
     return Text(escape_controls(d.s(s), keep_newlines=True), style=style)
-
-
-def _width() -> int:
-    cols = os.environ.get("COLUMNS", "")
-    return int(cols) if cols.isdigit() and int(cols) > 0 else shutil.get_terminal_size((100, 24)).columns
-
-
-def _sid(v: Any, n: int = 8) -> str:
-    return escape_controls(d.s(v))[:n] if v not in (None, UNDEF) else "-"
 
 
 def _session_title(session) -> str:
@@ -117,9 +86,10 @@ def _session_title(session) -> str:
 # --- tree ------------------------------------------------------------------------------------
 
 
-def tree_view(view, show_time: bool = False) -> list:
+def tree_view(view, entries: list | None = None, *, width: int = 100, show_time: bool = False) -> list:
+    """The tree's rows.  ``entries``: the whole entries of the view's entry rows, in order (the
+    command reads them back from a compact index); without them the rows' own entries are shown."""
     s = view.session
-    width = _width()
     head = Text()
     head.append(_session_title(s), "bold")
     head.append(f" \u00b7 {plural(view.entry_count, 'entry', 'entries')} \u00b7 "
@@ -132,8 +102,8 @@ def tree_view(view, show_time: bool = False) -> list:
     out: list = [head]
     if view.leaf_error:
         out.append(safe(f"{WARN} the leaf cannot be resolved: {view.leaf_error}", "bold red"))
-    whole = s.materialize([r.entry for r in view.rows if r.kind == "entry"])
-    by_light = {id(r.entry): w for r, w in zip((r for r in view.rows if r.kind == "entry"), whole)}
+    by_light = {id(r.entry): w for r, w in zip((r for r in view.rows if r.kind == "entry"), entries)} \
+        if entries is not None else {}
     for r in view.rows:
         out.append(_tree_row(s, r, width, show_time, by_light.get(id(r.entry), r.entry)))
     if not view.rows:
@@ -189,9 +159,8 @@ def _tree_row(session, r, width: int, show_time: bool, whole: Any = None) -> Tex
 # --- path ------------------------------------------------------------------------------------
 
 
-def path_view(ctx, show_time: bool = False) -> list:
+def path_view(ctx, *, width: int = 100, show_time: bool = False) -> list:
     s = ctx.session
-    width = _width()
     head = Text()
     head.append(_session_title(s), "bold")
     head.append(f" \u00b7 path to leaf {_sid(ctx.leaf_id) if ctx.leaf_id is not None else '(none)'}"
@@ -278,140 +247,100 @@ def context_view(ctx, *, llm: bool = False, thinking: bool = False, full: bool =
     title = (f" context \u00b7 {_sid((s.header or {}).get('id'))} \u00b7 leaf "
              f"{_sid(ctx.leaf_id) if ctx.leaf_id is not None else '(none)'} \u00b7 {s.reader} reader ")
     out: list = [Panel(info, title=Text(title, "bold"), title_align="left", expand=True)]
-    sources = ctx.message_sources
     from pisess.core.context import convert_to_llm
+    from pisess.core.messages import Limits, message_view
+    from pisess.core.text import role_kind
 
-    for m, src in zip(ctx.messages, sources):
-        shown = m
+    limits = Limits.terminal(max_lines, full)
+    for m, src in zip(ctx.messages, ctx.message_sources):
+        shown, converted_from = m, None
         if llm:
             conv = convert_to_llm([m])
             if not conv:
                 continue
             shown = conv[0]
-        out.extend(_message_block(shown, src, thinking=thinking, full=full, max_lines=max_lines,
-                                  converted_from=None if not llm or shown is m else d.message_kind(m)))
+            converted_from = None if shown is m else role_kind(m)
+        out.extend(message_block(message_view(shown, src, limits, converted_from=converted_from), thinking=thinking))
     if not msgs:
         out.append(T("(the context is empty)", "dim"))
     return out
 
 
-MAX_BLOCK_CHARS = 200_000  # even with --full: wrapping one huge line in a terminal view is quadratic
+def _cut(b) -> str:
+    return f" \u2026 [{b.cut_chars:,} more characters: pisess context --json]" if b.cut_chars else ""
 
 
-def _clip(text: str, max_lines: int, full: bool) -> tuple[str, int]:
-    """At most ``max_lines`` lines (all with ``full``) and never more than ``MAX_BLOCK_CHARS``
-    (``--json`` has everything); returns the text and how many lines were cut."""
-    limit = MAX_BLOCK_CHARS if full else min(MAX_BLOCK_CHARS, max(2_000, max_lines * 400))
-    lines = text.split("\n", max_lines if not full else -1)
-    if not full and len(lines) > max_lines:
-        kept, more = "\n".join(lines[:max_lines]), text.count("\n") - max_lines + 1
-    else:
-        kept, more = text, 0
-    if len(kept) > limit:
-        cut = kept[:limit]
-        more = max(more, 1)
-        return cut + f" \u2026 [{len(text) - limit:,} more characters: pisess context --json]", more
-    return kept, more
+def _more(b) -> list:
+    return [T(f"\u2026 {b.cut_lines} more lines (--full) \u2026", "dim")] if b.cut_lines else []
 
 
-def _message_block(m: Any, src: Any, *, thinking: bool, full: bool, max_lines: int, converted_from: str | None) -> list:
-    kind = d.message_kind(m)
+_SOURCE_WORDS = {"retained": "retained in ", "checkpoint": "compaction "}
+
+
+def _heading(v) -> Text:
+    """The rule above a message: what it is, where it came from, when, and its facts."""
     title = Text()
-    title.append(kind if not converted_from else f"{kind} (from {converted_from})", KIND_STYLE.get(kind, "bold"))
-    retained = get(src, "type") == "compaction" and isinstance(m, dict) and m.get("role") != "compactionSummary"
-    src_label = f" ({'retained in ' if retained else ''}{_sid(get(src, 'id'))})"
-    title.append(src_label, "dim")
-    right = ""
-    body: list = []
-    if not isinstance(m, dict):
-        return [Rule(title, align="left", style="dim"), safe(d.s(m))]
-    ts = m.get("timestamp")
-    if isinstance(ts, (int, float)) and not isinstance(ts, bool):
-        title.append(" \u00b7 " + d.local_time(ts, with_date=False), "dim")
-    role = m.get("role")
-    content = m.get("content")
-    if role == "assistant":
-        mdl = f"{d.s(m.get('provider'))}/{d.s(m.get('model'))}" if m.get("model") else ""
-        right = " \u00b7 ".join(x for x in (escape_controls(mdl), d.usage_text(m)) if x)
-        stop = m.get("stopReason")
-        if stop in ("error", "aborted"):
-            body.append(safe(f"[{stop}] {d.s(m.get('errorMessage'))}".rstrip(), "bold red"))
-        for b in content if isinstance(content, list) else [content]:
-            if isinstance(b, dict) and b.get("type") == "thinking":
-                txt = d.s(b.get("thinking"))
-                if thinking:
-                    body.append(safe(txt, "dim italic"))
-                else:
-                    body.append(T(f"\u25b8 thinking ({len(txt):,} chars, --thinking to show)", "dim"))
-            elif isinstance(b, dict) and b.get("type") == "toolCall":
-                import orjson
-
-                try:
-                    args = orjson.dumps(b.get("arguments"), option=orjson.OPT_INDENT_2 if full else 0).decode()
-                except TypeError:
-                    args = d.s(b.get("arguments"))
-                args, more = _clip(args, max_lines, full)
-                body.append(safe(f"\u2192 {d.s(b.get('name'))}({args})" + (f" \u2026 {more} more lines" if more else ""),
-                                 "yellow"))
-            elif isinstance(b, dict) and b.get("type") == "text":
-                body.append(safe(d.s(b.get("text"))))
-            elif isinstance(b, str):
-                body.append(safe(b))
-    elif role == "toolResult":
-        text = d.content_text(content)
-        n = text.count("\n") + 1 if text else 0
-        title = Text()
-        title.append("tool result", "yellow")
-        title.append(f" \u00b7 {escape_controls(d.s(m.get('toolName')))}{src_label}", "dim")
-        right = ("error \u00b7 " if m.get("isError") else "") + f"{n} line{'s' if n != 1 else ''}"
-        clipped, more = _clip(text, max_lines, full)
-        body.append(safe(clipped, "red" if m.get("isError") else ""))
-        if more:
-            body.append(T(f"\u2026 {more} more lines (--full) \u2026", "dim"))
-    elif role == "bashExecution":
-        body.append(safe(f"$ {d.s(m.get('command'))}", "bold"))
-        clipped, more = _clip(d.s(m.get("output")), max_lines, full)
-        if clipped:
-            body.append(safe(clipped))
-        if more:
-            body.append(T(f"\u2026 {more} more lines (--full) \u2026", "dim"))
-        code = m.get("exitCode")
-        right = "cancelled" if m.get("cancelled") else (f"exit {d.s(code)}" if code not in (None, UNDEF) else "")
-        if m.get("excludeFromContext"):
-            right += " \u00b7 not sent to the model"
-    elif role in ("compactionSummary", "branchSummary"):
-        title = Text()
-        title.append("compaction summary" if role == "compactionSummary" else "branch summary", "magenta")
-        title.append(f" ({_sid(get(src, 'id'))})", "dim")
-        if role == "compactionSummary" and isinstance(m.get("tokensBefore"), (int, float)):
-            right = f"{m['tokensBefore']:,.0f} tokens before"
-        clipped, more = _clip(d.s(m.get("summary")), max_lines * 2, full)
-        body.append(safe(clipped))
-        if more:
-            body.append(T(f"\u2026 {more} more lines (--full) \u2026", "dim"))
+    sid = _sid(v.source_id)
+    src_label = f" ({_SOURCE_WORDS.get(v.source, '')}{sid})"
+    if v.role == "toolResult":
+        title.append(v.heading, "yellow")
+        title.append(f" \u00b7 {escape_controls(v.subject)}{src_label}", "dim")
+    elif v.role in ("compactionSummary", "branchSummary"):
+        title.append(v.heading, "magenta")
+        title.append(f" ({sid})", "dim")
     else:
-        if role == "custom":
-            title.append(f" [{escape_controls(d.s(m.get('customType')))}]", "cyan")
-            if m.get("display") is False:
-                right = "hidden in pi's UI"
-        for b in content if isinstance(content, list) else [content]:
-            if isinstance(b, dict) and b.get("type") == "image":
-                body.append(T(d.image_ref(b), "cyan"))
-            elif isinstance(b, dict) and b.get("type") == "text":
-                clipped, more = _clip(d.s(b.get("text")), max_lines * 4, full)
-                body.append(safe(clipped))
-                if more:
-                    body.append(T(f"\u2026 {more} more lines (--full) \u2026", "dim"))
-            elif isinstance(b, str):
-                clipped, more = _clip(b, max_lines * 4, full)
-                body.append(safe(clipped))
-                if more:
-                    body.append(T(f"\u2026 {more} more lines (--full) \u2026", "dim"))
-            elif b not in (None, UNDEF):
-                body.append(safe(d.s(b)))
-    if right:
-        title.append(" \u00b7 " + right, "dim")
-    return [Rule(title, align="left", style="dim"), *body]
+        kind = escape_controls(v.kind)
+        word = kind if not v.converted_from else f"{kind} (from {escape_controls(v.converted_from)})"
+        title.append(word, KIND_STYLE.get(kind, "bold"))
+        title.append(src_label, "dim")
+        if v.time_ms is not None:
+            title.append(" \u00b7 " + d.local_time(v.time_ms, with_date=False), "dim")
+        if v.role in ("custom", "hookMessage"):
+            title.append(f" [{escape_controls(v.subject)}]", "cyan")
+    facts = [escape_controls(f) for f in v.facts]
+    if v.edit is not None:
+        facts.append(f"edited by {_sid(v.edit.entry_id)}")
+    if v.hidden:
+        facts.append(f"hidden: {escape_controls(v.hidden)}")
+    if facts:
+        title.append(" \u00b7 " + " \u00b7 ".join(facts), "dim")
+    return title
+
+
+def message_block(v, *, thinking: bool = False) -> list:
+    """A ``MessageView`` (pisess.core.messages) on a terminal: a rule, then its blocks."""
+    from pisess.core.text import image_words
+
+    body: list = []
+    for b in v.blocks:
+        if b.kind == "error":
+            body.append(safe(f"[{b.label}] {b.text}".rstrip(), "bold red"))
+        elif b.kind == "thinking":
+            if b.redacted:
+                body.append(T("\u25b8 thinking (redacted by the provider)", "dim"))
+            elif thinking:
+                body.append(safe(b.text, "dim italic"))
+            else:
+                body.append(T(f"\u25b8 thinking ({len(b.text):,} chars, --thinking to show)", "dim"))
+        elif b.kind == "call":
+            body.append(safe(f"\u2192 {b.label}({b.text}{_cut(b)})" +
+                             (f" \u2026 {b.cut_lines} more lines" if b.cut_lines else ""), "yellow"))
+        elif b.kind == "command":
+            body.append(safe(f"$ {b.text}", "bold"))
+        elif b.kind == "image":
+            body.append(T(image_words(escape_controls(b.label), b.size), "cyan"))
+        elif b.kind == "names":
+            t = Text()
+            t.append(b.label + ": ", "dim")
+            names = [n[0] if isinstance(n, tuple) else n for n in b.items]
+            t.append(escape_controls(", ".join(names)))
+            body.append(t)
+        elif b.kind == "note":
+            body.append(T(b.text, "dim"))
+        else:  # text, output, json
+            body.append(safe(b.text + _cut(b), "red" if v.error and b.kind == "output" else ""))
+            body.extend(_more(b))
+    return [Rule(_heading(v), align="left", style="dim"), *body]
 
 
 # --- ls --------------------------------------------------------------------------------------
@@ -435,17 +364,15 @@ def _session_id_from_path(p: Any) -> str:
     return escape_controls(base.split("_", 1)[1] if "_" in base else base)[:8]
 
 
-def ls_view(listing, where, *, all_projects: bool, details: dict | None, color: str) -> None:
-    console = make_console(color)
-    now = _now_ms()
+def ls_view(listing, where, *, all_projects: bool, details: dict | None, width: int = 100,
+            now_ms: float | None = None) -> list:
+    now = _now_ms() if now_ms is None else now_ms
     n = len(listing.sessions)
     head = Text()
     for piece, style in ls_heading(listing, where, all_projects):
         head.append(piece, style)
-    console.print(head)
     if not n:
-        console.print(T(NO_SESSIONS_HINT, "dim"))
-        return
+        return [head, T(NO_SESSIONS_HINT, "dim")]
     # ids made within the same minute share 8 characters: show as many as tell them apart
     ids = [s.id for s in listing.sessions]
     width_id = 8
@@ -481,7 +408,7 @@ def ls_view(listing, where, *, all_projects: bool, details: dict | None, color: 
     spec.append(("forked", "FORKED FROM", 11, "left", 2))
     if all_projects:
         spec.append(("cwd", "CWD", 16, "left", 1))
-    while sum(w + 2 for _, _, w, _, _ in spec) > console.width and any(p for *_, p in spec):
+    while sum(w + 2 for _, _, w, _, _ in spec) > width and any(p for *_, p in spec):
         worst = max(p for *_, p in spec)
         spec = [c for c in spec if c[4] != worst]
     table = Table(box=None, pad_edge=False, padding=(0, 2, 0, 0), show_edge=False, header_style="bold dim")
@@ -492,7 +419,7 @@ def ls_view(listing, where, *, all_projects: bool, details: dict | None, color: 
     for s in listing.sessions:
         c = cells(s)
         table.add_row(*(c[key] for key, *_ in spec))
-    console.print(table)
+    return [head, table]
 
 
 # --- validate --------------------------------------------------------------------------------
@@ -500,7 +427,7 @@ def ls_view(listing, where, *, all_projects: bool, details: dict | None, color: 
 SEV_STYLE = {"error": "bold red", "warning": "yellow", "info": "dim"}
 
 
-def _rel(p: str) -> str:
+def relative(p: str) -> str:
     try:
         r = os.path.relpath(p)
         return r if not r.startswith("../../..") else p
@@ -508,33 +435,25 @@ def _rel(p: str) -> str:
         return p
 
 
-def validate_summary_counts(reports: list, strict: bool) -> dict:
-    return {
-        "files": len(reports),
-        "errors": sum(r.count("error") for r in reports) + (sum(r.count("warning") for r in reports) if strict else 0),
-        "warnings": 0 if strict else sum(r.count("warning") for r in reports),
-        "infos": sum(r.count("info") for r in reports),
-        "sdkRefuses": sum(1 for r in reports if not r.pi["harness"]["opens"]),
-        "piCommandLosesData": sum(1 for r in reports if not r.pi["cli"]["opens"] or r.pi["cli"].get("droppedLines")),
-        "filesWithErrors": sum(1 for r in reports if not r.ok(strict)),
-    }
+def validate_text(reports: list, unreadable: list, strict: bool, *, quiet: bool) -> list:
+    """One line per finding (compiler style, unwrapped), then the summary."""
+    from pisess.cli.output import soft
+    from pisess.core.validate import summary_counts
 
-
-def validate_text(reports: list, unreadable: list, strict: bool, *, quiet: bool, color: str) -> None:
-    console = make_console(color)
+    out: list = []
     for err in unreadable:
-        console.print(safe(f"{_rel(err.path or '?')}: error {err.code}: {err.message}", "bold red"))
+        out.append(safe(f"{relative(err.path or '?')}: error {err.code}: {err.message}", "bold red"))
     for r in reports:
         if quiet:
             continue
         for f in r.findings:
             sev = "error" if strict and f.severity == "warning" else f.severity
             t = Text()
-            t.append(escape_controls(_rel(r.path)) + (f":{f.line}" if f.line else "") + ": ", "bold")
+            t.append(escape_controls(relative(r.path)) + (f":{f.line}" if f.line else "") + ": ", "bold")
             t.append(f"{sev} {f.code}", SEV_STYLE[sev])
             t.append(": " + escape_controls(f.message))
-            console.print(t, soft_wrap=True)
-    c = validate_summary_counts(reports, strict)
+            out.append(soft(t))
+    c = summary_counts(reports, strict)
     line = Text()
     line.append(f"{c['files']} file{'s' if c['files'] != 1 else ''} checked \u00b7 ")
     line.append(f"{c['errors']} error{'s' if c['errors'] != 1 else ''}", "bold red" if c["errors"] else "green")
@@ -546,35 +465,43 @@ def validate_text(reports: list, unreadable: list, strict: bool, *, quiet: bool,
                 "would lose data from")
     if unreadable:
         line.append(f" \u00b7 {len(unreadable)} unreadable", "bold red")
-    console.print(line, soft_wrap=True)
+    out.append(soft(line))
+    return out
 
 
-def _gh_escape(s: str, prop: bool = False) -> str:
+def gh_escape(s: str, prop: bool = False) -> str:
     s = s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
     if prop:
         s = s.replace(":", "%3A").replace(",", "%2C")
     return escape_controls(s)
 
 
-def validate_github(reports: list, unreadable: list, strict: bool) -> None:
-    out = sys.stdout
+def validate_github(reports: list, unreadable: list, strict: bool) -> list[str]:
+    """GitHub workflow commands, one line each."""
+    from pisess.core.validate import summary_counts
+
+    out: list[str] = []
     for err in unreadable:
-        out.write(f"::error file={_gh_escape(err.path or '?', True)},title={err.code}::{_gh_escape(err.message)}\n")
+        out.append(f"::error file={gh_escape(err.path or '?', True)},title={err.code}::{gh_escape(err.message)}")
     for r in reports:
         for f in r.findings:
             sev = "error" if strict and f.severity == "warning" else f.severity
             cmd = {"error": "error", "warning": "warning", "info": "notice"}[sev]
-            loc = f"file={_gh_escape(r.path, True)}" + (f",line={f.line}" if f.line else "")
-            out.write(f"::{cmd} {loc},title={_gh_escape(f.code, True)}::{_gh_escape(f.message)}\n")
-    c = validate_summary_counts(reports, strict)
-    out.write(f"{c['files']} files checked, {c['errors']} errors, {c['warnings']} warnings\n")
+            loc = f"file={gh_escape(r.path, True)}" + (f",line={f.line}" if f.line else "")
+            out.append(f"::{cmd} {loc},title={gh_escape(f.code, True)}::{gh_escape(f.message)}")
+    c = summary_counts(reports, strict)
+    out.append(f"{c['files']} files checked, {c['errors']} errors, {c['warnings']} warnings")
+    return out
 
 
 # --- fork ------------------------------------------------------------------------------------
 
 
-def fork_view(plan, path: str, *, dry_run: bool, color: str) -> None:
-    err = make_console(color, stderr=True)
+def fork_view(plan, path: str, *, dry_run: bool) -> tuple[list, list, list]:
+    """``(talk, out, more talk)``: what was (or would be) written on stderr, the new file's path on
+    stdout (nothing with ``dry_run``), then how to resume it."""
+    from pisess.cli.output import soft
+
     src = plan.source
     n = len(plan.entries)
     start = ""
@@ -588,63 +515,10 @@ def fork_view(plan, path: str, *, dry_run: bool, color: str) -> None:
     else:
         msg.append(f"{n} entr{'ies' if n != 1 else 'y'} {'would be ' if dry_run else ''}copied{start}")
     msg.append(f" ({src.reader} reader)", "dim")
-    err.print(msg, soft_wrap=True)
+    talk: list = [soft(msg)]
     if dry_run:
         for e in plan.entries[-5:]:
-            err.print(Text(f"  {_sid(get(e, 'id'))}  {d.entry_kind(e):<10} " + one_line(d.entry_preview(e), 60), "dim"))
-        err.print(Text(f"\u2192 {escape_controls(path)} (not written: --dry-run)", "dim"), soft_wrap=True)
-        return
-    sys.stdout.write(escape_controls(path) + "\n")
-    err.print(Text(f"  resume it with: pi --session {plan.header['id'][:8]}", "dim"))
-
-
-# --- demo ------------------------------------------------------------------------------------
-
-
-def demo(color: str = "auto") -> None:
-    """Copy the shipped examples to a temporary root and show every view on them."""
-    from importlib import resources
-
-    from pisess.core.context import build_context
-    from pisess.core.repo import list_sessions
-    from pisess.core.session import open_session
-    from pisess.core.tree import build_tree
-    from pisess.core.validate import validate_file
-    from pisess.cli.common import Where
-
-    console = make_console(color)
-    src = resources.files("pisess") / "examples" / "sessions"
-    with tempfile.TemporaryDirectory(prefix="pisess-demo-") as tmp:
-        root = os.path.join(tmp, "sessions")
-        with resources.as_file(src) as src_dir:
-            shutil.copytree(src_dir, root)
-        projects = sorted(p for p in os.listdir(root) if p.startswith("--"))
-
-        def step(cmd: str) -> None:
-            console.print()
-            console.print(Rule(Text("$ " + cmd, "bold"), align="left", style="cyan"))
-
-        step(f"pisess ls --all --long --sessions-dir {root}")
-        listing = list_sessions(root, None)
-        from pisess.core.summary import summarize_file
-
-        ls_view(listing, Where(root, tmp), all_projects=True,
-                details={s.path: summarize_file(s.path) for s in listing.sessions}, color=color)
-        for info in listing.sessions:
-            s = open_session(info.path, "auto")
-            step(f"pisess tree {info.id[:8]}")
-            for r in tree_view(build_tree(s)):
-                console.print(r)
-        first = open_session(listing.sessions[-1].path, "auto")
-        step(f"pisess context {listing.sessions[-1].id[:8]}")
-        for r in context_view(build_context(first), max_lines=4):
-            console.print(r)
-        step(f"pisess path {listing.sessions[0].id[:8]}")
-        for r in path_view(build_context(open_session(listing.sessions[0].path, "auto"))):
-            console.print(r)
-        step(f"pisess validate {root}")
-        reports = [validate_file(p) for p in sorted(str(x) for x in __import__("pathlib").Path(root).rglob("*.jsonl"))]
-        validate_text(reports, [], False, quiet=False, color=color)
-        console.print()
-        console.print(Text(f"(the example sessions were copied to a temporary root, now removed; projects: "
-                           f"{', '.join(projects)})", "dim"))
+            talk.append(Text(f"  {_sid(get(e, 'id'))}  {d.entry_kind(e):<10} " + one_line(d.entry_preview(e), 60), "dim"))
+        talk.append(soft(Text(f"\u2192 {escape_controls(path)} (not written: --dry-run)", "dim")))
+        return talk, [], []
+    return talk, [escape_controls(path)], [Text(f"  resume it with: pi --session {plan.header['id'][:8]}", "dim")]

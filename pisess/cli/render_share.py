@@ -3,11 +3,10 @@ every string that came from a session file is escaped first."""
 
 from __future__ import annotations
 
-import sys
-
 from rich.text import Text
 
-from pisess.cli.render import _gh_escape, _rel, make_console
+from pisess.cli.output import soft
+from pisess.cli.render import gh_escape, relative
 from pisess.cli.text import escape_controls, plural
 
 
@@ -18,9 +17,9 @@ def _kinds(counts: dict) -> str:
 # --- export --------------------------------------------------------------------------------------
 
 
-def export_summary(result, written: str | None, session, *, color: str) -> None:
-    """What was exported and what the secret scan saw, on stderr."""
-    err = make_console(color, stderr=True)
+def export_summary(result, written: str | None) -> list:
+    """What was exported and what the secret scan saw (talk, for stderr)."""
+    out: list = []
     if written:
         t = Text()
         what = "entries" if result.format == "jsonl" else "messages"
@@ -28,16 +27,16 @@ def export_summary(result, written: str | None, session, *, color: str) -> None:
         t.append(escape_controls(str(result.leaf_id))[:8] if result.leaf_id is not None else "(none)")
         t.append(") \u2192 ")
         t.append(escape_controls(written), "bold")
-        err.print(t, soft_wrap=True)
+        out.append(soft(t))
     total = sum(result.secrets.values())
     if not total:
-        return
+        return out
     if result.redacted:
-        err.print(Text(f"redacted {plural(total, 'secret')}: {_kinds(result.secrets)}", "yellow"), soft_wrap=True)
+        out.append(soft(Text(f"redacted {plural(total, 'secret')}: {_kinds(result.secrets)}", "yellow")))
     else:
-        err.print(Text(f"warning: {plural(total, 'possible secret')} in this export ({_kinds(result.secrets)}); "
-                       "--redact replaces them, pisess secrets FILE shows where they are", "bold yellow"),
-                  soft_wrap=True)
+        out.append(soft(Text(f"warning: {plural(total, 'possible secret')} in this export ({_kinds(result.secrets)}); "
+                             "--redact replaces them, pisess secrets FILE shows where they are", "bold yellow")))
+    return out
 
 
 # --- secrets -------------------------------------------------------------------------------------
@@ -68,51 +67,51 @@ def _count(kinds) -> dict:
     return out
 
 
-def secrets_report(fmt: str, files: list, findings: list, allowed: frozenset, unreadable: list,
-                   allow_path: str | None, *, color: str) -> None:
-    c = secrets_summary(files, findings, allowed)
-    if fmt == "json":
-        from pisess.cli.common import emit_json
+def secrets_json(files: list, findings: list, allowed: frozenset, unreadable: list, allow_path: str | None) -> dict:
+    by_file: dict = {p: [] for p in files}
+    for f in findings:
+        by_file.setdefault(f.path, []).append(f.to_json(f.fingerprint in allowed))
+    return {"files": [{"path": p, "findings": fs} for p, fs in by_file.items()],
+            "unreadable": [e.to_dict() for e in unreadable], "allowlist": allow_path,
+            "summary": secrets_summary(files, findings, allowed)}
 
-        by_file: dict = {p: [] for p in files}
-        for f in findings:
-            by_file.setdefault(f.path, []).append(f.to_json(f.fingerprint in allowed))
-        emit_json({"files": [{"path": p, "findings": fs} for p, fs in by_file.items()],
-                   "unreadable": [e.to_dict() for e in unreadable], "allowlist": allow_path, "summary": c})
-        return
+
+def secrets_report(fmt: str, files: list, findings: list, allowed: frozenset, unreadable: list,
+                   allow_path: str | None) -> tuple[list, list]:
+    """``(out, talk)`` of ``text``, ``github`` or ``allowlist``: the findings for stdout, a hint
+    for stderr."""
+    c = secrets_summary(files, findings, allowed)
     shown = [f for f in findings if f.fingerprint not in allowed]
+    lines: list = []
     if fmt == "github":
-        out = sys.stdout
         for e in unreadable:
-            out.write(f"::error file={_gh_escape(e.path or '?', True)},title={e.code}::{_gh_escape(e.message)}\n")
+            lines.append(f"::error file={gh_escape(e.path or '?', True)},title={e.code}::{gh_escape(e.message)}")
         for f in shown:
-            title = _gh_escape("secret " + f.kind, True)
-            out.write(f"::error file={_gh_escape(f.path, True)},line={f.line},title={title}"
-                      f"::{_gh_escape(f.preview + ' (' + _where(f) + ')')}\n")
-        out.write(f"{plural(c['files'], 'file')} scanned, {plural(c['findings'], 'secret')} found, "
-                  f"{c['allowlisted']:,} allowlisted\n")
-        return
+            title = gh_escape("secret " + f.kind, True)
+            lines.append(f"::error file={gh_escape(f.path, True)},line={f.line},title={title}"
+                         f"::{gh_escape(f.preview + ' (' + _where(f) + ')')}")
+        lines.append(f"{plural(c['files'], 'file')} scanned, {plural(c['findings'], 'secret')} found, "
+                     f"{c['allowlisted']:,} allowlisted")
+        return lines, []
     if fmt == "allowlist":
-        out = sys.stdout
         seen: set = set()
         for f in shown:
             if f.fingerprint in seen:
                 continue
             seen.add(f.fingerprint)
-            note = escape_controls(f"{f.kind} {f.preview} {_rel(f.path)}:{f.line}").replace("#", "%23")
-            out.write(f"{f.fingerprint}  # {note}\n")
-        return
-    console = make_console(color)
+            note = escape_controls(f"{f.kind} {f.preview} {relative(f.path)}:{f.line}").replace("#", "%23")
+            lines.append(f"{f.fingerprint}  # {note}")
+        return lines, []
+    out: list = []
     for e in unreadable:
-        console.print(Text(escape_controls(f"{_rel(e.path or '?')}: error {e.code}: {e.message}"), "bold red"),
-                      soft_wrap=True)
+        out.append(soft(Text(escape_controls(f"{relative(e.path or '?')}: error {e.code}: {e.message}"), "bold red")))
     for f in shown:
         t = Text()
-        t.append(escape_controls(_rel(f.path)) + f":{f.line}: ", "bold")
+        t.append(escape_controls(relative(f.path)) + f":{f.line}: ", "bold")
         t.append(f.kind, "bold red")
         t.append(" " + escape_controls(f.preview))
         t.append(f"  ({_where(f)} \u00b7 fp {f.fingerprint[:12]})", "dim")
-        console.print(t, soft_wrap=True)
+        out.append(soft(t))
     line = Text()
     line.append(f"{plural(c['files'], 'file')} scanned \u00b7 ")
     if c["findings"]:
@@ -124,7 +123,6 @@ def secrets_report(fmt: str, files: list, findings: list, allowed: frozenset, un
         line.append(f" \u00b7 {c['allowlisted']:,} allowlisted ({escape_controls(allow_path or '')})", "dim")
     if unreadable:
         line.append(f" \u00b7 {len(unreadable)} unreadable", "bold red")
-    console.print(line, soft_wrap=True)
-    if c["findings"]:
-        hint = "accept a finding: pisess secrets --format allowlist >> .pisess-secrets-allow (then review the file)"
-        make_console(color, stderr=True).print(Text(hint, "dim"), soft_wrap=True)
+    out.append(soft(line))
+    hint = "accept a finding: pisess secrets --format allowlist >> .pisess-secrets-allow (then review the file)"
+    return out, [soft(Text(hint, "dim"))] if c["findings"] else []

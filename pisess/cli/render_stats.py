@@ -12,17 +12,12 @@ from rich.text import Text
 
 from pisess.cli.render import KIND_STYLE, make_console
 from pisess.cli.text import escape_controls, human_size, one_line, plural
+from pisess.cli.text import short_id as _sid
 from pisess.core import js
 
 WHERE_STYLE = {"active": "green", "compacted": "yellow", "branch": "dim"}
 WHERE_WORD = {"active": "in context", "compacted": "compacted", "branch": "branches"}
 HIT_STYLE = "bold reverse"
-
-
-def _sid(v: Any, n: int = 8) -> str:
-    if v is None:
-        return "-"
-    return escape_controls(v if isinstance(v, str) else js.to_string(v))[:n] or "-"
 
 
 def _session_head(sid: Any, name: Any, extra: str = "") -> Text:
@@ -361,15 +356,3 @@ def du_view(report, *, label: str) -> list:
     out.extend(columns(rows, "rllrlll", header=["SIZE", "SESSION", "ENTRY", "LINE", "KIND", "WHERE", "WHAT"]))
     return out
 
-
-def print_all(items: list, color: str = "auto") -> None:
-    console = make_console(color)
-    for r in items:
-        if isinstance(r, Text) and r.no_wrap:  # print() joins Text into a new one: say it again
-            console.print(r, no_wrap=True, overflow=r.overflow or "ellipsis")
-        else:
-            console.print(r)
-
-
-def console_width(color: str = "auto") -> int:
-    return make_console(color).width

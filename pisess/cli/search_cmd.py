@@ -74,10 +74,11 @@ def search(
         })
     elif results:
         from pisess.cli import render_stats
+        from pisess.cli.output import Printer
 
-        width = render_stats.console_width(color)
-        render_stats.print_all(render_stats.search_view(results, width=width, searched=len(scope.files),
-                                                        label=scope.label, active_only=active_only), color)
+        printer = Printer(color)
+        printer.show(render_stats.search_view(results, width=printer.width, searched=len(scope.files),
+                                              label=scope.label, active_only=active_only))
     for r in results:
         if r.note:
             common.say(f"{r.path}: {r.note}")

@@ -88,7 +88,14 @@ def secrets(
         unreadable.append(err)
     from pisess.cli import render_share
 
-    render_share.secrets_report(fmt, files, findings, allowed, unreadable, allow_path, color=color)
+    from pisess.cli.output import show, talk
+
+    if fmt == "json":
+        common.emit_json(render_share.secrets_json(files, findings, allowed, unreadable, allow_path))
+    else:
+        out, hint = render_share.secrets_report(fmt, files, findings, allowed, unreadable, allow_path)
+        show(out, color)
+        talk(hint, color)
     if unreadable:
         raise typer.Exit(common.EXIT_USAGE)
     if any(f.fingerprint not in allowed for f in findings):

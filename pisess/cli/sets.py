@@ -134,8 +134,9 @@ def run_report(compute, view: str, *, sessions, all_projects: bool, sessions_dir
         common.emit_json({"scope": scope.label, "piVersion": pi_version, **report.to_json()})
     else:
         from pisess.cli import render_stats
+        from pisess.cli.output import show
 
-        render_stats.print_all(getattr(render_stats, view)(report, label=scope.label), color)
+        show(getattr(render_stats, view)(report, label=scope.label), color)
     for s in report.sessions:
         if s.note:
             common.say(f"{s.path}: {s.note}")

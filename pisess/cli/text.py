@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from pisess.core.text import short_id as _core_short_id
+
 # C0/C1 controls, DEL, line/paragraph separators, bidi overrides, lone surrogates
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 _CONTROL_NL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
@@ -48,8 +50,10 @@ def human_size(n: int) -> str:
     return f"{n:.1f} TB"
 
 
-def short_id(s: str, n: int = 8) -> str:
-    return s[:n]
+def short_id(v, n: int = 8) -> str:
+    """The first ``n`` characters of an id as a terminal shows it (escaped), ``-`` for none: the
+    core's ``short_id`` with the terminal's escaping."""
+    return _core_short_id(v, n, escape_controls)
 
 
 def tilde(p: str) -> str:

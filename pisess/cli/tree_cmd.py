@@ -33,6 +33,12 @@ def tree_json(view) -> dict:
             "roots": view.roots, "rows": rows}
 
 
+def tree_entries(view) -> list:
+    """The whole entries of the view's entry rows, in order: a compact index holds light ones, and
+    the rows' previews need the text (read back here, so the view never touches the file)."""
+    return view.session.materialize([r.entry for r in view.rows if r.kind == "entry"])
+
+
 @handles_errors
 def tree(
     session: Optional[str] = common.session_argument(),
@@ -71,5 +77,7 @@ def tree(
         common.emit_json(tree_json(view))
         return
     from pisess.cli import render
+    from pisess.cli.output import Printer
 
-    render.show(render.tree_view(view, show_time=time), color=color, pager=pager)
+    printer = Printer(color)
+    printer.show(render.tree_view(view, tree_entries(view), width=printer.width, show_time=time), pager=pager)

@@ -57,19 +57,21 @@ def validate(
             except OSError as e:
                 err = PisessError("storage", f"cannot read {path}: {e.strerror or e}", path=path)
         unreadable.append(err)
-    from pisess.cli import render
-
     if fmt == "json":
+        from pisess.core.validate import summary_counts
+
         common.emit_json({
             "piVersion": pi_version,
             "files": [r.to_json(strict) for r in reports],
             "unreadable": [e.to_dict() for e in unreadable],
-            "summary": render.validate_summary_counts(reports, strict),
+            "summary": summary_counts(reports, strict),
         })
-    elif fmt == "github":
-        render.validate_github(reports, unreadable, strict)
     else:
-        render.validate_text(reports, unreadable, strict, quiet=quiet, color=color)
+        from pisess.cli import render
+        from pisess.cli.output import show
+
+        show(render.validate_github(reports, unreadable, strict) if fmt == "github"
+             else render.validate_text(reports, unreadable, strict, quiet=quiet), color)
     if unreadable:
         raise typer.Exit(common.EXIT_USAGE)
     if any(not r.ok(strict) for r in reports):

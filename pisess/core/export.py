@@ -18,7 +18,6 @@ and the clock are passed in; ``write_export`` is the one function that touches t
 from __future__ import annotations
 
 import html
-import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -28,11 +27,12 @@ from . import js
 from .errors import PisessError
 from .js import UNDEF, get
 from .jsonl import dumps
+from .messages import Block, Limits, MessageView, message_view
 from .secrets import redact as redact_value
+from .text import image_words, short_id, visible
 
 FORMATS = ("md", "html", "jsonl")
 EXTENSIONS = {".md": "md", ".markdown": "md", ".html": "html", ".htm": "html", ".jsonl": "jsonl"}
-IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
 # entry members that are structure, never text: left alone by --redact so the file stays valid
 STRUCTURAL = frozenset({"type", "id", "parentId", "timestamp", "targetId", "firstKeptEntryId", "fromId"})
 
@@ -59,38 +59,7 @@ class Export:
 
 # --- text hygiene -------------------------------------------------------------------------------
 
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
-
-
-def _visible(m: re.Match) -> str:
-    o = ord(m.group())
-    return f"\\x{o:02x}" if o < 0x100 else f"\\u{o:04x}"
-
-
-def plain(v: Any) -> str:
-    """Any value as text: CRLF folded to LF, control characters, bidi overrides and lone
-    surrogates made visible (``\\x1b``), tabs kept."""
-    s = v if isinstance(v, str) else ("" if v is None or v is UNDEF else _json(v, indent=False))
-    if "\r" in s:
-        s = s.replace("\r\n", "\n")
-    return _CONTROL.sub(_visible, s) if _CONTROL.search(s) else s
-
-
-def _json(v: Any, indent: bool = True) -> str:
-    try:
-        return json.dumps(v, indent=2 if indent else None, ensure_ascii=False,
-                          separators=None if indent else (",", ":"), default=str)
-    except (RecursionError, ValueError):
-        return "(a value nested too deeply to show)"
-
-
-def clip(text: str, max_lines: int) -> tuple[str, int, int]:
-    """``(shown, cut, total)`` lines; ``max_lines`` 0 keeps everything."""
-    lines = text.split("\n")
-    total = len(lines)
-    if max_lines <= 0 or total <= max_lines:
-        return text, 0, total
-    return "\n".join(lines[:max_lines]), total - max_lines, total
+plain = visible  # the name the exports and their tests use
 
 
 def utc(ms: Any) -> str:
@@ -104,24 +73,6 @@ def utc(ms: Any) -> str:
         return ""
 
 
-def image_ref(block: Any) -> str:
-    data = get(block, "data") if isinstance(block, dict) else None
-    size = len(data) * 3 // 4 - (len(data) - len(data.rstrip("="))) if isinstance(data, str) else 0
-    kb = f"{size / 1024:.0f} KB" if size >= 1024 else f"{size} B"
-    mime = get(block, "mimeType") if isinstance(block, dict) else None
-    return f"[image {plain(mime) or '?'}, {kb}]"
-
-
-def data_uri(block: Any) -> str | None:
-    """A ``data:`` URI for an image block pisess is willing to embed (raster types, base64 only)."""
-    if not isinstance(block, dict):
-        return None
-    mime, data = block.get("mimeType"), block.get("data")
-    if mime not in IMAGE_TYPES or not isinstance(data, str) or not re.fullmatch(r"[A-Za-z0-9+/]*={0,2}", data):
-        return None
-    return f"data:{mime};base64,{data}"
-
-
 def flat(text: str) -> str:
     """One line: a title, a label or a meta line never breaks (a newline there could start a list
     or a heading in Markdown)."""
@@ -132,166 +83,66 @@ def _n(count: int, word: str) -> str:
     return f"{count:,} {word}{'' if count == 1 else 's'}"
 
 
-def _sid(v: Any, n: int = 8) -> str:
-    if v is None or v is UNDEF or v == "":
-        return "-"
-    return plain(v if isinstance(v, str) else js.to_string(v))[:n]
+def _sid(v: Any) -> str:
+    return short_id(v, 8, visible)
 
 
-# --- a renderer-neutral view of the context -------------------------------------------------------
+# --- the context as a document: facts, then the message model of pisess.core.messages -------------
 
 
-@dataclass
-class Block:
-    """One piece of a message: ``prose`` (text), ``code`` (fenced), ``thinking`` (collapsible),
-    ``call`` (tool call: label + JSON), ``image``, ``note`` (pisess's own words)."""
-
-    kind: str
-    text: str = ""
-    label: str = ""
-    info: str = ""
-    uri: str | None = None
-
-
-@dataclass
-class Item:
-    role: str
-    title: str
-    meta: list
-    blocks: list
-
-
-@dataclass
+@dataclass(frozen=True)
 class Doc:
     title: str
-    facts: list  # (label, value)
-    items: list
+    facts: list  # (label, value), visible-safe (not yet escaped)
+    items: list  # MessageView
 
 
-def _content_blocks(content: Any, opts: ExportOptions, *, fence: bool, max_lines: int = 0) -> list:
-    """Text and image blocks of user / tool / custom content."""
-    out: list = []
-    if isinstance(content, str):
-        content = [{"type": "text", "text": content}]
-    if not isinstance(content, list):
-        return [Block("code", plain(content), info="json")] if content not in (None, UNDEF) else []
-    texts = [plain(b.get("text")) for b in content if isinstance(b, dict) and b.get("type") == "text"]
-    if fence:
-        if texts:
-            shown, cut, total = clip("\n".join(texts), max_lines)
-            out.append(Block("code", shown, info="text"))
-            if cut:
-                out.append(Block("note", f"\u2026 {_n(cut, 'more line')} cut: showing {max_lines:,} of {total:,} "
-                                         f"(--max-lines {max_lines})"))
-    else:
-        out.extend(Block("prose", t) for t in texts)
-    for b in content:
-        if isinstance(b, dict) and b.get("type") == "image":
-            uri = data_uri(b) if opts.images else None
-            out.append(Block("image", image_ref(b), uri=uri))
-        elif isinstance(b, str):
-            out.append(Block("prose", plain(b)))
-        elif not isinstance(b, dict) or b.get("type") not in ("text", "image"):
-            out.append(Block("code", plain(_json(b)), info="json"))
-    return out
+_SOURCE_WORDS = {"entry": "entry", "retained": "retained in compaction", "checkpoint": "checkpoint of compaction",
+                 "compaction": "compaction", "branch summary": "branch summary"}
 
 
-def _message_item(m: Any, src: Any, opts: ExportOptions) -> Item:
-    src_id = _sid(get(src, "id") if isinstance(src, dict) else None)
-    if not isinstance(m, dict):
-        return Item("unknown", "Message", [f"entry {src_id}"], [Block("code", plain(_json(m)), info="json")])
-    role = m.get("role")
-    meta = [f"entry {src_id}"]
-    retained = get(src, "type") == "compaction" and role != "compactionSummary"
-    if retained:
-        meta = [f"retained in compaction {src_id}"]
-    when = utc(m.get("timestamp"))
+def meta_of(v: MessageView) -> list:
+    """The words under a message's heading, visible-safe: where it came from, when, and its facts."""
+    meta = [f"{_SOURCE_WORDS[v.source]} {_sid(v.source_id)}"]
+    when = utc(v.time_ms)
     if when:
         meta.append(when)
-    content = m.get("content")
-    if role == "user":
-        return Item("user", "User", meta, _content_blocks(content, opts, fence=False))
-    if role == "assistant":
-        model = "/".join(plain(x) for x in (m.get("provider"), m.get("model")) if isinstance(x, str) and x)
-        if model:
-            meta.append(model)
-        usage = m.get("usage")
-        if isinstance(usage, dict) and all(isinstance(usage.get(k), (int, float)) for k in ("input", "output")):
-            meta.append(f"{usage['input']:,.0f} in / {usage['output']:,.0f} out")
-        blocks: list = []
-        stop = m.get("stopReason")
-        if stop in ("error", "aborted"):
-            err = plain(m.get("errorMessage"))
-            blocks.append(Block("note", f"stopped: {stop}" + (f": {err}" if err else "") +
-                                " (pi drops this message before sending the context to the provider)"))
-        for b in content if isinstance(content, list) else [content]:
-            if isinstance(b, dict) and b.get("type") == "thinking":
-                if b.get("redacted"):
-                    blocks.append(Block("thinking", "", label="Thinking (redacted by the provider)"))
-                else:
-                    t = plain(b.get("thinking"))
-                    blocks.append(Block("thinking", t, label=f"Thinking ({_n(len(t), 'char')})"))
-            elif isinstance(b, dict) and b.get("type") == "toolCall":
-                blocks.append(Block("call", plain(_json(b.get("arguments"))), label=plain(b.get("name")) or "(unnamed)",
-                                    info="json"))
-            elif isinstance(b, dict) and b.get("type") == "text":
-                blocks.append(Block("prose", plain(b.get("text"))))
-            elif isinstance(b, str):
-                blocks.append(Block("prose", plain(b)))
-            elif b not in (None, UNDEF):
-                blocks.append(Block("code", plain(_json(b)), info="json"))
-        return Item("assistant", "Assistant", meta, blocks)
-    if role == "toolResult":
-        name = plain(m.get("toolName")) or "?"
-        text = "\n".join(plain(b.get("text")) for b in content if isinstance(b, dict) and b.get("type") == "text") \
-            if isinstance(content, list) else plain(content)
-        lines = text.count("\n") + 1 if text else 0
-        meta.append(_n(lines, "line"))
-        if m.get("isError"):
-            meta.append("error")
-        return Item("tool", f"Tool result \u00b7 {name}", meta,
-                    _content_blocks(content, opts, fence=True, max_lines=opts.max_lines) or
-                    [Block("note", "(no output)")])
-    if role == "bashExecution":
-        blocks = [Block("code", "$ " + plain(m.get("command")), info="sh")]
-        output = plain(m.get("output"))
-        if output:
-            shown, cut, total = clip(output, opts.max_lines)
-            blocks.append(Block("code", shown, info="text"))
-            if cut:
-                blocks.append(Block("note", f"\u2026 {_n(cut, 'more line')} cut: showing {opts.max_lines:,} of "
-                                            f"{total:,} (--max-lines {opts.max_lines})"))
-        code = m.get("exitCode")
-        if m.get("cancelled"):
-            meta.append("cancelled")
-        elif code not in (None, UNDEF):
-            meta.append(f"exit {plain(code)}")
-        if m.get("excludeFromContext"):
-            meta.append("not sent to the model")
-        return Item("bash", "Shell command", meta, blocks)
-    if role in ("custom", "hookMessage"):
-        meta.append(f"extension {plain(m.get('customType')) or '?'}")
-        if m.get("display") is False:
-            meta.append("hidden in pi's UI")
-        return Item("custom", "Extension message", meta, _content_blocks(content, opts, fence=False))
-    if role == "compactionSummary":
-        tokens = m.get("tokensBefore")
-        meta = [f"compaction {src_id}"] + ([when] if when else [])
-        if isinstance(tokens, (int, float)) and not isinstance(tokens, bool):
-            meta.append(f"{tokens:,.0f} tokens before")
-        return Item("compaction", "Compaction summary", meta,
-                    [Block("note", "The model sees this summary in place of the conversation before it."),
-                     Block("prose", plain(m.get("summary")))])
-    if role == "branchSummary":
-        meta = [f"branch summary {src_id}"] + ([when] if when else [])
-        return Item("branch", "Branch summary", meta,
-                    [Block("note", "A summary of a branch the conversation came back from."),
-                     Block("prose", plain(m.get("summary")))])
-    return Item("unknown", f"Message ({plain(role) or '?'})", meta, [Block("code", plain(_json(m)), info="json")])
+    if v.subject and v.role in ("custom", "hookMessage"):
+        meta.append(f"extension {plain(v.subject)}")
+    meta.extend(plain(f) for f in v.facts)
+    if v.edit is not None:
+        meta.append(f"edited by {_sid(v.edit.entry_id)}")
+    if v.hidden:
+        meta.append(f"hidden: {plain(v.hidden)}")
+    return meta
 
 
-def context_doc(ctx, opts: ExportOptions, name: Any = None) -> Doc:
-    """The context as a list of items, every string made visible-safe (not yet escaped)."""
+def title_of(v: MessageView) -> str:
+    if v.role == "toolResult":
+        return f"{v.title} \u00b7 {plain(v.subject) or '?'}"
+    return plain(v.title)
+
+
+def cut_note(b: Block, limits: Limits) -> str | None:
+    if not b.cut_lines:
+        return None
+    shown = b.total_lines - b.cut_lines
+    return (f"\u2026 {_n(b.cut_lines, 'more line')} cut: showing {shown:,} of {b.total_lines:,} "
+            f"(--max-lines {limits.lines or 0})")
+
+
+def stop_note(b: Block) -> str:
+    err = plain(b.text)
+    return (f"stopped: {plain(b.label)}" + (f": {err}" if err else "") +
+            " (pi drops this message before sending the context to the provider)")
+
+
+def thinking_label(b: Block) -> str:
+    return "Thinking (redacted by the provider)" if b.redacted else f"Thinking ({_n(len(b.text), 'char')})"
+
+
+def context_doc(ctx, limits: Limits, name: Any = None) -> Doc:
+    """The context as facts and a list of message views."""
     s = ctx.session
     h = s.header or {}
     model = ctx.state.model
@@ -314,7 +165,7 @@ def context_doc(ctx, opts: ExportOptions, name: Any = None) -> Doc:
         facts.append(("Checkpoint", "none (the whole path is in context)"))
     facts.append(("Messages", f"{len(ctx.messages):,} \u00b7 read as pi's {s.reader} reader does"))
     title = f"pi session {_sid(h.get('id'))}" + (f" \u00b7 {plain(name)}" if isinstance(name, str) and name else "")
-    items = [_message_item(m, src, opts) for m, src in zip(ctx.messages, ctx.message_sources)]
+    items = [message_view(m, src, limits) for m, src in zip(ctx.messages, ctx.message_sources)]
     return Doc(title, facts, items)
 
 
@@ -330,6 +181,13 @@ def md_escape(text: str) -> str:
     return _MD_INLINE.sub(r"\\\1", text)
 
 
+def md_line(text: str) -> str:
+    """Literal text at the start of a line (a list item): inline markup escaped, and a leading
+    ``-``, ``+``, ``=`` or ``1.`` that would start a list or a heading escaped too."""
+    return _MD_LINE_START.sub(lambda m: "\\" + m.group(1) if m.group(1) else m.group(2) + "\\" + m.group(3),
+                              md_escape(text))
+
+
 def md_prose(text: str) -> str:
     """Literal text as paragraphs: markup escaped, line breaks kept (hard breaks), leading spaces
     kept (non-breaking), blank lines separating paragraphs."""
@@ -342,8 +200,7 @@ def md_prose(text: str) -> str:
             continue
         stripped = ln.lstrip(" \t")
         indent = ln[: len(ln) - len(stripped)]
-        body = _MD_LINE_START.sub(lambda m: "\\" + m.group(1) if m.group(1) else m.group(2) + "\\" + m.group(3),
-                                  md_escape(stripped))
+        body = md_line(stripped)
         lead = "".join("&nbsp;" * (4 if c == "\t" else 1) for c in indent)
         nxt = lines[i + 1] if i + 1 < len(lines) else ""
         out.append(lead + body + ("\\" if nxt else ""))
@@ -364,34 +221,58 @@ def _md_meta(parts: list) -> str:
     return "*" + md_escape(flat(" \u00b7 ".join(parts))) + "*"
 
 
-def render_md(doc: Doc) -> str:
+def _md_names(b: Block) -> str:
+    label = f"**{md_escape(b.label[:1].upper() + b.label[1:])}:**"
+    if b.items and isinstance(b.items[0], tuple):
+        return label + "\n\n" + "\n".join(
+            f"- {md_line(flat(plain(n)) or '?')}" + (f": {md_escape(flat(plain(d)))}" if d else "") for n, d in b.items)
+    return f"{label} {md_escape(flat(', '.join(plain(n) for n in b.items)))}"
+
+
+def _md_blocks(v: MessageView, limits: Limits) -> list:
+    out: list = []
+    for b in v.blocks:
+        if b.kind == "text":
+            if b.text.strip():
+                out.append(md_prose(plain(b.text)))
+        elif b.kind in ("output", "json"):
+            out.append(md_fence(plain(b.text), "text" if b.kind == "output" else "json"))
+        elif b.kind == "command":
+            out.append(md_fence("$ " + plain(b.text), "sh"))
+        elif b.kind == "thinking":
+            summary = html.escape(thinking_label(b))
+            inner = f"\n\n{md_fence(plain(b.text), 'text')}\n" if b.text and not b.redacted else "\n"
+            out.append(f"<details>\n<summary>{summary}</summary>\n{inner}\n</details>")
+        elif b.kind == "call":
+            out.append(f"**Tool call: {md_escape(flat(plain(b.label)) or '(unnamed)')}**")
+            out.append(md_fence(plain(b.text), "json"))
+        elif b.kind == "image":
+            ref = image_words(plain(b.label), b.size)
+            out.append(f"![{md_escape(flat(ref))}](<{b.uri}>)" if b.uri else "*" + md_escape(flat(ref)) + "*")
+        elif b.kind == "names":
+            out.append(_md_names(b))
+        elif b.kind == "error":
+            out.append("*" + md_escape(flat(stop_note(b))) + "*")
+        elif b.kind == "note":
+            out.append("*" + md_escape(flat(plain(b.text))) + "*")
+        note = cut_note(b, limits)
+        if note:
+            out.append("*" + md_escape(note) + "*")
+    return out
+
+
+def render_md(doc: Doc, limits: Limits | None = None) -> str:
+    limits = limits or Limits()
     out = [f"# {md_escape(flat(doc.title))}",
            "\n".join(f"- **{md_escape(k)}:** {md_escape(flat(v))}" for k, v in doc.facts)]
     if not doc.items:
         out.append("*" + md_escape("(the context is empty)") + "*")
     for n, item in enumerate(doc.items, 1):
-        out.append(f"## {n}. {md_escape(flat(item.title))}")
-        out.append(_md_meta(item.meta))
-        for b in item.blocks:
-            if b.kind == "prose":
-                if b.text.strip():
-                    out.append(md_prose(b.text))
-            elif b.kind == "code":
-                out.append(md_fence(b.text, b.info))
-            elif b.kind == "thinking":
-                summary = html.escape(flat(b.label))
-                inner = f"\n\n{md_fence(b.text, 'text')}\n" if b.text else "\n"
-                out.append(f"<details>\n<summary>{summary}</summary>\n{inner}\n</details>")
-            elif b.kind == "call":
-                out.append(f"**Tool call: {md_escape(flat(b.label))}**")
-                out.append(md_fence(b.text, "json"))
-            elif b.kind == "image":
-                if b.uri:
-                    out.append(f"![{md_escape(flat(b.text))}](<{b.uri}>)")
-                else:
-                    out.append("*" + md_escape(flat(b.text)) + "*")
-            elif b.kind == "note":
-                out.append("*" + md_escape(flat(b.text)) + "*")
+        out.append(f"## {n}. {md_escape(flat(title_of(item)))}")
+        out.append(_md_meta(meta_of(item)))
+        if item.about:
+            out.append("*" + md_escape(item.about) + "*")
+        out.extend(_md_blocks(item, limits))
     out.append("---\n\n*" + md_escape("Exported by pisess: what the model sees on this path, in reading order.") + "*")
     return "\n\n".join(out) + "\n"
 
@@ -420,6 +301,7 @@ section.assistant { border-color: var(--assistant); } section.assistant h2 { col
 section.tool, section.bash { border-color: var(--tool); } section.tool h2, section.bash h2 { color: var(--tool); }
 section.compaction, section.branch { border-color: var(--summary); }
 section.compaction h2, section.branch h2 { color: var(--summary); }
+section.system { border-color: var(--summary); } section.system h2 { color: var(--summary); }
 p.meta { color: var(--muted); font-size: .85rem; margin: 0 0 .5rem; }
 p.note { color: var(--muted); font-style: italic; margin: .4rem 0; }
 p.note.error { color: var(--error); }
@@ -437,7 +319,45 @@ def h(text: str) -> str:
     return html.escape(text, quote=True)
 
 
-def render_html(doc: Doc) -> str:
+def _html_blocks(v: MessageView, limits: Limits) -> list:
+    out: list = []
+    for b in v.blocks:
+        if b.kind == "text":
+            if b.text.strip():
+                out.append(f'<div class="text">{h(plain(b.text))}</div>')
+        elif b.kind in ("output", "json", "command"):
+            text = ("$ " if b.kind == "command" else "") + plain(b.text)
+            info = {"output": "text", "json": "json", "command": "sh"}[b.kind]
+            out.append(f'<pre><code class="{info}">{h(text)}</code></pre>')
+        elif b.kind == "thinking":
+            body = f"<pre>{h(plain(b.text))}</pre>" if b.text and not b.redacted else ""
+            out.append(f'<details class="thinking"><summary>{h(thinking_label(b))}</summary>{body}</details>')
+        elif b.kind == "call":
+            out.append(f'<div class="call"><p>Tool call: {h(plain(b.label) or "(unnamed)")}</p>'
+                       f'<pre><code class="json">{h(plain(b.text))}</code></pre></div>')
+        elif b.kind == "image":
+            ref = image_words(plain(b.label), b.size)
+            out.append(f'<p><img src="{h(b.uri)}" alt="{h(ref)}"></p>' if b.uri else f'<p class="note">{h(ref)}</p>')
+        elif b.kind == "names":
+            label = h(b.label[:1].upper() + b.label[1:])
+            if b.items and isinstance(b.items[0], tuple):
+                rows = "".join(f"<li><code>{h(plain(n) or '?')}</code>" + (f": {h(plain(d))}" if d else "") + "</li>"
+                               for n, d in b.items)
+                out.append(f'<div class="names"><p>{label}:</p><ul>{rows}</ul></div>')
+            else:
+                out.append(f'<p class="names">{label}: {h(", ".join(plain(n) for n in b.items))}</p>')
+        elif b.kind == "error":
+            out.append(f'<p class="note error">{h(stop_note(b))}</p>')
+        elif b.kind == "note":
+            out.append(f'<p class="note">{h(plain(b.text))}</p>')
+        note = cut_note(b, limits)
+        if note:
+            out.append(f'<p class="note">{h(note)}</p>')
+    return out
+
+
+def render_html(doc: Doc, limits: Limits | None = None) -> str:
+    limits = limits or Limits()
     out = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
            f'<meta http-equiv="Content-Security-Policy" content="{h(CSP)}">',
            '<meta name="referrer" content="no-referrer">',
@@ -450,33 +370,22 @@ def render_html(doc: Doc) -> str:
     if not doc.items:
         out.append('<p class="note">(the context is empty)</p>')
     for n, item in enumerate(doc.items, 1):
-        out.append(f'<section class="msg {h(item.role)}" id="m{n}">')
-        out.append(f"<h2>{n}. {h(item.title)}</h2>")
-        out.append(f'<p class="meta">{h(" · ".join(item.meta))}</p>')
-        for b in item.blocks:
-            if b.kind == "prose":
-                if b.text.strip():
-                    out.append(f'<div class="text">{h(b.text)}</div>')
-            elif b.kind == "code":
-                out.append(f'<pre><code class="{h(b.info)}">{h(b.text)}</code></pre>')
-            elif b.kind == "thinking":
-                body = f"<pre>{h(b.text)}</pre>" if b.text else ""
-                out.append(f'<details class="thinking"><summary>{h(b.label)}</summary>{body}</details>')
-            elif b.kind == "call":
-                out.append(f'<div class="call"><p>Tool call: {h(b.label)}</p>'
-                           f'<pre><code class="json">{h(b.text)}</code></pre></div>')
-            elif b.kind == "image":
-                if b.uri:
-                    out.append(f'<p><img src="{h(b.uri)}" alt="{h(b.text)}"></p>')
-                else:
-                    out.append(f'<p class="note">{h(b.text)}</p>')
-            elif b.kind == "note":
-                cls = "note error" if b.text.startswith("stopped:") else "note"
-                out.append(f'<p class="{cls}">{h(b.text)}</p>')
+        out.append(f'<section class="msg {h(HTML_CLASS.get(item.role or "", "unknown"))}" id="m{n}">')
+        out.append(f"<h2>{n}. {h(title_of(item))}</h2>")
+        out.append(f'<p class="meta">{h(" · ".join(meta_of(item)))}</p>')
+        if item.about:
+            out.append(f'<p class="note">{h(item.about)}</p>')
+        out.extend(_html_blocks(item, limits))
         out.append("</section>")
     out += ["</main>", "<footer>Exported by pisess: what the model sees on this path, in reading order. "
             "This page runs no script and loads nothing.</footer>", "</body>", "</html>"]
     return "\n".join(out) + "\n"
+
+
+# a section's class (its colour): by role
+HTML_CLASS = {"user": "user", "assistant": "assistant", "toolResult": "tool", "bashExecution": "bash",
+              "custom": "custom", "hookMessage": "custom", "compactionSummary": "compaction",
+              "branchSummary": "branch", "system": "system"}
 
 
 # --- the exports ----------------------------------------------------------------------------------
@@ -506,8 +415,9 @@ def export_context(ctx, fmt: str, opts: ExportOptions = ExportOptions()) -> Expo
 
         ctx = replace(ctx, messages=messages)
         name = name_r
-    doc = context_doc(ctx, opts, name)
-    text = render_md(doc) if fmt == "md" else render_html(doc)
+    limits = Limits.document(opts.max_lines, opts.images)
+    doc = context_doc(ctx, limits, name)
+    text = render_md(doc, limits) if fmt == "md" else render_html(doc, limits)
     checkpoint = get(ctx.checkpoint, "id") if ctx.checkpoint is not None else None
     return Export(fmt, text.encode("utf-8"), s.reader, ctx.leaf_id, checkpoint, len(ctx.messages), _count(found),
                   opts.redact)

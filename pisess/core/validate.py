@@ -570,3 +570,16 @@ def _context_findings(raw: RawFile, sessions: dict, add) -> None:
                 else "warning"
             add(Finding(sev, f"{e.stage or 'context'}_fails", f"{who} cannot build the context ({e.code}: {e.message})",
                         e.physical_line, None))
+
+
+def summary_counts(reports: list, strict: bool) -> dict:
+    """The summary of a validate run (``--json``'s ``summary``; the text view's last line)."""
+    return {
+        "files": len(reports),
+        "errors": sum(r.count("error") for r in reports) + (sum(r.count("warning") for r in reports) if strict else 0),
+        "warnings": 0 if strict else sum(r.count("warning") for r in reports),
+        "infos": sum(r.count("info") for r in reports),
+        "sdkRefuses": sum(1 for r in reports if not r.pi["harness"]["opens"]),
+        "piCommandLosesData": sum(1 for r in reports if not r.pi["cli"]["opens"] or r.pi["cli"].get("droppedLines")),
+        "filesWithErrors": sum(1 for r in reports if not r.ok(strict)),
+    }

@@ -1,0 +1,140 @@
+"""The one printer.  Every command hands it what a view returned; nothing else writes to stdout.
+
+A view returns a list of items: Rich renderables (``Text``, ``Table``, ``Rule``, ``Panel``), or
+plain ``str`` lines (already escaped: GitHub annotations, allowlist lines), which are written as
+they are without loading Rich.  The printer decides the width (the one views are laid out for),
+pages long output on a terminal, prints in chunks, and turns a failed write into a ``storage``
+error.  Views never print and never touch files.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterable
+from typing import Any
+
+CHUNK = 1000  # rows per print: per-print set-up (size, options, buffer flush) cost as much as the rows
+
+
+def soft(text: Any) -> Any:
+    """Mark a ``Text`` to be printed unwrapped and uncut, as one long line the terminal may fold
+    (a finding, a path): the printer prints it with ``soft_wrap``."""
+    text.no_wrap = True
+    text.overflow = "ignore"
+    return text
+
+
+def _is_soft(r: Any) -> bool:
+    return getattr(r, "overflow", None) == "ignore" and getattr(r, "no_wrap", False) is True
+
+
+class Printer:
+    """Prints views to stdout (or, with ``stderr``, talk to stderr) with colour decided once."""
+
+    def __init__(self, color: str = "auto", *, stderr: bool = False) -> None:
+        self.color = color
+        self.stderr = stderr
+        self._console = None
+
+    @property
+    def stream(self):
+        return sys.stderr if self.stderr else sys.stdout
+
+    @property
+    def console(self):
+        if self._console is None:
+            from pisess.cli.render import make_console
+
+            self._console = make_console(self.color, stderr=self.stderr)
+        return self._console
+
+    @property
+    def width(self) -> int:
+        """The width views are laid out for (``COLUMNS``, else the terminal's, else 80)."""
+        return self.console.width
+
+    def show(self, items: Iterable[Any], *, pager: bool = False) -> None:
+        items = list(items)
+        try:
+            if pager and self._page(items):
+                return
+            self._print(items)
+        except BrokenPipeError:
+            raise
+        except OSError as e:
+            from pisess.core.errors import PisessError
+
+            raise PisessError("storage", f"cannot write to {'stderr' if self.stderr else 'stdout'}: "
+                              f"{e.strerror or e}") from None
+
+    def _print(self, items: list) -> None:
+        run: list = []
+
+        def flush() -> None:
+            if run:
+                from rich.console import Group
+
+                # A Group keeps each row's no_wrap: print(a, b) joins its arguments into a new
+                # Text that wraps, so an over-long tree row used to spill onto a line of its own.
+                for at in range(0, len(run), CHUNK):
+                    self.console.print(Group(*run[at:at + CHUNK]))
+                run.clear()
+
+        for r in items:
+            if isinstance(r, str):
+                flush()
+                if self._console is not None:
+                    self._console.file.flush()
+                self.stream.write(r + "\n")
+            elif _is_soft(r):
+                flush()
+                self.console.print(r, soft_wrap=True)
+            else:
+                run.append(r)
+        flush()
+        self.stream.flush()
+
+    def _page(self, items: list) -> bool:
+        console = self.console
+        if not (console.is_terminal and sys.stdin.isatty()):
+            return False
+        from rich.console import Group
+        from rich.text import Text
+
+        with console.capture() as cap:
+            console.print(Group(*[Text(r) if isinstance(r, str) else r for r in items]))
+        out = cap.get()
+        if out.count("\n") > console.size.height:
+            os.environ.setdefault("LESS", "-FRX")
+            with console.pager(styles=not console.no_color):
+                console.print(Text.from_ansi(out) if not console.no_color else Text(out), end="")
+        else:
+            console.file.write(out)
+        return True
+
+    def data(self, data: bytes) -> None:
+        """Bytes as they are (JSON documents, an export) to the stream."""
+        try:
+            out = getattr(self.stream, "buffer", None)
+            if out is not None:
+                out.write(data)
+                out.flush()
+            else:  # CliRunner without a buffer
+                self.stream.write(data.decode("utf-8", "replace"))
+        except BrokenPipeError:
+            raise
+        except OSError as e:
+            from pisess.core.errors import PisessError
+
+            raise PisessError("storage", f"cannot write to stdout: {e.strerror or e}") from None
+
+
+def show(items: Iterable[Any], color: str = "auto", *, pager: bool = False) -> None:
+    """``Printer(color).show(items)``."""
+    Printer(color).show(items, pager=pager)
+
+
+def talk(items: Iterable[Any], color: str = "auto") -> None:
+    """Views of what a command did (export's summary, fork's message) on stderr."""
+    Printer(color, stderr=True).show(items)

@@ -1,0 +1,139 @@
+"""One renderer contract: views return renderables or lines, one printer (pisess.cli.output)
+writes them; views never print and never touch files."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import entry, header, message, user, write_session
+
+from pisess.cli import render, render_share
+from pisess.cli.output import Printer, soft
+from pisess.core.fork import plan_fork
+from pisess.core.session import open_session
+from pisess.core.tree import build_tree
+from pisess.core.validate import summary_counts, validate_file
+
+CLI = Path(__file__).parent.parent / "pisess" / "cli"
+
+
+def _writes_to_stdout(tree: ast.AST) -> list[str]:
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            f = node.func
+            name = ast.unparse(f)
+            if name in ("print", "typer.echo", "click.echo") or name.startswith("sys.stdout.write") or \
+                    name.startswith("sys.stdout.buffer") or (name.endswith(".print") and "console" in name):
+                found.append(f"{name} (line {node.lineno})")
+    return found
+
+
+def test_only_the_printer_writes_to_stdout():
+    """No CLI module but output.py calls print, typer.echo, sys.stdout.write or a console's print."""
+    offenders = {}
+    for path in sorted(CLI.glob("*.py")):
+        if path.name == "output.py":
+            continue
+        hits = _writes_to_stdout(ast.parse(path.read_text()))
+        if hits:
+            offenders[path.name] = hits
+    assert offenders == {}
+
+
+@pytest.fixture()
+def src(tmp_path) -> str:
+    return write_session(tmp_path, [header(), user("u1", None, "hello [bold]x[/bold]"),
+                                    message("a1", "u1", {"role": "assistant", "content": [{"type": "text",
+                                                                                          "text": "ok"}]}),
+                                    entry("label", "l1", "a1", targetId="u1", label="first")])
+
+
+def test_views_return_items_and_print_nothing(src, capsys):
+    """Every view that used to print itself now returns what to print."""
+    s = open_session(src, "cli", light=True)
+    reports = [validate_file(src)]
+    assert render.validate_text(reports, [], False, quiet=False)
+    assert all(isinstance(x, str) for x in render.validate_github(reports, [], False))
+    before, out, after = render.fork_view(plan_fork(s, "a1", "at", new_id="n1", now_iso="2026-01-01T00:00:00.000Z"),
+                                          "/tmp/x.jsonl", dry_run=True)
+    assert before and out == [] and after == []
+    from pisess.cli.common import Where
+    from pisess.core.repo import list_sessions
+
+    listing = list_sessions(str(Path(src).parent), None)
+    assert render.ls_view(listing, Where(str(Path(src).parent), "/"), all_projects=True, details=None, width=80)
+    cap = capsys.readouterr()
+    assert cap.out == "" and cap.err == ""
+
+
+def test_the_tree_view_never_reads_the_file(src, monkeypatch):
+    """The command reads the rows' whole entries and passes them; the view only draws."""
+    from pisess.cli.tree_cmd import tree_entries
+
+    s = open_session(src, "cli", light=True)
+    view = build_tree(s)
+    entries = tree_entries(view)
+
+    def refuse(*a, **k):
+        raise AssertionError("the view read the session")
+
+    monkeypatch.setattr(type(s), "materialize", refuse)
+    rows = render.tree_view(view, entries, width=100)
+    assert any("hello [bold]x[/bold]" in r.plain for r in rows if hasattr(r, "plain"))
+
+
+def test_printer_writes_lines_as_they_are_and_soft_text_unwrapped(capsys, monkeypatch):
+    from rich.text import Text
+
+    monkeypatch.setenv("COLUMNS", "20")
+    long = "x" * 50
+    Printer("never").show(["plain line", soft(Text(long)), Text("y" * 50, no_wrap=True, overflow="ellipsis")])
+    out = capsys.readouterr().out.split("\n")
+    assert out[0] == "plain line"
+    assert out[1] == long  # uncut, unwrapped
+    assert out[2] == "y" * 19 + "\u2026"  # a row keeps its own no_wrap inside the chunk
+
+
+def test_a_failed_write_is_a_storage_error(monkeypatch):
+    from pisess.core.errors import PisessError
+
+    class Full:
+        def write(self, s):
+            raise OSError(28, "No space left on device")
+
+        def flush(self):
+            pass
+
+    monkeypatch.setattr(sys, "stdout", Full())
+    with pytest.raises(PisessError) as e:
+        Printer("never").show(["a line"])
+    assert e.value.code == "storage" and "No space left" in e.value.message
+
+
+def test_validate_json_does_not_load_rich(src):
+    """The summary count lives in the core: --json needs no renderer."""
+    code = ("import sys\nfrom pisess.cli.app import main\nsys.argv = ['pisess', 'validate', '--json', sys.argv[1]]\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\n"
+            "print('RICH' if 'rich' in sys.modules else 'NO-RICH', file=sys.stderr)")
+    r = subprocess.run([sys.executable, "-c", code, src], capture_output=True, text=True, timeout=60)
+    assert r.stderr.strip().endswith("NO-RICH"), r.stderr
+    assert '"summary"' in r.stdout
+
+
+def test_summary_counts_in_the_core(src):
+    c = summary_counts([validate_file(src)], strict=False)
+    assert c["files"] == 1 and c["errors"] == 0
+
+
+def test_export_summary_is_talk_not_output(src):
+    from pisess.core.context import build_context
+    from pisess.core.export import export_context
+
+    result = export_context(build_context(open_session(src, "cli", light=True)), "md")
+    items = render_share.export_summary(result, "/tmp/out.md")
+    assert len(items) == 1 and "Exported 2 messages" in items[0].plain
