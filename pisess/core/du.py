@@ -16,7 +16,7 @@ from typing import Any, Callable
 from . import js, versions
 from .errors import PisessError
 from .js import UNDEF, get
-from .jsonl import NOT_JSON, is_blank, iter_lines, parse_json
+from .jsonl import NOT_JSON, is_blank, iter_blocks, parse_json
 from .session import open_indexed
 from .sessionset import WHERE, _value, created_key, entry_id, line_blocks, open_lenient, place, scan_visit, \
     session_name
@@ -257,15 +257,14 @@ def _usage(session: Any, note: str | None, images: dict) -> tuple:
 
 
 def _header_bytes(path: str, before: int) -> int:
-    """The length of the header line: the first non-blank line before byte ``before`` that is a
-    ``session`` object."""
-    for _, offset, raw, _ in iter_lines(path):
-        if offset >= before:
-            break
-        if not is_blank(raw):
-            v = parse_json(raw)
-            if isinstance(v, dict) and v.get("type") == "session":
-                return len(raw)
+    """The length of the header line: the first non-blank line before byte ``before`` (the first
+    entry's offset) that is a ``session`` object.  Only those bytes are read."""
+    for _, parts, _ in iter_blocks(path, chunk_size=1 << 16, stop=before):
+        for raw in parts:
+            if not is_blank(raw):
+                v = parse_json(raw)
+                if isinstance(v, dict) and v.get("type") == "session":
+                    return len(raw)
     return 0
 
 
