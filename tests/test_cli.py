@@ -246,7 +246,7 @@ def test_fork_writes_new_file_and_leaves_source(runner, root):
     r = run(runner, "fork", str(src), target, "--position", "at", "--sessions-dir", str(root))
     assert r.exit_code == 0, r.stderr
     new = Path(r.stdout.strip())
-    assert new.exists() and new.parent == root / "--home-you-projects-webapp--"
+    assert new.exists() and new.parent == src.parent  # the source's project directory
     lines = [json.loads(l) for l in new.read_text().splitlines()]
     assert lines[0]["type"] == "session" and lines[0]["parentSession"] == str(src)
     assert hashlib.sha256(src.read_bytes()).hexdigest() == before

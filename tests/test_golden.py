@@ -21,6 +21,8 @@ GOLDEN = Path(__file__).parent / "golden"
 CWD = "/home/you/projects/webapp"
 HARNESS_ID = "01955b3b-ca80-7e43"  # the SDK-written example (leaf records, retainedTail)
 CLI_ID = "01955b3b-ca80-7e01"  # the pi-command-written example (branches, compaction, labels)
+PI16_ID = "01955b3b-ca80-7011"  # written by pi 1.6.0 (system messages, context edits, a usage entry)
+CWD16 = "/home/you/projects/agent"
 
 
 @pytest.fixture()
@@ -51,6 +53,14 @@ CASES = {
     "context_harness": ["context", HARNESS_ID, "--sessions-dir", "sessions", "--cwd", CWD, "--no-pager", "-n", "3"],
     "context_cli_llm": ["context", CLI_ID, "--llm", "--sessions-dir", "sessions", "--cwd", CWD, "--no-pager", "-n", "3"],
     "validate": ["validate", "sessions"],
+    "tree_pi16": ["tree", PI16_ID, "--sessions-dir", "sessions", "--cwd", CWD16, "--no-pager"],
+    "path_pi16": ["path", PI16_ID, "--sessions-dir", "sessions", "--cwd", CWD16],
+    "context_pi16_original": ["context", PI16_ID, "--original", "--sessions-dir", "sessions", "--cwd", CWD16,
+                              "--no-pager", "-n", "2"],
+    "context_pi16_system": ["context", PI16_ID, "--system", "--sessions-dir", "sessions", "--cwd", CWD16,
+                            "--no-pager", "-n", "1"],
+    "tree_pi16_as_082": ["tree", PI16_ID, "--pi-version", "0.82.1", "--sessions-dir", "sessions", "--cwd", CWD16,
+                         "--no-pager"],
 }
 
 

@@ -80,6 +80,10 @@ def context(
     full: bool = typer.Option(False, "--full", help="Do not shorten tool results and long texts."),
     max_lines: int = typer.Option(12, "--lines", "-n", metavar="N", help="Lines of each tool result to show."),
     pager: bool = typer.Option(True, "--pager/--no-pager", help="Page long output when stdout is a terminal."),
+    system: bool = typer.Option(False, "--system", help="Show the system prompt and tools pi 1.x folds from the "
+                                "context's system messages."),
+    original: bool = typer.Option(False, "--original", help="Also show what context edits replaced or hid "
+                                  "(pi 1.x), marked as such."),
     reader: common.ReaderOpt = "auto",
     lenient: common.LenientOpt = False,
     pi_version: common.PiVersionOpt = "1.6.0",
@@ -89,6 +93,9 @@ def context(
     color: common.ColorOpt = "auto",
 ) -> None:
     """What the model sees at the leaf: model, thinking level, tools, checkpoint, then each message.
+
+    With pi 1.x's rules (the default) edited messages show what the model sees and name the edit;
+    --original adds what the edits replaced or hid, --system the prompt and tools.
 
     Example: pisess context 0195e682 --leaf d00dfeed --llm
     """
@@ -110,4 +117,5 @@ def context(
     from pisess.cli import render
     from pisess.cli.output import show
 
-    show(render.context_view(ctx, llm=llm, thinking=thinking, full=full, max_lines=max_lines), color, pager=pager)
+    show(render.context_view(ctx, llm=llm, thinking=thinking, full=full, max_lines=max_lines, system=system,
+                             original=original), color, pager=pager)

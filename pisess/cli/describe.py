@@ -13,6 +13,7 @@ import orjson
 from pisess.cli.text import escape_controls, one_line
 from pisess.core import js
 from pisess.core.js import UNDEF, get
+from pisess.core.text import usage_text
 
 
 def s(v: Any) -> str:
@@ -126,6 +127,7 @@ def entry_kind(e: Any) -> str:
         "model_change": "model", "thinking_level_change": "thinking", "active_tools_change": "tools",
         "compaction": "compaction", "branch_summary": "branch sum", "label": "label", "session_info": "name",
         "custom": "ext state", "custom_message": "ext msg", "leaf": "leaf",
+        "context_edit": "edit", "usage": "usage",  # pi 1.x
     }.get(t, f"?{escape_controls(s(t))}" if t is not UNDEF else "?")
 
 
@@ -170,8 +172,28 @@ def entry_preview(e: Any) -> str:
     if t == "leaf":
         target = e.get("targetId")
         return f"\u21b7 leaf \u2192 {s(target)[:8] if target else '(before the first entry)'}"
+    if t == "context_edit":
+        return edit_preview(e)
+    if t == "usage":
+        kind = e.get("kind")
+        model = f"{s(e.get('provider'))}/{s(e.get('model'))}"
+        used = usage_text(e) or "no usage"
+        note = e.get("note")
+        return " \u00b7 ".join(p for p in (s(kind) or "(no kind)", model, used, s(note) if note else "") if p)
     rest = {k: v for k, v in e.items() if k not in ("type", "id", "parentId", "timestamp")}
     return s(rest)
+
+
+def edit_preview(e: dict) -> str:
+    """``hides a1b2c3d4`` / ``replaces a1b2c3d4: new text`` (pi 1.x context edits)."""
+    target = s(e.get("targetId"))[:8] or "?"
+    if "replacement" not in e:
+        return f"edits {target} (no replacement: pi throws)"
+    r = e["replacement"]
+    if r is None:
+        return f"hides {target}"
+    text = content_text(r.get("content")) if isinstance(r, dict) else ""
+    return f"replaces {target}" + (f": {text}" if text else "")
 
 
 def local_time(iso: Any, with_date: bool = True) -> str:

@@ -27,10 +27,12 @@ from pisess.core.js import UNDEF, get
 
 ACTIVE, OTHER, COMPACTED = "\u25cf", "\u25cb", "\u25d0"
 LEAF_MARK, CHECKPOINT_MARK, WARN = "\u25c0 leaf", "\u25c6", "\u26a0"
+EDITED_MARK, HIDDEN_MARK = "\u270e edited", "\u2205 hidden"  # targets of the context's edits (pi 1.x)
 KIND_STYLE = {
     "user": "bold cyan", "assistant": "green", "tool": "yellow", "bash": "yellow", "compaction": "magenta",
     "branch sum": "magenta", "label": "blue", "name": "blue", "leaf": "blue", "model": "dim", "thinking": "dim",
-    "tools": "dim", "ext state": "dim", "ext msg": "cyan", "custom": "cyan",
+    "tools": "dim", "ext state": "dim", "ext msg": "cyan", "custom": "cyan", "system": "blue", "edit": "yellow",
+    "usage": "dim",
 }
 
 
@@ -58,6 +60,33 @@ def make_console(color: str = "auto", stderr: bool = False) -> Console:
 
 def T(s: str, style: str = "") -> Text:  # noqa: N802 - reads as a constructor
     return Text(s, style=style)
+
+
+def packed(pieces: list[str], width: int, style: str = "dim", sep: str = "  ") -> list[Text]:
+    """Legend pieces on as many lines as the width needs, never broken inside a piece."""
+    lines: list[str] = []
+    for p in pieces:
+        if lines and len(lines[-1]) + len(sep) + len(p) <= width:
+            lines[-1] += sep + p
+        else:
+            lines.append(p)
+    return [T(line, style) for line in lines]
+
+
+def heading(pieces: list[tuple[str, str]], width: int) -> list[Text]:
+    """A view's first line from ``(text, style)`` pieces, joined by " · "; pieces that do not fit
+    the width go to a line of their own below, so a narrow terminal never cuts the reader's name."""
+    lines: list[Text] = [Text()]
+    for text, style in pieces:
+        cur = lines[-1]
+        sep = " \u00b7 " if cur.cell_len else ""
+        if cur.cell_len and cur.cell_len + len(sep) + len(text) > width:
+            cur = Text("  ")
+            lines.append(cur)
+            sep = ""
+        cur.append(sep)
+        cur.append(text, style)
+    return lines
 
 
 def label_tag(label: Any) -> str:
@@ -90,16 +119,13 @@ def tree_view(view, entries: list | None = None, *, width: int = 100, show_time:
     """The tree's rows.  ``entries``: the whole entries of the view's entry rows, in order (the
     command reads them back from a compact index); without them the rows' own entries are shown."""
     s = view.session
-    head = Text()
-    head.append(_session_title(s), "bold")
-    head.append(f" \u00b7 {plural(view.entry_count, 'entry', 'entries')} \u00b7 "
-                f"{plural(view.branch_points, 'branch point')}")
-    if view.roots > 1:
-        head.append(f" \u00b7 {view.roots} roots")
     leaf = view.leaf_id
-    head.append(f" \u00b7 leaf {_sid(leaf) if leaf not in (None, UNDEF) else '(none)'}")
-    head.append(f" ({s.reader} reader)", "dim")
-    out: list = [head]
+    pieces = [(_session_title(s), "bold"), (plural(view.entry_count, 'entry', 'entries'), ""),
+              (plural(view.branch_points, 'branch point'), "")]
+    if view.roots > 1:
+        pieces.append((f"{view.roots} roots", ""))
+    pieces += [(f"leaf {_sid(leaf) if leaf not in (None, UNDEF) else '(none)'}", ""), (_reader_words(s), "dim")]
+    out: list = heading(pieces, width)
     if view.leaf_error:
         out.append(safe(f"{WARN} the leaf cannot be resolved: {view.leaf_error}", "bold red"))
     by_light = {id(r.entry): w for r, w in zip((r for r in view.rows if r.kind == "entry"), entries)} \
@@ -108,9 +134,29 @@ def tree_view(view, entries: list | None = None, *, width: int = 100, show_time:
         out.append(_tree_row(s, r, width, show_time, by_light.get(id(r.entry), r.entry)))
     if not view.rows:
         out.append(T("(no entries)", "dim"))
-    legend = f"{ACTIVE} active path  {OTHER} other branches  {COMPACTED} behind the checkpoint  {CHECKPOINT_MARK} checkpoint"
-    out.append(T(legend, "dim"))
+    legend = [f"{ACTIVE} active path", f"{OTHER} other branches", f"{COMPACTED} behind the checkpoint",
+              f"{CHECKPOINT_MARK} checkpoint"]
+    flags = set().union(*(r.flags for r in view.rows if r.kind == "entry")) if view.rows else set()
+    extra = [m for f, m in (("edited", EDITED_MARK), ("hidden", HIDDEN_MARK)) if f in flags]
+    if extra:
+        legend.append(" / ".join(extra) + " by a context edit")
+    if any(r.kind == "entry" and get(r.entry, "type") == "usage" for r in view.rows):
+        legend.append("usage: model calls outside the conversation (pi's own tree hides them)")
+    out.extend(packed(legend, width))
     return out
+
+
+def _reader_words(session) -> str:
+    from pisess.core.versions import short
+
+    return f"{session.reader} reader, {short(session.pi_version)}"
+
+
+def _edit_marks(tail: Text, flags) -> None:
+    if "edited" in flags:
+        tail.append(f"  {EDITED_MARK}", "bold yellow")
+    if "hidden" in flags:
+        tail.append(f"  {HIDDEN_MARK}", "bold yellow")
 
 
 def _tree_row(session, r, width: int, show_time: bool, whole: Any = None) -> Text:
@@ -128,7 +174,8 @@ def _tree_row(session, r, width: int, show_time: bool, whole: Any = None) -> Tex
     e = whole if whole is not None else r.entry
     compacted = "compacted" in r.flags
     mark = COMPACTED if (r.active and compacted) else (ACTIVE if r.active else OTHER)
-    base = "" if r.active and not compacted else "dim"
+    # usage entries are bookkeeping (pi's tree hides them): dimmed wherever they sit
+    base = "" if r.active and not compacted and get(e, "type") != "usage" else "dim"
     t.append(mark + " ", "bold" if r.active and not compacted else "dim")
     t.append(_sid(get(e, "id")), "bold" if r.active else "dim")
     t.append("  ")
@@ -148,6 +195,7 @@ def _tree_row(session, r, width: int, show_time: bool, whole: Any = None) -> Tex
         tail.append(f"  {WARN} on a parentId cycle", "bold red")
     if "self_parent" in r.flags:
         tail.append(f"  {WARN} its own parent", "bold red")
+    _edit_marks(tail, r.flags)
     if "leaf" in r.flags:
         tail.append(f"  {LEAF_MARK}", "bold reverse")
     room = max(10, width - t.cell_len - tail.cell_len - 1)
@@ -161,12 +209,9 @@ def _tree_row(session, r, width: int, show_time: bool, whole: Any = None) -> Tex
 
 def path_view(ctx, *, width: int = 100, show_time: bool = False) -> list:
     s = ctx.session
-    head = Text()
-    head.append(_session_title(s), "bold")
-    head.append(f" \u00b7 path to leaf {_sid(ctx.leaf_id) if ctx.leaf_id is not None else '(none)'}"
-                f" \u00b7 {plural(len(ctx.path), 'entry', 'entries')}")
-    head.append(f" ({s.reader} reader)", "dim")
-    out: list = [head]
+    out: list = heading([(_session_title(s), "bold"),
+                         (f"path to leaf {_sid(ctx.leaf_id) if ctx.leaf_id is not None else '(none)'}", ""),
+                         (plural(len(ctx.path), 'entry', 'entries'), ""), (_reader_words(s), "dim")], width)
     if ctx.path and s.reader == "harness" and js.truthy(get(ctx.path[0], "parentId")):
         first = ctx.path[0]
         why = ("compaction with retainedTail" if get(first, "type") == "compaction"
@@ -191,13 +236,19 @@ def path_view(ctx, *, width: int = 100, show_time: bool = False) -> list:
             tail.append("  " + label_tag(label), "bold blue")
         if e is ctx.checkpoint:
             tail.append(f"  {CHECKPOINT_MARK} checkpoint", "bold magenta")
+        edit = ctx.edit_of(e) if seen else None
+        if edit is not None:
+            _edit_marks(tail, {"hidden" if get(edit, "replacement") is None else "edited"})
         if e is (ctx.path[-1] if ctx.path else None):
             tail.append(f"  {LEAF_MARK}", "bold reverse")
         room = max(10, width - t.cell_len - tail.cell_len - 1)
         t.append(one_line(d.entry_preview(e), room), "" if seen else "dim")
         t.append_text(tail)
         out.append(t)
-    out.append(T(f"{ACTIVE} the model sees it  {COMPACTED} replaced by the compaction summary", "dim"))
+    legend = [f"{ACTIVE} the model sees it", f"{COMPACTED} replaced by the compaction summary"]
+    if ctx.applied_edits:
+        legend.append(f"{EDITED_MARK} / {HIDDEN_MARK} by a context edit")
+    out.extend(packed(legend, width))
     return out
 
 
@@ -216,11 +267,18 @@ def _approx_tokens(messages: list) -> int:
     return total // 4
 
 
-def context_view(ctx, *, llm: bool = False, thinking: bool = False, full: bool = False, max_lines: int = 12) -> list:
+def context_view(ctx, *, llm: bool = False, thinking: bool = False, full: bool = False, max_lines: int = 12,
+                 system: bool = False, original: bool = False) -> list:
+    """The context panel and each message.  pi 1.6: the header counts the replayed prompt's
+    sections and tools and the messages context edits hide; an edited message says which edit;
+    ``original`` also shows what edits replaced or hid, ``system`` the whole prompt and tools."""
+    from pisess.core import versions
+
     s = ctx.session
     st = ctx.state
     model = st.model
-    model_text = f"{d.s(model.get('provider'))}/{d.s(model.get('modelId'))}" if isinstance(model, dict) else "(none)"
+    model_text = f"{d.s(model.get('provider'))}/{d.s(model.get('modelId'))}" if isinstance(model, dict) \
+        else "unknown"
     info = Text()
     info.append("model ", "dim")
     info.append(escape_controls(model_text), "bold")
@@ -230,6 +288,11 @@ def context_view(ctx, *, llm: bool = False, thinking: bool = False, full: bool =
         info.append(" \u00b7 tools ", "dim")
         tools = st.active_tool_names
         info.append(one_line(", ".join(d.s(x) for x in tools), 60) if tools is not None else "(default)", "bold")
+    sm = _system_message(ctx)
+    if sm is not None:
+        sections, tools16 = sm.get("sections") or {}, sm.get("toolsAdded") or []
+        info.append(" \u00b7 prompt ", "dim")
+        info.append(f"{plural(len(sections), 'section')}, {plural(len(tools16), 'tool')}", "bold")
     info.append("\n")
     if ctx.checkpoint is not None:
         cp = ctx.checkpoint
@@ -237,32 +300,99 @@ def context_view(ctx, *, llm: bool = False, thinking: bool = False, full: bool =
         fk = get(cp, "firstKeptEntryId")
         if js.truthy(get(cp, "retainedTail")):
             info.append(" (retainedTail)", "dim")
+        elif js.strict_eq(fk, get(cp, "id")):
+            info.append(" (retain-none)", "dim")
         elif js.truthy(fk):
             info.append(f" (firstKeptEntryId {_sid(fk)})", "dim")
         info.append(" \u00b7 ")
     msgs = ctx.llm_messages if llm else ctx.messages
     info.append(f"{plural(len(msgs), 'provider message' if llm else 'message')} \u00b7 ~{_approx_tokens(msgs):,} tokens")
+    edited = [e for e, n in ctx.projection if n and ctx.edit_of(e) is not None]
+    if edited:
+        info.append(f" \u00b7 {len(edited)} edited", "yellow")
+    if ctx.omitted:
+        info.append(f" \u00b7 {len(ctx.omitted)} hidden by context edits: "
+                    + ", ".join(_sid(get(e, "id")) for e in ctx.omitted[:6]) + (" \u2026" if len(ctx.omitted) > 6 else ""),
+                    "yellow")
     for note in s.notes:
         info.append("\nnote: " + escape_controls(note), "yellow")
+    reader_words = f"{s.reader} reader, {versions.short(s.pi_version)}"
     title = (f" context \u00b7 {_sid((s.header or {}).get('id'))} \u00b7 leaf "
-             f"{_sid(ctx.leaf_id) if ctx.leaf_id is not None else '(none)'} \u00b7 {s.reader} reader ")
+             f"{_sid(ctx.leaf_id) if ctx.leaf_id is not None else '(none)'} \u00b7 {reader_words} ")
     out: list = [Panel(info, title=Text(title, "bold"), title_align="left", expand=True)]
-    from pisess.core.context import convert_to_llm
-    from pisess.core.messages import Limits, message_view
-    from pisess.core.text import role_kind
-
-    limits = Limits.terminal(max_lines, full)
-    for m, src in zip(ctx.messages, ctx.message_sources):
-        shown, converted_from = m, None
-        if llm:
-            conv = convert_to_llm([m])
-            if not conv:
-                continue
-            shown = conv[0]
-            converted_from = None if shown is m else role_kind(m)
-        out.extend(message_block(message_view(shown, src, limits, converted_from=converted_from), thinking=thinking))
+    if system:
+        out.extend(system_prompt_view(sm))
+    out.extend(_context_messages(ctx, llm=llm, thinking=thinking, limits_n=max_lines, full=full, original=original))
     if not msgs:
         out.append(T("(the context is empty)", "dim"))
+    return out
+
+
+def _system_message(ctx) -> dict | None:
+    try:
+        return ctx.system_message()
+    except Exception:  # a checkpoint pi cannot replay: validate says why; the view goes on
+        return None
+
+
+def system_prompt_view(sm: dict | None) -> list:
+    """``context --system``: the prompt pi folds from the context's system messages, then its tools."""
+    from pisess.core.system import prompt_text
+
+    if sm is None:
+        return [T("(no system message in this context: the prompt is not in the file)", "dim")]
+    sections = sm.get("sections") or {}
+    tools = [t for t in sm.get("toolsAdded") or [] if isinstance(t, dict)]
+    head = Text(f"system prompt \u00b7 {plural(len(sections), 'section')} \u00b7 {plural(len(tools), 'tool')}",
+                "bold blue")
+    out: list = [Rule(head, align="left", style="blue")]
+    if sections:
+        out.append(T("sections: " + ", ".join(escape_controls(d.s(k)) for k in sections), "dim"))
+    out.append(safe(prompt_text(sm)))
+    for t in tools:
+        line = Text("\u2022 ", "dim")
+        line.append(escape_controls(d.s(t.get("name"))), "bold")
+        desc = t.get("description")
+        if isinstance(desc, str) and desc:
+            line.append(" \u2014 " + one_line(desc, 200), "dim")
+        out.append(line)
+    return out
+
+
+def _context_messages(ctx, *, llm: bool, thinking: bool, limits_n: int, full: bool, original: bool) -> list:
+    """Each message in order; with ``original`` the messages edits replaced or hid, beside them."""
+    from dataclasses import replace
+
+    from pisess.core.context import convert_to_llm
+    from pisess.core.messages import Edit, Limits, message_view
+    from pisess.core.text import role_kind
+
+    s = ctx.session
+    limits = Limits.terminal(limits_n, full)
+    out: list = []
+    messages = iter(zip(ctx.messages, ctx.message_sources))
+
+    def block(m, src, **marks) -> list:
+        shown, converted_from = m, None
+        if llm:
+            conv = convert_to_llm([m], s.pi_version)
+            if not conv:
+                return []
+            shown = conv[0]
+            converted_from = None if shown is m else role_kind(m)
+        view = message_view(shown, src, limits, converted_from=converted_from)
+        return message_block(replace(view, **marks) if marks else view, thinking=thinking)
+
+    for entry, n in ctx.projection or [(src, 1) for _, src in zip(ctx.messages, ctx.message_sources)]:
+        edit = ctx.edit_of(entry)
+        before = ctx.originals.get(js.key(get(entry, "id")), []) if edit is not None else []
+        for _ in range(n):
+            m, src = next(messages)
+            out.extend(block(m, src, edit=Edit(get(edit, "id"))) if edit is not None else block(m, src))
+        if original and edit is not None:
+            by = _sid(get(edit, "id"))
+            for m in before:
+                out.extend(block(m, entry, hidden=f"by {by}" if n == 0 else f"original, replaced by {by}"))
     return out
 
 
@@ -298,10 +428,11 @@ def _heading(v) -> Text:
         if v.role in ("custom", "hookMessage"):
             title.append(f" [{escape_controls(v.subject)}]", "cyan")
     facts = [escape_controls(f) for f in v.facts]
-    if v.edit is not None:
-        facts.append(f"edited by {_sid(v.edit.entry_id)}")
+    # what an edit did comes first: the heading is cut at the width, and this is the part to keep
     if v.hidden:
-        facts.append(f"hidden: {escape_controls(v.hidden)}")
+        facts.insert(0, f"hidden: {escape_controls(v.hidden)}")
+    if v.edit is not None:
+        facts.insert(0, f"edited by {_sid(v.edit.entry_id)}")
     if facts:
         title.append(" \u00b7 " + " \u00b7 ".join(facts), "dim")
     return title

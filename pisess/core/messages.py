@@ -275,7 +275,7 @@ def message_view(m: Any, src: Any, limits: Limits | None = None, *, converted_fr
             facts.append("hidden in pi's UI")
         b.prose(content)
     elif role == "system":
-        b.prose(content)
+        b.prose(content if content != "" else None)  # a patch carries only sections and tools
         set_, removed, added, gone = system_changes(m)
         for label, items in (("sets sections", set_), ("removes sections", removed), ("adds tools", added),
                              ("removes tools", gone)):
