@@ -103,3 +103,15 @@ def session_writer(tmp_path):
         return write_session(tmp_path, lines, name, trailing_newline)
 
     return _write
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _reads_as_the_cli_reads():
+    """The suite reads as the CLI does: a big read may fork where the CPUs allow (tests patch
+    ``parallel.cpus`` and ``compact.SPLIT_MIN`` to read small files in two halves); the library's
+    own default is one process, which ``test_core_compact`` checks."""
+    from pisess.core import parallel
+
+    previous = parallel.configure(parallel.Settings(jobs=None))
+    yield
+    parallel.configure(previous)

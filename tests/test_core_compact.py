@@ -204,7 +204,11 @@ def test_a_damaged_second_half_goes_to_the_line_scan(tmp_path):
     assert len(s.entries) == 200 and s.dropped_lines == [{"line": 202, "reason": "not valid JSON"}]
 
 
-def test_pisess_jobs_1_reads_in_one_pass(tmp_path, monkeypatch):
+def test_jobs_1_reads_in_one_pass(tmp_path, monkeypatch):
+    """The caller's settings decide: up to the CPUs (as the CLI and this suite read), one process
+    with ``jobs=1`` (``PISESS_JOBS=1`` for the CLI), and one process by the library's default."""
+    from pisess.core import parallel
+
     path = tmp_path / "s.jsonl"
     path.write_bytes(session_bytes([header()] + [user(f"{i:08x}", None) for i in range(50)]))
     calls = []
@@ -213,9 +217,19 @@ def test_pisess_jobs_1_reads_in_one_pass(tmp_path, monkeypatch):
     monkeypatch.setattr(compact, "_scan_halves", lambda *a: calls.append(a) or compact._scan(str(path)))
     compact.scan_compact(str(path))
     assert len(calls) == 1
-    monkeypatch.setenv("PISESS_JOBS", "1")
-    compact.scan_compact(str(path))
-    assert len(calls) == 1
+    previous = parallel.configure(parallel.from_environ({"PISESS_JOBS": "1"}))
+    try:
+        assert parallel.current() == parallel.Settings(jobs=1)
+        compact.scan_compact(str(path))
+        assert len(calls) == 1
+        parallel.configure(parallel.Settings())  # the library's default
+        compact.scan_compact(str(path))
+        assert len(calls) == 1
+        parallel.configure(parallel.from_environ({}))
+        compact.scan_compact(str(path))
+        assert len(calls) == 2
+    finally:
+        parallel.configure(previous)
 
 
 def test_a_child_that_fails_leaves_the_file_to_the_line_scan(tmp_path, monkeypatch):

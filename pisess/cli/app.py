@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import typer
 
 from pisess import __version__
@@ -106,4 +108,9 @@ def main() -> None:
     # validate, stats, du and ls --long was the same without it.  The library leaves the
     # collector alone; only this process turns it off.
     gc.disable()
+    # The library reads in one process; this one shares big reads among forked children as the
+    # CPUs allow (PISESS_JOBS=1 turns that off).
+    from pisess.core import parallel
+
+    parallel.configure(parallel.from_environ(os.environ))
     raise SystemExit(run())

@@ -4,8 +4,10 @@ Most lines of a session are ``message`` entries written by pi with the keys ``ty
 timestamp, message`` in that order.  For those the index keeps no per-entry Python object beyond
 the id string: the parent is a position in an ``array``, the timestamp 24 bytes of a shared
 buffer, the role one byte.  Every other line keeps its ``Light`` value as the line scan does.
-``CompactEntries`` rebuilds the ``Light`` of a message on demand (the same value the line scan
-would have kept), so the readers, paths and context work on either representation unchanged.
+``CompactEntries`` is the store over the index (a ``store.EntryStore``, like the line scan's
+``ListStore``): it rebuilds the ``Light`` of a message on demand (the same value the line scan
+would have kept) and answers ids, parents, lines and spans from the arrays, so the readers,
+paths and context never ask which store they hold.
 
 A rebuilt ``Light`` has its keys in pi's order even where the file had another order; nothing
 reads a ``Light``'s key order (it is read back whole before anything is printed).
@@ -29,9 +31,12 @@ from typing import Any
 import orjson
 
 from . import js, parallel
-from .jsonl import NOT_JSON, SDK_TYPES, Light, _shared, is_blank, iter_blocks, lighten, parse_json
+from .errors import PisessError
+from .jsonl import Light, _shared, is_blank, iter_blocks, lighten, open_fd, parse_json
+from .lines import NOT_JSON, check_harness_entry, check_harness_header, cli_drop_reason, cli_skips, sdk_only_entry, \
+    sdk_only_header
 from .migrate import needs_migration
-from .session import check_harness_entry, check_harness_header
+from .store import Cached, ReadBack, role_is
 
 _TS_WIDTH = 24  # "2025-03-03T09:00:39.403Z": pi's Date.toISOString()
 _NO_PARENT, _OTHER_PARENT, _EXTRA = -1, -2, -3
@@ -148,8 +153,8 @@ def scan_compact(path: str, *, workers: int | None = None) -> CompactIndex | Non
     then reads it).  The strict harness checks and the cli's keep/drop rules run in this pass.
 
     A file of ``SPLIT_MIN`` bytes or more is read in two halves at once, the second in a forked
-    child, when there are two CPUs (``workers=1``, or ``PISESS_JOBS=1`` in the environment, turns
-    that off)."""
+    child, when the caller allows two processes (``workers``, else ``parallel.workers()``: the
+    library's default is one, the CLI's as many as the CPUs)."""
     import gc
 
     enabled = gc.isenabled()
@@ -164,7 +169,6 @@ def scan_compact(path: str, *, workers: int | None = None) -> CompactIndex | Non
         return _scan(path)
     finally:
         _shared.clear()  # lighten's string sharing lasts one file
-        gc.freeze()
         if enabled:
             gc.enable()
 
@@ -175,14 +179,15 @@ SPLIT_MIN = 48 << 20  # below this a fork, and sending half an index back, cost 
 def _split_point(path: str) -> int | None:
     """The first line start after 51% of the file (the child reads from there), if the file is big
     enough to be read in two parts."""
-    import stat
-
     try:
-        st = os.stat(path)
-        if not stat.S_ISREG(st.st_mode) or st.st_size < SPLIT_MIN:
-            return None  # a FIFO would block the open; the scan refuses it
-        with open(path, "rb") as fh:
-            size = os.fstat(fh.fileno()).st_size
+        fd, st = open_fd(path)  # (a FIFO would block a plain open; the scan reports what is wrong)
+    except PisessError:
+        return None
+    with os.fdopen(fd, "rb") as fh:
+        try:
+            size = st.st_size
+            if size < SPLIT_MIN:
+                return None
             pos = size * 51 // 100  # the child (from here to the end) also pickles its part: a little less for it
             fh.seek(pos)
             while pos < size:
@@ -193,8 +198,8 @@ def _split_point(path: str) -> int | None:
                 if cut >= 0:
                     return pos + cut + 1 if pos + cut + 1 < size else None
                 pos += len(chunk)
-    except OSError:
-        return None  # the scan itself reports what is wrong
+        except OSError:
+            return None  # the scan itself reports what is wrong
     return None
 
 
@@ -372,7 +377,7 @@ def _take_header(ix: CompactIndex, v: Any) -> bool:
             or needs_migration(v) or check_harness_header(v) is not None:
         return False
     ix.header = v
-    ix.sdk_marker = "metadata" in v
+    ix.sdk_marker = sdk_only_header(v)
     return True
 
 
@@ -443,19 +448,19 @@ def _add_block(ix: CompactIndex, role_code: dict, starts: list, first_number: in
         pos = pos_base + idx
         at.append(idx)
         e = lighten(v, 0, 0)  # offset and length are set below
+        # (the line rules are asked only while their answer can still change something)
         if type(e) is Light:
             e.index = pos
-            t = e.get("type")
-            if t in SDK_TYPES or (t == "compaction" and "retainedTail" in e):
+            if not ix.sdk_marker and sdk_only_entry(e):
                 ix.sdk_marker = True
             eid = e.get("id", js.UNDEF)
         else:
-            t = e.get("type") if type(e) is dict else None
             eid = js.get(e, "id") if e is not NOT_JSON and e is not None else js.UNDEF  # (null.id throws)
+            # a light value is an object that is no header: the cli keeps it as it is
+            if ix.cli_plain and (cli_drop_reason(e) is not None or cli_skips(e)):
+                ix.cli_plain = False  # the cli drops or skips this line
         if not ix.harness_error and check_harness_entry(e) is not None:
             ix.harness_error = True
-        if e is NOT_JSON or not js.truthy(e) or (type(e) is dict and t == "session"):
-            ix.cli_plain = False  # the cli drops or skips this line
         if ix.harness_error and not ix.cli_plain:
             return False
         ix.extras[pos] = e
@@ -524,15 +529,23 @@ def _add_block(ix: CompactIndex, role_code: dict, starts: list, first_number: in
     return True
 
 
-class CompactEntries(Sequence):
-    """``session.entries`` over a ``CompactIndex``: values are built on first access and kept, so
-    an entry is the same object every time (positions and identity checks rely on that)."""
+class CompactEntries(Cached, Sequence):
+    """The compact store (``session.entries`` over a ``CompactIndex``, an ``EntryStore``): values
+    are built on first access and kept, so an entry is the same object every time (positions and
+    identity checks rely on that); ids, parents, lines and spans are answered from the index's
+    arrays without building any."""
 
-    __slots__ = ("index", "_made")
+    __slots__ = ("index", "_made", "by_id", "_read_back", "_read", "_replaced", "_pos_cache")
 
-    def __init__(self, index: CompactIndex) -> None:
+    def __init__(self, index: CompactIndex, read_back: ReadBack) -> None:
         self.index = index
         self._made: dict = {}
+        self._init_caches(read_back)
+        self.by_id = CompactById(self)
+
+    @property
+    def lines(self) -> Any:
+        return self.index.line_numbers()
 
     def __len__(self) -> int:
         return len(self.index.ids)
@@ -550,21 +563,122 @@ class CompactEntries(Sequence):
             got = self._made[i] = self.index.light(i)
         return got
 
-    def __setitem__(self, i: int, value: Any) -> None:
-        self._made[i] = value
-
     def __iter__(self):
         for i in range(len(self.index.ids)):
             yield self[i]
+
+    def take(self, positions: Any) -> list:
+        made, light = self._made, self.index.light  # __getitem__ inlined: a path takes a million
+        out = []
+        append = out.append
+        for p in positions:
+            e = made.get(p)
+            if e is None:
+                e = made[p] = light(p)
+            append(e)
+        return out
+
+    def _peek(self, pos: int) -> Any:
+        return self._made.get(pos)
+
+    def _put(self, pos: int, whole: Any) -> None:
+        self._made[pos] = whole
+
+    def _all_objects(self):
+        # only extras can be kept values that are not light (numbers, lists, later headers): every
+        # light entry is found by its own position
+        return ((p, self[p]) for p in self.index.extras)
+
+    def find(self, entry_id: Any) -> int | None:
+        ix = self.index
+        return ix.position_of(entry_id) if type(entry_id) is str else ix.key_of.get(js.key(entry_id))
+
+    def distinct_ids(self) -> int:
+        ix = self.index
+        later = ix.later_pos_of or {}
+        return len(ix.pos_of) + sum(1 for k in later if k not in ix.pos_of)
+
+    def _unique(self) -> bool:
+        """No duplicate string id and none empty: a parent position the scan recorded is then the
+        entry ``byId.get(parentId)`` finds."""
+        ix = self.index
+        return self.distinct_ids() == len(ix.ids) - ix.ids.count(None) and "" not in ix.pos_of \
+            and "" not in (ix.later_pos_of or {})
+
+    def parent(self, pos: int) -> int | None:
+        # ``parent_position`` inlined (a path walk calls this per entry).  The position comes from
+        # the id maps, not the ``parents`` array: an int read from an array is a new object, and a
+        # walk up a million entries keeps every position (28 MB more peak RSS measured that way).
+        ix = self.index
+        q = ix.parents[pos]
+        if q >= 0:
+            pid = ix.ids[q]
+            if not pid:
+                return None  # "" is falsy: no parent, though an entry may have the id ""
+            later = ix.later_pos_of
+            if later:
+                up = later.get(pid)
+                if up is not None:
+                    return up
+            return ix.pos_of.get(pid)
+        if q == _NO_PARENT:
+            return None
+        return ix.parent_position(pos)
+
+    def line(self, pos: int) -> int:
+        ix = self.index
+        return ix.lines[pos] if ix.lines is not None else ix.first_line + pos
+
+    def span(self, pos: int) -> tuple[int, int]:
+        return self.index.offsets[pos], self.index.length_of(pos)
+
+    def spans(self):
+        ix = self.index
+        ix._spell_out()  # (lengths as an array from here on)
+        return ix.offsets, ix.lengths
 
     def extras(self, reverse: bool = False):
         """``(position, entry)`` of every entry that is not a plain message, in file order."""
         for i in (reversed(self.index.extras) if reverse else self.index.extras):
             yield i, self[i]
 
+    def suspects(self):
+        ix = self.index
+        return sorted({*ix.other_parents, *ix.extras})
+
+    def parents_precede(self) -> bool:
+        from operator import ge
+
+        ix = self.index
+        if not self._unique() or any(map(ge, ix.parents, range(len(ix.ids)))):
+            return False
+        parent_at = self.parent
+        return all((q := parent_at(p)) is None or q < p for p in {*ix.other_parents, *ix.extras})
+
+    def plain_role(self, pos: int) -> str | None:
+        r = self.index.roles[pos]
+        return None if r == 255 else self.index.role_stubs[r]["role"]
+
+    def role_positions(self, role: str) -> list[int]:
+        ix = self.index
+        code = next((i for i, stub in enumerate(ix.role_stubs) if stub.get("role") == role), None)
+        found: list = []
+        if code is not None:  # a byte search over the role column
+            roles, at = ix.roles, ix.roles.find(code)
+            while at >= 0:
+                found.append(at)
+                at = roles.find(code, at + 1)
+        odd = [p for p, e in ix.extras.items() if role_is(e, role)]  # (extras are few)
+        return sorted(found + odd) if odd else found
+
+    def string_ids(self):
+        return self.index.ids
+
 
 class CompactById(Mapping):
-    """``session.by_id`` over a ``CompactIndex``: ``js.key(id)`` -> entry, last occurrence wins."""
+    """``by_id`` of the compact store: ``js.key(id)`` -> entry, last occurrence wins, read through
+    the store (a complete entry read back replaces its light one here too).  Keys a caller assigns
+    (``_set``) are answered first, as the dict it stands for would."""
 
     __slots__ = ("entries", "_set")
 
@@ -572,14 +686,11 @@ class CompactById(Mapping):
         self.entries = entries
         self._set: dict = {}
 
-    def _pos(self, key: Any) -> int | None:
-        ix = self.entries.index
-        return ix.position_of(key) if type(key) is str else ix.key_of.get(key)
-
     def __getitem__(self, key: Any) -> Any:
-        if key in self._set:
+        if self._set and key in self._set:
             return self._set[key]
-        pos = self._pos(key)
+        ix = self.entries.index
+        pos = ix.position_of(key) if type(key) is str else ix.key_of.get(key)
         if pos is None:
             raise KeyError(key)
         return self.entries[pos]

@@ -10,16 +10,16 @@ by offset, to say what they are.
 from __future__ import annotations
 
 import heapq
-from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Any, Callable
 
 from . import js, versions
 from .errors import PisessError
 from .js import UNDEF, get
-from .jsonl import NOT_JSON, is_blank, parse_json
-from .sessionset import WHERE, _open as open_fd_file, _value, created_key, entry_id, line_blocks, open_lenient, \
-    place, scan_visit, session_name
+from .jsonl import NOT_JSON, is_blank, iter_blocks, parse_json
+from .session import open_indexed
+from .sessionset import WHERE, _value, created_key, entry_id, line_blocks, open_lenient, place, scan_visit, \
+    session_name
 
 TOP = 10
 
@@ -212,8 +212,7 @@ def disk_usage(paths: list[str], *, reader: str = "auto", top: int = TOP, tick: 
 
 
 def _read_scanned(path: str, reader: str, tick, pi_version: str = versions.CURRENT) -> tuple:
-    """The line scan (damaged, legacy and refused files): ``(session, note, header bytes, rows)``,
-    a row per entry: ``(position, line, offset, bytes, kind, images or None)``."""
+    """The line scan (damaged, legacy and refused files), images found as the scan parses each line."""
     images: dict[int, tuple[int, int]] = {}
 
     def visit(number: int, v: Any, raw: bytes) -> None:
@@ -224,49 +223,49 @@ def _read_scanned(path: str, reader: str, tick, pi_version: str = versions.CURRE
 
     raw = scan_visit(path, visit, tick)
     session, note = open_lenient(path, reader, raw, pi_version=pi_version)
-    lines = session.raw.lines
-    header_bytes = next((ln.length for ln in lines if not ln.blank and isinstance(ln.value, dict)
-                         and ln.value.get("type") == "session"), 0) if session.header is not None else 0
+    lines = raw.lines
+    return _usage(session, note, {lines[n - 1].offset: got for n, got in images.items()})
+
+
+def _read_indexed(path: str, reader: str, tick, pi_version: str = versions.CURRENT) -> tuple | None:
+    """A clean file through its compact index (``None``: not one), images from a byte search for
+    ``"image"``; no entry object is built but for the entries that are not plain messages."""
+    session = open_indexed(path, reader, pi_version=pi_version)
+    if session is None:
+        return None
+    return _usage(session, None, _image_lines(path, tick))
+
+
+def _usage(session: Any, note: str | None, images: dict) -> tuple:
+    """``(session, note, header bytes, rows)``, a row per entry: ``(position, line, offset, bytes,
+    kind, images or None)``; sizes and offsets come from the store, ``images`` by line offset."""
+    store = session.store
+    offsets, lengths = store.spans()
+    numbers = store.lines
+    plain_role = store.plain_role
+    header_bytes = _header_bytes(session.path, offsets[0] if len(offsets) else session.raw.size) \
+        if session.header is not None else 0
 
     def rows():
-        for i, (number, e) in enumerate(zip(session.entry_lines, session.entries)):
-            ln = lines[number - 1] if 0 < number <= len(lines) else None
-            yield (i, number, ln.offset if ln else 0, ln.length if ln else 0, kind_of(e), images.get(number))
+        for i in range(len(offsets)):
+            role = plain_role(i)
+            off = offsets[i]
+            yield (i, numbers[i], off, lengths[i], ("message", role) if role is not None else kind_of(store[i]),
+                   images.get(off))
 
     return session, note, header_bytes, rows()
 
 
-def _read_indexed(path: str, reader: str, tick, pi_version: str = versions.CURRENT) -> tuple | None:
-    """A clean file through its compact index (``None``: not one): sizes, kinds and offsets come
-    from the index's arrays, images from a byte search for ``"image"``; no entry object is built
-    but for the largest entries."""
-    from .session import _open_compact, _with_version
-
-    session = _open_compact(path, reader)
-    if session is None:
-        return None
-    session = _with_version(session, versions.parse(pi_version))
-    ix = session.entries.index
-    ix._spell_out()
-    offsets, lengths, numbers, roles = ix.offsets, ix.lengths, ix.lines, ix.roles
-    images = _image_lines(path, tick)
-    at = {}
-    for off, got in images.items():
-        pos = bisect_left(offsets, off)
-        if pos < len(offsets) and offsets[pos] == off:
-            at[pos] = got
-    role_kinds = [("message", stub["role"]) for stub in ix.role_stubs]
-    extras = ix.extras
-    with open_fd_file(path) as fh:
-        head = fh.read(offsets[0] if len(offsets) else ix.size)
-    header_bytes = next((len(line) for line in head.split(b"\n") if not is_blank(line)), 0)
-
-    def rows():
-        for i in range(len(offsets)):
-            r = roles[i]
-            yield (i, numbers[i], offsets[i], lengths[i], role_kinds[r] if r != 255 else kind_of(extras[i]), at.get(i))
-
-    return session, None, header_bytes, rows()
+def _header_bytes(path: str, before: int) -> int:
+    """The length of the header line: the first non-blank line before byte ``before`` (the first
+    entry's offset) that is a ``session`` object.  Only those bytes are read."""
+    for _, parts, _ in iter_blocks(path, chunk_size=1 << 16, stop=before):
+        for raw in parts:
+            if not is_blank(raw):
+                v = parse_json(raw)
+                if isinstance(v, dict) and v.get("type") == "session":
+                    return len(raw)
+    return 0
 
 
 IMAGE = b'"image"'  # lines without these bytes hold no image block (the line scan's test too)

@@ -18,16 +18,9 @@ import orjson
 from .deepjson import loads as deep_loads
 
 from .js import js_blank
+from .lines import NOT_JSON, written_by_sdk
 
 
-class _Bad:
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "<not JSON>"
-
-
-NOT_JSON: Any = _Bad()
 _ASCII_WS = b" \t\r\n\x0b\x0c"
 
 
@@ -139,7 +132,6 @@ _LIGHT_SET = frozenset(LIGHT_KEYS)
 _SHARED_VALUE_KEYS = frozenset(("type", "id", "parentId", "targetId"))
 _shared: dict = {}
 _ROLE_STUBS: dict = {}
-SDK_TYPES = ("leaf", "active_tools_change")
 
 
 def lighten(v: Any, offset: int, length: int) -> Any:
@@ -278,37 +270,87 @@ def scan_bytes(data: bytes, path: str = "<bytes>") -> RawFile:
     return RawFile(path, len(data), lines, data.endswith(b"\n") or not data)
 
 
-def _open(path: str):
-    """Open a session file for reading; anything but a regular file (a FIFO would block forever,
-    ``/dev/zero`` never ends) is refused before it is opened."""
-    import stat as st_
+def storage_error(path: str, e: OSError, what: str = "read session") -> Any:
+    """The ``PisessError`` of an ``OSError`` met reading ``path`` (``not_found`` for a missing file)."""
+    from .errors import PisessError
+
+    if isinstance(e, FileNotFoundError):
+        return PisessError("not_found", f"Session not found: {path}", path=path, unreadable=True)
+    if isinstance(e, IsADirectoryError):
+        return PisessError("storage", f"Failed to {what} {path}: is a directory", path=path)
+    return PisessError("storage", f"Failed to {what} {path}: {e.strerror or e}", path=path)
+
+
+def open_fd(path: str) -> tuple[int, os.stat_result]:
+    """A read-only descriptor on a regular file, and its ``fstat``.  Opening never blocks (a FIFO
+    would wait for a writer; ``O_NONBLOCK`` means nothing to a regular file); directories, FIFOs
+    and devices (``/dev/zero`` never ends) are refused as ``storage`` errors."""
+    import stat
 
     from .errors import PisessError
 
     try:
-        mode = os.stat(path).st_mode
-        if st_.S_ISDIR(mode):
-            raise IsADirectoryError(21, "Is a directory")
-        if not st_.S_ISREG(mode):
-            raise PisessError("storage", f"Failed to read session {path}: not a regular file", path=path)
-        return open(path, "rb")
-    except FileNotFoundError:
-        raise PisessError("not_found", f"Session not found: {path}", path=path, unreadable=True) from None
-    except IsADirectoryError:
-        raise PisessError("storage", f"Failed to read session {path}: is a directory", path=path) from None
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except OSError as e:
-        raise PisessError("storage", f"Failed to read session {path}: {e.strerror or e}", path=path) from None
+        raise storage_error(path, e) from None
+    try:
+        st = os.fstat(fd)
+    except OSError as e:
+        os.close(fd)
+        raise storage_error(path, e) from None
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        what = "is a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file (a pipe or a device): not read"
+        raise PisessError("storage", f"Failed to read session {path}: {what}", path=path)
+    return fd, st
+
+
+def _open(path: str):
+    """A session file opened for reading (see ``open_fd``)."""
+    return os.fdopen(open_fd(path)[0], "rb")
+
+
+def first_line(path: str, limit: int | None = None) -> bytes | None:
+    """The bytes before the first ``\n`` (or ``\r``: pi's listing splits on both; a header never
+    holds either), at most about ``limit`` of them; ``None`` when the file cannot be read."""
+    from .errors import PisessError
+
+    try:
+        fh = _open(path)
+    except PisessError:
+        return None
+    chunks = []
+    got = 0
+    try:
+        with fh:
+            while limit is None or got < limit:
+                chunk = fh.read(65536)
+                if not chunk:
+                    break
+                cut = min((i for i in (chunk.find(b"\n"), chunk.find(b"\r")) if i >= 0), default=-1)
+                if cut >= 0:
+                    chunks.append(chunk[:cut])
+                    break
+                chunks.append(chunk)
+                got += len(chunk)
+    except OSError:
+        return None
+    return b"".join(chunks)
+
+
+def first_line_value(path: str) -> Any:
+    """The first line parsed (``NOT_JSON`` when it is not JSON, ``None`` when unreadable)."""
+    raw = first_line(path)
+    return None if raw is None else parse_json(raw)
 
 
 def read_bytes(path: str) -> bytes:
     """Read a session file; I/O failures become ``PisessError`` (``not_found`` / ``storage``)."""
-    from .errors import PisessError
-
     with _open(path) as fh:
         try:
             return fh.read()
         except OSError as e:
-            raise PisessError("storage", f"Failed to read session {path}: {e.strerror or e}", path=path) from None
+            raise storage_error(path, e) from None
 
 
 def scan_file(path: str, light: bool = True) -> RawFile:
@@ -322,7 +364,6 @@ def scan_file(path: str, light: bool = True) -> RawFile:
         return _scan_file(path, light)
     finally:
         _shared.clear()
-        gc.freeze()  # later collections need not walk what the scan made
         if enabled:
             gc.enable()
 
@@ -334,8 +375,6 @@ def iter_blocks(path: str, tick=None, chunk_size: int = CHUNK, start: int = 0, s
     chunk.  Per-line work stays in the caller's loop: a generator step per line costs as much as
     the split itself on files of a million short lines.  ``start``/``stop`` read a byte range
     (``start`` at a line's first byte)."""
-    from .errors import PisessError
-
     offset = start
     pending: list[bytes] = []
     with _open(path) as fh:
@@ -347,7 +386,7 @@ def iter_blocks(path: str, tick=None, chunk_size: int = CHUNK, start: int = 0, s
                 chunk = fh.read(chunk_size if left < 0 else min(chunk_size, left))
                 left -= len(chunk) if left > 0 else 0
             except OSError as e:
-                raise PisessError("storage", f"Failed to read session {path}: {e.strerror or e}", path=path) from None
+                raise storage_error(path, e) from None
             if not chunk:
                 break
             if tick:
@@ -390,27 +429,5 @@ def _scan_file(path: str, light: bool = True) -> RawFile:
         size = offset + len(raw) + (1 if terminated else 0)
     out = RawFile(path, size, lines, terminated, light)
     if light:
-        out.sdk_marker = _sdk_marker(lines)
+        out.sdk_marker = written_by_sdk(ln.value for ln in lines)
     return out
-
-
-def _sdk_marker(lines: list[RawLine]) -> bool:
-    """Any record only pi's SDK writes: a ``leaf`` or ``active_tools_change`` entry, a compaction
-    with a ``retainedTail`` key, or a header with ``metadata``."""
-    first = True
-    for ln in lines:
-        v = ln.value
-        tv = type(v)
-        if tv is Light:
-            first = False
-            t = v.get("type")
-            if t in SDK_TYPES or (t == "compaction" and "retainedTail" in v):
-                return True
-        elif tv is dict:
-            if first and v.get("type") == "session":
-                if "metadata" in v:
-                    return True
-            elif v.get("type") in SDK_TYPES:
-                return True
-            first = False
-    return False

@@ -11,15 +11,48 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, Callable
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What the caller lets reads do with the machine; the CLI decides (``PISESS_JOBS``, see
+    ``from_environ``), the library never looks.
+
+    ``jobs``: how many processes a read may share its work among.  ``1``, the library's default,
+    never forks; ``None`` lets each read use up to what this process may run on."""
+
+    jobs: int | None = 1
+
+
+_settings = Settings()
+
+
+def configure(settings: Settings) -> Settings:
+    """Use ``settings`` from now on (the CLI calls this once); the previous ones are returned."""
+    global _settings
+    previous, _settings = _settings, settings
+    return previous
+
+
+def current() -> Settings:
+    return _settings
+
+
+def from_environ(environ: Mapping[str, str]) -> Settings:
+    """The CLI's settings: ``PISESS_JOBS`` processes when it is a number (``1`` turns forking
+    off), else as many as the CPUs allow."""
+    env = environ.get("PISESS_JOBS", "").strip()
+    return Settings(jobs=max(1, int(env)) if env.isdigit() else None)
 
 
 def workers(limit: int = 2) -> int:
-    """How many processes may share a read: ``PISESS_JOBS`` when set (``1`` turns forking off),
-    else up to ``limit`` on Linux with more than one CPU, from a process running one thread."""
-    env = os.environ.get("PISESS_JOBS", "").strip()
-    if env.isdigit():
-        return max(1, int(env))
+    """How many processes may share a read: the configured ``jobs``; with ``None``, up to
+    ``limit`` on Linux with more than one CPU, from a process running one thread."""
+    jobs = _settings.jobs
+    if jobs is not None:
+        return max(1, jobs)
     if not hasattr(os, "fork") or not sys.platform.startswith("linux"):
         return 1  # macOS system libraries are not fork-safe (Python's own pools spawn there)
     import threading

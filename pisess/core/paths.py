@@ -6,7 +6,7 @@ These walks keep a visited set and raise ``cycle`` naming an entry on the loop i
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterator
 
 from . import js
 from .errors import PisessError
@@ -63,74 +63,85 @@ def path_to_checkpoint(session: Session, leaf_id: Any) -> list:
 
 
 def walk_positions(session: Session, start: Any) -> tuple[list, int | None] | None:
-    """The positions from ``start`` up its ``parentId`` links over a compact index's ids and parent
-    positions (a path of a million entries walks no entry object), and the position met twice
-    (a cycle, or an entry that is its own parent) or ``None``.  ``None`` where that walk would not
-    be the readers' own: no compact index, ids that are not strings, ids remapped after the read,
-    a start that is not the index's own entry."""
-    from .compact import CompactById, CompactEntries
-
-    entries, by_id = session.entries, session.by_id
-    if type(entries) is not CompactEntries or type(by_id) is not CompactById or by_id.entries is not entries \
-            or by_id._set:
-        return None
+    """The positions from ``start`` up its ``parentId`` links (``byId`` lookups, on the store's
+    positions: a path of a million entries walks no entry object), and the position met twice (a
+    cycle, or an entry that is its own parent) or ``None``.  ``None`` when ``start`` is not an
+    entry of the session."""
     if start is None:
         return [], None
-    ix, made = entries.index, entries._made
-    sid = get(start, "id")
-    pos = ix.position_of(sid) if type(sid) is str else None
-    if pos is None or entries[pos] is not start:
+    store = session.store
+    pos = store.position(start)
+    if pos is None:
         return None
-    parent_id = ix.parent_id
-    later, first = ix.later_pos_of or {}, ix.pos_of  # position_of, inlined: this loop runs per path entry
+    return walk_up(store, pos)
+
+
+def walk_up(store: Any, pos: int | None) -> tuple[list, int | None]:
+    """``walk_positions`` from position ``pos`` of ``store``."""
+    parent = store.parent
     out: list = []
     seen: set = set()
-    while pos not in seen:
+    while pos is not None and pos not in seen:
         seen.add(pos)
         out.append(pos)
-        e = made.get(pos)
-        pid = parent_id(pos) if e is None else get(e, "parentId")
-        if type(pid) is not str or not pid:
-            if not js.truthy(pid):
-                return out, None  # no parent ("" included, though an entry may have the id "")
-            return None  # found by JS Map identity: the object walk knows how
-        up = later.get(pid)
-        if up is None:
-            up = first.get(pid)
-        if up is None:
-            return out, None
-        pos = up
+        pos = parent(pos)
     return out, pos
+
+
+def ancestors(store: Any, pos: int) -> Iterator[int]:
+    """The positions above ``pos``, nearest first, each once (a cycle ends the walk)."""
+    parent = store.parent
+    seen = {pos}
+    cur = parent(pos)
+    while cur is not None and cur not in seen:
+        yield cur
+        seen.add(cur)
+        cur = parent(cur)
+
+
+def cycle_positions(store: Any) -> list:
+    """One position per ``parentId`` cycle, in the order the cycles are met walking up from each
+    entry in file order (each entry has at most one parent, so walks are chains)."""
+    if store.parents_precede():
+        return []
+    n = len(store)
+    parent = store.parent
+    state = bytearray(n)  # 1 on the current walk, 2 done
+    found = []
+    for start in range(n):
+        if state[start]:
+            continue
+        walk = []
+        cur: int | None = start
+        while cur is not None and not state[cur]:
+            state[cur] = 1
+            walk.append(cur)
+            cur = parent(cur)
+        if cur is not None and state[cur] == 1:
+            found.append(cur)
+        for p in walk:
+            state[p] = 2
+    return found
 
 
 def path_to_root(session: Session, start: Any) -> list:
     """CLI walk from an entry: follow ``parentId`` until it is falsy or missing (the orphan then
     acts as the root)."""
-    got = walk_positions(session, start)
-    if got is not None:
-        positions, again = got
-        entries = session.entries
-        if again is not None:
-            raise _cycle(session, entries[again])
-        made, light = entries._made, entries.index.light
-        path = []
-        for p in reversed(positions):
-            e = made.get(p)
-            if e is None:
-                e = made[p] = light(p)
-            path.append(e)
-        return path
-    path = []
-    seen: set = set()
-    current = start
-    while current is not None:
-        if id(current) in seen:
-            raise _cycle(session, current)
-        seen.add(id(current))
-        path.append(current)
-        parent_id = get(current, "parentId")
-        current = session.lookup(parent_id) if js.truthy(parent_id) else None
-    path.reverse()
+    if start is None:
+        return []
+    store = session.store
+    pos = store.position(start)
+    head = []
+    if pos is None:  # not one of the session's entries (a caller's value): its parent is looked up
+        head = [start]
+        pid = get(start, "parentId")
+        pos = store.find(pid) if js.truthy(pid) else None
+    positions, again = walk_up(store, pos)
+    if again is not None:
+        raise _cycle(session, store[again])
+    positions.reverse()
+    path = store.take(positions)
+    path.extend(head)
     return path
 
 

@@ -410,18 +410,13 @@ def search_file(path: str, m: Matcher, *, reader: str = "auto", active_only: boo
 
 
 def _entries_at(session: Session, offsets: dict) -> list[tuple[int, int]]:
-    """``(position, offset)`` of the entries whose line starts at one of ``offsets``, in order."""
-    from .compact import CompactEntries
+    """``(position, offset)`` of the entries whose line starts at one of ``offsets``, in order
+    (entry offsets ascend)."""
+    from bisect import bisect_left
 
-    if type(session.entries) is CompactEntries:  # entry offsets ascend
-        from bisect import bisect_left
-
-        at = session.entries.index.offsets
-        hits = [(bisect_left(at, off), off) for off in offsets]
-        return sorted((i, off) for i, off in hits if i < len(at) and at[i] == off)
-    lines = session.raw.lines
-    return [(i, lines[line - 1].offset) for i, line in enumerate(session.entry_lines)
-            if 0 < line <= len(lines) and lines[line - 1].offset in offsets]
+    at = session.store.spans()[0]
+    hits = [(bisect_left(at, off), off) for off in offsets]
+    return sorted((i, off) for i, off in hits if i < len(at) and at[i] == off)
 
 
 def _placed(session: Session, found: dict, active_only: bool, note: str | None) -> FileResult | None:

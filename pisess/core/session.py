@@ -10,33 +10,34 @@ reader of the program that wrote the file.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterator, Literal
 
-from . import js
+from . import js, lines, versions
+from .compact import CompactEntries, scan_compact
 from .errors import JSError, PisessError
 from .js import UNDEF, get
-from .jsonl import NOT_JSON, Light, RawFile, RawLine, scan_file
+from .jsonl import Light, RawFile, RawLine, first_line_value, scan_file
+from .lines import NOT_JSON, check_harness_entry, check_harness_header  # noqa: F401 - re-exported
 from .migrate import migrate_in_memory, needs_migration, raw_version
 from .sdk_v4 import SDK_V4, is_v4_line
-from . import versions
+from .store import EntryStore, ListStore, spans_of
 from .versions import PiVersion
 
-READERS = ("harness", "cli")
-SDK_ONLY_TYPES = ("leaf", "active_tools_change")
+Reader = Literal["harness", "cli"]
+READERS: tuple[Reader, ...] = ("harness", "cli")
+SDK_ONLY_TYPES = lines.SDK_ONLY_TYPES
 HEADER_PREFIX = "Invalid JSONL session file {path}: "
 
 
 @dataclass(frozen=True)
 class Session:
-    """A session file as one of pi's readers sees it.  Entries stay the raw parsed values, so
-    unknown fields survive and nothing is copied per entry."""
+    """A session file as one of pi's readers sees it.  Entries stay the raw parsed values (in
+    ``store``, see ``store.EntryStore``), so unknown fields survive and nothing is copied per entry."""
 
     path: str
-    reader: str
+    reader: Reader
     header: dict | None
-    entries: list
-    entry_lines: list[int]  # physical line of each entry
-    by_id: dict  # js.key(id) -> entry, last occurrence wins
+    store: EntryStore
     leaf_id: Any  # str | None | js.UNDEF
     labels: dict  # js.key(targetId) -> (targetId, label), in JS Map order
     label_timestamps: dict  # js.key(targetId) -> timestamp of the label entry that set it
@@ -47,58 +48,43 @@ class Session:
     notes: list = field(default_factory=list)
     pi_version: PiVersion = versions.CURRENT  # the pi command's rules (a harness read is always 0.82.1's)
 
+    @property
+    def entries(self) -> EntryStore:
+        """The entries in file order (the store itself: a sequence)."""
+        return self.store
+
+    @property
+    def entry_lines(self) -> Any:
+        """The physical line of each entry."""
+        return self.store.lines
+
+    @property
+    def by_id(self) -> Any:
+        """``js.key(id)`` -> entry, last occurrence wins."""
+        return self.store.by_id
+
     def line_of(self, entry: Any) -> int | None:
-        i = self.position(entry)
-        return self.entry_lines[i] if i is not None else None
+        i = self.store.position(entry)
+        return self.store.line(i) if i is not None else None
 
     def position(self, entry: Any) -> int | None:
-        """Index of ``entry`` in ``entries`` (light entries carry it; others are looked up)."""
-        if type(entry) is Light:
-            i = entry.index
-            if 0 <= i < len(self.entries) and self.entries[i] is entry:
-                return i
-        replaced = self.__dict__.get("_replaced")
-        if replaced and id(entry) in replaced:
-            return replaced[id(entry)]
-        cache = self.__dict__.get("_pos_cache")
-        if cache is None:
-            cache = {id(e): i for i, e in enumerate(self.entries)}
-            object.__setattr__(self, "_pos_cache", cache)
-        return cache.get(id(entry))
+        """Index of ``entry`` in ``entries``."""
+        return self.store.position(entry)
 
     def materialize(self, entries: list) -> list:
         """Make ``entries`` complete (a streamed file keeps only structural keys) and return them.
 
-        The complete values replace the light ones in ``entries`` and the id index, so every
-        later lookup sees them too.  A light entry read back before gives the same object again."""
-        replaced = self.__dict__.get("_replaced")
-        if replaced is None:
-            replaced = {}
-            read: dict = {}  # id(light) -> (light, whole): the light is kept so its id is not reused
-            object.__setattr__(self, "_replaced", replaced)
-            object.__setattr__(self, "_read", read)
-        read = self.__dict__["_read"]
-        fresh = list({id(e): e for e in entries if type(e) is Light and id(e) not in read}.values())
-        for light, whole in zip(fresh, self.raw.full(fresh)):
-            read[id(light)] = (light, whole)
-            if light is whole:
-                continue
-            i = self.position(light)
-            if i is not None:
-                self.entries[i] = whole
-                replaced[id(whole)] = i
-            k = js.key(get(light, "id"))
-            if self.by_id.get(k) is light:
-                self.by_id[k] = whole
-        return [read[id(e)][1] if type(e) is Light else e for e in entries]
+        The complete values replace the light ones in the store, so every later access and
+        lookup sees them too.  A light entry read back before gives the same object again."""
+        return self.store.complete(entries)
 
     def full(self, entry: Any) -> Any:
         """One entry, complete."""
-        return self.materialize([entry])[0] if type(entry) is Light else entry
+        return self.store.complete([entry])[0]
 
     def lookup(self, entry_id: Any) -> Any:
         """``byId.get(id)`` (``None`` when absent)."""
-        return self.by_id.get(js.key(entry_id))
+        return self.store.by_id.get(js.key(entry_id))
 
     def iter_complete(self, wanted: Callable[[Any], bool | bytes] | None = None, batch: int = 2048) -> Iterator[Any]:
         """Entries complete, in file order, without keeping them (read back in batches).
@@ -145,8 +131,7 @@ class Session:
 
     def session_name(self) -> str | None:
         """The last ``session_info`` in file order, trimmed; an empty name clears it."""
-        compact = hasattr(self.entries, "extras")  # only its extras can be session_info
-        for e in (e for _, e in self.entries.extras(reverse=True)) if compact else reversed(self.entries):
+        for i, e in self.store.extras(reverse=True):  # a session_info is never a plain message
             if get(e, "type") == "session_info":
                 name = get(e, "name")
                 if name is None or name is UNDEF:
@@ -154,7 +139,7 @@ class Session:
                 if not isinstance(name, str):
                     raise JSError(
                         f"session_info name is {type(name).__name__}, not a string (pi throws reading it)",
-                        path=self.path, line=self.line_of(e),
+                        path=self.path, line=self.store.line(i),
                     )
                 return js.js_trim(name) or None
         return None
@@ -181,29 +166,19 @@ def written_by_sdk(raw: RawFile) -> bool:
     """Does the file hold a record only pi's SDK (the harness) writes?"""
     if raw.sdk_marker is not None:  # noted during the streaming pass
         return raw.sdk_marker
-    first = True
-    for ln in raw.lines:
-        v = ln.value
-        if not isinstance(v, dict):
-            continue
-        t = v.get("type")
-        if first and t == "session":
-            first = False
-            if "metadata" in v:
-                return True
-            continue
-        first = False
-        if t in SDK_ONLY_TYPES or (t == "compaction" and "retainedTail" in v):
-            return True
-    return False
+    return lines.written_by_sdk(ln.value for ln in raw.lines)
 
 
-def choose_reader(raw: RawFile, reader: str) -> str:
-    if reader in READERS:
+def choose_reader(raw: RawFile, reader: str) -> Reader:
+    if reader == "harness" or reader == "cli":
         return reader
-    if reader != "auto":
-        raise PisessError("usage", f"unknown reader {reader!r}: use auto, harness or cli")
+    _check_reader(reader)
     return "harness" if written_by_sdk(raw) else "cli"
+
+
+def _check_reader(reader: str) -> None:
+    if reader not in READERS and reader != "auto":
+        raise PisessError("usage", f"unknown reader {reader!r}: use auto, harness or cli")
 
 
 def open_session(path: str, reader: str = "auto", raw: RawFile | None = None, *, light: bool = False,
@@ -214,18 +189,63 @@ def open_session(path: str, reader: str = "auto", raw: RawFile | None = None, *,
     With ``light``, entries keep only their structural keys (memory grows with the number of
     entries, not bytes); ``Session.materialize``/``full`` read back complete entries on demand
     (``build_context`` and fork planning do that for the entries they use)."""
+    return open_read(path, reader, raw, light=light, pi_version=pi_version)[0]
+
+
+def open_read(path: str, reader: str = "auto", raw: RawFile | None = None, *, light: bool = False,
+              lenient: bool = False, pi_version: str = versions.CURRENT) -> tuple[Session, str | None]:
+    """``open_session``, and with ``lenient`` the pi command's reader where the chosen one refuses
+    the file (with a note saying so; raises when neither reads it).
+
+    How the file is read is decided once: a legacy header (a migration rewrites whole entries) is
+    scanned whole; a v3 one goes to the compact index, and only where the index says damage or a
+    reader that drops or refuses lines, to the line scan, which says how."""
     version = versions.parse(pi_version)
-    owned = raw is None
-    if owned and light:
-        session = _open_compact(path, reader)
-        if session is not None:
-            return _with_version(session, version)
-    raw = raw if raw is not None else scan_file(path, light=light)
+    _check_reader(reader)
+    if raw is None:
+        if light and not _legacy(path):
+            session = open_indexed(path, reader, pi_version=version)
+            if session is not None:
+                return session, None
+            raw = scan_file(path, light=True)  # pi fails or drops lines here: the line scan says how
+        else:
+            raw = scan_file(path, light=False)
+        owned = light
+    else:
+        owned = False
     chosen = choose_reader(raw, reader)
-    session = open_harness(raw) if chosen == "harness" else open_cli(raw)
-    if owned and light and session.raw is raw:
+    try:
+        session, note = (open_harness(raw) if chosen == "harness" else open_cli(raw)), None
+    except PisessError as e:
+        if not lenient or chosen == "cli" or e.code in ("storage", "not_found", "usage"):
+            raise
+        try:
+            session = open_cli(raw)
+        except PisessError:
+            raise e from None
+        note = f"pi's SDK refuses it ({e.reason}); read as the pi command reads it"
+    if owned and session.raw is raw:
         raw.lines = []  # per-line records served the checks; entries keep their own offsets
-    return _with_version(session, version)
+    return _with_version(session, version), note
+
+
+def open_indexed(path: str, reader: str = "auto", *, pi_version: str = versions.CURRENT) -> Session | None:
+    """The session over a ``CompactIndex`` of ``path``; ``None`` where the index leaves the file to
+    the line scan (not a well-formed v3 file, or the chosen reader refuses or drops a line)."""
+    ix = scan_compact(path)
+    if ix is None:
+        return None
+    raw = index_raw(path, ix)
+    chosen = choose_reader(raw, reader)
+    if ix.harness_error if chosen == "harness" else not ix.cli_plain:
+        return None
+    return _with_version(index_view(ix, raw, chosen), versions.parse(pi_version))
+
+
+def _legacy(path: str) -> bool:
+    """Is the first line a v1/v2 header (read whole: the migration rewrites every entry)?"""
+    v = first_line_value(path)
+    return isinstance(v, dict) and v.get("type") == "session" and needs_migration(v)
 
 
 def _with_version(session: Session, version: PiVersion) -> Session:
@@ -247,54 +267,6 @@ def _invalid(code: str, path: str, reason: str, ln: RawLine | None, line_no: int
         reason=reason,
         stage="open",
     )
-
-
-def check_harness_header(v: Any) -> str | None:
-    """pi's ``parseHeaderLine``: the reason the header is refused, or ``None``."""
-    if type(v) is dict and v.get("type") == "session" and v.get("version") == 3 and type(v.get("version")) is int \
-            and type(v.get("id")) is str and v["id"] and type(v.get("timestamp")) is str and v["timestamp"] \
-            and type(v.get("cwd")) is str and v["cwd"] and "parentSession" not in v and "metadata" not in v:
-        return None  # the common header, in one go
-    bad = "first line is not a valid session header"
-    if v is NOT_JSON or not isinstance(v, (dict, list)):
-        return bad
-    if not isinstance(v, dict) or v.get("type") != "session":
-        return bad
-    version = v.get("version", UNDEF)
-    if isinstance(version, bool) or not isinstance(version, (int, float)) or version != 3:
-        return "unsupported session version"
-    for k in ("id", "timestamp", "cwd"):
-        if not isinstance(v.get(k), str) or not v.get(k):
-            return f"session header is missing {k}"
-    if "parentSession" in v and not isinstance(v["parentSession"], str):
-        return "session header parentSession must be a string"
-    if "metadata" in v and not isinstance(v["metadata"], dict):
-        return "session header metadata must be an object"
-    return None
-
-
-def check_harness_entry(v: Any) -> str | None:
-    """pi's ``parseEntryLine``: the reason the entry line is refused, or ``None``."""
-    if type(v) is Light or type(v) is dict:  # the common case, in one go
-        t, i, p, ts = v.get("type"), v.get("id"), v.get("parentId", 0), v.get("timestamp")
-        if type(t) is str and type(i) is str and i and (p is None or type(p) is str) \
-                and type(ts) is str and ts and t != "leaf":
-            return None
-    if v is NOT_JSON:
-        return "is not valid JSON"
-    if not isinstance(v, (dict, list)):
-        return "is not a valid session entry"
-    if not isinstance(v, dict) or not isinstance(v.get("type"), str):
-        return "is missing entry type"
-    if not isinstance(v.get("id"), str) or not v["id"]:
-        return "is missing entry id"
-    if "parentId" not in v or not (v["parentId"] is None or isinstance(v["parentId"], str)):
-        return "has invalid parentId"
-    if not isinstance(v.get("timestamp"), str) or not v["timestamp"]:
-        return "is missing timestamp"
-    if v["type"] == "leaf" and ("targetId" not in v or not (v["targetId"] is None or isinstance(v["targetId"], str))):
-        return "has invalid targetId"
-    return None
 
 
 def harness_first_error(raw: RawFile) -> PisessError | None:
@@ -320,31 +292,16 @@ def open_harness(raw: RawFile) -> Session:
     if isinstance(header, dict) and header.get("type") == "session" and needs_migration(header) \
             and check_harness_header(header) == "unsupported session version":
         # A v1/v2 file: pi's SDK refuses it; pisess reads it migrated, as the pi command would.
-        cli = open_cli(raw if not raw.light else scan_file(raw.path, light=False))
-        return _harness_view(cli.header, cli.entries, cli.entry_lines, raw,
+        cli = open_cli(raw)
+        return _harness_view(cli.header, cli.store, raw,
                              migrated=cli.migrated_from_version, dropped=cli.dropped_lines,
                              notes=[f"version {js.to_string(cli.migrated_from_version)} file: pi's SDK refuses it "
                                     "(unsupported session version); read after migrating it in memory"])
     err = harness_first_error(raw)
     if err:
         raise err
-    entries = [ln.value for ln in nb[1:]]
-    lines = [ln.number for ln in nb[1:]]
-    return _harness_view(header, entries, lines, raw)
-
-
-def _open_compact(path: str, reader: str) -> Session | None:
-    """A well-formed v3 file read through a ``CompactIndex``; ``None`` sends it to the line scan."""
-    from .compact import scan_compact
-
-    ix = scan_compact(path)
-    if ix is None:
-        return None
-    raw = index_raw(path, ix)
-    chosen = choose_reader(raw, reader)
-    if (ix.harness_error if chosen == "harness" else not ix.cli_plain):
-        return None  # pi fails or drops lines here: the line scan says how
-    return index_view(ix, raw, chosen)
+    kept = nb[1:]
+    return _harness_view(header, _list_store([ln.value for ln in kept], kept, raw), raw)
 
 
 def index_raw(path: str, ix: Any) -> RawFile:
@@ -353,49 +310,25 @@ def index_raw(path: str, ix: Any) -> RawFile:
 
 
 def index_view(ix: Any, raw: RawFile, reader: str) -> Session:
-    """The ``harness`` or ``cli`` session over a ``CompactIndex`` (each with its own entry cache)."""
-    from .compact import CompactById, CompactEntries
-
-    entries = CompactEntries(ix)
-    view = _harness_view if reader == "harness" else _cli_view
-    return view(ix.header, entries, ix.line_numbers(), raw, by_id=CompactById(entries))
+    """The ``harness`` or ``cli`` session over a ``CompactIndex`` (each with its own store)."""
+    store = CompactEntries(ix, raw.full)
+    return _harness_view(ix.header, store, raw) if reader == "harness" else _cli_view(ix.header, store, raw)
 
 
-def _walk(entries, by_id: dict | None):
-    """``(i, entry, id, type)`` of the entries labels and names can come from.  A compact index
-    already knows ids and positions and holds no label among its plain messages."""
-    if hasattr(entries, "extras"):
-        for i, e in entries.extras():
-            yield i, e, get(e, "id"), get(e, "type")
-        return
-    yield from _indexed(entries, by_id)
+def _list_store(entries: list, kept: list, raw: RawFile) -> ListStore:
+    """The list store of ``entries`` read from the lines ``kept``."""
+    return ListStore(entries, [ln.number for ln in kept], raw.full, spans_of(kept))
 
 
-def _indexed(entries: list, by_id: dict):
-    """Yield ``(i, entry, id, type)`` while filling ``by_id`` (last occurrence wins) and telling
-    light entries their position."""
-    for i, e in enumerate(entries):
-        te = type(e)
-        if te is Light:
-            e.index = i
-        if te is Light or te is dict:
-            eid = e.get("id", UNDEF)
-            t = e.get("type")
-        else:
-            eid, t = get(e, "id"), get(e, "type")
-        by_id[eid if type(eid) is str else js.key(eid)] = e
-        yield i, e, eid, t
-
-
-def _harness_view(header, entries, lines, raw, migrated=None, dropped=(), notes=(), by_id=None) -> Session:
-    by_id = {} if by_id is None else by_id
+def _harness_view(header: Any, store: EntryStore, raw: RawFile, migrated: Any = None, dropped: Any = (),
+                  notes: Any = ()) -> Session:
     labels: dict = {}
-    for i, e, _, t in _walk(entries, by_id):
-        if t == "label":
+    for i, e in store.extras():  # a label is never a plain message
+        if get(e, "type") == "label":
             lbl = get(e, "label")
             if lbl is not None and lbl is not UNDEF and not isinstance(lbl, str):
                 raise JSError(f"label is {type(lbl).__name__}, not a string (pi's SDK throws indexing labels)",
-                              path=raw.path, line=lines[i], stage="open")
+                              path=raw.path, line=store.line(i), stage="open")
             tid = get(e, "targetId")
             text = js.js_trim(lbl) if isinstance(lbl, str) else ""
             if text:
@@ -403,10 +336,10 @@ def _harness_view(header, entries, lines, raw, migrated=None, dropped=(), notes=
             else:
                 labels.pop(js.key(tid), None)
     leaf: Any = None
-    if entries:
-        last = entries[-1]
+    if len(store):
+        last = store[-1]
         leaf = get(last, "targetId") if get(last, "type") == "leaf" else get(last, "id")
-    return Session(raw.path, "harness", header, entries, lines, by_id, leaf, labels, {}, raw,
+    return Session(raw.path, "harness", header, store, leaf, labels, {}, raw,
                    migrated_from_version=migrated, dropped_lines=list(dropped), notes=list(notes),
                    pi_version=versions.PI_0_82)
 
@@ -420,24 +353,20 @@ def cli_kept_lines(raw: RawFile) -> tuple[list[RawLine], list[dict]]:
     for ln in raw.lines:
         if ln.blank:
             continue
-        if ln.value is NOT_JSON:
-            dropped.append({"line": ln.number, "reason": "not valid JSON"})
-        elif not js.truthy(ln.value):
-            dropped.append({"line": ln.number, "reason": "falsy JSON value"})
-        else:
+        reason = lines.cli_drop_reason(ln.value)
+        if reason is None:
             kept.append(ln)
+        else:
+            dropped.append({"line": ln.number, "reason": reason})
     return kept, dropped
-
-
-def _is_cli_header(v: Any) -> bool:
-    return isinstance(v, dict) and v.get("type") == "session" and isinstance(v.get("id"), str)
 
 
 def open_cli(raw: RawFile) -> Session:
     kept, dropped = cli_kept_lines(raw)
-    if not kept or not _is_cli_header(kept[0].value):
+    if not kept or not lines.is_cli_header(kept[0].value):
         if raw.size == 0:
-            return Session(raw.path, "cli", None, [], [], {}, None, {}, {}, raw, empty_file_initialized=True,
+            return Session(raw.path, "cli", None, ListStore([], [], raw.full), None, {}, {}, raw,
+                           empty_file_initialized=True,
                            notes=["empty file: pi would write a fresh header into it on open"])
         first = kept[0] if kept else None
         raise PisessError(
@@ -452,7 +381,9 @@ def open_cli(raw: RawFile) -> Session:
     values = [ln.value for ln in kept]
     migrated = None
     if needs_migration(values[0]) and raw.light:
-        return open_cli(scan_file(raw.path, light=False))  # migration rewrites whole entries
+        # migration rewrites whole entries (open_read scans a legacy file whole from the start;
+        # a caller's light scan is read again)
+        return open_cli(scan_file(raw.path, light=False))
     if needs_migration(values[0]):
         migrated = raw_version(values[0])
         try:
@@ -460,23 +391,20 @@ def open_cli(raw: RawFile) -> Session:
         except TypeError as e:
             raise JSError(f"migration fails: {e} (pi cannot open this file)", path=raw.path, stage="open") from None
     header = values[0]
-    entries, lines = [], []
+    entries, where = [], []
     for v, ln in zip(values, kept):
-        if v is header:
-            continue
-        if isinstance(v, dict) and v.get("type") == "session":
+        if v is header or lines.cli_skips(v):
             continue  # pi skips every later header
         entries.append(v)
-        lines.append(ln.number)
-    return _cli_view(header, entries, lines, raw, migrated=migrated, dropped=dropped)
+        where.append(ln)
+    return _cli_view(header, _list_store(entries, where, raw), raw, migrated=migrated, dropped=dropped)
 
 
-def _cli_view(header, entries, lines, raw, migrated=None, dropped=(), by_id=None) -> Session:
-    by_id = {} if by_id is None else by_id
+def _cli_view(header: Any, store: EntryStore, raw: RawFile, migrated: Any = None, dropped: Any = ()) -> Session:
     labels: dict = {}
     stamps: dict = {}
-    for _, e, eid, t in _walk(entries, by_id):
-        if t == "label":
+    for _, e in store.extras():  # a label is never a plain message
+        if get(e, "type") == "label":
             tid = get(e, "targetId")
             k = js.key(tid)
             lbl = get(e, "label")
@@ -486,13 +414,6 @@ def _cli_view(header, entries, lines, raw, migrated=None, dropped=(), by_id=None
             else:
                 labels.pop(k, None)
                 stamps.pop(k, None)
-    leaf: Any = get(entries[-1], "id") if entries else None
-    return Session(raw.path, "cli", header, entries, lines, by_id, leaf, labels, stamps, raw,
+    leaf: Any = get(store[-1], "id") if len(store) else None
+    return Session(raw.path, "cli", header, store, leaf, labels, stamps, raw,
                    migrated_from_version=migrated, dropped_lines=list(dropped))
-
-
-def iter_entries(session: Session) -> Iterable[tuple[int, Any]]:
-    return zip(session.entry_lines, session.entries)
-
-
-Projector = Callable[[Any, int, list], list]

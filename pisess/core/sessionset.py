@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 import os
-import stat
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator
 
@@ -23,9 +22,10 @@ import orjson
 from . import js, versions
 from .errors import PisessError
 from .js import UNDEF, get
-from .jsonl import NOT_JSON, Light, RawFile, RawLine, is_blank, iter_lines, lighten, parse_json, scan_file
+from .jsonl import NOT_JSON, RawFile, RawLine, _open, first_line_value, is_blank, iter_lines, lighten, open_fd, \
+    parse_json, storage_error
 from .repo import encode_cwd, iter_jsonl, project_dirs, resolve_session
-from .session import Session, open_session
+from .session import Session, open_read
 
 WHERE = ("active", "compacted", "branch")
 
@@ -106,25 +106,7 @@ def collect(names: Iterable[str] | None, root: str, cwd: str, all_projects: bool
 def header_of(path: str) -> dict | None:
     """The first line as a header object (``type: session``), or ``None``; never raises and never
     opens anything but a regular file."""
-    try:
-        fd, _ = open_fd(path)
-    except PisessError:
-        return None
-    try:
-        with os.fdopen(fd, "rb") as fh:
-            chunks = []
-            while True:
-                chunk = fh.read(65536)
-                if not chunk:
-                    break
-                cut = min((i for i in (chunk.find(b"\n"), chunk.find(b"\r")) if i >= 0), default=-1)
-                if cut >= 0:
-                    chunks.append(chunk[:cut])
-                    break
-                chunks.append(chunk)
-        v = parse_json(b"".join(chunks))
-    except OSError:
-        return None
+    v = first_line_value(path)
     return v if isinstance(v, dict) and v.get("type") == "session" else None
 
 
@@ -138,31 +120,6 @@ def created_key(header: Any, fallback_mtime: float = 0.0) -> tuple:
 # --- one scan --------------------------------------------------------------------------------------
 
 Visitor = Callable[[int, Any, bytes], None]
-
-
-def open_fd(path: str) -> tuple[int, os.stat_result]:
-    """A read-only descriptor on a regular file, and its ``fstat``.  Opening never blocks (a FIFO
-    would wait for a writer); directories, FIFOs and devices are refused as ``storage`` errors."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-    except FileNotFoundError:
-        raise PisessError("not_found", f"Session not found: {path}", path=path, unreadable=True) from None
-    except OSError as e:
-        raise PisessError("storage", f"Failed to read session {path}: {e.strerror or e}", path=path) from None
-    try:
-        st = os.fstat(fd)
-    except OSError as e:
-        os.close(fd)
-        raise PisessError("storage", f"Failed to read session {path}: {e.strerror or e}", path=path) from None
-    if not stat.S_ISREG(st.st_mode):
-        os.close(fd)
-        what = "is a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file (a pipe or a device): not read"
-        raise PisessError("storage", f"Failed to read session {path}: {what}", path=path)
-    return fd, st
-
-
-def _open(path: str):
-    return os.fdopen(open_fd(path)[0], "rb")
 
 
 def line_blocks(path: str, tick: Callable[[int], None] | None, block: int) -> Iterator[tuple[bytearray, int, int]]:
@@ -179,7 +136,7 @@ def line_blocks(path: str, tick: Callable[[int], None] | None, block: int) -> It
             try:
                 n = fh.readinto(memoryview(buf)[keep:])
             except OSError as e:
-                raise PisessError("storage", f"Failed to read session {path}: {e.strerror or e}", path=path) from None
+                raise storage_error(path, e) from None
             if tick and n:
                 tick(n)
             end = keep + n
@@ -218,7 +175,7 @@ def read_small(path: str, limit: int) -> bytes | None:
             data = b"".join(parts)
         return data
     except OSError as e:
-        raise PisessError("storage", f"Failed to read session {path}: {e.strerror or e}", path=path) from None
+        raise storage_error(path, e) from None
     finally:
         os.close(fd)
 
@@ -259,18 +216,7 @@ def open_lenient(path: str, reader: str, raw: RawFile | None,
     """``open_session``; when the chosen reader refuses the file, the pi command's lenient reader
     (with a note saying so).  Raises when neither reads it.  Without ``raw`` the file is read
     light (structure only, see ``open_session``)."""
-    try:
-        return open_session(path, reader, raw=raw, light=raw is None, pi_version=pi_version), None
-    except PisessError as e:
-        if e.code in ("storage", "not_found", "usage") or reader == "cli":
-            raise
-        try:
-            # the light read found damage: one line scan serves the lenient reader
-            s = open_session(path, "cli", raw=raw if raw is not None else scan_file(path, light=True),
-                             pi_version=pi_version)
-        except PisessError:
-            raise e from None
-        return s, f"pi's SDK refuses it ({e.reason}); read as the pi command reads it"
+    return open_read(path, reader, raw, light=raw is None, lenient=True, pi_version=pi_version)
 
 
 # --- where each entry sits ---------------------------------------------------------------------------
@@ -298,31 +244,16 @@ class Placement:
 def place(session: Session, *, branches: bool = True, positions: list | None = None) -> Placement:
     """Where each entry sits for the session's reader; with ``branches`` also the branch points
     and each abandoned branch's first entry.  With ``positions`` (and no ``branches``) ``where``
-    maps only those entry positions (a search places its hits, not a million entries)."""
+    maps only those entry positions (a search places its hits, not a million entries).  Placed on
+    the store's positions: entries are built only for the context."""
     from .context import select_entries
     from .paths import cli_context_path, path_to_checkpoint
     from .tree import current_leaf
 
-    entries = session.entries
-    by_id = session.by_id
-    lookup = session.lookup
-
-    def parent(e: Any) -> Any:
-        pid = get(e, "parentId")
-        if not js.truthy(pid):
-            return None
-        p = by_id.get(pid) if type(pid) is str else lookup(pid)
-        return None if p is e else p
-
+    store = session.store
     leaf_id, leaf, error = current_leaf(session)
-    active_at = _active_positions(session, leaf) if not branches else None
-    active: set = set()
-    cur = leaf if active_at is None else None
-    while cur is not None and id(cur) not in active:
-        active.add(id(cur))
-        cur = parent(cur)
-    selected = active
-    chosen: list = []
+    active_at = _active_positions(session, leaf) or set()
+    chosen: list | None = None  # None: the context could not be built, all of the path counts
     checkpoint = None
     if leaf is not None:
         try:
@@ -331,84 +262,70 @@ def place(session: Session, *, branches: bool = True, positions: list | None = N
             else:
                 walk = cli_context_path(session, get(leaf, "id"))
             chosen = select_entries(session, walk)
-            selected = {id(e) for e in chosen}
             if chosen and get(chosen[0], "type") == "compaction":
                 checkpoint = chosen[0]
         except PisessError as e:
             error = error or e.message
-    def where_of(e: Any) -> str:
-        return "branch" if id(e) not in active else "active" if id(e) in selected else "compacted"
-
-    if active_at is not None:  # a compact index: placed by position, entries built only for the context
-        where_at = _where_by_position(entries, active_at, None if selected is active else chosen)
-        if positions is not None:
-            return Placement({i: where_at[i] for i in positions}, None, leaf_id, checkpoint, None, error)
-        return Placement(where_at, None, leaf_id, checkpoint, None, error)
-    if positions is not None and not branches:
-        return Placement({i: where_of(entries[i]) for i in positions}, None, leaf_id, checkpoint, None, error)
-    where = [where_of(e) for e in entries]
+    where = _where_by_position(store, active_at, chosen)
     if not branches:
+        if positions is not None:
+            return Placement({i: where[i] for i in positions}, None, leaf_id, checkpoint, None, error)
         return Placement(where, None, leaf_id, checkpoint, None, error)
-    parent_of: dict[int, Any] = {}
+    parent = store.parent
+    parent_of: list = [None] * len(store)
     kids: dict[int, int] = {}
-    for e in entries:
-        p = parent(e)
-        if p is not None:
-            parent_of[id(e)] = p
-            kids[id(p)] = kids.get(id(p), 0) + 1
-    roots: list = []
-    root_of: dict[int, Any] = {}
-    for e, w in zip(entries, where):
-        roots.append(None if w != "branch" else _branch_root(e, active, parent_of, root_of))
+    for i in range(len(store)):
+        q = parent(i)
+        if q is not None and q != i:
+            parent_of[i] = q
+            kids[q] = kids.get(q, 0) + 1
+    root_of: dict[int, int] = {}
+    roots = [None if w != "branch" else store[_branch_root(i, active_at, parent_of, root_of)]
+             for i, w in enumerate(where)]
     return Placement(where, roots, leaf_id, checkpoint, sum(1 for n in kids.values() if n > 1), error)
 
 
-def _where_by_position(entries: Any, active_at: set, chosen: list | None) -> list:
+def _where_by_position(store: Any, active_at: set, chosen: list | None) -> list:
     """``where`` of every position: ``branch`` off the active path, on it ``active`` when the
     context holds it (``chosen``; ``None``: the context could not be built, all of the path
     counts), else ``compacted``."""
-    where = ["branch"] * len(entries)
+    where = ["branch"] * len(store)
     if chosen is None:
         for i in active_at:
             where[i] = "active"
         return where
-    made = entries._made
-    in_context = {e.index for e in chosen if type(e) is Light and made.get(e.index) is e}
-    if len(in_context) < len(chosen):  # an entry of the context not at its own position: by identity
-        ids = {id(e) for e in chosen}
-        in_context = {i for i in active_at if id(entries[i]) in ids}
+    position = store.position
+    in_context = {position(e) for e in chosen}
     for i in active_at:
         where[i] = "active" if i in in_context else "compacted"
     return where
 
 
 def _active_positions(session: Session, leaf: Any) -> set | None:
-    """The positions on the path from ``leaf`` to its root (``None``: not a compact session the
-    position walk serves, see ``paths.walk_positions``)."""
+    """The positions on the path from ``leaf`` to its root (``None``: ``leaf`` is not one of the
+    session's entries, see ``paths.walk_positions``)."""
     from .paths import walk_positions
 
     got = walk_positions(session, leaf)
     return None if got is None else set(got[0])
 
 
-def _branch_root(e: Any, active: set, parent_of: dict, memo: dict) -> Any:
+def _branch_root(pos: int, active: set, parent_of: list, memo: dict) -> int:
     """Walk up until the parent is on the active path (or missing); memoised, cycle-safe."""
     chain = []
     seen: set = set()
-    cur = e
-    root = None
+    cur = pos
     while True:
-        k = id(cur)
-        if k in memo:
-            root = memo[k]
+        if cur in memo:
+            root = memo[cur]
             break
-        if k in seen:  # a parentId cycle off the active path: its first member stands for it
+        if cur in seen:  # a parentId cycle off the active path: its first member stands for it
             root = cur
             break
-        seen.add(k)
-        chain.append(k)
-        p = parent_of.get(k)
-        if p is None or id(p) in active:
+        seen.add(cur)
+        chain.append(cur)
+        p = parent_of[cur]
+        if p is None or p in active:
             root = cur
             break
         cur = p

@@ -15,6 +15,7 @@ from .errors import PisessError
 from .js import UNDEF, get
 from .jsonl import NOT_JSON, RawFile, RawLine, parse_json, scan_bytes, scan_file
 from .migrate import raw_version
+from .paths import ancestors, cycle_positions
 from .sdk_v4 import SDK_V4, is_v4_line
 from .session import (
     check_harness_entry,
@@ -314,7 +315,6 @@ def _validate_index(path: str, ix: Any, version: str) -> FileReport | None:
     from .session import index_raw, index_view
 
     raw = index_raw(path, ix)
-    lines = ix.line_numbers()
     findings: list[Finding] = []
     add = findings.append
     harness_session = harness_err = None
@@ -329,34 +329,26 @@ def _validate_index(path: str, ix: Any, version: str) -> FileReport | None:
     pi = {"harness": _harness_answer(harness_err), "cli": _cli_answer(cli)}
     known = known_types(version)
     # plain messages are known, accepted entries: only the other lines can hold line findings
+    store = cli.store
     extras = []
-    for pos, e in cli.entries.extras():
+    for pos, e in store.extras():
         extras.append(pos)
         v = e.get("type") if isinstance(e, dict) else None
         if isinstance(v, str) and v not in known:
-            add(_unknown_type(v, lines[pos], ix.offsets[pos], e.get("id")))
-    if not raw.ends_with_newline and len(lines):
-        last = lines[-1]
-        add(_unterminated(RawLine(last, ix.offsets[-1], 0, False, None), version))
-    _tree_findings_indexed(cli, add)
-    _without_ids(sum(1 for _, e in cli.entries.extras() if not isinstance(get(e, "id"), str)), add)
+            add(_unknown_type(v, store.line(pos), store.span(pos)[0], e.get("id")))
+    if not raw.ends_with_newline and len(store):
+        last = len(store) - 1
+        add(_unterminated(RawLine(store.line(last), store.span(last)[0], 0, False, None), version))
+    _tree_findings(cli, add)
+    _without_ids(sum(1 for _, e in store.extras() if not isinstance(get(e, "id"), str)), add)
     _pi16_findings(cli, _system_positions(cli, extras), add)
     _context_findings(raw, {"harness": harness_session, "cli": cli}, add)
     return _report(path, pi, findings, raw)
 
 
 def _system_positions(cli, extras: list) -> list:
-    """The positions C.29's checks look at in a compact index: its extras and its system messages
-    (plain messages whose role byte says ``system``), in file order."""
-    ix = cli.entries.index
-    code = next((i for i, stub in enumerate(ix.role_stubs) if stub.get("role") == "system"), None)
-    found = []
-    if code is not None:
-        roles, at = ix.roles, ix.roles.find(code)
-        while at >= 0:
-            found.append(at)
-            at = roles.find(code, at + 1)
-    return sorted({*extras, *found})
+    """The positions C.29's checks look at: the store's extras and its system messages, in file order."""
+    return sorted({*extras, *cli.store.role_positions("system")})
 
 
 def _harness_answer(err: PisessError | None) -> dict:
@@ -483,20 +475,23 @@ def _salvage(text: bytes) -> tuple[int, Any] | None:
 
 
 def _tree_findings(cli, add) -> None:
-    entries = cli.entries
-    first_line: dict = {}
-    for e, line in zip(entries, cli.entry_lines):
-        eid = get(e, "id")
-        if not isinstance(eid, str):
-            continue
-        k = js.key(eid)
-        if k in first_line:
-            add(_duplicate_id(eid, first_line[k], line))
-        else:
-            first_line[k] = line
-    _entry_findings(cli, entries, enumerate(cli.entry_lines), add)
-    for e in _cycle_members(cli):
-        add(_cycle_finding(e, cli.line_of(e)))
+    """Duplicate ids, then each suspect entry's parent, targets and kept entry, then one entry per
+    cycle: found on the store's ids and parent positions (a compact store builds entries only
+    for the lines that can hold a finding)."""
+    store = cli.store
+    ids, lines = store.string_ids(), store.lines
+    if store.distinct_ids() != len(ids) - ids.count(None):
+        first_line: dict = {}
+        for pos, eid in enumerate(ids):
+            if eid is None:
+                continue
+            if eid in first_line:
+                add(_duplicate_id(eid, first_line[eid], lines[pos]))
+            else:
+                first_line[eid] = lines[pos]
+    _entry_findings(cli, [(p, lines[p]) for p in store.suspects()], add)
+    for p in cycle_positions(store):
+        add(_cycle_finding(store[p], lines[p]))
 
 
 def _cycle_finding(e: Any, line: int | None) -> Finding:
@@ -504,9 +499,10 @@ def _cycle_finding(e: Any, line: int | None) -> Finding:
     return Finding("error", "cycle", f"entry {eid} is on a parentId cycle: pi hangs walking it", line, None, eid)
 
 
-def _entry_findings(cli, entries: Any, where: Any, add) -> None:
+def _entry_findings(cli, where: Any, add) -> None:
     """Parents, leaf and label targets, compactions' kept entries, of the entries at ``where``
     (``(position, line)`` pairs)."""
+    entries = cli.store
     first_entry = entries[0] if len(entries) else None
     for pos, line in where:
         e = entries[pos]
@@ -541,86 +537,17 @@ def _entry_findings(cli, entries: Any, where: Any, add) -> None:
                             "which is not among its ancestors: nothing before it is kept", line, None, eid))
 
 
-def _tree_findings_indexed(cli, add) -> None:
-    """``_tree_findings`` over a compact index: the same findings in the same order, found on ids
-    and parent positions; entry objects are built only for the lines that can hold one."""
-    from operator import ge
-
-    entries = cli.entries
-    ix = entries.index
-    ids, lines, n = ix.ids, ix.line_numbers(), len(ix.ids)
-    later = ix.later_pos_of or {}
-    distinct = len(ix.pos_of) + sum(1 for k in later if k not in ix.pos_of)
-    unique = distinct == n - ids.count(None)
-    if not unique:
-        first_line: dict = {}
-        for pos, eid in enumerate(ids):
-            if eid is None:
-                continue
-            if eid in first_line:
-                add(_duplicate_id(eid, first_line[eid], lines[pos]))
-            else:
-                first_line[eid] = lines[pos]
-    # a plain message's parent is known (an earlier id), absent (null) or one of these
-    _entry_findings(cli, entries, [(p, lines[p]) for p in sorted({*ix.other_parents, *ix.extras})], add)
-
-    parent_at = ix.parent_position
-    # Without duplicate ids a known parent is the entry at its recorded position; if every
-    # parent then sits before its child there is no cycle to look for.
-    parents = ix.parents
-    if unique and not any(map(ge, parents, range(n))):
-        odd = {*ix.other_parents, *ix.extras}
-        if all((q := parent_at(p)) is None or q < p for p in odd):
-            return
-    state = bytearray(n)  # 1 on the current walk, 2 done
-    for start in range(n):
-        if state[start]:
-            continue
-        walk = []
-        cur: int | None = start
-        while cur is not None and not state[cur]:
-            state[cur] = 1
-            walk.append(cur)
-            q = parents[cur]
-            # (in a clean file every id is a non-empty string: a recorded position is the parent)
-            cur = parent_at(cur) if q < 0 or not unique else q
-        if cur is not None and state[cur] == 1:
-            add(_cycle_finding(entries[cur], lines[cur]))
-        for p in walk:
-            state[p] = 2
-
-
 def _is_ancestor(cli, entry: Any, target_id: Any) -> bool:
-    seen = set()
-    cur = entry
-    while cur is not None and id(cur) not in seen:
-        seen.add(id(cur))
-        if js.strict_eq(get(cur, "id"), target_id) and cur is not entry:
-            return True
-        pid = get(cur, "parentId")
-        cur = cli.lookup(pid) if js.truthy(pid) else None
-    return False
-
-
-def _cycle_members(cli) -> list:
-    """One entry per parentId cycle (each entry has at most one parent, so walks are chains)."""
-    state: dict = {}  # id(entry) -> 1 on the current walk, 2 done
-    found = []
-    for start in cli.entries:
-        if id(start) in state:
-            continue
-        walk = []
-        cur = start
-        while cur is not None and id(cur) not in state:
-            state[id(cur)] = 1
-            walk.append(cur)
-            pid = get(cur, "parentId")
-            cur = cli.lookup(pid) if js.truthy(pid) else None
-        if cur is not None and state.get(id(cur)) == 1:
-            found.append(cur)
-        for e in walk:
-            state[id(e)] = 2
-    return found
+    """Is an entry above ``entry`` (not ``entry`` itself) the one with id ``target_id``?"""
+    store = cli.store
+    pos = store.position(entry)
+    if pos is None:  # not one of the session's entries: its parent is looked up
+        pid = get(entry, "parentId")
+        up = store.find(pid) if js.truthy(pid) else None
+        above = [] if up is None else [up, *ancestors(store, up)]
+    else:
+        above = ancestors(store, pos)
+    return any(p != pos and js.strict_eq(get(store[p], "id"), target_id) for p in above)
 
 
 def _context_findings(raw: RawFile, sessions: dict, add) -> None:
