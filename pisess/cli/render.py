@@ -27,6 +27,7 @@ from pisess.core.js import UNDEF, get
 
 ACTIVE, OTHER, COMPACTED = "\u25cf", "\u25cb", "\u25d0"
 LEAF_MARK, CHECKPOINT_MARK, WARN = "\u25c0 leaf", "\u25c6", "\u26a0"
+WRITERS_MARK = "\u21c4"  # two processes appended in turn (concurrent_writers)
 KIND_STYLE = {
     "user": "bold cyan", "assistant": "green", "tool": "yellow", "bash": "yellow", "compaction": "magenta",
     "branch sum": "magenta", "label": "blue", "name": "blue", "leaf": "blue", "model": "dim", "thinking": "dim",
@@ -139,6 +140,8 @@ def tree_view(view, show_time: bool = False) -> list:
     if not view.rows:
         out.append(T("(no entries)", "dim"))
     legend = f"{ACTIVE} active path  {OTHER} other branches  {COMPACTED} behind the checkpoint  {CHECKPOINT_MARK} checkpoint"
+    if any(r.kind == "entry" and ("writer_a" in r.flags or "writer_b" in r.flags) for r in view.rows):
+        legend += f"  {WRITERS_MARK}A {WRITERS_MARK}B two writers interleaved"
     out.append(T(legend, "dim"))
     return out
 
@@ -180,6 +183,9 @@ def _tree_row(session, r, width: int, show_time: bool, whole: Any = None) -> Tex
         tail.append(f"  {WARN} its own parent", "bold red")
     if "leaf" in r.flags:
         tail.append(f"  {LEAF_MARK}", "bold reverse")
+    for side, style in (("a", "bold yellow"), ("b", "bold cyan")):
+        if f"writer_{side}" in r.flags:  # one of two conversations two processes interleaved
+            t.append(f"{WRITERS_MARK}{side.upper()} ", style)
     room = max(10, width - t.cell_len - tail.cell_len - 1)
     t.append(one_line(d.entry_preview(e), room), base)
     t.append_text(tail)

@@ -102,10 +102,11 @@ class WriterRule:
     def __init__(self, role_of: Callable[[Any], Any] | None = None) -> None:
         self._role_of = role_of
         self._has_child: set = set()
-        self._known: set = set()
+        self._line_of: dict = {}  # id -> physical line (last occurrence)
         self._leaf: Any = None  # what the next entry's parent is when it continues
         self._prev_ms: float | None = None
         self._prev_leaf_record = False
+        self._parent_of_first: Any = None  # parent of the last run's first entry (where it forked)
         self._runs: list[_Run] = []  # the last three runs at most
         self._chain: dict | None = None  # the alternation being followed
         self._done: list[Alternation] = []
@@ -130,7 +131,7 @@ class WriterRule:
             found = self._switch(entry, eid, pid, etype, ms, line)
         if isinstance(pid, str):
             self._has_child.add(pid)
-        self._known.add(eid)
+        self._line_of[eid] = line
         self._prev_leaf_record = etype == "leaf"
         if self._prev_leaf_record:
             t = entry.get("targetId")
@@ -146,18 +147,22 @@ class WriterRule:
         agent = self._agent_entry(entry)
         runs = self._runs
         close = ms is None or self._prev_ms is None or ms - self._prev_ms <= CLOSE_SECONDS * 1000
-        resume = (len(runs) >= 2 and isinstance(pid, str) and pid == runs[-2].tip_id and pid in self._known
+        resume = (len(runs) >= 2 and isinstance(pid, str) and pid == runs[-2].tip_id and pid in self._line_of
                   and pid not in self._has_child and etype != "branch_summary" and not self._prev_leaf_record
                   and close)
         runs.append(_Run(line, eid, agent, eid, line))
         if not resume:
+            self._parent_of_first = pid
             self._close_chain()
             del runs[:-3]
             return None
         if self._chain is None:
             # the run the resume went around is the second writer's first
             first = runs[-2]
-            self._chain = {"runs": [runs[-3], first, runs[-1]], "resumes": 1,
+            # the first writer's part of the run before: from just after the fork point on
+            fork = self._line_of.get(self._parent_of_first, runs[-3].first_line - 1)
+            before = _Run(min(fork + 1, runs[-3].tip_line), "", False, runs[-3].tip_id, runs[-3].tip_line)
+            self._chain = {"runs": [before, first, runs[-1]], "resumes": 1,
                            "mid": int(first.first_is_agent) + int(agent)}
         else:
             self._chain["runs"].append(runs[-1])
@@ -219,3 +224,61 @@ def continued_tip(alt: Alternation, path_lines: set) -> Tip | None:
         if tip.line in path_lines:
             return tip
     return None
+
+
+def path_lines(session: Any) -> tuple[int | None, set]:
+    """(physical line of the last entry, lines of it and its ancestors): where pi's cli goes on
+    on the next resume (§5.1: the last entry is the leaf; §6.2: walk to the root)."""
+    entries = session.entries
+    if not len(entries):
+        return None, set()
+    cur = entries[-1]
+    last = session.line_of(cur)
+    seen: set = set()
+    lines: set = set()
+    while cur is not None and id(cur) not in seen:
+        seen.add(id(cur))
+        ln = session.line_of(cur)
+        if ln is not None:
+            lines.add(ln)
+        pid = cur.get("parentId") if isinstance(cur, dict) else None
+        cur = session.lookup(pid) if js.truthy(pid) else None
+    return last, lines
+
+
+def pi_resumes_text(alt: Alternation, session: Any) -> str:
+    """What pi does with the file on the next resume, in words."""
+    last, lines = path_lines(session)
+    tip = continued_tip(alt, lines)
+    if tip is None:
+        return (f"on the next resume pi continues from the last line ({last}), which continues neither "
+                "conversation")
+    other = alt.tips[0] if tip is alt.tips[1] else alt.tips[1]
+    return (f"on the next resume pi continues from the last line ({last}), the conversation through "
+            f"{tip.id}, chosen by whichever process wrote last; the other, ending at {other.id}, stays a "
+            "branch only /tree reaches")
+
+
+def interleaved_sides(session: Any) -> dict:
+    """``{id(entry): 0 | 1}`` for the entries of the two interleaved conversations of every
+    alternation in ``session`` (side 0: the writer that was there first)."""
+    entries, lines = session.entries, session.entry_lines
+    alts = find_alternations(entries, lines, role_of=lambda e: _role(session.full(e)))
+    if not alts:
+        return {}
+    spans = sorted(span for alt in alts for span in alt.runs)
+    out: dict = {}
+    k = 0
+    for e, ln in zip(entries, lines):
+        while k < len(spans) and spans[k][1] < ln:
+            k += 1
+        if k == len(spans):
+            break
+        if spans[k][0] <= ln <= spans[k][1]:
+            out[id(e)] = spans[k][2]
+    return out
+
+
+def _role(e: Any) -> Any:
+    m = e.get("message") if isinstance(e, dict) else None
+    return m.get("role") if isinstance(m, dict) else None
