@@ -69,6 +69,7 @@ class Chunk:
     rewritten: str | None = None  # why the file must be read again from the start
     deleted: bool = False
     pending: int = 0  # bytes of an incomplete last line held back
+    count: int = 0  # complete lines read
 
 
 class Tail:
@@ -90,7 +91,11 @@ class Tail:
         self._guard = self._head = b""
         self._sig = None
 
-    def read(self) -> Chunk:
+    def read(self, sink: Callable[[int, int, bytes], None] | None = None,
+             on_rewrite: Callable[[], None] | None = None) -> Chunk:
+        """What changed since the last read.  Complete lines go to ``sink(line, offset, bytes)`` as
+        they are split (a 1 GB first read is not held in memory), or into ``Chunk.lines``;
+        ``on_rewrite`` is called before the lines of a file read again from the start."""
         out = Chunk()
         try:
             st = self._stat(self.path)
@@ -121,7 +126,9 @@ class Tail:
                 if out.rewritten is not None:
                     self.reset()
                     self._sig = sig
-                self._read_lines(fh, st.st_size, out)
+                    if on_rewrite is not None:
+                        on_rewrite()
+                self._read_lines(fh, out, sink)
         except FileNotFoundError:
             self.missing = True
             out.deleted = True
@@ -135,7 +142,9 @@ class Tail:
         fh.seek(0)
         return fh.read(len(self._head)) != self._head
 
-    def _read_lines(self, fh, size: int, out: Chunk) -> None:
+    def _read_lines(self, fh, out: Chunk, sink: Callable[[int, int, bytes], None] | None) -> None:
+        take = sink if sink is not None else (lambda n, at, raw: out.lines.append((n, at, raw)))
+        out.count = 0
         fh.seek(self.offset)
         rest = b""
         at = self.offset
@@ -150,8 +159,9 @@ class Tail:
                 continue
             for raw in data[:cut].split(b"\n"):
                 self.line += 1
-                out.lines.append((self.line, at, raw))
+                take(self.line, at, raw)
                 at += len(raw) + 1
+                out.count += 1
             rest = data[cut + 1:]
         if at != self.offset:
             if not self._head or len(self._head) < GUARD:
@@ -387,31 +397,33 @@ class Watch:
 
     def start(self, now: float) -> list[Event]:
         """Read the file as it is; only damage is returned (the rest is the summary's)."""
-        return [e for e in self._take(self.tail.read(), now, quiet=True) if e.kind in ("damage", "deleted")]
+        return self._read(now, quiet=True)
 
     def poll(self, now: float) -> list[Event]:
-        return self._take(self.tail.read(), now)
+        return self._read(now, quiet=False)
 
-    def _take(self, chunk: Chunk, now: float, quiet: bool = False) -> list[Event]:
+    def _read(self, now: float, quiet: bool) -> list[Event]:
         out: list[Event] = []
+        mode = {"quiet": quiet}
+        rewritten: dict = {}
+
+        def rewrite() -> None:
+            self.state = SessionState(self._cost_of)
+            self._pending_since, self._pending_reported = None, False
+            mode["quiet"] = True
+            out.append(Event("rewritten", data=rewritten))  # before the damage the re-read finds
+
+        def line(n: int, at: int, raw: bytes) -> None:
+            evs = self.state.feed(n, at, raw)
+            out.extend(evs if not mode["quiet"] else (e for e in evs if e.kind == "damage"))
+
+        chunk = self.tail.read(line, rewrite)
         if chunk.deleted:
             out.append(Event("deleted", data={"path": self.path}))
             return out
         if chunk.rewritten is not None:
-            self.state = SessionState(self._cost_of)
-            self._pending_since, self._pending_reported = None, False
-            quiet = True
-        feed = self.state.feed
-        for line, offset, raw in chunk.lines:
-            evs = feed(line, offset, raw)
-            if not quiet:
-                out.extend(evs)
-            else:
-                out.extend(e for e in evs if e.kind == "damage")
-        if chunk.rewritten is not None:
-            out.append(Event("rewritten", data={"reason": chunk.rewritten, "entries": self.state.entries,
-                                                "lines": self.tail.line}))
-        if chunk.lines:
+            rewritten.update(reason=chunk.rewritten, entries=self.state.entries, lines=self.tail.line)
+        if chunk.count:
             self.last_append = now
             self._pending_since, self._pending_reported = None, False
         if chunk.pending and self._pending_since is None:
