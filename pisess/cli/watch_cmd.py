@@ -94,10 +94,21 @@ def _newest(w) -> str | None:
 
 
 def _cost_of(e: dict) -> float | None:
-    from pisess.core.stats import fact_of
-
-    f = fact_of(e)
-    return f.usage[4] if f is not None and f.usage is not None else None
+    """What an entry adds to the session's cost, as pi 1.6 counts it (assistant and tool result
+    usage, usage entries, compaction and branch summary usage: spec C.12)."""
+    t = e.get("type")
+    if t == "message":
+        m = e.get("message")
+        if not isinstance(m, dict) or m.get("role") not in ("assistant", "toolResult"):
+            return None
+        u = m.get("usage")
+    elif t in ("usage", "compaction", "branch_summary"):
+        u = e.get("usage")
+    else:
+        return None
+    cost = u.get("cost") if isinstance(u, dict) else None
+    total = cost.get("total") if isinstance(cost, dict) else None
+    return total if isinstance(total, (int, float)) and not isinstance(total, bool) and total == total else None
 
 
 def _summary_json(watcher) -> dict:

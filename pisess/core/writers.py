@@ -104,7 +104,7 @@ class WriterRule:
         self._has_child: set = set()
         self._line_of: dict = {}  # id -> physical line (last occurrence)
         self._leaf: Any = None  # what the next entry's parent is when it continues
-        self._prev_ms: float | None = None
+        self._prev_ts: Any = None
         self._prev_leaf_record = False
         self._parent_of_first: Any = None  # parent of the last run's first entry (where it forked)
         self._runs: list[_Run] = []  # the last three runs at most
@@ -120,7 +120,7 @@ class WriterRule:
             return None
         pid = entry.get("parentId")
         etype = entry.get("type")
-        ms = _ms(entry.get("timestamp"))
+        ts = entry.get("timestamp")  # read as a date only at switches (most entries continue)
         found = None
         if not self._runs:
             self._runs.append(_Run(line, eid, False, eid, line))
@@ -128,7 +128,7 @@ class WriterRule:
             run = self._runs[-1]
             run.tip_id, run.tip_line = eid, line
         else:
-            found = self._switch(entry, eid, pid, etype, ms, line)
+            found = self._switch(entry, eid, pid, etype, _ms(ts), line)
         if isinstance(pid, str):
             self._has_child.add(pid)
         self._line_of[eid] = line
@@ -138,7 +138,7 @@ class WriterRule:
             self._leaf = t if isinstance(t, str) else None
         else:
             self._leaf = eid
-        self._prev_ms = ms
+        self._prev_ts = ts
         if self.confirmed is not None and self._chain is not None:
             self.confirmed = self._alternation()
         return found
@@ -146,7 +146,8 @@ class WriterRule:
     def _switch(self, entry: dict, eid: str, pid: Any, etype: Any, ms: float | None, line: int) -> Alternation | None:
         agent = self._agent_entry(entry)
         runs = self._runs
-        close = ms is None or self._prev_ms is None or ms - self._prev_ms <= CLOSE_SECONDS * 1000
+        prev_ms = _ms(self._prev_ts)
+        close = ms is None or prev_ms is None or ms - prev_ms <= CLOSE_SECONDS * 1000
         resume = (len(runs) >= 2 and isinstance(pid, str) and pid == runs[-2].tip_id and pid in self._line_of
                   and pid not in self._has_child and etype != "branch_summary" and not self._prev_leaf_record
                   and close)
