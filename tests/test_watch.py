@@ -427,3 +427,27 @@ def test_ctrl_c_ends_with_130_and_count_with_0(tmp_path):
     res = subprocess.run([sys.executable, "-m", "pisess", "watch", str(path), "--until-idle", "0.2"],
                          capture_output=True, text=True, cwd=REPO, timeout=20)
     assert res.returncode == 0 and "3 entries" in res.stdout and "u2" in res.stdout
+
+
+@pytest.mark.parametrize("path", TWO + ONE[:4], ids=lambda p: p.stem)
+def test_the_compact_index_path_gives_the_same_alternations(path):
+    """validate reads a clean file through the compact index and feeds the rule only switches
+    and the entries before them: the answer is the one of feeding every entry."""
+    from pisess.core.compact import scan_compact
+    from pisess.core.session import index_raw, index_view
+
+    ix = scan_compact(str(path))
+    cli = index_view(ix, index_raw(str(path), ix), "cli")
+    assert find_alternations(cli.entries, cli.entry_lines) == find_alternations(list(cli.entries),
+                                                                                list(cli.entry_lines))
+
+
+def test_start_summary_counts_cost_as_stats_does():
+    """The status line's cost is the session's cost as `pisess stats` sums it."""
+    from pisess.cli.watch_cmd import _cost_of
+
+    path = WRITERS / "one-branchy-16.jsonl"
+    w = Watch(str(path), cost_of=_cost_of)
+    w.start(0)
+    res = CliRunner().invoke(app, ["stats", str(path), "--json"])
+    assert w.state.cost == pytest.approx(json.loads(res.stdout)["total"]["cost"]) and w.state.cost > 0

@@ -74,6 +74,7 @@ class Alternation:
     mid_turn: int
     tips: tuple  # (Tip, Tip): the last entries of the last two runs, file order
     runs: tuple = field(default=(), repr=False)  # ((first line, last line, side 0|1), ...)
+    fork_id: Any = None  # the parent of the second writer's first entry (where the two part)
 
     def to_json(self) -> dict:
         return {"startLine": self.start_line, "startId": self.start_id, "endLine": self.end_line,
@@ -101,8 +102,9 @@ class WriterRule:
 
     def __init__(self, role_of: Callable[[Any], Any] | None = None) -> None:
         self._role_of = role_of
-        self._has_child: set = set()
-        self._line_of: dict = {}  # id -> physical line (last occurrence)
+        # Only switches give an earlier run's tip a child (a continuing entry's parent is the
+        # entry just before it), so the parents of switches are all the rule needs to remember.
+        self._switched_to: set = set()
         self._leaf: Any = None  # what the next entry's parent is when it continues
         self._prev_ts: Any = None
         self._prev_leaf_record = False
@@ -112,7 +114,9 @@ class WriterRule:
         self._done: list[Alternation] = []
         self.confirmed: Alternation | None = None  # the alternation going on now, once confirmed
 
-    def add(self, entry: Any, line: int) -> Alternation | None:
+    def add(self, entry: Any, line: int, continues: bool = False) -> Alternation | None:
+        """Feed the next entry; ``continues=True`` says it continues the previous entry *in the
+        file* (entries in between were not fed: see ``find_alternations``)."""
         if not isinstance(entry, dict):
             return None
         eid = entry.get("id")
@@ -124,14 +128,11 @@ class WriterRule:
         found = None
         if not self._runs:
             self._runs.append(_Run(line, eid, False, eid, line))
-        elif (isinstance(pid, str) or pid is None) and pid == self._leaf:
+        elif continues or (isinstance(pid, str) or pid is None) and pid == self._leaf:
             run = self._runs[-1]
             run.tip_id, run.tip_line = eid, line
         else:
             found = self._switch(entry, eid, pid, etype, _ms(ts), line)
-        if isinstance(pid, str):
-            self._has_child.add(pid)
-        self._line_of[eid] = line
         self._prev_leaf_record = etype == "leaf"
         if self._prev_leaf_record:
             t = entry.get("targetId")
@@ -148,9 +149,11 @@ class WriterRule:
         runs = self._runs
         prev_ms = _ms(self._prev_ts)
         close = ms is None or prev_ms is None or ms - prev_ms <= CLOSE_SECONDS * 1000
-        resume = (len(runs) >= 2 and isinstance(pid, str) and pid == runs[-2].tip_id and pid in self._line_of
-                  and pid not in self._has_child and etype != "branch_summary" and not self._prev_leaf_record
+        resume = (len(runs) >= 2 and isinstance(pid, str) and pid == runs[-2].tip_id
+                  and pid not in self._switched_to and etype != "branch_summary" and not self._prev_leaf_record
                   and close)
+        if isinstance(pid, str):
+            self._switched_to.add(pid)
         runs.append(_Run(line, eid, agent, eid, line))
         if not resume:
             self._parent_of_first = pid
@@ -160,10 +163,9 @@ class WriterRule:
         if self._chain is None:
             # the run the resume went around is the second writer's first
             first = runs[-2]
-            # the first writer's part of the run before: from just after the fork point on
-            fork = self._line_of.get(self._parent_of_first, runs[-3].first_line - 1)
-            before = _Run(min(fork + 1, runs[-3].tip_line), "", False, runs[-3].tip_id, runs[-3].tip_line)
-            self._chain = {"runs": [before, first, runs[-1]], "resumes": 1,
+            # the first writer's part of the run before begins after the fork point (the parent of
+            # the second writer's first entry): ``interleaved_sides`` finds its line
+            self._chain = {"runs": [runs[-3], first, runs[-1]], "resumes": 1, "fork": self._parent_of_first,
                            "mid": int(first.first_is_agent) + int(agent)}
         else:
             self._chain["runs"].append(runs[-1])
@@ -193,7 +195,8 @@ class WriterRule:
         last, before = runs[-1], runs[-2]
         return Alternation(runs[0].first_line, runs[0].first_id, last.first_line, last.first_id,
                            len(runs), ch["resumes"], ch["mid"],
-                           (Tip(before.tip_id, before.tip_line), Tip(last.tip_id, last.tip_line)), sides)
+                           (Tip(before.tip_id, before.tip_line), Tip(last.tip_id, last.tip_line)), sides,
+                           ch["fork"])
 
     def _close_chain(self) -> None:
         if self._chain is not None and self._chain["resumes"] >= 2:
@@ -207,15 +210,38 @@ class WriterRule:
         return list(self._done)
 
 
-def find_alternations(entries: Iterable[Any], lines: Iterable[int],
-                      role_of: Callable[[Any], Any] | None = None) -> list[Alternation]:
+def find_alternations(entries: Any, lines: Any, role_of: Callable[[Any], Any] | None = None) -> list[Alternation]:
     """The two-writer alternations of a file's entries (``lines``: their physical lines).
     ``role_of(entry)`` gives a message's role when the entries do not carry their message
     (streamed light entries); it is asked only at switches."""
     rule = WriterRule(role_of)
-    for e, line in zip(entries, lines):
-        rule.add(e, line)
+    candidates = _switch_candidates(entries)
+    if candidates is None:
+        for e, line in zip(entries, lines):
+            rule.add(e, line)
+        return rule.finish()
+    # Only switches and the entries just before them matter (a continuing entry only moves its
+    # run's tip on): fed those, the rule gives the same answer without building every entry.
+    lines = lines if isinstance(lines, (list, range)) or hasattr(lines, "__getitem__") else list(lines)
+    n = len(entries)
+    fed = sorted({0, n - 1, *candidates, *(p - 1 for p in candidates if p > 0)}) if n else []
+    for p in fed:
+        rule.add(entries[p], lines[p], continues=p not in candidates and p > 0)
     return rule.finish()
+
+
+def _switch_candidates(entries: Any) -> set | None:
+    """Positions whose entry may not continue the one before, from a compact index's parent
+    positions (``core/compact.py``); ``None`` for a plain list of entries."""
+    ix = getattr(entries, "index", None)
+    parents = getattr(ix, "parents", None)
+    if parents is None or len(parents) != len(entries):
+        return None
+    from itertools import compress
+
+    # a plain message whose recorded parent is the entry before it continues; anything else
+    # (roots, parents not seen before, extras: every entry that is not a plain message) is looked at
+    return set(compress(range(len(parents)), map(int.__ne__, parents, range(-1, len(parents) - 1))))
 
 
 def continued_tip(alt: Alternation, path_lines: set) -> Tip | None:
@@ -267,7 +293,14 @@ def interleaved_sides(session: Any) -> dict:
     alts = find_alternations(entries, lines, role_of=lambda e: _role(session.full(e)))
     if not alts:
         return {}
-    spans = sorted(span for alt in alts for span in alt.runs)
+    spans = []
+    for alt in alts:
+        fork = session.lookup(alt.fork_id) if isinstance(alt.fork_id, str) else None
+        fork_line = session.line_of(fork) if fork is not None else None
+        first, *rest = alt.runs
+        lo = first[0] if fork_line is None or not first[0] <= fork_line <= first[1] else fork_line + 1
+        spans.extend([(lo, first[1], first[2]), *rest])
+    spans.sort()
     out: dict = {}
     k = 0
     for e, ln in zip(entries, lines):
