@@ -451,3 +451,20 @@ def test_start_summary_counts_cost_as_stats_does():
     w.start(0)
     res = CliRunner().invoke(app, ["stats", str(path), "--json"])
     assert w.state.cost == pytest.approx(json.loads(res.stdout)["total"]["cost"]) and w.state.cost > 0
+
+
+def test_after_a_leaf_record_the_compact_path_looks_again(tmp_path):
+    """An entry whose parent is the leaf record before it continues in the file but not for the
+    rule (after a leaf record the leaf is its target): the compact path must feed it too."""
+    from pisess.core.compact import scan_compact
+    from pisess.core.session import index_raw, index_view
+
+    es = _chain("x:r a1:x b1:x a2:a1")
+    es += [entry("leaf", "L", "a2", ts=es[-1]["timestamp"], targetId="x"), _msg("b2", "L"), _msg("a3", "a2"),
+           _msg("b3", "b2")]
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(_line(header()) + b"".join(_line(v) for v in es))
+    ix = scan_compact(str(path))
+    cli = index_view(ix, index_raw(str(path), ix), "cli")
+    slow = find_alternations(list(cli.entries), list(cli.entry_lines))
+    assert find_alternations(cli.entries, cli.entry_lines) == slow

@@ -240,8 +240,14 @@ def _switch_candidates(entries: Any) -> set | None:
     from itertools import compress
 
     # a plain message whose recorded parent is the entry before it continues; anything else
-    # (roots, parents not seen before, extras: every entry that is not a plain message) is looked at
-    return set(compress(range(len(parents)), map(int.__ne__, parents, range(-1, len(parents) - 1))))
+    # (roots, parents not seen before, extras: every entry that is not a plain message) is looked
+    # at, and so is the entry after an extra (after a leaf record the leaf is its target)
+    out = set(compress(range(len(parents)), map(int.__ne__, parents, range(-1, len(parents) - 1))))
+    extras = getattr(ix, "extras", None)
+    if extras is None:
+        return None
+    out.update(p + 1 for p in extras if p + 1 < len(parents))
+    return out
 
 
 def continued_tip(alt: Alternation, path_lines: set) -> Tip | None:
