@@ -468,3 +468,27 @@ def test_after_a_leaf_record_the_compact_path_looks_again(tmp_path):
     cli = index_view(ix, index_raw(str(path), ix), "cli")
     slow = find_alternations(list(cli.entries), list(cli.entry_lines))
     assert find_alternations(cli.entries, cli.entry_lines) == slow
+
+
+@pytest.mark.slow
+def test_follow_new_switches_to_a_newer_session(tmp_path):
+    """--follow-new: when a newer session appears in the project, watch says so (switched) and
+    follows that file (its start summary)."""
+    d = tmp_path / "sessions" / "--work-proj--"
+    d.mkdir(parents=True)
+    old = d / "2026-01-01T00-00-00-000Z_01984a3c-5b1c-7d3e-8f00-1a2b3c4d5e6f.jsonl"
+    old.write_bytes(_line(header(timestamp="2026-01-01T00:00:00.000Z")) + _line(_msg("u1", None)))
+    proc = subprocess.Popen([sys.executable, "-m", "pisess", "watch", "--sessions-dir", str(tmp_path / "sessions"),
+                             "--cwd", "/work/proj", "--follow-new", "--json", "--interval", "0.05"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO,
+                            env={**os.environ, "PYTHONPATH": str(REPO)})
+    r = Reader(proc)
+    try:
+        assert r.until(lambda e: e["event"] == "start")[-1]["file"].endswith(old.name)
+        new = d / "2027-01-01T00-00-00-000Z_01984a3c-5b1c-7d3e-8f00-1a2b3c4d5e70.jsonl"
+        new.write_bytes(_line(header(timestamp="2027-01-01T00:00:00.000Z", id="01984a3c-5b1c-7d3e-8f00-1a2b3c4d5e70"))
+                        + _line(_msg("n1", None)) + _line(_msg("n2", "n1", "assistant")))
+        got = r.until(lambda e: e["event"] == "start" and e["file"].endswith(new.name))
+        assert [e["event"] for e in got][-2:] == ["switched", "start"] and got[-1]["entries"] == 2
+    finally:
+        proc.kill()
