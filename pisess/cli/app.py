@@ -9,7 +9,7 @@ import typer
 from pisess import __version__
 from pisess.cli import context_cmd, demo_cmd, fork_cmd, ls_cmd, path_cmd, tree_cmd, validate_cmd
 from pisess.cli import export_cmd, secrets_cmd
-from pisess.cli import du_cmd, search_cmd, stats_cmd
+from pisess.cli import du_cmd, search_cmd, stats_cmd, watch_cmd
 
 HELP = """Inspect the session files of the pi coding agent, read-only.
 
@@ -59,6 +59,7 @@ app.command("secrets")(secrets_cmd.secrets)
 app.command("search")(search_cmd.search)
 app.command("stats")(stats_cmd.stats)
 app.command("du")(du_cmd.du)
+app.command("watch")(watch_cmd.watch)
 app.command("demo")(demo_cmd.demo)
 
 

@@ -28,6 +28,7 @@ from pisess.core.js import UNDEF, get
 ACTIVE, OTHER, COMPACTED = "\u25cf", "\u25cb", "\u25d0"
 LEAF_MARK, CHECKPOINT_MARK, WARN = "\u25c0 leaf", "\u25c6", "\u26a0"
 EDITED_MARK, HIDDEN_MARK = "\u270e edited", "\u2205 hidden"  # targets of the context's edits (pi 1.x)
+WRITERS_MARK = "\u21c4"  # two processes appended in turn (concurrent_writers)
 KIND_STYLE = {
     "user": "bold cyan", "assistant": "green", "tool": "yellow", "bash": "yellow", "compaction": "magenta",
     "branch sum": "magenta", "label": "blue", "name": "blue", "leaf": "blue", "model": "dim", "thinking": "dim",
@@ -155,6 +156,8 @@ def tree_view(view, entries: list | None = None, *, width: int = 100, show_time:
         legend.append(" / ".join(extra) + " by a context edit")
     if any(r.kind == "entry" and get(r.entry, "type") == "usage" for r in view.rows):
         legend.append("usage: model calls outside the conversation (pi's own tree hides them)")
+    if any(r.kind == "entry" and ("writer_a" in r.flags or "writer_b" in r.flags) for r in view.rows):
+        legend.append(f"{WRITERS_MARK}A {WRITERS_MARK}B two writers interleaved")
     out.extend(packed(legend, width))
     return out
 
@@ -211,6 +214,9 @@ def _tree_row(session, r, width: int, show_time: bool, whole: Any = None) -> Tex
     _edit_marks(tail, r.flags)
     if "leaf" in r.flags:
         tail.append(f"  {LEAF_MARK}", "bold reverse")
+    for side, style in (("a", "bold yellow"), ("b", "bold cyan")):
+        if f"writer_{side}" in r.flags:  # one of two conversations two processes interleaved
+            t.append(f"{WRITERS_MARK}{side.upper()} ", style)
     room = max(10, width - t.cell_len - tail.cell_len - 1)
     t.append(one_line(d.entry_preview(e), room), base)
     t.append_text(tail)

@@ -646,6 +646,19 @@ class CompactEntries(Cached, Sequence):
         ix = self.index
         return sorted({*ix.other_parents, *ix.extras})
 
+    def not_following(self) -> set | None:
+        from itertools import compress
+
+        ix = self.index
+        parents = ix.parents
+        if len(parents) != len(ix.ids):
+            return None
+        # a plain message whose recorded parent is the entry before it follows it; after an
+        # extra the next entry is looked at too (after a leaf record the leaf is its target)
+        out = set(compress(range(len(parents)), map(int.__ne__, parents, range(-1, len(parents) - 1))))
+        out.update(p + 1 for p in ix.extras if p + 1 < len(parents))
+        return out
+
     def parents_precede(self) -> bool:
         from operator import ge
 

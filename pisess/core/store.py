@@ -69,6 +69,11 @@ class EntryStore(Protocol):
     def parents_precede(self) -> bool:
         """True when every entry's parent is known to sit before it (no walk can loop)."""
 
+    def not_following(self) -> set | None:
+        """Positions whose entry may not be the child of the entry before it (roots, parents met
+        out of order, every entry that is not a plain message and the one after it), or ``None``
+        when the store cannot tell without building every entry (then ask each one)."""
+
     def plain_role(self, pos: int) -> str | None:
         """The role of a plain message, without building the entry (``None``: look at the entry)."""
 
@@ -240,6 +245,9 @@ class ListStore(Cached, SequenceABC):
 
     def parents_precede(self) -> bool:
         return False  # not known without walking
+
+    def not_following(self) -> set | None:
+        return None
 
     def plain_role(self, pos: int) -> str | None:
         return None

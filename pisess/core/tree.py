@@ -29,6 +29,7 @@ class TreeRow:
     active: bool  # on the path from the root to the leaf
     flags: frozenset = frozenset()  # leaf, checkpoint, compacted, dangling, cycle, self_parent, in_context,
     #                                 edited / hidden (pi 1.6: changed by a context_edit in the context)
+    #                                 writer_a / writer_b (one of two conversations two processes interleaved: core/writers.py)
     count: int = 0  # entries a fold stands for
     line: int | None = None
 
@@ -106,6 +107,11 @@ def build_tree(session: Session, *, leaf_id: Any = UNDEF, full: bool = False, de
         flags.setdefault(id(member), set()).add("cycle")
         roots.append(member)
         _mark_reached([member], children, reached)
+
+    from .writers import interleaved_sides
+
+    for key, side in interleaved_sides(session).items():  # two writers appended in turn
+        flags.setdefault(key, set()).add("writer_" + "ab"[side])
 
     if leaf_id is UNDEF:
         leaf_id, leaf_entry, leaf_error = current_leaf(session)

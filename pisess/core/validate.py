@@ -201,6 +201,7 @@ def validate_raw(raw: RawFile, *, mtime: float | None = None, now: float | None 
                         "pi command reads it as version 3", hdr_line.number if hdr_line else 1,
                         hdr_line.offset if hdr_line else 0))
         _tree_findings(cli, add)
+        _writer_findings(cli, add)
         if cli.migrated_from_version is None:
             _without_ids(sum(1 for e in cli.entries if not isinstance(get(e, "id"), str)), add)
         _pi16_findings(cli, range(len(cli.entries)), add)
@@ -340,6 +341,7 @@ def _validate_index(path: str, ix: Any, version: str) -> FileReport | None:
         last = len(store) - 1
         add(_unterminated(RawLine(store.line(last), store.span(last)[0], 0, False, None), version))
     _tree_findings(cli, add)
+    _writer_findings(cli, add)
     _without_ids(sum(1 for _, e in store.extras() if not isinstance(get(e, "id"), str)), add)
     _pi16_findings(cli, _system_positions(cli, extras), add)
     _context_findings(raw, {"harness": harness_session, "cli": cli}, add)
@@ -492,6 +494,22 @@ def _tree_findings(cli, add) -> None:
     _entry_findings(cli, [(p, lines[p]) for p in store.suspects()], add)
     for p in cycle_positions(store):
         add(_cycle_finding(store[p], lines[p]))
+
+
+def _writer_findings(cli, add) -> None:
+    """``concurrent_writers``: two processes appended to the file in turn (``writers.py`` has the
+    rule and its limits)."""
+    from .writers import find_alternations, pi_resumes_text
+
+    for alt in find_alternations(cli.entries, cli.entry_lines, role_of=lambda e: _role(cli.full(e)),
+                                 candidates=cli.store.not_following()):
+        add(Finding("warning", "concurrent_writers", f"lines {alt.start_line}-{alt.end_line}: appends alternate "
+                    f"between two growing tips ({alt.switches} switches"
+                    + (f", {alt.mid_turn} of them mid-turn" if alt.mid_turn else "")
+                    + "): two pi processes wrote this file at once (two `pi -c` in one directory, or a session "
+                    f"resumed while still open elsewhere); the conversations end at {alt.tips[0].id} (line "
+                    f"{alt.tips[0].line}) and {alt.tips[1].id} (line {alt.tips[1].line}); {pi_resumes_text(alt, cli)}",
+                    alt.start_line, None, alt.start_id))
 
 
 def _cycle_finding(e: Any, line: int | None) -> Finding:
