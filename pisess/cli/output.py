@@ -88,7 +88,9 @@ class Printer:
         width = 0
         for r in items:
             if plain is None and not isinstance(r, str):
-                plain, width = self.console.color_system is None, self.width
+                # (not on a terminal: a live status line, watch's, is drawn by the console)
+                plain = self.console.color_system is None and not self.console.is_terminal
+                width = self.width
             if plain and type(r).__name__ == "Text" and r.no_wrap and "\n" not in r.plain:
                 flush()
                 if r.cell_len > width:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 import time
 from typing import Any, Optional
 
@@ -122,14 +121,9 @@ class JsonView:
     def _emit(self, doc: dict) -> None:
         from pisess.core.jsonl import dumps
 
-        data = dumps({"version": common.JSON_VERSION, **doc}) + b"\n"
-        out = getattr(sys.stdout, "buffer", None)
-        if out is not None:
-            out.write(data)
-            out.flush()
-        else:
-            sys.stdout.write(data.decode())
-            sys.stdout.flush()
+        from pisess.cli.output import Printer
+
+        Printer().data(dumps({"version": common.JSON_VERSION, **doc}) + b"\n")
 
     def start(self, watcher, damage: list) -> None:
         self._emit(_summary_json(watcher))
@@ -151,9 +145,10 @@ class HumanView:
     """Rows on stdout; on a terminal a status line below them, updated in place."""
 
     def __init__(self, color: str) -> None:
-        from pisess.cli.render import make_console
+        from pisess.cli.output import Printer
 
-        self.console = make_console(color)
+        self.printer = Printer(color)
+        self.console = self.printer.console  # the live status line is drawn on the printer's console
         self.live = None
         self._last_status = 0.0
 
@@ -171,10 +166,7 @@ class HumanView:
             self.live.__exit__(*exc)
 
     def _print(self, *items: Any) -> None:
-        from rich.console import Group
-
-        for t in items:  # in a Group a row keeps its no_wrap (print(text) would wrap it)
-            self.console.print(Group(t))
+        self.printer.show(list(items))
 
     def start(self, watcher, damage: list) -> None:
         from rich.text import Text
