@@ -11,8 +11,9 @@ from __future__ import annotations
 import functools
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, Callable, Optional
+from typing import Annotated, Any
 
 import typer
 
@@ -35,13 +36,13 @@ PiVersionOpt = Annotated[
                  "The SDK reader (--reader harness) exists only with 0.82.1's rules."),
 ]
 SessionsDirOpt = Annotated[
-    Optional[str],
+    str | None,
     typer.Option("--sessions-dir", metavar="DIR", envvar=None,
                  help="Sessions root (default: $PI_CODING_AGENT_DIR/sessions or ~/.pi/agent/sessions)."),
 ]
-CwdOpt = Annotated[Optional[str], typer.Option("--cwd", metavar="DIR", help="Project directory (default: the current one).")]
+CwdOpt = Annotated[str | None, typer.Option("--cwd", metavar="DIR", help="Project directory (default: the current one).")]
 ColorOpt = Annotated[str, typer.Option("--color", help="auto, always or never (NO_COLOR is respected).")]
-LeafOpt = Annotated[Optional[str], typer.Option("--leaf", metavar="ID", help="Use this entry as the leaf instead of the current one.")]
+LeafOpt = Annotated[str | None, typer.Option("--leaf", metavar="ID", help="Use this entry as the leaf instead of the current one.")]
 LenientOpt = Annotated[bool, typer.Option("--lenient", help="Read with the pi command's lenient rules (= --reader cli): "
                                           "skip invalid lines, list them on stderr, show the rest.")]
 

@@ -12,7 +12,8 @@ import shutil
 import sys
 import tempfile
 import time
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from rich.console import Console, Group
 from rich.panel import Panel
@@ -605,12 +606,12 @@ def demo(color: str = "auto") -> None:
     """Copy the shipped examples to a temporary root and show every view on them."""
     from importlib import resources
 
+    from pisess.cli.common import Where
     from pisess.core.context import build_context
     from pisess.core.repo import list_sessions
     from pisess.core.session import open_session
     from pisess.core.tree import build_tree
     from pisess.core.validate import validate_file
-    from pisess.cli.common import Where
 
     console = make_console(color)
     src = resources.files("pisess") / "examples" / "sessions"

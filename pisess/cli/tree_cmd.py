@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 import typer
 
 from pisess.cli import common
@@ -35,9 +33,9 @@ def tree_json(view) -> dict:
 
 @handles_errors
 def tree(
-    session: Optional[str] = common.session_argument(),
+    session: str | None = common.session_argument(),
     full: bool = typer.Option(False, "--full", help="Do not fold long linear runs."),
-    depth: Optional[int] = typer.Option(None, "--depth", "-d", metavar="N", help="Show at most N levels of branches."),
+    depth: int | None = typer.Option(None, "--depth", "-d", metavar="N", help="Show at most N levels of branches."),
     labels_only: bool = typer.Option(False, "--labels-only", help="Only labelled entries."),
     branches_only: bool = typer.Option(False, "--branches-only", help="Only entries with siblings, and their ancestors."),
     time: bool = typer.Option(False, "--time", "-t", help="Show each entry's timestamp (local time)."),

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import time
-from typing import List, Optional
 
 import typer
 
@@ -14,9 +13,9 @@ from pisess.cli.common import handles_errors
 
 @handles_errors
 def validate(
-    paths: Optional[List[str]] = typer.Argument(None, metavar="[PATH]...",
+    paths: list[str] | None = typer.Argument(None, metavar="[PATH]...",
                                                 help="Files or directories (searched for *.jsonl); default: the whole sessions root."),
-    format: Optional[str] = typer.Option(None, "--format", "-f", metavar="FORMAT",
+    format: str | None = typer.Option(None, "--format", "-f", metavar="FORMAT",
                                          help="text, json or github (default: github when GITHUB_ACTIONS=true, else text)."),
     strict: bool = typer.Option(False, "--strict", help="Treat warnings as errors."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Only the summary line."),

@@ -7,8 +7,9 @@ everything after it, then project each entry to zero or more agent messages.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from . import js
 from .errors import JSError, PisessError

@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import heapq
 from bisect import bisect_left
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from . import js
 from .errors import PisessError
 from .js import UNDEF, get
 from .jsonl import NOT_JSON, is_blank, parse_json
-from .sessionset import WHERE, _open as open_fd_file, _value, created_key, entry_id, line_blocks, open_lenient, \
-    place, scan_visit, session_name
+from .sessionset import WHERE, _value, created_key, entry_id, line_blocks, open_lenient, place, scan_visit, session_name
+from .sessionset import _open as open_fd_file
 
 TOP = 10
 

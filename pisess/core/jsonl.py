@@ -15,7 +15,6 @@ from typing import Any
 import orjson
 
 from .deepjson import loads as deep_loads
-
 from .js import js_blank
 
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 
 def workers(limit: int = 2) -> int:
@@ -92,7 +93,7 @@ class Child:
         _, status = os.waitpid(self.pid, 0)
         return status
 
-    def __enter__(self) -> "Child":
+    def __enter__(self) -> Child:
         return self
 
     def __exit__(self, *exc: Any) -> None:

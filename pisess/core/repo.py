@@ -10,8 +10,9 @@ import functools
 import os
 import re
 import stat
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 from . import js, parallel
 from .errors import PisessError

@@ -32,8 +32,9 @@ import math
 import os
 import re
 import stat
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any
 
 import orjson
 

@@ -9,15 +9,15 @@ reader of the program that wrote the file.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Iterable
+from typing import Any
 
-from . import js
+from . import js, versions
 from .errors import JSError, PisessError
 from .js import UNDEF, get
 from .jsonl import NOT_JSON, Light, RawFile, RawLine, scan_file
 from .migrate import migrate_in_memory, needs_migration, raw_version
-from . import versions
 from .versions import PiVersion
 
 READERS = ("harness", "cli")

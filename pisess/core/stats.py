@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from . import js
 from .errors import PisessError
@@ -119,7 +120,7 @@ class Tally:
         if fact.error:
             self.errors[fact.error] += 1
 
-    def merge(self, other: "Tally") -> None:
+    def merge(self, other: Tally) -> None:
         self.entries += other.entries
         for k, n in other.messages.items():
             self.messages[k] = self.messages.get(k, 0) + n
