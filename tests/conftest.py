@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 
+from answers_store import store  # noqa: F401 - the hand-written sessions root, a fixture for search, stats and du
+
 TS = "2026-07-25T09:14:03.512Z"
 CWD = "/work/proj"
 SESSION_ID = "01984a3c-5b1c-7d3e-8f00-1a2b3c4d5e6f"

@@ -282,18 +282,19 @@ def _exercise(data: bytes) -> None:
             s = open_session("<mem>", reader, raw=raw)
         except PisessError:
             continue
+        # Each step is bound to this reader's session (s=s), not to the loop variable.
         steps = [
-            lambda: active_path(s),
-            lambda: build_context(s),
-            lambda: build_tree(s),
-            lambda: s.session_name(),
-            lambda: s.labels_json(),
+            lambda s=s: active_path(s),
+            lambda s=s: build_context(s),
+            lambda s=s: build_tree(s),
+            lambda s=s: s.session_name(),
+            lambda s=s: s.labels_json(),
         ]
         for e in s.entries[-3:]:
             eid = e.get("id") if isinstance(e, dict) else None
-            steps.append(lambda eid=eid: entries_to_fork(s, eid, "at"))
-            steps.append(lambda eid=eid: entries_to_fork(s, eid, "before"))
-            steps.append(lambda eid=eid: build_context(s, eid))
+            steps.append(lambda s=s, eid=eid: entries_to_fork(s, eid, "at"))
+            steps.append(lambda s=s, eid=eid: entries_to_fork(s, eid, "before"))
+            steps.append(lambda s=s, eid=eid: build_context(s, eid))
         for step in steps:
             try:
                 step()

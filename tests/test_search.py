@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from answers_store import CWD, F_ID, H_ID, P_ID, check_golden, invoke, store  # noqa: F401 - store is a fixture
+from answers_store import CWD, F_ID, H_ID, P_ID, check_golden, invoke
 from pisess.core import search as core_search
 from pisess.core.search import make_matcher, search_file, value_matches
 

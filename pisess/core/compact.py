@@ -314,7 +314,8 @@ def _scan(path: str, start: int = 0, stop: int | None = None, expect_header: boo
     end = 0
     terminated = True
     need_header = expect_header
-    for base, parts, terminated in iter_blocks(path, chunk_size=_BLOCK_BYTES, start=start, stop=stop):
+    # B007 is wrong here: the last block's `terminated` is read after the loop.
+    for base, parts, terminated in iter_blocks(path, chunk_size=_BLOCK_BYTES, start=start, stop=stop):  # noqa: B007
         starts = list(accumulate(map(len, parts), initial=base))  # starts[k] + k: offset of line k
         for lo in range(0, len(parts), _CHUNK_LINES):
             chunk = parts[lo:lo + _CHUNK_LINES]

@@ -435,7 +435,7 @@ def _cli_view(header, entries, lines, raw, migrated=None, dropped=(), by_id=None
     by_id = {} if by_id is None else by_id
     labels: dict = {}
     stamps: dict = {}
-    for _, e, eid, t in _walk(entries, by_id):
+    for _, e, _eid, t in _walk(entries, by_id):
         if t == "label":
             tid = get(e, "targetId")
             k = js.key(tid)
