@@ -109,7 +109,8 @@ def test_ls_empty_listing_does_not_load_rich(tmp_path):
     import sys
 
     code = ("import sys\nfrom pisess.cli.app import main\nsys.argv = ['pisess', 'ls', '--sessions-dir', sys.argv[1]]\n"
-            "try:\n    main()\nexcept SystemExit:\n    pass\nprint(sorted(m for m in sys.modules if m.startswith('rich')))")
+            "try:\n    main()\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in sys.modules if m.startswith('rich')))")
     out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "nope")], capture_output=True, text=True,
                          env={**os.environ, "HOME": str(tmp_path)}, check=True).stdout
     assert "0 sessions" in out and out.strip().endswith("[]")

@@ -84,7 +84,8 @@ def _seen(s) -> dict:
         "entries": [(dict(e), e.offset, e.length, e.index) if type(e) is Light else e for e in s.entries],
         "lines": list(s.entry_lines), "size": s.raw.size, "newline": s.raw.ends_with_newline,
         "lookups": {eid: s.position(s.lookup(eid))
-                    for eid in {e.get("id") for e in s.entries if isinstance(e, dict) and isinstance(e.get("id"), str)}},
+                    for eid in {e.get("id") for e in s.entries
+                                if isinstance(e, dict) and isinstance(e.get("id"), str)}},
     }
     for key, step in (("name", s.session_name), ("context", lambda: _context(s))):
         try:

@@ -119,7 +119,8 @@ def _is_subsequence(sub, seq):
 @SETTINGS
 @given(session_trees())
 def test_paths_are_parent_chains_and_harness_is_cli_suffix(lines):
-    """For every entry as leaf: both paths are parent chains ending there; cli starts at a root; harness is a cli suffix."""
+    """For every entry as leaf: both paths are parent chains ending there; cli starts at a root;
+    harness is a cli suffix."""
     h = _open(lines, "harness")
     c = _open(lines, "cli")
     for e in c.entries:
@@ -140,7 +141,8 @@ def test_paths_are_parent_chains_and_harness_is_cli_suffix(lines):
 @SETTINGS
 @given(session_trees())
 def test_current_leaf_paths(lines):
-    """The current leaf follows each reader's rule, and active_path ends at it (harness may be empty for a null leaf)."""
+    """The current leaf follows each reader's rule, and active_path ends at it
+    (harness may be empty for a null leaf)."""
     h = _open(lines, "harness")
     c = _open(lines, "cli")
     last = lines[-1]
@@ -182,7 +184,8 @@ def test_context_entries_follow_path(lines):
 @SETTINGS
 @given(session_trees())
 def test_fork_at_leaf_reproduces_path(lines):
-    """Forking 'at' an entry copies exactly its path (harness verbatim; cli without labels, re-chained, labels re-added)."""
+    """Forking 'at' an entry copies exactly its path
+    (harness verbatim; cli without labels, re-chained, labels re-added)."""
     h = _open(lines, "harness")
     c = _open(lines, "cli")
     for e in c.entries:
@@ -322,7 +325,8 @@ FIELDS = st.sampled_from(["type", "id", "parentId", "timestamp", "targetId", "la
 @given(session_trees(), st.lists(st.tuples(st.integers(0, 30), FIELDS, JSON_VALUES, st.booleans()), min_size=1,
                                  max_size=4))
 def test_value_mutations_only_raise_pisess_error(lines, edits):
-    """Replacing or deleting JSON fields with odd values (null, "", [], {}, numbers, other ids) only raises PisessError."""
+    """Replacing or deleting JSON fields with odd values (null, "", [], {}, numbers, other ids)
+    only raises PisessError."""
     lines = [dict(x) for x in lines]
     for idx, field, value, delete in edits:
         target = lines[idx % len(lines)]

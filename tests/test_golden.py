@@ -43,13 +43,15 @@ CASES = {
     "ls": ["ls", "--sessions-dir", "sessions", "--cwd", CWD],
     "ls_all_long": ["ls", "--all", "--long", "--sessions-dir", "sessions"],
     "tree_cli": ["tree", CLI_ID, "--sessions-dir", "sessions", "--cwd", CWD, "--no-pager"],
-    "tree_cli_branches_only": ["tree", CLI_ID, "--branches-only", "--sessions-dir", "sessions", "--cwd", CWD, "--no-pager"],
+    "tree_cli_branches_only": ["tree", CLI_ID, "--branches-only", "--sessions-dir", "sessions", "--cwd", CWD,
+                               "--no-pager"],
     "tree_harness_full": ["tree", HARNESS_ID, "--full", "--sessions-dir", "sessions", "--cwd", CWD, "--no-pager"],
     "tree_labels_only": ["tree", CLI_ID, "--labels-only", "--sessions-dir", "sessions", "--cwd", CWD, "--no-pager"],
     "path_harness": ["path", HARNESS_ID, "--sessions-dir", "sessions", "--cwd", CWD],
     "path_cli": ["path", CLI_ID, "--sessions-dir", "sessions", "--cwd", CWD],
     "context_harness": ["context", HARNESS_ID, "--sessions-dir", "sessions", "--cwd", CWD, "--no-pager", "-n", "3"],
-    "context_cli_llm": ["context", CLI_ID, "--llm", "--sessions-dir", "sessions", "--cwd", CWD, "--no-pager", "-n", "3"],
+    "context_cli_llm": ["context", CLI_ID, "--llm", "--sessions-dir", "sessions", "--cwd", CWD, "--no-pager",
+                        "-n", "3"],
     "validate": ["validate", "sessions"],
 }
 

@@ -139,7 +139,8 @@ def tree_view(view, show_time: bool = False) -> list:
         out.append(_tree_row(s, r, width, show_time, by_light.get(id(r.entry), r.entry)))
     if not view.rows:
         out.append(T("(no entries)", "dim"))
-    legend = f"{ACTIVE} active path  {OTHER} other branches  {COMPACTED} behind the checkpoint  {CHECKPOINT_MARK} checkpoint"
+    legend = (f"{ACTIVE} active path  {OTHER} other branches  {COMPACTED} behind the checkpoint  "
+              f"{CHECKPOINT_MARK} checkpoint")
     out.append(T(legend, "dim"))
     return out
 
@@ -273,7 +274,8 @@ def context_view(ctx, *, llm: bool = False, thinking: bool = False, full: bool =
             info.append(f" (firstKeptEntryId {_sid(fk)})", "dim")
         info.append(" \u00b7 ")
     msgs = ctx.llm_messages if llm else ctx.messages
-    info.append(f"{plural(len(msgs), 'provider message' if llm else 'message')} \u00b7 ~{_approx_tokens(msgs):,} tokens")
+    info.append(f"{plural(len(msgs), 'provider message' if llm else 'message')} "
+                f"\u00b7 ~{_approx_tokens(msgs):,} tokens")
     for note in s.notes:
         info.append("\nnote: " + escape_controls(note), "yellow")
     title = (f" context \u00b7 {_sid((s.header or {}).get('id'))} \u00b7 leaf "
@@ -352,8 +354,8 @@ def _message_block(m: Any, src: Any, *, thinking: bool, full: bool, max_lines: i
                 except TypeError:
                     args = d.s(b.get("arguments"))
                 args, more = _clip(args, max_lines, full)
-                body.append(safe(f"\u2192 {d.s(b.get('name'))}({args})" + (f" \u2026 {more} more lines" if more else ""),
-                                 "yellow"))
+                body.append(safe(f"\u2192 {d.s(b.get('name'))}({args})"
+                                 + (f" \u2026 {more} more lines" if more else ""), "yellow"))
             elif isinstance(b, dict) and b.get("type") == "text":
                 body.append(safe(d.s(b.get("text"))))
             elif isinstance(b, str):
@@ -539,7 +541,8 @@ def validate_text(reports: list, unreadable: list, strict: bool, *, quiet: bool,
     line = Text()
     line.append(f"{c['files']} file{'s' if c['files'] != 1 else ''} checked \u00b7 ")
     line.append(f"{c['errors']} error{'s' if c['errors'] != 1 else ''}", "bold red" if c["errors"] else "green")
-    line.append(f" \u00b7 {c['warnings']} warning{'s' if c['warnings'] != 1 else ''}", "yellow" if c["warnings"] else "")
+    line.append(f" \u00b7 {c['warnings']} warning{'s' if c['warnings'] != 1 else ''}",
+                "yellow" if c["warnings"] else "")
     if c["infos"]:
         line.append(f" \u00b7 {c['infos']} note{'s' if c['infos'] != 1 else ''}", "dim")
     line.append(f" \u00b7 {c['sdkRefuses']} file{'s' if c['sdkRefuses'] != 1 else ''} pi's SDK would refuse"

@@ -42,7 +42,8 @@ def search(
     reader = common.check_reader(reader)
     wanted = [f.strip().lower() for f in fields.split(",") if f.strip()] if fields is not None else None
     if fields is not None and not wanted:
-        raise PisessError("usage", "--in needs at least one of user, assistant, thinking, tool, summary, custom, label, name")
+        raise PisessError("usage", "--in needs at least one of user, assistant, thinking, tool, summary, custom, "
+                                   "label, name")
     matcher = make_matcher(pattern, regex=regex, ignore_case=ignore_case, fields=wanted)
     common.check_color(color)  # before any work
     scope = sets.resolve(sessions, all_projects, sessions_dir, cwd)

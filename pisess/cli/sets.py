@@ -113,7 +113,8 @@ class Progress:
         self.close()
 
 
-def run_report(compute, view: str, *, sessions, all_projects: bool, sessions_dir, cwd, json_out: bool, color: str) -> None:
+def run_report(compute, view: str, *, sessions, all_projects: bool, sessions_dir, cwd, json_out: bool,
+               color: str) -> None:
     """The shape stats and du share: resolve the set, read it under a progress bar, print the
     report (JSON or view), name notes and skipped files on stderr, and exit 2 when a file could not
     be read or 1 when no session was read.  ``compute(files, tick, on_skip)`` returns the report;

@@ -120,7 +120,8 @@ def select_entries(session: Session, path: list) -> list:
     comp_id = get(comp, "id")
     first_kept = get(comp, "firstKeptEntryId")
     if session.reader == "harness":
-        idx = next(i for i, e in enumerate(path) if get(e, "type") == "compaction" and js.strict_eq(get(e, "id"), comp_id))
+        idx = next(i for i, e in enumerate(path)
+                   if get(e, "type") == "compaction" and js.strict_eq(get(e, "id"), comp_id))
         if js.truthy(get(comp, "retainedTail")):
             return [comp, *path[idx + 1:]]
         kept = _kept_before(path, idx, first_kept) if js.truthy(first_kept) else []
@@ -203,7 +204,8 @@ def convert_to_llm(messages: list) -> list:
                             timestamp=get(m, "timestamp")))
         elif role == "custom":
             content = get(m, "content")
-            out.append(_obj(role="user", content=[{"type": "text", "text": content}] if isinstance(content, str) else content,
+            out.append(_obj(role="user",
+                            content=[{"type": "text", "text": content}] if isinstance(content, str) else content,
                             timestamp=get(m, "timestamp")))
         elif role == "branchSummary":
             text = BRANCH_PREFIX + js.to_string(get(m, "summary")) + BRANCH_SUFFIX

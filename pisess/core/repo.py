@@ -155,7 +155,8 @@ def _session_files(directory: str) -> list[tuple[str, bool]]:
     except (FileNotFoundError, NotADirectoryError):
         return []
     except OSError as e:
-        raise PisessError("storage", f"Failed to list sessions in {directory}: {e.strerror or e}", path=directory) from None
+        raise PisessError("storage", f"Failed to list sessions in {directory}: {e.strerror or e}",
+                          path=directory) from None
     if all(name.isascii() for name, _ in found):
         found.sort()  # ASCII names sort the same as their bytes (names are unique: the flag never decides)
     else:

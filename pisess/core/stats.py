@@ -70,7 +70,8 @@ def fact_of(v: Any) -> Fact | None:
             stop = m.get("stopReason")
             error = "assistant" if stop == "error" else "aborted" if stop == "aborted" else None
             provider, model = m.get("provider"), m.get("model")
-            name = f"{js.to_string(provider) if provider is not None else '?'}/{js.to_string(model) if model is not None else '?'}"
+            name = (f"{js.to_string(provider) if provider is not None else '?'}/"
+                    f"{js.to_string(model) if model is not None else '?'}")
             return Fact(role, name, _usage(m.get("usage")), tools, error)
         if role == "toolResult":
             return Fact(role, None, _usage(m.get("usage")), (), "tool" if m.get("isError") is True else None)
@@ -220,8 +221,9 @@ def _real(p: Any) -> str | None:
 
 
 def _ekey(e: Any) -> int:
-    return hash((js.to_string(get(e, "id")) if not isinstance(get(e, "id"), str) else get(e, "id"),
-                 js.to_string(get(e, "timestamp")) if not isinstance(get(e, "timestamp"), str) else get(e, "timestamp")))
+    eid, ts = get(e, "id"), get(e, "timestamp")
+    return hash((js.to_string(eid) if not isinstance(eid, str) else eid,
+                 js.to_string(ts) if not isinstance(ts, str) else ts))
 
 
 def local_day(e: Any, fact: Fact | None) -> str:

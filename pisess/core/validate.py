@@ -165,7 +165,8 @@ def validate_raw(raw: RawFile, *, mtime: float | None = None, now: float | None 
         hdr_line = next((ln for ln in raw.lines if ln.value is not NOT_JSON and not ln.blank
                          and js.truthy(ln.value)), None)
         if cli.migrated_from_version is not None:
-            add(Finding("warning", "legacy_version", f"version {js.to_string(version)} file: the pi command migrates it "
+            add(Finding("warning", "legacy_version",
+                        f"version {js.to_string(version)} file: the pi command migrates it "
                         "on open and rewrites the file; pi's SDK refuses it", hdr_line.number if hdr_line else 1,
                         hdr_line.offset if hdr_line else 0))
         elif not (isinstance(version, (int, float)) and not isinstance(version, bool) and version == 3):
@@ -261,8 +262,9 @@ def _bad_json(text: bytes, raw: RawFile, ln: RawLine, n: int, last: RawLine | No
     if salvage is not None:
         cut, v = salvage
         add(Finding("error", "glued_line", f"line {n} is a fragment with a complete entry glued on at byte {cut} "
-                    f"(entry {_id_str(get(v, 'id')) if isinstance(v, dict) else '?'}): a crash mid-write followed by an "
-                    "append; pi's SDK refuses the file, the pi command loses both", ln.number, ln.offset + cut,
+                    f"(entry {_id_str(get(v, 'id')) if isinstance(v, dict) else '?'}): "
+                    "a crash mid-write followed by an append; pi's SDK refuses the file, the pi command loses both",
+                    ln.number, ln.offset + cut,
                     _id_str(v.get("id")) if isinstance(v, dict) else None))
         return
     add(Finding("error", "invalid_json", f"line {n} is not valid JSON: pi's SDK refuses the file; the pi command "
@@ -434,7 +436,7 @@ def _context_findings(raw: RawFile, sessions: dict, add) -> None:
             if e.code == "cycle":
                 continue  # reported once, from the tree
             who = "pi's SDK" if reader == "harness" else "the pi command"
-            sev = "error" if reader == "harness" and written_by_sdk(raw) or reader == "cli" and not written_by_sdk(raw) \
-                else "warning"
+            sev = ("error" if reader == "harness" and written_by_sdk(raw) or reader == "cli" and not written_by_sdk(raw)
+                   else "warning")
             add(Finding(sev, f"{e.stage or 'context'}_fails", f"{who} cannot build the context ({e.code}: {e.message})",
                         e.physical_line, None))

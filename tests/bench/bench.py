@@ -243,7 +243,8 @@ def find_oracle(args, workdir: Path) -> Path | None:
 WORDS = ("the build fails on the date parser so I traced the call sites and renamed the helper then reran "
          "the tests which now pass except for one flaky case in the cache layer that needs a retry").split()
 CODE = [
-    "import { ts } from \"./ts\";", "export function processTs(ts: Input): Output {", "  return { id: result.id, value };",
+    "import { ts } from \"./ts\";", "export function processTs(ts: Input): Output {",
+    "  return { id: result.id, value };",
     "}", "  if (!result) return undefined;", "  logger.debug({ item }, \"processed\");", "def handle(row):",
     "    return transform(row, factor=2)", "fn main() -> Result<(), Error> {", "    let value = input.value * factor;",
     "  const cache = new Map<string, Entry>();", "error[E0308]: mismatched types", "PASS tests/users.test.ts (12 ms)",
@@ -366,15 +367,18 @@ class SessionGen:
             for _ in range(self.rng.randint(1, 1 if self.small else 3)):
                 self.calls += 1
                 name = self.rng.choice(["bash", "read", "edit", "write"])
-                args = ({"command": "cargo build 2>&1 | tail -20"} if name == "bash" else {"path": self.rng.choice(FILES)})
+                args = ({"command": "cargo build 2>&1 | tail -20"} if name == "bash"
+                        else {"path": self.rng.choice(FILES)})
                 calls.append((f"call-{self.calls}", name))
                 content.append({"type": "toolCall", "id": f"call-{self.calls}", "name": name, "arguments": args})
             self.message({"role": "assistant", "content": content, "api": api, "provider": provider, "model": model,
                           "usage": self._usage(), "stopReason": "toolUse"})
             for cid, name in calls:
                 self.message({"role": "toolResult", "toolCallId": cid, "toolName": name,
-                              "content": [{"type": "text", "text": self._output()}], "isError": self.rng.random() < 0.05})
-        self.message({"role": "assistant", "content": [{"type": "text", "text": self._text(3, 12 if self.small else 120)}],
+                              "content": [{"type": "text", "text": self._output()}],
+                              "isError": self.rng.random() < 0.05})
+        self.message({"role": "assistant",
+                      "content": [{"type": "text", "text": self._text(3, 12 if self.small else 120)}],
                       "api": api, "provider": provider, "model": model, "usage": self._usage(), "stopReason": "stop"})
 
     def model_change(self) -> None:
@@ -509,7 +513,8 @@ class Inputs:
         """A session of ``mb`` MiB: pi's own writer when the oracle is there, else ours."""
         if self.oracle is not None:
             d = self._cached(f"oracle-big-{writer}-{mb}mb-s{seed}", lambda d: subprocess.run(
-                ["node", "generate.mjs", "big", "--out", str(d), "--seed", str(seed), "--mb", str(mb), "--writer", writer],
+                ["node", "generate.mjs", "big", "--out", str(d), "--seed", str(seed), "--mb", str(mb),
+                 "--writer", writer],
                 cwd=self.oracle, check=True))
             return self._one_file(d), f"pi {writer} writer"
         d = self._cached(f"py{GEN_VERSION}-big-{writer}-{mb}mb-s{seed}",
@@ -596,7 +601,8 @@ class Bench:
         venv = REPO / ".venv" / "bin"
         self.python = args.python or (str(venv / "python") if (venv / "python").exists() else sys.executable)
         pis = venv / "pisess"
-        self.pisess = args.pisess.split() if args.pisess else ([str(pis)] if pis.exists() else [self.python, "-m", "pisess"])
+        self.pisess = (args.pisess.split() if args.pisess
+                       else [str(pis)] if pis.exists() else [self.python, "-m", "pisess"])
         self.rows: list[Row] = []
         self.targets: list[Target] = []
         self.checks: list[str] = []
@@ -880,7 +886,8 @@ class Bench:
         right = {4, 5, 7, 8, 9, 10, 11}
 
         def fmt(row):
-            return "  ".join(str(c).rjust(w) if i in right else str(c).ljust(w) for i, (c, w) in enumerate(zip(row, widths)))
+            return "  ".join(str(c).rjust(w) if i in right else str(c).ljust(w)
+                             for i, (c, w) in enumerate(zip(row, widths)))
 
         lines.append(fmt(hdr))
         lines.append("  ".join("-" * w for w in widths))
@@ -937,7 +944,8 @@ def environment(b: Bench) -> str:
     return (f"pisess bench  {time.strftime('%Y-%m-%d %H:%M')}  commit {commit}"
             f"{' (pisess/ modified)' if dirty not in ('', '?') else ''}  source {src}\n"
             f"machine: {platform.machine()}, {os.cpu_count()} cpus, {platform.system()} {platform.release()}\n"
-            f"python: {ver([b.python, '--version'])} ({b.python})   node: {ver(['node', '--version']) if b.oracle else '-'}\n"
+            f"python: {ver([b.python, '--version'])} ({b.python})   "
+            f"node: {ver(['node', '--version']) if b.oracle else '-'}\n"
             f"pisess: {' '.join(b.pisess)}   oracle: {b.oracle or 'none (pure-Python generator)'}\n"
             f"peak RSS via: {'/usr/bin/time -v' if b.meter.mode == 'time' else 'os.wait4 rusage'}   "
             f"repeat: {b.args.repeat} (median wall, max RSS)   sizes: {b.sizes}\n"
@@ -947,19 +955,22 @@ def environment(b: Bench) -> str:
 
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("\n\n", 1)[1])
+                                formatter_class=argparse.RawDescriptionHelpFormatter,
+                                epilog=__doc__.split("\n\n", 1)[1])
     p.add_argument("--cases", default="all", help="comma list of numbers or names: "
                    + ", ".join(f"{k}={v}" for k, v in CASES.items()) + " (default all)")
     p.add_argument("--quick", action="store_true", help=f"small sizes {QUICK}")
     p.add_argument("--oracle", help="pi-oracle checkout (default: $PI_ORACLE, else ../shared/tools/pi-oracle, copied "
                    "to the workdir and npm ci'd when it has no node_modules)")
     p.add_argument("--no-oracle", action="store_true", help="pure-Python generator only, no pi columns")
-    p.add_argument("--no-pi-bare", action="store_true", help="skip the reference rows of pi without the oracle's extras")
+    p.add_argument("--no-pi-bare", action="store_true",
+                   help="skip the reference rows of pi without the oracle's extras")
     p.add_argument("--no-floor-keep", action="store_true", help="skip the floor+keep reference row of case 1")
     p.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "pisess-bench"),
                    help="generated inputs and outputs (default /tmp/pisess-bench); reused between runs")
     p.add_argument("--regen", action="store_true", help="regenerate inputs even when cached")
-    p.add_argument("--repeat", type=int, default=1, help="runs per measurement of cases 1-4 (median wall); ls uses >= 3")
+    p.add_argument("--repeat", type=int, default=1,
+                   help="runs per measurement of cases 1-4 (median wall); ls uses >= 3")
     p.add_argument("--cold-runs", type=int, default=5, help="runs for case 6 (median)")
     p.add_argument("--big-mb", dest="big_mb", type=int, help="size of the harness file (cases 1, 4)")
     p.add_argument("--cli-mb", dest="cli_mb", type=int, help="size of the CLI file (case 2)")
@@ -976,7 +987,8 @@ def parse_args(argv=None):
 
 def main(argv=None) -> int:
     args = parse_args(argv)
-    wanted = list(CASES.values()) if args.cases == "all" else [CASES.get(c.strip(), c.strip()) for c in args.cases.split(",")]
+    wanted = (list(CASES.values()) if args.cases == "all"
+              else [CASES.get(c.strip(), c.strip()) for c in args.cases.split(",")])
     unknown = [c for c in wanted if c not in CASES.values()]
     if unknown:
         print(f"unknown case(s): {', '.join(unknown)}", file=sys.stderr)
