@@ -137,6 +137,8 @@ def compare(a: Any, b: Any, op: str) -> bool:
     """``a < b`` / ``a >= b`` with JS abstract relational comparison."""
     pa = to_string(a) if isinstance(a, (list, dict)) else a
     pb = to_string(b) if isinstance(b, (list, dict)) else b
+    x: Any
+    y: Any
     if isinstance(pa, str) and isinstance(pb, str):
         x, y = pa, pb
     else:
@@ -254,6 +256,7 @@ def parse_date(s: str) -> float | None:
 
 def date_ms(v: Any) -> float | int | None:
     """``new Date(v).getTime()``; ``None`` stands for NaN (JSON ``null``)."""
+    t: float | None
     if isinstance(v, bool):
         t = 1.0 if v else 0.0
     elif v is None:

@@ -109,6 +109,9 @@ class Light(dict):
     ``index`` its position in the session's entries."""
 
     __slots__ = ("offset", "length", "index")
+    offset: int
+    length: int
+    index: int
 
 
 _LIGHT_SET = frozenset(LIGHT_KEYS)
@@ -198,8 +201,9 @@ class RawFile:
         got: dict = {}
         try:
             fh = open(self.path, "rb")
-        except OSError as e:
-            raise PisessError("storage", f"Failed to re-read {self.path}: {e.strerror or e}", path=self.path) from None
+        except OSError as err:
+            raise PisessError("storage", f"Failed to re-read {self.path}: {err.strerror or err}",
+                              path=self.path) from None
         with fh:
             for e in sorted(wanted, key=lambda x: x.offset):
                 fh.seek(e.offset)

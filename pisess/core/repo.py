@@ -12,7 +12,7 @@ import re
 import stat
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from . import js, parallel
 from .errors import PisessError
@@ -233,7 +233,7 @@ def list_sessions(root: str, cwd: str | None = None, *, keep_going: bool = False
     times = [js.parse_date(x.created_at) for x in sessions]
     if all(t is not None for t in times):
         # a stable sort, newest first: the same order as pi's comparator when every date parses
-        order = sorted(range(len(sessions)), key=times.__getitem__, reverse=True)
+        order = sorted(range(len(sessions)), key=cast("list[float]", times).__getitem__, reverse=True)
         sessions = [sessions[i] for i in order]
     else:
         sessions.sort(key=functools.cmp_to_key(_by_created_desc))

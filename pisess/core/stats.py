@@ -290,14 +290,16 @@ def compute_stats(paths: list[str], *, reader: str = "auto", by: str | None = No
         try:
             raw = scan_visit(path, visit, tick)
             session, note = open_lenient(path, reader, raw)
-        except PisessError as e:
-            if e.code in ("storage", "not_found") and on_skip is None:
+        except PisessError as err:
+            if err.code in ("storage", "not_found") and on_skip is None:
                 raise
-            skipped.append(e)
+            skipped.append(err)
             if on_skip is not None:
-                on_skip(e)
+                on_skip(err)
             continue
         pl = place(session)
+        branch_root, branch_points = pl.branch_root, pl.branch_points
+        assert branch_root is not None and branch_points is not None  # place() fills both with branches=True
         parent = parent_of.get(path)
         parent_keys = kept_keys.get(parent) if parent else None
         if parent_keys is not None:
@@ -312,6 +314,7 @@ def compute_stats(paths: list[str], *, reader: str = "auto", by: str | None = No
         sname = session_name(session)
         if by == "session":
             labels[path] = {"key": path, "session": sid, "name": sname, "path": path}
+        gk: Any  # the group: a path, a model, a day or (path, branch)
         for i, (line, e) in enumerate(zip(session.entry_lines, session.entries)):
             fact = facts.get(line)
             etype = get(e, "type")
@@ -325,7 +328,7 @@ def compute_stats(paths: list[str], *, reader: str = "auto", by: str | None = No
             w = pl.where[i]
             own.add(etype, fact)
             own_where[w].add(etype, fact)
-            root = pl.branch_root[i]
+            root = branch_root[i]
             if root is not None:
                 roots.add(id(root))
             if by is None:
@@ -360,14 +363,14 @@ def compute_stats(paths: list[str], *, reader: str = "auto", by: str | None = No
         copied.merge(own_copied)
         for w in WHERE:
             where_t[w].merge(own_where[w])
-        bp_total += pl.branch_points
+        bp_total += branch_points
         ab_total += len(roots)
         results.append(SessionStats(
             path, sid, sname, h.get("cwd"), h.get("timestamp"), session.reader, own.to_json(),
             {w: own_where[w].to_json() for w in WHERE}, own_copied.to_json(),
             h.get("parentSession") if isinstance(h.get("parentSession"), str) else None,
             parent if parent_keys is not None else None,
-            pl.branch_points, len(roots), pl.leaf_id if pl.leaf_id is not UNDEF else None, note))
+            branch_points, len(roots), pl.leaf_id if pl.leaf_id is not UNDEF else None, note))
 
     results.sort(key=lambda s: created_key({"timestamp": s.created_at}))
     out_groups = []
