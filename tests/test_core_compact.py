@@ -167,6 +167,17 @@ def test_files_the_index_leaves_to_the_line_scan(tmp_path):
     assert ix is not None and ix.harness_error and ix.cli_plain
 
 
+def test_an_id_holding_a_newline_is_read_as_the_line_scan_reads_it(tmp_path):
+    """A message that looks plain but whose id holds a newline (the index's joined id column cannot
+    hold one) is read as the line scan reads it; it used to crash the index scan."""
+    path = tmp_path / "nl.jsonl"
+    path.write_bytes(session_bytes([header(), user("a\nb", None), assistant("c", "a\nb"), user("d", "c")]))
+    for reader in ("harness", "cli"):
+        indexed, scanned = _both(str(path), reader)
+        assert _seen(indexed) == _seen(scanned)
+        assert [e.get("id") for e in indexed.entries] == ["a\nb", "c", "d"]
+
+
 def test_two_halves_make_the_same_index(tmp_path):
     """The forked reading of a big file joins into the index a single pass makes."""
     lines = [header()]

@@ -425,6 +425,8 @@ def _add_block(ix: CompactIndex, role_code: dict, starts: list, first_number: in
         ks = [k for k, ok in zip(ks, keep) if ok]
         vs = [v for v, ok in zip(vs, keep) if ok]
         cols = _columns(vs) if vs else ([], [], "", [])
+        if cols is None:
+            return False  # an id holding a newline passes _plain, not the joined column: the line scan decides
     eids, pids, stamps, roles = cols
     for role in set(roles) - role_code.keys():
         if len(ix.role_stubs) >= 255:
