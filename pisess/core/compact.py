@@ -46,13 +46,14 @@ class CompactIndex:
                  "last_length", "later_pos_of")
 
     def __init__(self) -> None:
-        self.ids: list = []  # id of each entry (None for an extra whose id is not a string)
+        # id of each entry (None for an extra whose id is not a string); one joined str on the pipe
+        self.ids: Any = []
         self.pos_of: dict = {}  # string id -> position of its last occurrence (in the first part, see below)
         # A file read in two parts keeps the ids of the second in their own map, looked up first:
         # merging them into pos_of would cost a rehash of the first part's map.
         self.later_pos_of: dict | None = None
         self.key_of: dict = {}  # js.key(id) -> position, for ids that are not strings
-        self.parents = array("i")  # position of an entry with the parent's id, or a marker
+        self.parents: Any = array("i")  # position of an entry with the parent's id, or a marker
         self.other_parents: dict = {}  # position -> parentId string not seen before the entry
         self.offsets = array("q")
         # Physical line numbers (1-based) and lengths: None while entry i sits on line
@@ -65,7 +66,8 @@ class CompactIndex:
         self.roles = bytearray()
         self.role_stubs: list = []  # role code -> the shared {"role": role} stub
         self.stamps = bytearray()
-        self.extras: dict = {}  # position -> Light (or other value) of a line that is not a plain message
+        # position -> Light (or other value) of a line that is not a plain message; a list on the pipe
+        self.extras: Any = {}
         self.header: Any = None
         self.harness_error = False  # some line fails the harness's checks
         self.cli_plain = True  # the cli keeps every entry as it is, nothing dropped or skipped
@@ -274,9 +276,10 @@ def _join(ix: CompactIndex, more: CompactIndex) -> CompactIndex | None:
         if more.ids:
             ix.last_length = more.last_length
     else:
+        assert ix.lengths is not None and more.lengths is not None and more.lines is not None  # both spelled out
         ix.lengths.extend(more.lengths)
         ix.lines.extend(map(add, more.lines, repeat(ix.line_count)))
-    more.offsets = more.lengths = more.lines = None
+    more.offsets = more.lengths = more.lines = None  # type: ignore[assignment]  # freed: more is done
     codes = {}
     for code, stub in enumerate(more.role_stubs):
         mine = next((i for i, s in enumerate(ix.role_stubs) if s["role"] == stub["role"]), None)
@@ -287,9 +290,9 @@ def _join(ix: CompactIndex, more: CompactIndex) -> CompactIndex | None:
             ix.role_stubs.append({"role": stub["role"]})
         codes[code] = mine
     ix.roles += more.roles.translate(bytes(codes.get(c, c) for c in range(256)))
-    more.roles = None
+    more.roles = None  # type: ignore[assignment]  # freed: more is done
     ix.stamps += more.stamps
-    more.stamps = None
+    more.stamps = None  # type: ignore[assignment]
     for p, e in more.extras.items():
         if type(e) is Light:
             e.index = p + n
@@ -391,7 +394,7 @@ def _columns(vs: list) -> tuple | None:
     """ids, parentIds, timestamps (joined) and roles of plain candidates, or ``None`` when one of
     them is not plain.  Each ``join`` doubles as the type check of its column (a ``TypeError``
     unless every item is a string), so each column is walked about once."""
-    dget = dict.get
+    dget: Any = dict.get  # its values are Any: the joins below are the type checks
     try:
         eids = list(map(dget, vs, repeat("id")))
         joined = "\n".join(eids)
@@ -464,7 +467,7 @@ def _add_block(ix: CompactIndex, role_code: dict, starts: list, first_number: in
         ix.extras[pos] = e
         ids_b.insert(idx, eid if type(eid) is str else None)
         if not every_line:
-            ks_b.insert(idx, k)
+            ks_b.insert(idx, k)  # type: ignore[union-attr]  # a list unless every_line
         if type(eid) is not str:
             ix.key_of[js.key(eid)] = pos
 
@@ -514,6 +517,7 @@ def _add_block(ix: CompactIndex, role_code: dict, starts: list, first_number: in
     if ix.lines is None:
         ix.last_length = len(parts[ks_b[-1]])
     else:
+        assert ix.lengths is not None  # spelled out together with lines
         try:
             ix.lengths.extend(lengths)
             ix.lines.extend(lines)
@@ -532,6 +536,8 @@ class CompactEntries(Sequence):
     an entry is the same object every time (positions and identity checks rely on that)."""
 
     __slots__ = ("index", "_made")
+    # Sequence.index (the method) is shadowed: nothing calls entries.index(value) on a session.
+    index: CompactIndex  # type: ignore[assignment]
 
     def __init__(self, index: CompactIndex) -> None:
         self.index = index

@@ -246,7 +246,8 @@ def _read_indexed(path: str, reader: str, tick) -> tuple | None:
     session = _open_compact(path, reader)
     if session is None:
         return None
-    ix = session.entries.index
+    entries: Any = session.entries  # _open_compact's entries are the index's CompactEntries
+    ix = entries.index
     ix._spell_out()
     offsets, lengths, numbers, roles = ix.offsets, ix.lengths, ix.lines, ix.roles
     images = _image_lines(path, tick)
@@ -318,7 +319,8 @@ def describe(v: dict) -> tuple[str | None, str]:
     """(tool name, a few words) for a complete entry."""
     t = v.get("type")
     if t == "message":
-        m = v.get("message") if isinstance(v.get("message"), dict) else {}
+        m = v.get("message")
+        m = m if isinstance(m, dict) else {}
         role = m.get("role")
         if role == "toolResult":
             name = m.get("toolName")
@@ -328,7 +330,8 @@ def describe(v: dict) -> tuple[str | None, str]:
             cmd = m.get("command")
             return None, f"$ {cmd if isinstance(cmd, str) else js.to_string(cmd)}"
         if role == "assistant":
-            content = m.get("content") if isinstance(m.get("content"), list) else []
+            content = m.get("content")
+            content = content if isinstance(content, list) else []
             kinds = {b.get("type") for b in content if isinstance(b, dict)}
             calls = [b.get("name") for b in content if isinstance(b, dict) and b.get("type") == "toolCall"]
             parts = [k for k in ("text", "thinking") if k in kinds]

@@ -109,7 +109,7 @@ def path_to_root(session: Session, start: Any) -> list:
     got = walk_positions(session, start)
     if got is not None:
         positions, again = got
-        entries = session.entries
+        entries: Any = session.entries  # walk_positions answers only for the compact index's CompactEntries
         if again is not None:
             raise _cycle(session, entries[again])
         made, light = entries._made, entries.index.light

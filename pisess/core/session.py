@@ -109,7 +109,8 @@ class Session:
     def session_name(self) -> str | None:
         """The last ``session_info`` in file order, trimmed; an empty name clears it."""
         compact = hasattr(self.entries, "extras")  # only its extras can be session_info
-        for e in (e for _, e in self.entries.extras(reverse=True)) if compact else reversed(self.entries):
+        entries: Any = self.entries  # a list or the compact index's CompactEntries
+        for e in (e for _, e in entries.extras(reverse=True)) if compact else reversed(entries):
             if get(e, "type") == "session_info":
                 name = get(e, "name")
                 if name is None or name is UNDEF:
@@ -322,7 +323,7 @@ def index_view(ix: Any, raw: RawFile, reader: str) -> Session:
     return view(ix.header, entries, ix.line_numbers(), raw, by_id=CompactById(entries))
 
 
-def _walk(entries, by_id: dict | None):
+def _walk(entries, by_id: dict):
     """``(i, entry, id, type)`` of the entries labels and names can come from.  A compact index
     already knows ids and positions and holds no label among its plain messages."""
     if hasattr(entries, "extras"):

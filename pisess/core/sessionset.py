@@ -100,8 +100,8 @@ def collect(names: Iterable[str] | None, root: str, cwd: str, all_projects: bool
         if k not in seen:
             seen.add(k)
             unique.append(p)
-    n = len(unique)
-    return Scope(unique, f"{n} file{'s' if n != 1 else ''}", missing)
+    count = len(unique)
+    return Scope(unique, f"{count} file{'s' if count != 1 else ''}", missing)
 
 
 def header_of(path: str) -> dict | None:
@@ -280,7 +280,7 @@ class Placement:
     """Per entry of ``session.entries`` (same order): where it sits and, off the active path (when
     asked for), the first entry of its abandoned branch: the child of the active path it hangs from."""
 
-    where: list  # "active" | "compacted" | "branch"
+    where: list | dict  # "active" | "compacted" | "branch"; a dict when only some positions were asked for
     branch_root: list | None  # entry or None (None on the active path); None when not asked for
     leaf_id: Any
     checkpoint: Any  # the compaction the context starts at, or None
@@ -333,8 +333,8 @@ def place(session: Session, *, branches: bool = True, positions: list | None = N
             selected = {id(e) for e in chosen}
             if chosen and get(chosen[0], "type") == "compaction":
                 checkpoint = chosen[0]
-        except PisessError as e:
-            error = error or e.message
+        except PisessError as err:
+            error = error or err.message
     def where_of(e: Any) -> str:
         return "branch" if id(e) not in active else "active" if id(e) in selected else "compacted"
 

@@ -160,7 +160,7 @@ def validate_raw(raw: RawFile, *, mtime: float | None = None, now: float | None 
 
     # --- header and version -------------------------------------------------------------------
     header = cli.header if cli else None
-    if header is not None:
+    if cli is not None and header is not None:
         version = raw_version(header) if cli.migrated_from_version is None else cli.migrated_from_version
         hdr_line = next((ln for ln in raw.lines if ln.value is not NOT_JSON and not ln.blank
                          and js.truthy(ln.value)), None)
@@ -193,8 +193,8 @@ def _validate_index(path: str, ix: Any) -> FileReport | None:
     harness_session = harness_err = None
     try:
         harness_session = index_view(ix, raw, "harness")
-    except PisessError as e:
-        harness_err = e
+    except PisessError as err:
+        harness_err = err
     try:
         cli = index_view(ix, raw, "cli")
     except PisessError:
@@ -202,12 +202,13 @@ def _validate_index(path: str, ix: Any) -> FileReport | None:
     pi = {"harness": _harness_answer(harness_err), "cli": {"opens": True, "migratedFromVersion": None,
                                                            "droppedLines": [], "emptyFileInitialized": False}}
     # plain messages are known, accepted entries: only the other lines can hold line findings
-    for pos, e in cli.entries.extras():
+    entries: Any = cli.entries  # index_view's entries are the index's CompactEntries
+    for pos, e in entries.extras():
         v = e.get("type") if isinstance(e, dict) else None
         if isinstance(v, str) and v not in KNOWN_TYPES:
             add(_unknown_type(v, lines[pos], ix.offsets[pos], e.get("id")))
     _tree_findings_indexed(cli, add)
-    _without_ids(sum(1 for _, e in cli.entries.extras() if not isinstance(get(e, "id"), str)), add)
+    _without_ids(sum(1 for _, e in entries.extras() if not isinstance(get(e, "id"), str)), add)
     _context_findings(raw, {"harness": harness_session, "cli": cli}, add)
     return _report(path, pi, findings, raw)
 
