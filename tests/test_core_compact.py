@@ -10,10 +10,10 @@ import os
 import tempfile
 from unittest import mock
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
-from conftest import assistant, entry, header, session_bytes, user
+from conftest import assistant, entry, header, quick_and_full, session_bytes, user
 from pisess.core import compact, js
 from pisess.core.context import build_context
 from pisess.core.errors import PisessError
@@ -106,9 +106,8 @@ def _both(path: str, reader: str):
     return indexed, scanned
 
 
-@SETTINGS
-@given(many_entry_files(), st.sampled_from([1, 2, 7, 256]), st.sampled_from([64, 300, 1 << 20]),
-       st.booleans(), st.booleans())
+@quick_and_full(SETTINGS.max_examples, SETTINGS, many_entry_files(), st.sampled_from([1, 2, 7, 256]),
+                st.sampled_from([64, 300, 1 << 20]), st.booleans(), st.booleans())
 def test_index_reads_what_the_line_scan_reads(lines, chunk_lines, block_bytes, newline, halves):
     """``halves``: every file is read in two halves, the second by a forked child."""
     with tempfile.TemporaryDirectory() as d:
@@ -296,9 +295,8 @@ def test_a_parent_id_that_is_empty_ends_the_path_even_with_an_entry_whose_id_is_
     assert place(s).where == ["branch", "active", "active"]
 
 
-@settings(SETTINGS, max_examples=SETTINGS.max_examples * 3)
-@given(many_entry_files(), st.sampled_from(["harness", "cli"]), st.integers(0, 200), st.booleans(),
-       st.sampled_from([1, 2, 3, 256]), st.booleans())
+@quick_and_full(SETTINGS.max_examples * 3, SETTINGS, many_entry_files(), st.sampled_from(["harness", "cli"]),
+                st.integers(0, 200), st.booleans(), st.sampled_from([1, 2, 3, 256]), st.booleans())
 def test_placing_hits_by_position_is_placing_by_object(lines, reader, checkpoint_at, leaf_entry, chunk_lines, halves):
     """search places hits with a walk over the index's parent positions; it must give every
     entry the place the object walk (branches=True) gives it, compactions and cycles included."""
@@ -333,8 +331,7 @@ def test_placing_hits_by_position_is_placing_by_object(lines, reader, checkpoint
     assert (fast.leaf_id, fast.checkpoint, fast.error) == (slow.leaf_id, slow.checkpoint, slow.error)
 
 
-@settings(SETTINGS, max_examples=SETTINGS.max_examples * 2)
-@given(many_entry_files(), st.sampled_from([1, 3, 256]), st.booleans())
+@quick_and_full(SETTINGS.max_examples * 2, SETTINGS, many_entry_files(), st.sampled_from([1, 3, 256]), st.booleans())
 def test_validate_on_the_index_reports_what_the_line_scan_reports(lines, chunk_lines, halves):
     """validate checks clean files on the compact index (duplicate ids, dangling parents, cycles,
     leaf and label targets, compactions, unknown types found on positions): the same report."""
@@ -352,9 +349,8 @@ def test_validate_on_the_index_reports_what_the_line_scan_reports(lines, chunk_l
     assert indexed.to_json() == scanned.to_json()
 
 
-@settings(SETTINGS, max_examples=SETTINGS.max_examples * 3)
-@given(many_entry_files(), st.sampled_from([1, 3, 256]), st.sampled_from(["auto", "harness", "cli"]),
-       st.sampled_from([16, 1 << 20]))
+@quick_and_full(SETTINGS.max_examples * 3, SETTINGS, many_entry_files(), st.sampled_from([1, 3, 256]),
+                st.sampled_from(["auto", "harness", "cli"]), st.sampled_from([16, 1 << 20]))
 def test_du_on_the_index_reports_what_the_line_scan_reports(lines, chunk_lines, reader, block):
     """du reads clean files through the compact index (sizes, kinds and offsets from its arrays,
     images from a byte search in blocks of ``block`` bytes): the same report as the line scan's."""
@@ -373,8 +369,7 @@ def test_du_on_the_index_reports_what_the_line_scan_reports(lines, chunk_lines, 
     assert indexed.to_json() == scanned.to_json()
 
 
-@SETTINGS
-@given(many_entry_files(), st.sampled_from(["harness", "cli"]))
+@quick_and_full(SETTINGS.max_examples, SETTINGS, many_entry_files(), st.sampled_from(["harness", "cli"]))
 def test_context_without_reading_back_the_whole_path_is_the_same_context(lines, reader):
     """``full_path=False`` (context, export) reads back the context's entries and the last model
     setter only: same messages, state, path and selection as reading back the whole path."""
