@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Iterable
+import sys
+from collections.abc import Iterable
+from typing import Any
 
 import pytest
+
+from answers_store import store  # noqa: F401 - the hand-written sessions root, a fixture for search, stats and du
 
 TS = "2026-07-25T09:14:03.512Z"
 CWD = "/work/proj"
@@ -115,3 +119,24 @@ def _reads_as_the_cli_reads():
     previous = parallel.configure(parallel.Settings(jobs=None))
     yield
     parallel.configure(previous)
+
+
+#: The default run tries this fraction of a property's examples; the ``slow`` variant tries them all.
+QUICK_FRACTION = 5
+
+
+def quick_and_full(examples: int, base: Any, *strategies: Any, **kw_strategies: Any):
+    """One Hypothesis property as two tests: ``test_x`` (a fifth of ``examples``, the default run)
+    and ``test_x_full`` (all of them, marked ``slow``: ``.ci/run`` and ``pytest -m ''`` run both).
+
+    Use it in place of ``@settings(...) @given(...)``; the full variant is put beside the quick one
+    in the calling module, so a failure names the one that found it."""
+    from hypothesis import given, settings
+
+    def register(body):
+        full = settings(base, max_examples=examples)(given(*strategies, **kw_strategies)(body))
+        setattr(sys.modules[body.__module__], f"{body.__name__}_full", pytest.mark.slow(full))
+        quick = max(5, examples // QUICK_FRACTION)
+        return settings(base, max_examples=quick)(given(*strategies, **kw_strategies)(body))
+
+    return register

@@ -47,7 +47,7 @@ def sessions(root: Path) -> list[Path]:
 
 def write(path: Path, lines: list) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join((l if isinstance(l, str) else json.dumps(l)) + "\n" for l in lines))
+    path.write_text("".join((ln if isinstance(ln, str) else json.dumps(ln)) + "\n" for ln in lines))
     return path
 
 
@@ -247,7 +247,7 @@ def test_fork_writes_new_file_and_leaves_source(runner, root):
     assert r.exit_code == 0, r.stderr
     new = Path(r.stdout.strip())
     assert new.exists() and new.parent == src.parent  # the source's project directory
-    lines = [json.loads(l) for l in new.read_text().splitlines()]
+    lines = [json.loads(ln) for ln in new.read_text().splitlines()]
     assert lines[0]["type"] == "session" and lines[0]["parentSession"] == str(src)
     assert hashlib.sha256(src.read_bytes()).hexdigest() == before
     check = run(runner, "validate", str(new), "--json")

@@ -10,10 +10,10 @@ import os
 import tempfile
 from unittest import mock
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
-from conftest import assistant, entry, header, session_bytes, user
+from conftest import assistant, entry, header, quick_and_full, session_bytes, user
 from pisess.core import compact, js
 from pisess.core.context import build_context
 from pisess.core.errors import PisessError
@@ -84,7 +84,8 @@ def _seen(s) -> dict:
         "entries": [(dict(e), e.offset, e.length, e.index) if type(e) is Light else e for e in s.entries],
         "lines": list(s.entry_lines), "size": s.raw.size, "newline": s.raw.ends_with_newline,
         "lookups": {eid: s.position(s.lookup(eid))
-                    for eid in {e.get("id") for e in s.entries if isinstance(e, dict) and isinstance(e.get("id"), str)}},
+                    for eid in {e.get("id") for e in s.entries
+                                if isinstance(e, dict) and isinstance(e.get("id"), str)}},
     }
     for key, step in (("name", s.session_name), ("context", lambda: _context(s))):
         try:
@@ -105,9 +106,8 @@ def _both(path: str, reader: str):
     return indexed, scanned
 
 
-@SETTINGS
-@given(many_entry_files(), st.sampled_from([1, 2, 7, 256]), st.sampled_from([64, 300, 1 << 20]),
-       st.booleans(), st.booleans())
+@quick_and_full(SETTINGS.max_examples, SETTINGS, many_entry_files(), st.sampled_from([1, 2, 7, 256]),
+                st.sampled_from([64, 300, 1 << 20]), st.booleans(), st.booleans())
 def test_index_reads_what_the_line_scan_reads(lines, chunk_lines, block_bytes, newline, halves):
     """``halves``: every file is read in two halves, the second by a forked child."""
     with tempfile.TemporaryDirectory() as d:
@@ -164,6 +164,17 @@ def test_files_the_index_leaves_to_the_line_scan(tmp_path):
     path.write_bytes(session_bytes([header(), user("a", None), entry("message", "", "a", message={"role": "user"})]))
     ix = compact.scan_compact(str(path))
     assert ix is not None and ix.harness_error and ix.cli_plain
+
+
+def test_an_id_holding_a_newline_is_read_as_the_line_scan_reads_it(tmp_path):
+    """A message that looks plain but whose id holds a newline (the index's joined id column cannot
+    hold one) is read as the line scan reads it; it used to crash the index scan."""
+    path = tmp_path / "nl.jsonl"
+    path.write_bytes(session_bytes([header(), user("a\nb", None), assistant("c", "a\nb"), user("d", "c")]))
+    for reader in ("harness", "cli"):
+        indexed, scanned = _both(str(path), reader)
+        assert _seen(indexed) == _seen(scanned)
+        assert [e.get("id") for e in indexed.entries] == ["a\nb", "c", "d"]
 
 
 def test_two_halves_make_the_same_index(tmp_path):
@@ -298,9 +309,8 @@ def test_a_parent_id_that_is_empty_ends_the_path_even_with_an_entry_whose_id_is_
     assert place(s).where == ["branch", "active", "active"]
 
 
-@settings(SETTINGS, max_examples=SETTINGS.max_examples * 3)
-@given(many_entry_files(), st.sampled_from(["harness", "cli"]), st.integers(0, 200), st.booleans(),
-       st.sampled_from([1, 2, 3, 256]), st.booleans())
+@quick_and_full(SETTINGS.max_examples * 3, SETTINGS, many_entry_files(), st.sampled_from(["harness", "cli"]),
+                st.integers(0, 200), st.booleans(), st.sampled_from([1, 2, 3, 256]), st.booleans())
 def test_placing_hits_by_position_is_placing_by_object(lines, reader, checkpoint_at, leaf_entry, chunk_lines, halves):
     """search places hits with a walk over the index's parent positions; it must give every
     entry the place the object walk (branches=True) gives it, compactions and cycles included."""
@@ -335,8 +345,7 @@ def test_placing_hits_by_position_is_placing_by_object(lines, reader, checkpoint
     assert (fast.leaf_id, fast.checkpoint, fast.error) == (slow.leaf_id, slow.checkpoint, slow.error)
 
 
-@settings(SETTINGS, max_examples=SETTINGS.max_examples * 2)
-@given(many_entry_files(), st.sampled_from([1, 3, 256]), st.booleans())
+@quick_and_full(SETTINGS.max_examples * 2, SETTINGS, many_entry_files(), st.sampled_from([1, 3, 256]), st.booleans())
 def test_validate_on_the_index_reports_what_the_line_scan_reports(lines, chunk_lines, halves):
     """validate checks clean files on the compact index (duplicate ids, dangling parents, cycles,
     leaf and label targets, compactions, unknown types found on positions): the same report."""
@@ -354,9 +363,8 @@ def test_validate_on_the_index_reports_what_the_line_scan_reports(lines, chunk_l
     assert indexed.to_json() == scanned.to_json()
 
 
-@settings(SETTINGS, max_examples=SETTINGS.max_examples * 3)
-@given(many_entry_files(), st.sampled_from([1, 3, 256]), st.sampled_from(["auto", "harness", "cli"]),
-       st.sampled_from([16, 1 << 20]))
+@quick_and_full(SETTINGS.max_examples * 3, SETTINGS, many_entry_files(), st.sampled_from([1, 3, 256]),
+                st.sampled_from(["auto", "harness", "cli"]), st.sampled_from([16, 1 << 20]))
 def test_du_on_the_index_reports_what_the_line_scan_reports(lines, chunk_lines, reader, block):
     """du reads clean files through the compact index (sizes, kinds and offsets from its arrays,
     images from a byte search in blocks of ``block`` bytes): the same report as the line scan's."""
@@ -375,8 +383,7 @@ def test_du_on_the_index_reports_what_the_line_scan_reports(lines, chunk_lines, 
     assert indexed.to_json() == scanned.to_json()
 
 
-@SETTINGS
-@given(many_entry_files(), st.sampled_from(["harness", "cli"]))
+@quick_and_full(SETTINGS.max_examples, SETTINGS, many_entry_files(), st.sampled_from(["harness", "cli"]))
 def test_context_without_reading_back_the_whole_path_is_the_same_context(lines, reader):
     """``full_path=False`` (context, export) reads back the context's entries and the last model
     setter only: same messages, state, path and selection as reading back the whole path."""

@@ -221,7 +221,8 @@ def test_custom_entry_projects_nothing_by_default(tmp_path):
 
 
 def test_custom_entry_projector_harness_only(tmp_path):
-    """A projector for the customType is called by the harness reader with (entry, index, entries); the cli ignores it."""
+    """A projector for the customType is called by the harness reader with (entry, index, entries);
+    the cli ignores it."""
     lines = [header(), user("a", None), entry("custom", "c", "a", customType="ext", data={"n": 7}),
              entry("custom", "d", "c", customType="other")]
     calls = []

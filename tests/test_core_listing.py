@@ -11,8 +11,15 @@ import pytest
 from conftest import assistant, entry, header, user, write_bytes, write_session
 from pisess.core import summary
 from pisess.core.errors import PisessError
-from pisess.core.repo import (collation_key, discovery_header, encode_cwd, find_by_id, list_sessions,
-                              most_recent_session, resolve_session)
+from pisess.core.repo import (
+    collation_key,
+    discovery_header,
+    encode_cwd,
+    find_by_id,
+    list_sessions,
+    most_recent_session,
+    resolve_session,
+)
 from pisess.core.summary import SDK_V4, read_cli_info
 
 CWD = "/work/proj"

@@ -92,7 +92,8 @@ def test_harness_header_drops_unknown_keys_from_metadata_view(tmp_path):
 
 def test_harness_bom_fails_header(tmp_path):
     """A UTF-8 BOM before the header is not JSON whitespace: the harness refuses the header."""
-    path = write_bytes(tmp_path, b"\xef\xbb\xbf" + b'{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/"}\n')
+    path = write_bytes(tmp_path,
+                       b"\xef\xbb\xbf" + b'{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/"}\n')
     with pytest.raises(PisessError) as info:
         open_session(path, "harness")
     assert (info.value.code, info.value.reason, info.value.line) == ("invalid_session", HDR_BAD, 1)
@@ -329,7 +330,8 @@ def test_cli_nonempty_file_without_header_fails(tmp_path, lines):
 
 def test_cli_crlf_and_bom_behaviour(tmp_path):
     """The cli treats a BOM-prefixed header line as unparseable: the file has no header."""
-    path = write_bytes(tmp_path, b"\xef\xbb\xbf" + b'{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/"}\n')
+    path = write_bytes(tmp_path,
+                       b"\xef\xbb\xbf" + b'{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/"}\n')
     with pytest.raises(PisessError) as info:
         open_session(path, "cli")
     assert info.value.code == "invalid_session"

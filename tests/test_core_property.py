@@ -6,10 +6,10 @@ from __future__ import annotations
 import os
 import tempfile
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
-from conftest import header, session_bytes
+from conftest import header, quick_and_full, session_bytes
 from pisess.core.context import build_context
 from pisess.core.errors import PisessError
 from pisess.core.fork import entries_to_fork
@@ -116,10 +116,10 @@ def _is_subsequence(sub, seq):
     return all(any(x is y for y in it) for x in sub)
 
 
-@SETTINGS
-@given(session_trees())
+@quick_and_full(MAX_EXAMPLES, SETTINGS, session_trees())
 def test_paths_are_parent_chains_and_harness_is_cli_suffix(lines):
-    """For every entry as leaf: both paths are parent chains ending there; cli starts at a root; harness is a cli suffix."""
+    """For every entry as leaf: both paths are parent chains ending there; cli starts at a root;
+    harness is a cli suffix."""
     h = _open(lines, "harness")
     c = _open(lines, "cli")
     for e in c.entries:
@@ -137,10 +137,10 @@ def test_paths_are_parent_chains_and_harness_is_cli_suffix(lines):
                 or any(x.get("type") == "compaction" and x.get("firstKeptEntryId") == first["id"] for x in hp[1:]))
 
 
-@SETTINGS
-@given(session_trees())
+@quick_and_full(MAX_EXAMPLES, SETTINGS, session_trees())
 def test_current_leaf_paths(lines):
-    """The current leaf follows each reader's rule, and active_path ends at it (harness may be empty for a null leaf)."""
+    """The current leaf follows each reader's rule, and active_path ends at it
+    (harness may be empty for a null leaf)."""
     h = _open(lines, "harness")
     c = _open(lines, "cli")
     last = lines[-1]
@@ -155,8 +155,7 @@ def test_current_leaf_paths(lines):
     assert cp[-1]["id"] == c.leaf_id and cp[0]["parentId"] is None
 
 
-@SETTINGS
-@given(session_trees())
+@quick_and_full(MAX_EXAMPLES, SETTINGS, session_trees())
 def test_context_entries_follow_path(lines):
     """Context entries are path entries; after the leading compaction they keep path order (both readers)."""
     for reader in ("harness", "cli"):
@@ -181,10 +180,10 @@ def test_context_entries_follow_path(lines):
             assert all(m["role"] in ("user", "assistant", "toolResult") for m in ctx.llm_messages)
 
 
-@SETTINGS
-@given(session_trees())
+@quick_and_full(MAX_EXAMPLES, SETTINGS, session_trees())
 def test_fork_at_leaf_reproduces_path(lines):
-    """Forking 'at' an entry copies exactly its path (harness verbatim; cli without labels, re-chained, labels re-added)."""
+    """Forking 'at' an entry copies exactly its path
+    (harness verbatim; cli without labels, re-chained, labels re-added)."""
     h = _open(lines, "harness")
     c = _open(lines, "cli")
     for e in c.entries:
@@ -234,8 +233,7 @@ def _views(s):
     return out
 
 
-@SETTINGS
-@given(session_trees())
+@quick_and_full(MAX_EXAMPLES, SETTINGS, session_trees())
 def test_light_reading_matches_full_reading(lines):
     """Opening with light=True (structural keys only, read back on demand) shows exactly what a full read shows."""
     with tempfile.TemporaryDirectory() as d:
@@ -284,18 +282,19 @@ def _exercise(data: bytes) -> None:
             s = open_session("<mem>", reader, raw=raw)
         except PisessError:
             continue
+        # Each step is bound to this reader's session (s=s), not to the loop variable.
         steps = [
-            lambda: active_path(s),
-            lambda: build_context(s),
-            lambda: build_tree(s),
-            lambda: s.session_name(),
-            lambda: s.labels_json(),
+            lambda s=s: active_path(s),
+            lambda s=s: build_context(s),
+            lambda s=s: build_tree(s),
+            lambda s=s: s.session_name(),
+            lambda s=s: s.labels_json(),
         ]
         for e in s.entries[-3:]:
             eid = e.get("id") if isinstance(e, dict) else None
-            steps.append(lambda eid=eid: entries_to_fork(s, eid, "at"))
-            steps.append(lambda eid=eid: entries_to_fork(s, eid, "before"))
-            steps.append(lambda eid=eid: build_context(s, eid))
+            steps.append(lambda s=s, eid=eid: entries_to_fork(s, eid, "at"))
+            steps.append(lambda s=s, eid=eid: entries_to_fork(s, eid, "before"))
+            steps.append(lambda s=s, eid=eid: build_context(s, eid))
         for step in steps:
             try:
                 step()
@@ -304,8 +303,7 @@ def _exercise(data: bytes) -> None:
     validate_bytes(data, "<mem>")
 
 
-@SETTINGS
-@given(session_trees(), st.lists(MUTATION, min_size=1, max_size=4))
+@quick_and_full(MAX_EXAMPLES, SETTINGS, session_trees(), st.lists(MUTATION, min_size=1, max_size=4))
 def test_mutated_bytes_only_raise_pisess_error(lines, ops):
     """Arbitrary byte mutations of a valid file make the core raise PisessError or nothing else."""
     _exercise(_mutate(session_bytes(lines), ops))
@@ -319,11 +317,11 @@ FIELDS = st.sampled_from(["type", "id", "parentId", "timestamp", "targetId", "la
                           "provider", "modelId", "customType", "version", "cwd", "role", "exitCode", "command"])
 
 
-@SETTINGS
-@given(session_trees(), st.lists(st.tuples(st.integers(0, 30), FIELDS, JSON_VALUES, st.booleans()), min_size=1,
-                                 max_size=4))
+@quick_and_full(MAX_EXAMPLES, SETTINGS, session_trees(),
+                st.lists(st.tuples(st.integers(0, 30), FIELDS, JSON_VALUES, st.booleans()), min_size=1, max_size=4))
 def test_value_mutations_only_raise_pisess_error(lines, edits):
-    """Replacing or deleting JSON fields with odd values (null, "", [], {}, numbers, other ids) only raises PisessError."""
+    """Replacing or deleting JSON fields with odd values (null, "", [], {}, numbers, other ids)
+    only raises PisessError."""
     lines = [dict(x) for x in lines]
     for idx, field, value, delete in edits:
         target = lines[idx % len(lines)]
@@ -337,8 +335,7 @@ def test_value_mutations_only_raise_pisess_error(lines, edits):
     _exercise(session_bytes(lines))
 
 
-@SETTINGS
-@given(st.binary(max_size=300))
+@quick_and_full(MAX_EXAMPLES, SETTINGS, st.binary(max_size=300))
 def test_random_bytes_only_raise_pisess_error(data):
     """Arbitrary bytes make the core raise PisessError or nothing else."""
     _exercise(data)

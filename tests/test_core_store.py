@@ -16,7 +16,8 @@ import pytest
 from hypothesis import given
 
 from conftest import assistant, entry, header, message, session_bytes, user
-from pisess.core import compact, jsonl, session as session_mod
+from pisess.core import compact, jsonl
+from pisess.core import session as session_mod
 from pisess.core.compact import CompactEntries
 from pisess.core.jsonl import scan_file
 from pisess.core.session import open_session

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from answers_store import CWD, H_ID, IMAGE, P_ID, check_golden, invoke, store  # noqa: F401 - store is a fixture
+from answers_store import CWD, H_ID, IMAGE, P_ID, check_golden, invoke
 from pisess.core.du import disk_usage
 
 ROOT = ["--sessions-dir", "sessions"]

@@ -58,6 +58,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import quick_and_full
+
 HERE = Path(__file__).resolve().parent
 _spec = importlib.util.spec_from_file_location("gen_hostile", HERE / "hostile" / "gen_hostile.py")
 gen = importlib.util.module_from_spec(_spec)
@@ -718,9 +720,26 @@ def case_extra(c: Corpus, name: str):
 
 FILE_COMMANDS = ("tree", "path", "context", "fork", "validate")
 
+#: The per-file matrix forks ~20 children per case; the default run keeps a sample (terminal escapes
+#: for each reader, raw control bytes, a glued line, a parent cycle) and the rest is marked slow.
+QUICK_CASES = ("escapes", "escapes_harness", "raw_control_bytes", "glued", "cycle_2")
+#: Of the read-only pass, the case that tempts a reader most into writing: "initialising" an empty file.
+QUICK_RO_CASES = ("empty",)
+SLOW = pytest.mark.slow
+
+
+def quick_or_slow(names, quick) -> list:
+    """``names`` as parameters, those not in ``quick`` marked slow."""
+    return [n if n in quick else pytest.param(n, marks=SLOW) for n in names]
+
+
+def test_the_quick_sample_is_in_the_corpus():
+    """A renamed case must not silently drop out of the default run's sample."""
+    assert set(QUICK_CASES) <= set(CASE_NAMES) and set(QUICK_RO_CASES) <= set(RO_CASES)
+
 
 @pytest.mark.parametrize("command", FILE_COMMANDS)
-@pytest.mark.parametrize("name", CASE_NAMES)
+@pytest.mark.parametrize("name", quick_or_slow(CASE_NAMES, QUICK_CASES))
 def test_file(corpus_rw, name, command):
     """Both readers x (--json, human) for one command on one hostile file (writable corpus)."""
     c = corpus_rw
@@ -739,7 +758,7 @@ RO_CASES = [n for n in ("valid", "empty", "header_only", "trunc_mid_string", "tr
 
 
 @pytest.mark.parametrize("command", FILE_COMMANDS)
-@pytest.mark.parametrize("name", RO_CASES)
+@pytest.mark.parametrize("name", quick_or_slow(RO_CASES, QUICK_RO_CASES))
 def test_file_readonly(corpus_ro, name, command):
     """The same on the read-only corpus (human views with the cli reader only, to save time)."""
     c = corpus_ro
@@ -800,7 +819,8 @@ def test_ls_all(request, corpus_name):
     assert not failures, "\n\n".join(failures)
 
 
-@pytest.mark.parametrize("project", PROJECTS)
+# test_ls_all lists every project in the default run; per project, the unreadable and the looping one.
+@pytest.mark.parametrize("project", quick_or_slow(PROJECTS, ("perm", "linkloop")))
 def test_ls_project(corpus_rw, project):
     c = corpus_rw
     p = c.projects[project]
@@ -819,6 +839,7 @@ def test_ls_project(corpus_rw, project):
     assert not failures, "\n\n".join(failures)
 
 
+@SLOW  # the whole corpus, its 50,000-entry chain and 5 MB line included, in one process
 @pytest.mark.parametrize("corpus_name", ["corpus_rw", "corpus_ro"])
 def test_validate_root(request, corpus_name):
     c = request.getfixturevalue(corpus_name)
@@ -841,6 +862,7 @@ def test_validate_root(request, corpus_name):
     assert not failures, "\n\n".join(failures)
 
 
+@SLOW
 def test_validate_project_dirs(corpus_rw):
     """Text format, per project directory ("main", the heavy one, is covered by test_validate_root)."""
     c = corpus_rw
@@ -1021,6 +1043,7 @@ def test_special_files(tmp_path):
 PARITY_CASES = ("escapes", "glued", "lone_surrogates")
 
 
+@SLOW  # ~30 real execs of the installed script
 def test_exec_parity(corpus_rw):
     """The installed ``pisess`` script, exec'd for real, gives what the forked children give."""
     c = corpus_rw
@@ -1044,7 +1067,7 @@ def test_exec_parity(corpus_rw):
 
 # --- property-based: mutated valid sessions ----------------------------------------------------------
 
-from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import HealthCheck, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 SECOND = "second \x1b[31m" + gen.MARKUP_BOLD
@@ -1086,8 +1109,8 @@ def mutated_session(draw):
     return b"".join(lines)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
-@given(data=mutated_session(), reader=st.sampled_from(READERS))
+@quick_and_full(25, settings(deadline=None, suppress_health_check=list(HealthCheck)),
+                data=mutated_session(), reader=st.sampled_from(READERS))
 def test_mutated_sessions(corpus_rw, data, reader):
     c = corpus_rw
     d = tempfile.mkdtemp(prefix="hypo-", dir=c.home)

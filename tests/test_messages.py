@@ -7,9 +7,9 @@ from __future__ import annotations
 import base64
 
 import pytest
-from conftest import header, message, write_session
 from typer.testing import CliRunner
 
+from conftest import header, message, write_session
 from pisess.cli.app import app
 from pisess.core.context import build_context
 from pisess.core.export import ExportOptions, export_context

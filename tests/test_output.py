@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import entry, header, message, user, write_session
 
+from conftest import entry, header, message, user, write_session
 from pisess.cli import render, render_share
 from pisess.cli.output import Printer, soft
 from pisess.core.fork import plan_fork

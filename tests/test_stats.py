@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from answers_store import CWD, F_ID, H_ID, P_ID, check_golden, invoke, store  # noqa: F401 - store is a fixture
+from answers_store import CWD, F_ID, H_ID, P_ID, check_golden, invoke
 
 ROOT = ["--sessions-dir", "sessions"]
 HERE = [*ROOT, "--cwd", CWD]

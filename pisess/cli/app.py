@@ -7,9 +7,21 @@ import os
 import typer
 
 from pisess import __version__
-from pisess.cli import context_cmd, demo_cmd, fork_cmd, ls_cmd, path_cmd, tree_cmd, validate_cmd
-from pisess.cli import export_cmd, secrets_cmd
-from pisess.cli import du_cmd, search_cmd, stats_cmd, watch_cmd
+from pisess.cli import (
+    context_cmd,
+    demo_cmd,
+    du_cmd,
+    export_cmd,
+    fork_cmd,
+    ls_cmd,
+    path_cmd,
+    search_cmd,
+    secrets_cmd,
+    stats_cmd,
+    tree_cmd,
+    validate_cmd,
+    watch_cmd,
+)
 
 HELP = """Inspect the session files of the pi coding agent, read-only.
 

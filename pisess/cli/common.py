@@ -11,8 +11,9 @@ from __future__ import annotations
 import functools
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, Callable, Optional
+from typing import Annotated, Any
 
 import typer
 
@@ -22,7 +23,8 @@ JSON_VERSION = 1
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 EXIT_BY_CODE = {"usage": EXIT_USAGE, "storage": EXIT_USAGE}
 
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document (with \"version\": 1) instead of the view.")]
+JsonOpt = Annotated[bool, typer.Option("--json",
+                                       help="Print one JSON document (with \"version\": 1) instead of the view.")]
 ReaderOpt = Annotated[
     str,
     typer.Option("--reader", "-r", help="Read as pi's SDK (harness), as the pi command (cli), or as the program "
@@ -46,15 +48,18 @@ PiVersionOpt = Annotated[
                  "The SDK reader (--reader harness) exists only with 0.82.1's rules."),
 ]
 SessionsDirOpt = Annotated[
-    Optional[str],
+    str | None,
     typer.Option("--sessions-dir", metavar="DIR", envvar=None,
                  help="Sessions root (default: $PI_CODING_AGENT_DIR/sessions or ~/.pi/agent/sessions)."),
 ]
-CwdOpt = Annotated[Optional[str], typer.Option("--cwd", metavar="DIR", help="Project directory (default: the current one).")]
+CwdOpt = Annotated[str | None, typer.Option("--cwd", metavar="DIR",
+                                            help="Project directory (default: the current one).")]
 ColorOpt = Annotated[str, typer.Option("--color", help="auto, always or never (NO_COLOR is respected).")]
-LeafOpt = Annotated[Optional[str], typer.Option("--leaf", metavar="ID", help="Use this entry as the leaf instead of the current one.")]
-LenientOpt = Annotated[bool, typer.Option("--lenient", help="Read with the pi command's lenient rules (= --reader cli): "
-                                          "skip invalid lines, list them on stderr, show the rest.")]
+LeafOpt = Annotated[str | None, typer.Option("--leaf", metavar="ID",
+                                             help="Use this entry as the leaf instead of the current one.")]
+LenientOpt = Annotated[bool, typer.Option("--lenient",
+                                          help="Read with the pi command's lenient rules (= --reader cli): "
+                                               "skip invalid lines, list them on stderr, show the rest.")]
 
 
 def complete_session(incomplete: str) -> list[str]:
@@ -68,7 +73,8 @@ def complete_session(incomplete: str) -> list[str]:
         return []
 
 
-def session_argument(help_text: str = "File path, session id or unique id prefix; default: the newest session of the project."):
+def session_argument(
+        help_text: str = "File path, session id or unique id prefix; default: the newest session of the project."):
     return typer.Argument(None, metavar="[SESSION]", help=help_text, show_default=False,
                           autocompletion=complete_session)
 
@@ -105,7 +111,8 @@ def check_reader(reader: str, lenient: bool = False) -> str:
         raise PisessError("usage", f"--reader must be auto, harness or cli, not {reader!r}")
     if lenient:
         if reader == "harness":
-            raise PisessError("usage", "--lenient reads with the cli reader; it cannot be combined with --reader harness")
+            raise PisessError("usage",
+                              "--lenient reads with the cli reader; it cannot be combined with --reader harness")
         return "cli"
     return reader
 

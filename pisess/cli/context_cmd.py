@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 import typer
 
 from pisess.cli import common
@@ -73,7 +71,7 @@ def pi16_extras(ctx) -> dict:
 
 @handles_errors
 def context(
-    session: Optional[str] = common.session_argument(),
+    session: str | None = common.session_argument(),
     leaf: common.LeafOpt = None,
     llm: bool = typer.Option(False, "--llm", help="Show llmMessages: what is sent to the provider after convertToLlm."),
     thinking: bool = typer.Option(False, "--thinking", help="Show thinking blocks in full."),

@@ -69,7 +69,8 @@ def tool_call_text(block: dict, width: int = 60) -> str:
 def assistant_preview(m: dict) -> str:
     content = m.get("content")
     text = content_text(content)
-    calls = [b for b in content if isinstance(b, dict) and b.get("type") == "toolCall"] if isinstance(content, list) else []
+    calls = ([b for b in content if isinstance(b, dict) and b.get("type") == "toolCall"]
+             if isinstance(content, list) else [])
     out = text
     if calls:
         out = (out + " " if out else "") + " ".join("\u2192 " + tool_call_text(c, 40) for c in calls)
@@ -77,7 +78,8 @@ def assistant_preview(m: dict) -> str:
     if stop in ("error", "aborted"):
         err = s(m.get("errorMessage"))
         out = f"[{stop}{': ' + err if err else ''}] " + out
-    if not out and isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "thinking" for b in content):
+    if not out and isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "thinking"
+                                                     for b in content):
         out = "(thinking only)"
     return out
 
@@ -102,7 +104,8 @@ def message_preview(m: Any) -> str:
         lines = text.count("\n") + 1 if text else 0
         mark = "\u2717 error" if m.get("isError") else "\u2713"
         first = text.strip().split("\n", 1)[0] if text else ""
-        return f"{s(m.get('toolName'))} {mark} {lines} line{'s' if lines != 1 else ''}" + (f" \u00b7 {first}" if first else "")
+        return (f"{s(m.get('toolName'))} {mark} {lines} line{'s' if lines != 1 else ''}"
+                + (f" \u00b7 {first}" if first else ""))
     if role == "bashExecution":
         code = m.get("exitCode")
         tail = " (cancelled)" if m.get("cancelled") else (f" (exit {s(code)})" if code not in (None, UNDEF, 0) else "")
@@ -197,7 +200,8 @@ def edit_preview(e: dict) -> str:
 
 
 def local_time(iso: Any, with_date: bool = True) -> str:
-    ms = js.date_ms(iso) if isinstance(iso, str) else (iso if isinstance(iso, (int, float)) and not isinstance(iso, bool) else None)
+    ms = (js.date_ms(iso) if isinstance(iso, str)
+          else iso if isinstance(iso, (int, float)) and not isinstance(iso, bool) else None)
     if ms is None:
         return escape_controls(s(iso)) or "?"
     import time

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import List, Optional
-
 import typer
 
 from pisess.cli import common, sets
@@ -12,7 +10,7 @@ from pisess.cli.common import handles_errors
 
 @handles_errors
 def du(
-    sessions: Optional[List[str]] = sets.sessions_argument(),
+    sessions: list[str] | None = sets.sessions_argument(),
     all_projects: sets.AllOpt = False,
     top: int = typer.Option(10, "--top", "-n", metavar="N", help="How many of the largest entries to list."),
     reader: common.ReaderOpt = "auto",

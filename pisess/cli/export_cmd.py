@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from typing import Optional
 
 import typer
 
@@ -13,11 +12,11 @@ from pisess.cli.common import handles_errors
 
 @handles_errors
 def export(
-    session: Optional[str] = common.session_argument(),
+    session: str | None = common.session_argument(),
     leaf: common.LeafOpt = None,
-    format: Optional[str] = typer.Option(None, "--format", "-f", metavar="FORMAT",
+    format: str | None = typer.Option(None, "--format", "-f", metavar="FORMAT",
                                          help="md, html or jsonl (default: from the -o extension, else md)."),
-    output: Optional[str] = typer.Option(None, "--output", "-o", metavar="FILE",
+    output: str | None = typer.Option(None, "--output", "-o", metavar="FILE",
                                          help="Write to FILE (created exclusively) instead of stdout."),
     force: bool = typer.Option(False, "--force", help="Overwrite FILE if it exists and is not a session file."),
     max_lines: int = typer.Option(200, "--max-lines", metavar="N",

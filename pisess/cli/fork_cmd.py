@@ -60,7 +60,8 @@ def fork(
                               "directories; run pi once in that project, or pass --cwd)", path=directory)
         written = write_fork(plan, directory)
     if json_out:
-        common.emit_json({"reader": s.reader, "piVersion": s.pi_version, "dryRun": dry_run, "path": written or target, "id": plan.header["id"],
+        common.emit_json({"reader": s.reader, "piVersion": s.pi_version, "dryRun": dry_run, "path": written or target,
+                          "id": plan.header["id"],
                           "header": plan.header, "newEmptySession": plan.new_empty_session, "entries": plan.entries})
         return
     from pisess.cli import render

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from typing import Optional
 
 import typer
 
@@ -15,7 +14,7 @@ from pisess.cli.common import handles_errors
 def ls(
     all_projects: bool = typer.Option(False, "--all", "-a", help="Every project under the sessions root."),
     long: bool = typer.Option(False, "--long", "-l", help="Read whole files: name, messages, branches, last activity."),
-    sort: Optional[str] = typer.Option(None, "--sort", metavar="activity|created",
+    sort: str | None = typer.Option(None, "--sort", metavar="activity|created",
                                        help="activity: last activity first, as pi's /resume lists (default with "
                                             "pi 1.6); created: newest header first (pi 0.82.1's SDK listing)."),
     pi_version: common.PiVersionOpt = "1.6.0",

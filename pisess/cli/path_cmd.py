@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 import typer
 
 from pisess.cli import common
@@ -12,7 +10,7 @@ from pisess.cli.common import handles_errors
 
 @handles_errors
 def path(
-    session: Optional[str] = common.session_argument(),
+    session: str | None = common.session_argument(),
     leaf: common.LeafOpt = None,
     time: bool = typer.Option(False, "--time", "-t", help="Show each entry's timestamp (local time)."),
     reader: common.ReaderOpt = "auto",

@@ -16,7 +16,6 @@ from typing import Any
 from rich.console import Console
 from rich.panel import Panel
 from rich.rule import Rule
-from rich.table import Table
 from rich.text import Text
 
 from pisess.cli import describe as d

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import List, Optional
-
 import typer
 
 from pisess.cli import common, sets
@@ -13,9 +11,9 @@ from pisess.cli.common import handles_errors
 @handles_errors
 def search(
     pattern: str = typer.Argument(..., metavar="PATTERN", help="Text to find (a literal unless --regex)."),
-    sessions: Optional[List[str]] = sets.sessions_argument(),
+    sessions: list[str] | None = sets.sessions_argument(),
     all_projects: sets.AllOpt = False,
-    fields: Optional[str] = typer.Option(None, "--in", metavar="FIELDS",
+    fields: str | None = typer.Option(None, "--in", metavar="FIELDS",
                                          help="Only these, comma separated: user, assistant, thinking, tool (calls, "
                                          "results, bash), summary, custom, label, name, system (pi 1.x prompt "
                                          "sections and tool definitions), edit (context_edit replacements)."),

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from typing import List, Optional
 
 import typer
 
@@ -33,14 +32,14 @@ def read_allowlist(explicit: str | None) -> tuple[frozenset, str | None]:
 
 @handles_errors
 def secrets(
-    paths: Optional[List[str]] = typer.Argument(None, metavar="[PATH]...",
+    paths: list[str] | None = typer.Argument(None, metavar="[PATH]...",
                                                 help="Files or directories (searched for *.jsonl); default: the "
                                                      "sessions of the current project."),
     all_projects: bool = typer.Option(False, "--all", "-a", help="Scan every project under the sessions root."),
-    format: Optional[str] = typer.Option(None, "--format", "-f", metavar="FORMAT",
+    format: str | None = typer.Option(None, "--format", "-f", metavar="FORMAT",
                                          help="text, json, github (default when GITHUB_ACTIONS=true) or allowlist "
                                               "(lines to append to .pisess-secrets-allow)."),
-    allowlist: Optional[str] = typer.Option(None, "--allowlist", metavar="FILE",
+    allowlist: str | None = typer.Option(None, "--allowlist", metavar="FILE",
                                             help="Fingerprints of accepted findings "
                                                  "(default: ./.pisess-secrets-allow)."),
     json_out: common.JsonOpt = False,
@@ -87,7 +86,6 @@ def secrets(
                 err = e
         unreadable.append(err)
     from pisess.cli import render_share
-
     from pisess.cli.output import show, talk
 
     if fmt == "json":

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import sys
 import time
-from typing import Annotated, List, Optional
+from typing import Annotated
 
 import typer
 
@@ -22,7 +22,7 @@ def sessions_argument():
                           autocompletion=common.complete_session)
 
 
-def resolve(sessions: Optional[List[str]], all_projects: bool, sessions_dir: str | None, cwd: str | None):
+def resolve(sessions: list[str] | None, all_projects: bool, sessions_dir: str | None, cwd: str | None):
     """The files to read; raises ``not_found`` when a name matches nothing or there is nothing to read."""
     from pisess.core.errors import PisessError
     from pisess.core.repo import encode_cwd
@@ -106,7 +106,7 @@ class Progress:
             self.bar.stop()
             self.bar = None
 
-    def __enter__(self) -> "Progress":
+    def __enter__(self) -> Progress:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import List, Optional
-
 import typer
 
 from pisess.cli import common, sets
@@ -12,9 +10,9 @@ from pisess.cli.common import handles_errors
 
 @handles_errors
 def stats(
-    sessions: Optional[List[str]] = sets.sessions_argument(),
+    sessions: list[str] | None = sets.sessions_argument(),
     all_projects: sets.AllOpt = False,
-    by: Optional[str] = typer.Option(None, "--by", metavar="KEY", help="Also a table by session, model, day (local "
+    by: str | None = typer.Option(None, "--by", metavar="KEY", help="Also a table by session, model, day (local "
                                      "time) or branch.", case_sensitive=False),
     reader: common.ReaderOpt = "auto",
     pi_version: common.PiVersionOpt = "1.6.0",

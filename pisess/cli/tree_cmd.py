@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 import typer
 
 from pisess.cli import common
@@ -28,7 +26,8 @@ def tree_json(view) -> dict:
             rows.append({"kind": "entry", **entry_json(r.entry), "line": r.line, "active": r.active,
                          "label": s.label_of(get(r.entry, "id")), "flags": sorted(r.flags),
                          "indent": len(r.guides + r.connector) // 2})
-    return {"reader": s.reader, "piVersion": s.pi_version, "file": s.path, "leafId": view.leaf_id if view.leaf_id is not UNDEF else None,
+    return {"reader": s.reader, "piVersion": s.pi_version, "file": s.path,
+            "leafId": view.leaf_id if view.leaf_id is not UNDEF else None,
             "leafError": view.leaf_error, "entryCount": view.entry_count, "branchPoints": view.branch_points,
             "roots": view.roots, "rows": rows}
 
@@ -41,11 +40,12 @@ def tree_entries(view) -> list:
 
 @handles_errors
 def tree(
-    session: Optional[str] = common.session_argument(),
+    session: str | None = common.session_argument(),
     full: bool = typer.Option(False, "--full", help="Do not fold long linear runs."),
-    depth: Optional[int] = typer.Option(None, "--depth", "-d", metavar="N", help="Show at most N levels of branches."),
+    depth: int | None = typer.Option(None, "--depth", "-d", metavar="N", help="Show at most N levels of branches."),
     labels_only: bool = typer.Option(False, "--labels-only", help="Only labelled entries."),
-    branches_only: bool = typer.Option(False, "--branches-only", help="Only entries with siblings, and their ancestors."),
+    branches_only: bool = typer.Option(False, "--branches-only",
+                                       help="Only entries with siblings, and their ancestors."),
     time: bool = typer.Option(False, "--time", "-t", help="Show each entry's timestamp (local time)."),
     leaf: common.LeafOpt = None,
     reader: common.ReaderOpt = "auto",

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import time
-from typing import List, Optional
 
 import typer
 
@@ -14,10 +13,12 @@ from pisess.cli.common import handles_errors
 
 @handles_errors
 def validate(
-    paths: Optional[List[str]] = typer.Argument(None, metavar="[PATH]...",
-                                                help="Files or directories (searched for *.jsonl); default: the whole sessions root."),
-    format: Optional[str] = typer.Option(None, "--format", "-f", metavar="FORMAT",
-                                         help="text, json or github (default: github when GITHUB_ACTIONS=true, else text)."),
+    paths: list[str] | None = typer.Argument(
+        None, metavar="[PATH]...",
+        help="Files or directories (searched for *.jsonl); default: the whole sessions root."),
+    format: str | None = typer.Option(
+        None, "--format", "-f", metavar="FORMAT",
+        help="text, json or github (default: github when GITHUB_ACTIONS=true, else text)."),
     strict: bool = typer.Option(False, "--strict", help="Treat warnings as errors."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Only the summary line."),
     pi_version: common.PiVersionOpt = "1.6.0",
@@ -36,7 +37,8 @@ def validate(
     from pisess.core.repo import iter_jsonl
     from pisess.core.validate import validate_file
 
-    fmt = (format or ("json" if json_out else ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"))).lower()
+    default = "json" if json_out else ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
+    fmt = (format or default).lower()
     if fmt not in ("text", "json", "github"):
         raise PisessError("usage", f"--format must be text, json or github, not {fmt!r}")
     targets = list(paths or [])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any, Optional
+from typing import Any
 
 import typer
 
@@ -17,13 +17,13 @@ RECENT = 5  # entries of the active path shown on start
 
 @handles_errors
 def watch(
-    session: Optional[str] = common.session_argument(),
+    session: str | None = common.session_argument(),
     json_out: common.JsonOpt = False,
     follow_new: bool = typer.Option(False, "--follow-new", help="Without SESSION: switch to a newer session when pi "
                                     "starts one in the project."),
-    until_idle: Optional[float] = typer.Option(None, "--until-idle", metavar="SECONDS", min=0,
+    until_idle: float | None = typer.Option(None, "--until-idle", metavar="SECONDS", min=0,
                                                help="End (exit 0) after SECONDS without an append."),
-    count: Optional[int] = typer.Option(None, "--count", metavar="N", min=1, help="End (exit 0) after N appended entries."),
+    count: int | None = typer.Option(None, "--count", metavar="N", min=1, help="End (exit 0) after N appended entries."),
     exit_on_delete: bool = typer.Option(False, "--exit-on-delete", help="End (exit 1) when the file is deleted "
                                         "instead of waiting for it to come back."),
     interval: float = typer.Option(0.1, "--interval", metavar="S", min=0.01, help="Seconds between two looks at the file."),
@@ -119,9 +119,8 @@ class JsonView:
         return None
 
     def _emit(self, doc: dict) -> None:
-        from pisess.core.jsonl import dumps
-
         from pisess.cli.output import Printer
+        from pisess.core.jsonl import dumps
 
         Printer().data(dumps({"version": common.JSON_VERSION, **doc}) + b"\n")
 
@@ -187,7 +186,7 @@ class HumanView:
         recent = _active_tail(watcher, RECENT)
         if recent and s.entries > len(recent):
             self._print(Text(f"  \u2026 {s.entries - len(recent):,} earlier entries \u2026", "dim"))
-        for line, e in recent:
+        for _line, e in recent:
             self._print(_row(e, None, dim=True, width=self.console.width))
         for ev in damage:
             self._print(_event_row(ev))

@@ -7,8 +7,9 @@ everything after it, then project each entry to zero or more agent messages.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from . import js, versions
 from .errors import JSError, PisessError
@@ -136,7 +137,8 @@ def select_entries(session: Session, path: list) -> list:
     comp_id = get(comp, "id")
     first_kept = get(comp, "firstKeptEntryId")
     if session.reader == "harness":
-        idx = next(i for i, e in enumerate(path) if get(e, "type") == "compaction" and js.strict_eq(get(e, "id"), comp_id))
+        idx = next(i for i, e in enumerate(path)
+                   if get(e, "type") == "compaction" and js.strict_eq(get(e, "id"), comp_id))
         if js.truthy(get(comp, "retainedTail")):
             return [comp, *path[idx + 1:]]
         kept = _kept_before(path, idx, first_kept) if js.truthy(first_kept) else []
@@ -334,7 +336,8 @@ def convert_to_llm(messages: list, pi_version: str = versions.CURRENT) -> list:
                             timestamp=get(m, "timestamp")))
         elif role == "custom":
             content = get(m, "content")
-            out.append(_obj(role="user", content=[{"type": "text", "text": content}] if isinstance(content, str) else content,
+            out.append(_obj(role="user",
+                            content=[{"type": "text", "text": content}] if isinstance(content, str) else content,
                             timestamp=get(m, "timestamp")))
         elif role == "branchSummary":
             text = BRANCH_PREFIX + js.to_string(get(m, "summary")) + BRANCH_SUFFIX

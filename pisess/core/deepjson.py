@@ -8,7 +8,7 @@ Strings go through ``json``'s own ``scanstring`` (escapes and lone surrogates as
 from __future__ import annotations
 
 import re
-from json.decoder import scanstring
+from json.decoder import scanstring  # type: ignore[attr-defined]  # public since 2.6, not in typeshed
 from typing import Any
 
 _WS = re.compile(r"[ \t\n\r]*")
@@ -16,20 +16,25 @@ _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?")
 _LITERALS = {"true": True, "false": False, "null": None}
 
 
+def _ws_end(s: str, i: int) -> int:
+    """Where the whitespace at ``i`` ends (``_WS`` matches the empty string, so it always matches)."""
+    return _WS.match(s, i).end()  # type: ignore[union-attr]
+
+
 def _key(s: str, i: int) -> tuple[str, int]:
     """An object key and its colon at ``i``; returns the key and where its value starts."""
     if i >= len(s) or s[i] != '"':
         raise ValueError("expected a key")
     key, i = scanstring(s, i + 1, True)
-    i = _WS.match(s, i).end()
+    i = _ws_end(s, i)
     if i >= len(s) or s[i] != ":":
         raise ValueError("expected ':'")
-    return key, _WS.match(s, i + 1).end()
+    return key, _ws_end(s, i + 1)
 
 
 def loads(s: str) -> Any:
     """Parse ``s``; raises ``ValueError`` where ``JSON.parse`` throws."""
-    i = _WS.match(s, 0).end()
+    i = _ws_end(s, 0)
     stack: list = []  # containers being filled: [container, pending key or None]
     value: Any = None
     while True:
@@ -38,7 +43,7 @@ def loads(s: str) -> Any:
         c = s[i]
         if c == "{" or c == "[":
             container: Any = {} if c == "{" else []
-            i = _WS.match(s, i + 1).end()
+            i = _ws_end(s, i + 1)
             if i < len(s) and s[i] == ("}" if c == "{" else "]"):
                 value, i = container, i + 1
             else:
@@ -63,7 +68,7 @@ def loads(s: str) -> Any:
                     raise ValueError(f"unexpected character at {i}")
         # a complete value: attach it to its container, close containers that end here
         while True:
-            i = _WS.match(s, i).end()
+            i = _ws_end(s, i)
             if not stack:
                 if i != len(s):
                     raise ValueError("extra data")
@@ -74,7 +79,7 @@ def loads(s: str) -> Any:
             else:
                 top[0].append(value)
             if i < len(s) and s[i] == ",":
-                i = _WS.match(s, i + 1).end()
+                i = _ws_end(s, i + 1)
                 if isinstance(top[0], dict):
                     top[1], i = _key(s, i)
                 break
@@ -99,8 +104,8 @@ def js_numbers(v: Any) -> Any:
 
     if not isinstance(v, (dict, list)):
         return fix(v)
-    root = {} if isinstance(v, dict) else []
-    stack = [(v, root)]
+    root: Any = {} if isinstance(v, dict) else []
+    stack: list[tuple[Any, Any]] = [(v, root)]
     while stack:
         src, dst = stack.pop()
         items = src.items() if isinstance(src, dict) else enumerate(src)

@@ -10,16 +10,16 @@ by offset, to say what they are.
 from __future__ import annotations
 
 import heapq
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from . import js, versions
 from .errors import PisessError
 from .js import UNDEF, get
 from .jsonl import NOT_JSON, is_blank, iter_blocks, parse_json
 from .session import open_indexed
-from .sessionset import WHERE, _value, created_key, entry_id, line_blocks, open_lenient, place, scan_visit, \
-    session_name
+from .sessionset import WHERE, _value, created_key, entry_id, line_blocks, open_lenient, place, scan_visit, session_name
 
 TOP = 10
 

@@ -21,7 +21,8 @@ def write_atomically(path: str, data: bytes, *, replace: bool = False, prefix: s
     try:
         fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=directory)
     except OSError as e:
-        raise PisessError("storage", f"cannot create a file in {directory}: {e.strerror or e}", path=directory) from None
+        raise PisessError("storage", f"cannot create a file in {directory}: {e.strerror or e}",
+                          path=directory) from None
     try:
         mask = os.umask(0)
         os.umask(mask)

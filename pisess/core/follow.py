@@ -22,8 +22,9 @@ nothing happens, whatever the size of the file.  Nothing here reads the clock: c
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import orjson
 

@@ -61,7 +61,7 @@ def _is_user_message(entry: Any) -> bool:
     return get(entry, "type") == "message" and get(get(entry, "message"), "role") == "user"
 
 
-def _leaf_for_fork(session: Session, target: Any, entry_id: str, position: str, prefix: str) -> Any:
+def _leaf_for_fork(session: Session, target: Any, entry_id: str | None, position: str, prefix: str) -> Any:
     """``at``: the target itself; ``before``: the parent of a user message."""
     if position == "at":
         return get(target, "id")

@@ -39,7 +39,8 @@ class JSArray(list):
 
 
 # JS String.prototype.trim() strips exactly these (ECMAScript WhiteSpace + LineTerminator).
-JS_WHITESPACE = "\t\n\x0b\x0c\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+JS_WHITESPACE = ("\t\n\x0b\x0c\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+                 "\u2028\u2029\u202f\u205f\u3000\ufeff")
 
 
 def js_trim(s: str) -> str:
@@ -136,6 +137,8 @@ def compare(a: Any, b: Any, op: str) -> bool:
     """``a < b`` / ``a >= b`` with JS abstract relational comparison."""
     pa = to_string(a) if isinstance(a, (list, dict)) else a
     pb = to_string(b) if isinstance(b, (list, dict)) else b
+    x: Any
+    y: Any
     if isinstance(pa, str) and isinstance(pb, str):
         x, y = pa, pb
     else:
@@ -260,6 +263,7 @@ def parse_date(s: str) -> float | None:
 
 def date_ms(v: Any) -> float | int | None:
     """``new Date(v).getTime()``; ``None`` stands for NaN (JSON ``null``)."""
+    t: float | None
     if isinstance(v, bool):
         t = 1.0 if v else 0.0
     elif v is None:

@@ -8,18 +8,17 @@ that once; the harness and cli readers then apply their own rules to the same li
 from __future__ import annotations
 
 import json
-import re
 import os
+import re
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 import orjson
 
 from .deepjson import loads as deep_loads
-
 from .js import js_blank
 from .lines import NOT_JSON, written_by_sdk
-
 
 _ASCII_WS = b" \t\r\n\x0b\x0c"
 
@@ -126,6 +125,9 @@ class Light(dict):
     ``index`` its position in the session's entries."""
 
     __slots__ = ("offset", "length", "index")
+    offset: int
+    length: int
+    index: int
 
 
 _LIGHT_SET = frozenset(LIGHT_KEYS)
@@ -220,8 +222,9 @@ class RawFile:
             return
         try:
             fh = open(self.path, "rb")
-        except OSError as e:
-            raise PisessError("storage", f"Failed to re-read {self.path}: {e.strerror or e}", path=self.path) from None
+        except OSError as err:
+            raise PisessError("storage", f"Failed to re-read {self.path}: {err.strerror or err}",
+                              path=self.path) from None
         with fh:
             for e in lights:
                 fh.seek(e.offset)

@@ -40,7 +40,7 @@ def migrate_in_memory(values: list) -> list:
 
 
 def _v1_to_v2(values: list) -> list:
-    out = [JSArray(v) if isinstance(v, list) and not isinstance(v, JSArray) else v for v in values]
+    out: list[Any] = [JSArray(v) if isinstance(v, list) and not isinstance(v, JSArray) else v for v in values]
     prev: Any = None
     n = 0
     for v in out:

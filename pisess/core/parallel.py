@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -125,7 +126,7 @@ class Child:
         _, status = os.waitpid(self.pid, 0)
         return status
 
-    def __enter__(self) -> "Child":
+    def __enter__(self) -> Child:
         return self
 
     def __exit__(self, *exc: Any) -> None:

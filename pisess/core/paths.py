@@ -6,7 +6,8 @@ These walks keep a visited set and raise ``cycle`` naming an entry on the loop i
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from . import js
 from .errors import PisessError

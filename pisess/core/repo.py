@@ -11,8 +11,9 @@ import math
 import os
 import re
 import stat
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 from . import js, parallel, versions
 from .errors import PisessError
@@ -379,7 +380,7 @@ def _cli_listing(root: str, cwd: str | None, version: str, sort: str, whole: boo
                            key=lambda f: (f[0] if f[0] is not None else -math.inf, f[1]), reverse=True)
             files = [p for *_, p in keyed]
     sessions, skipped = [], []
-    for p, got in zip(files, _cli_infos(files, whole, sort == "activity")):
+    for _p, got in zip(files, _cli_infos(files, whole, sort == "activity")):
         (sessions if type(got) is SessionInfo else skipped).append(got)
     if sort == "created":
         return Listing(_newest_created_first(sessions), skipped, dirs)
@@ -400,7 +401,7 @@ def _newest_modified_first(sessions: list) -> list:
     return sorted(sessions, key=functools.cmp_to_key(cmp))
 
 
-def _cli_info(path: str, whole: bool, activity: bool = True) -> "SessionInfo | Skipped":
+def _cli_info(path: str, whole: bool, activity: bool = True) -> SessionInfo | Skipped:
     from .summary import CliInfo, line_time, read_cli_info
 
     got = read_cli_info(path, whole=whole, activity=activity)

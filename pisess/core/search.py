@@ -37,15 +37,16 @@ checkpoint), exactly as the other commands read them.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from . import versions
 from .errors import PisessError
 from .js import UNDEF, get
 from .jsonl import NOT_JSON, is_blank, scan_bytes
-from .sessionset import _value, line_blocks, open_lenient, place, read_small, scan_visit, session_name
 from .session import Session
+from .sessionset import _value, line_blocks, open_lenient, place, read_small, scan_visit, session_name
 
 FIELDS = ("user", "assistant", "thinking", "tool", "summary", "custom", "label", "name", "system", "edit")
 SMALL = 8 << 20  # files up to this size are read whole (one read, exact structure)
@@ -303,7 +304,7 @@ class Hit:
     where: str  # active | compacted | branch
     match: Match
 
-    def to_json(self, result: "FileResult") -> dict:
+    def to_json(self, result: FileResult) -> dict:
         m = self.match
         return {"session": result.session_id, "path": result.path, "entryId": self.entry_id,
                 "type": self.entry_type, "role": self.role, "where": self.where, "field": m.field,

@@ -32,8 +32,9 @@ import math
 import os
 import re
 import stat
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any
 
 import orjson
 
@@ -537,7 +538,8 @@ def _line_findings(path: str, number: int, raw: bytes) -> list[SecretFinding]:
     if value is NOT_JSON:
         # a line cut off mid-JSON: its text, and the text with JSON escapes undone
         text = raw.decode("utf-8", "replace")
-        out, seen = [], set()
+        out: list[SecretFinding] = []
+        seen: set = set()
         for t in (text, _unescape(text)) if "\\" in text else (text,):
             for m in find_secrets(t):
                 if m.fingerprint not in seen:
@@ -547,15 +549,15 @@ def _line_findings(path: str, number: int, raw: bytes) -> list[SecretFinding]:
         return out
     entry_id = type_ = role = None
     if isinstance(value, dict):
-        t = value.get("type")
-        type_ = t if isinstance(t, str) else None
+        tv = value.get("type")
+        type_ = tv if isinstance(tv, str) else None
         eid = value.get("id")
         entry_id = eid if isinstance(eid, str) and type_ != "session" else None
         msg = value.get("message")
         if isinstance(msg, dict) and isinstance(msg.get("role"), str):
             role = msg["role"]
-    out: list[SecretFinding] = []
-    seen: set = set()
+    out = []
+    seen = set()
     try:
         for field, key, s in walk_strings(value):
             for m in find_secrets(s, key):

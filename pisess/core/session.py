@@ -9,8 +9,9 @@ reader of the program that wrote the file.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Iterator, Literal
+from typing import Any, Literal
 
 from . import js, lines, versions
 from .compact import CompactEntries, scan_compact

@@ -14,16 +14,28 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any
 
 import orjson
 
 from . import js, versions
 from .errors import PisessError
 from .js import UNDEF, get
-from .jsonl import NOT_JSON, RawFile, RawLine, _open, first_line_value, is_blank, iter_lines, lighten, open_fd, \
-    parse_json, storage_error
+from .jsonl import (
+    NOT_JSON,
+    RawFile,
+    RawLine,
+    _open,
+    first_line_value,
+    is_blank,
+    iter_lines,
+    lighten,
+    open_fd,
+    parse_json,
+    storage_error,
+)
 from .repo import encode_cwd, iter_jsonl, project_dirs, resolve_session
 from .session import Session, open_read
 

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from . import js, versions
 from .errors import PisessError
@@ -155,7 +156,7 @@ class Tally:
         if fact.virtual is not None:
             self.virtual_models[fact.virtual] = self.virtual_models.get(fact.virtual, 0) + 1
 
-    def merge(self, other: "Tally") -> None:
+    def merge(self, other: Tally) -> None:
         self.entries += other.entries
         for k, n in other.messages.items():
             self.messages[k] = self.messages.get(k, 0) + n
@@ -311,7 +312,7 @@ def compute_stats(paths: list[str], *, reader: str = "auto", by: str | None = No
 
     order = sorted(paths, key=depth)  # parents before their forks
     children_left: dict[str, int] = {}
-    for c, p in parent_of.items():
+    for p in parent_of.values():
         children_left[p] = children_left.get(p, 0) + 1
     kept_keys: dict[str, set] = {}
 
@@ -327,7 +328,7 @@ def compute_stats(paths: list[str], *, reader: str = "auto", by: str | None = No
     for path in order:
         facts: dict[int, Fact] = {}
 
-        def visit(number: int, v: Any, _raw: bytes) -> None:
+        def visit(number: int, v: Any, _raw: bytes, facts: dict = facts) -> None:
             if isinstance(v, dict):
                 f = fact_of(v, pi_version)
                 if f is not None:

@@ -14,8 +14,9 @@ The store owns these caches; the ``Session`` holding it stays frozen.
 from __future__ import annotations
 
 from array import array
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from collections.abc import Sequence as SequenceABC
-from typing import Any, Callable, Iterable, Iterator, Mapping, Protocol, Sequence
+from typing import Any, Protocol
 
 from . import js
 from .js import UNDEF, get

@@ -365,8 +365,8 @@ def summarize_file(path: str) -> dict:
     """Read with the lenient reader; a file pi cannot read gives ``{"error": ...}``."""
     try:
         s = open_cli(scan_file(path, light=False))
-    except PisessError as e:
-        return {"error": {"code": e.code, "message": e.message}}
+    except PisessError as err:
+        return {"error": {"code": err.code, "message": err.message}}
     messages = 0
     last_activity = None
     children: dict = {}

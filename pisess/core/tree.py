@@ -98,7 +98,7 @@ def build_tree(session: Session, *, leaf_id: Any = UNDEF, full: bool = False, de
             children.setdefault(id(parent), []).append(e)
 
     # Entries that no root reaches sit on (or hang from) a parentId cycle: enter each cycle once.
-    reached = set()
+    reached: set[int] = set()
     _mark_reached(roots, children, reached)
     for e in entries:
         if id(e) in reached:
@@ -146,8 +146,8 @@ def build_tree(session: Session, *, leaf_id: Any = UNDEF, full: bool = False, de
             if selected and get(selected[0], "type") == "compaction":
                 checkpoint = selected[0]
                 flags.setdefault(id(checkpoint), set()).add("checkpoint")
-        except PisessError as e:
-            leaf_error = leaf_error or e.message
+        except PisessError as err:
+            leaf_error = leaf_error or err.message
     for e in active_path:
         if id(e) in in_context:
             flags.setdefault(id(e), set()).add("in_context")
@@ -188,7 +188,7 @@ def build_tree(session: Session, *, leaf_id: Any = UNDEF, full: bool = False, de
         _fold_long_runs(roots, children, hidden, keep_visible, fold_over, keep)
 
     sizes = _subtree_sizes(roots, children) if depth is not None else {}
-    rows: list = []
+    rows = []
     stack = [(r, "", "", 0) for r in reversed(roots)]
     seen: set = set()
     cont = {"": "", "├─": "│ ", "└─": "  "}

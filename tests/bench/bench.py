@@ -47,9 +47,10 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 GEN_VERSION = 3  # bump when the Python generator changes, so cached inputs are rebuilt

@@ -78,7 +78,7 @@ def latency(path: Path, src_lines: list, interval: float, n: int) -> list:
         w.wait(lambda e: e["event"] == "start")
         out = []
         rng = random.Random(1)
-        for k, raw in enumerate(src_lines[:n]):
+        for _k, raw in enumerate(src_lines[:n]):
             time.sleep(rng.uniform(0.05, 0.3))
             eid = json.loads(raw)["id"]
             t0 = time.monotonic()
@@ -105,7 +105,8 @@ def main() -> None:
         # ids of a pi-written file appended again after its own lines are new entries for watch
         more = lines[5:] + [json.dumps({**json.loads(r), "id": f"x{k:07d}"}).encode() for k, r in enumerate(lines[5:])]
         lat = latency(path, more, args.interval, args.appends)
-        print(f"latency append->row ({len(lat)} appends, --interval {args.interval}): median {statistics.median(lat) * 1000:.0f} ms,"
+        print(f"latency append->row ({len(lat)} appends, --interval {args.interval}): "
+              f"median {statistics.median(lat) * 1000:.0f} ms,"
               f" max {max(lat) * 1000:.0f} ms, target < 500 ms: {'PASS' if max(lat) < 0.5 else 'MISS'}")
         if args.big:
             big = Path(tmp) / "big.jsonl"

@@ -34,8 +34,9 @@ import hashlib
 import json
 import os
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 PROJECT = "--tmp-hostile--"
 PROJECT_CWD = "/tmp/hostile"
