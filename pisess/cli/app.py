@@ -10,6 +10,7 @@ from pisess import __version__
 from pisess.cli import context_cmd, demo_cmd, fork_cmd, ls_cmd, path_cmd, tree_cmd, validate_cmd
 from pisess.cli import export_cmd, secrets_cmd
 from pisess.cli import du_cmd, search_cmd, stats_cmd
+from pisess.cli import cache_cmd
 
 HELP = """Inspect the session files of the pi coding agent, read-only.
 
@@ -58,6 +59,8 @@ app.command("search")(search_cmd.search)
 app.command("stats")(stats_cmd.stats)
 app.command("du")(du_cmd.du)
 app.command("demo")(demo_cmd.demo)
+cache_cmd.add_no_cache(app)  # every command above reads sessions
+app.add_typer(cache_cmd.app, name="cache")
 
 
 def main() -> None:
@@ -78,4 +81,5 @@ def main() -> None:
     from pisess.core import parallel
 
     parallel.configure(parallel.from_environ(os.environ))
+    cache_cmd.configure(os.environ)  # $XDG_CACHE_HOME/pisess, unless PISESS_CACHE=off
     app(prog_name="pisess")
