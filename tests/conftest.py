@@ -140,3 +140,24 @@ def quick_and_full(examples: int, base: Any, *strategies: Any, **kw_strategies: 
         return settings(base, max_examples=quick)(given(*strategies, **kw_strategies)(body))
 
     return register
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _isolated_cache(tmp_path_factory):
+    """The suite reads through the index cache as the CLI does, in a directory of its own: never
+    the user's real cache (``XDG_CACHE_HOME`` points there too, for the pisess processes tests
+    start).  Tests of the cache itself configure their own directory."""
+    from pisess.core import cache
+
+    where = tmp_path_factory.mktemp("xdg-cache")
+    old = {k: os.environ.get(k) for k in ("XDG_CACHE_HOME", "PISESS_CACHE")}
+    os.environ["XDG_CACHE_HOME"] = str(where)
+    os.environ.pop("PISESS_CACHE", None)
+    previous = cache.configure(cache.from_environ(os.environ, str(where)))
+    yield
+    cache.configure(previous)
+    for k, v in old.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v

@@ -8,6 +8,7 @@ import typer
 
 from pisess import __version__
 from pisess.cli import (
+    cache_cmd,
     context_cmd,
     demo_cmd,
     du_cmd,
@@ -73,6 +74,8 @@ app.command("stats")(stats_cmd.stats)
 app.command("du")(du_cmd.du)
 app.command("watch")(watch_cmd.watch)
 app.command("demo")(demo_cmd.demo)
+cache_cmd.add_no_cache(app)  # every command above reads sessions
+app.add_typer(cache_cmd.app, name="cache")
 
 
 def _click_exception() -> type:
@@ -126,4 +129,5 @@ def main() -> None:
     from pisess.core import parallel
 
     parallel.configure(parallel.from_environ(os.environ))
+    cache_cmd.configure(os.environ)  # $XDG_CACHE_HOME/pisess, unless PISESS_CACHE=off
     raise SystemExit(run())

@@ -44,9 +44,9 @@ def context_json(ctx) -> dict:
 
 def pi16_extras(ctx) -> dict:
     """What pi 1.6 itself derives beside the messages, under the names pi's oracle prints."""
-    from pisess.core import js
+    from pisess.core import cache, js
     from pisess.core.js import UNDEF, get
-    from pisess.core.stats import may_carry_usage, usage_breakdown
+    from pisess.core.stats import may_carry_usage, usage_fold, usage_rows
 
     s = ctx.session
 
@@ -55,7 +55,7 @@ def pi16_extras(ctx) -> dict:
         return None if v is UNDEF else v
 
     try:
-        breakdown: object = usage_breakdown(s.iter_complete(may_carry_usage))
+        breakdown: object = usage_rows(cache.fold(s, "usage", usage_fold, may_carry_usage))
     except PisessError as err:
         breakdown = {"error": err.to_dict()}
     return {

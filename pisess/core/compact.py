@@ -55,7 +55,7 @@ class CompactIndex:
     __slots__ = ("ids", "pos_of", "key_of", "parents", "other_parents", "offsets", "lengths", "lines", "roles",
                  "role_stubs", "stamps", "extras", "header", "harness_error",
                  "cli_plain", "sdk_marker", "size", "ends_with_newline", "line_count", "roots", "first_line",
-                 "last_length", "later_pos_of")
+                 "last_length", "later_pos_of", "cached")
 
     def __init__(self) -> None:
         self.ids: list = []  # id of each entry (None for an extra whose id is not a string)
@@ -86,6 +86,7 @@ class CompactIndex:
         self.ends_with_newline = True
         self.line_count = 0  # physical lines read
         self.roots: list = []  # positions of plain messages whose parentId is null
+        self.cached: Any = None  # the index cache's note: which prefix came from it (cache.Prefix)
 
     def __len__(self) -> int:
         return len(self.ids)

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from . import js, lines, versions
+from . import cache, js, lines, versions
 from .compact import CompactEntries, scan_compact
 from .errors import JSError, PisessError
 from .js import UNDEF, get
@@ -87,11 +87,13 @@ class Session:
         """``byId.get(id)`` (``None`` when absent)."""
         return self.store.by_id.get(js.key(entry_id))
 
-    def iter_complete(self, wanted: Callable[[Any], bool | bytes] | None = None, batch: int = 2048) -> Iterator[Any]:
+    def iter_complete(self, wanted: Callable[[Any], bool | bytes] | None = None, batch: int = 2048,
+                      start: int = 0, stop: int | None = None) -> Iterator[Any]:
         """Entries complete, in file order, without keeping them (read back in batches).
 
         ``wanted(entry)`` (on the light entry) says which: ``True``, ``False``, or a byte string
-        the line must contain to be worth parsing (a streamed file's bytes are searched first)."""
+        the line must contain to be worth parsing (a streamed file's bytes are searched first).
+        ``start``/``stop``: the entries at those positions only."""
         pending: list = []
         needs: list = []
 
@@ -102,7 +104,9 @@ class Session:
             pending.clear()
             needs.clear()
 
-        for e in self.entries:
+        store = self.store
+        every = start == 0 and stop is None
+        for e in store if every else (store[i] for i in range(start, len(store) if stop is None else stop)):
             need = True if wanted is None else wanted(e)
             if need is False:
                 continue
@@ -233,7 +237,7 @@ def open_read(path: str, reader: str = "auto", raw: RawFile | None = None, *, li
 def open_indexed(path: str, reader: str = "auto", *, pi_version: str = versions.CURRENT) -> Session | None:
     """The session over a ``CompactIndex`` of ``path``; ``None`` where the index leaves the file to
     the line scan (not a well-formed v3 file, or the chosen reader refuses or drops a line)."""
-    ix = scan_compact(path)
+    ix = cache.scan(path, scan_compact)  # from the cached prefix where the file checks out
     if ix is None:
         return None
     raw = index_raw(path, ix)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import js, versions
-from .errors import PisessError
+from .errors import JSError, PisessError
 from .js import UNDEF, get
 from .sessionset import WHERE, created_key, entry_id, header_of, open_lenient, place, scan_visit, session_name
 
@@ -453,7 +453,36 @@ def usage_breakdown(entries: Any) -> list[dict]:
 
     Sums are JavaScript's: a field that is not a number makes its bucket NaN (``null`` in JSON), as
     in pi; a usage without ``cost`` makes pi throw, and so does this (``JSError``)."""
-    totals: dict[str, list] = {}
+    return usage_rows(usage_fold(entries))
+
+
+def usage_fold(entries: Any, state: Any = None) -> tuple:
+    """The sums of ``usage_breakdown`` over ``entries`` (complete, in file order), continuing from
+    ``state`` (the fold of the entries before them, as this returns it): ``("sums", {key: [5
+    floats]})``, or ``("throws", message)`` from the entry where pi throws on.  Folding a file in
+    two parts gives what one pass gives (the additions happen in the same order): the index cache
+    keeps the state of a file's cached prefix."""
+    if state is not None and state[0] == "throws":
+        return state
+    totals: dict[str, list] = {k: list(v) for k, v in state[1].items()} if state is not None else {}
+    try:
+        _fold_into(totals, entries)
+    except JSError as e:
+        return ("throws", e.reason)
+    return ("sums", totals)
+
+
+def usage_rows(state: tuple) -> list[dict]:
+    """The rows of ``usage_breakdown`` from a ``usage_fold`` state (raises where pi throws)."""
+    if state[0] == "throws":
+        raise JSError(state[1])
+    rows = [{"key": k, "cost": _js_num(s[4]), "tokens": _js_num(s[0] + s[1] + s[2] + s[3])}
+            for k, s in state[1].items()]
+    rows = [r for r in rows if _positive(r["cost"]) or _positive(r["tokens"])]
+    return sorted(rows, key=lambda r: -r["cost"] if r["cost"] is not None else 0.0)
+
+
+def _fold_into(totals: dict, entries: Any) -> None:
     for e in entries:
         t = get(e, "type")
         key = usage = None
@@ -475,16 +504,10 @@ def usage_breakdown(entries: Any) -> list[dict]:
         sums = totals.setdefault(key, [0.0, 0.0, 0.0, 0.0, 0.0])
         cost = get(usage, "cost")
         if cost is None or cost is UNDEF:
-            from .errors import JSError
-
             raise JSError(f"usage of entry {js.to_string(get(e, 'id'))} has no cost (pi's /session throws)")
         for i, k in enumerate(TOKENS):
             sums[i] = _js_add(sums[i], get(usage, k))
         sums[4] = _js_add(sums[4], get(cost, "total"))
-    rows = [{"key": k, "cost": _js_num(s[4]), "tokens": _js_num(s[0] + s[1] + s[2] + s[3])}
-            for k, s in totals.items()]
-    rows = [r for r in rows if _positive(r["cost"]) or _positive(r["tokens"])]
-    return sorted(rows, key=lambda r: -r["cost"] if r["cost"] is not None else 0.0)
 
 
 def may_carry_usage(e: Any) -> bool | bytes:
@@ -506,8 +529,6 @@ _USAGE_IN_LINE = b'"usage"'
 
 def _role_of(e: Any, m: Any) -> Any:
     if not isinstance(m, dict):
-        from .errors import JSError
-
         raise JSError(f"message entry {js.to_string(get(e, 'id'))} has no message object (pi throws reading it)")
     return m.get("role")
 

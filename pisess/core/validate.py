@@ -84,9 +84,9 @@ def validate_file(path: str, *, mtime: float | None = None, now: float | None = 
     A file every line of which both readers take as it is (the usual case) is checked on a
     compact index: memory grows with the entries that are not plain messages, not with the
     file.  Any other file is checked line by line (read a second time when the index gave up)."""
-    from .compact import scan_compact
+    from . import cache
 
-    ix = scan_compact(path)
+    ix = cache.scan(path)  # scan_compact, from the cached prefix where the file checks out
     if ix is not None and not ix.harness_error and ix.cli_plain:
         report = _validate_index(path, ix, versions.parse(pi_version))
         if report is not None:

@@ -25,6 +25,9 @@ Cases (``--cases``, by number or name; default all):
  13 context16 pisess context --json --reader cli (pi 1.6 rules, the default) on a 200 MB file written
               by pi 1.6.0's own writer  vs  oracle --pi 1.6.0 --summary context and pi 1.6.0's bare
               SessionManager.open + buildSessionContext; plus pisess --pi-version 0.82.1 on the same file
+ 14 cache     case 13's command through the index cache: cold (no entry, the entry written) vs the
+              read without the cache (--no-cache), and warm after a 10 KB append vs pi 1.6.0's bare
+              open + buildSessionContext of the appended file (every other case runs with PISESS_CACHE=off)
 
 This is a benchmark, not a test: a MISS is printed, never turned into a failing exit code.
 
@@ -56,7 +59,7 @@ REPO = Path(__file__).resolve().parents[2]
 GEN_VERSION = 3  # bump when the Python generator changes, so cached inputs are rebuilt
 CASES = {"1": "context", "2": "cli", "3": "entries", "4": "validate", "5": "ls", "6": "cold", "7": "search",
          "8": "du", "9": "search10k", "10": "du10k", "11": "entries-cli", "12": "validate-entries",
-         "13": "context16"}
+         "13": "context16", "14": "cache"}
 SEARCH_HIT = "Summarize the open TODOs"  # a user prompt of both generators: a few dozen lines of the big file
 SEARCH_MISS = "no-such-literal-7f3a"
 SEARCH_FEW = "retry the cache"  # in a few dozen of the small sessions of case 5
@@ -572,6 +575,32 @@ class Target:
         return "PASS" if self.value <= self.limit else "MISS"
 
 
+def append_messages(path: Path, nbytes: int) -> int:
+    """Append about ``nbytes`` of user/assistant messages continuing from the last entry (as pi's
+    next turns would); the bytes written."""
+    with open(path, "rb") as fh:
+        fh.seek(max(0, path.stat().st_size - (1 << 20)))
+        leaf = json.loads(fh.read().rstrip(b"\n").rsplit(b"\n", 1)[-1])["id"]
+    out, size, i = [], 0, 0
+    while size < nbytes:
+        eid = uuid.uuid4().hex[:8]
+        role = "user" if i % 2 == 0 else "assistant"
+        msg: dict = {"role": role, "content": [{"type": "text", "text": "appended turn " + "x" * 900}],
+                     "timestamp": 1741000000000 + i}
+        if role == "assistant":
+            msg.update(api="anthropic-messages", provider="anthropic", model="claude-sonnet-4-5", stopReason="stop",
+                       usage={"input": 10, "output": 20, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 30,
+                              "cost": {"input": 0.1, "output": 0.2, "cacheRead": 0, "cacheWrite": 0, "total": 0.3}})
+        line = json.dumps({"type": "message", "id": eid, "parentId": leaf, "timestamp": "2025-03-04T09:00:00.000Z",
+                           "message": msg}, separators=(",", ":")) + "\n"
+        out.append(line)
+        size += len(line.encode())
+        leaf, i = eid, i + 1
+    with open(path, "a") as fh:
+        fh.write("".join(out))
+    return size
+
+
 def ratio(a: float | None, b: float | None) -> float | None:
     return a / b if a is not None and b else None
 
@@ -591,6 +620,7 @@ class Bench:
         if not args.keep_env:
             # A user's pisess has its .pyc files; without this, every run recompiles edited modules.
             env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PISESS_CACHE"] = "off"  # the cases measure whole reads; case 14 turns the cache on
         self.meter = Meter(args.timer, env)
         self.load_start = _load()
         self.oracle = find_oracle(args, self.workdir)
@@ -729,6 +759,59 @@ class Bench:
         self.targets += [
             Target(case, "pisess wall <= 0.20x pi 1.6", 0.20, ratio(a.wall, b.wall) if b else None),
             Target(case, "pisess RSS  <= 0.15x pi 1.6", 0.15, ratio(a.rss_kb, b.rss_kb) if b else None),
+        ]
+
+    def case_cache(self) -> None:
+        """Case 13's file through the index cache (in a directory of the bench's own): the cold
+        read that writes the entry beside today's read, and the warm read after a 10 KB append
+        (the cached prefix, then only the new lines) beside pi 1.6.0's own open of that file."""
+        src, origin = self.inputs.big(self.sizes["big_mb"], "cli", 216, pi_version="1.6.0")
+        case, rep = "14", self.args.repeat
+        d = self.workdir / "cache-case"
+        shutil.rmtree(d, ignore_errors=True)
+        d.mkdir()
+        path = d / src.name
+        shutil.copyfile(src, path)
+        xdg = d / "xdg"
+        meter = Meter(self.meter.mode, {**(self.meter.env or os.environ), "XDG_CACHE_HOME": str(xdg),
+                                        "PISESS_CACHE": "on"})
+        cmd = [*self.pisess, "context", "--json", "--reader", "cli", "--pi-version", "1.6.0", path]
+        size = path.stat().st_size
+        label = f"{origin}, {size / 1048576:.0f} MiB"
+        warm([path])
+        log(f"[{case}] pisess context --json --no-cache (today's read)")
+        off = self.meter.best([*cmd, "--no-cache"], rep)
+        log(f"    {off.wall:.2f} s {kb(off.rss_kb)}")
+        log(f"[{case}] pisess context --json, cold cache (the entry written)")
+        colds = []
+        for _ in range(max(1, rep)):
+            shutil.rmtree(xdg, ignore_errors=True)
+            colds.append(meter.once(cmd))
+        cold = Run(statistics.median(r.wall for r in colds), max((r.rss_kb or 0) for r in colds) or None,
+                   next((r.rc for r in colds if r.rc), 0), [r.wall for r in colds])
+        log(f"    {cold.wall:.2f} s {kb(cold.rss_kb)}")
+        added = append_messages(path, 10 * 1024)
+        warm([path])
+        log(f"[{case}] pisess context --json, warm cache, after a {added / 1024:.1f} KB append")
+        hot = meter.best(cmd, rep, stdout=self.out(f"{case}-warm.json"), warmup=0)
+        log(f"    {hot.wall * 1000:.0f} ms {kb(hot.rss_kb)}")
+        self.meter.once([*cmd, "--no-cache"], stdout=self.out(f"{case}-fresh.json"))
+        same = Path(self.out(f"{case}-warm.json")).read_bytes() == Path(self.out(f"{case}-fresh.json")).read_bytes()
+        self.checks.append(f"[{case}] warm output vs --no-cache: " + ("identical" if same else "DIFFER"))
+        self.rows.append(Row(case, "context --json (cache cold)", label, fmt_size(size), cold,
+                             "pisess --no-cache", off))
+        c = None
+        if self.oracle is not None and self.pi_bare:
+            log(f"[{case}] pi 1.6.0 bare open+buildSessionContext (appended file)")
+            c = self.meter.best(self.bare("cli", path, "1.6.0"), rep)
+            log(f"    {c.wall:.2f} s {kb(c.rss_kb)}")
+        self.rows.append(Row(case, "context --json (cache warm, +10 KB)", label, fmt_size(size), hot,
+                             "pi 1.6.0 bare open+build" if c else "pisess --no-cache", c or off))
+        self.targets += [
+            Target(case, "warm wall <= 150 ms", 150, hot.wall * 1000, unit="ms"),
+            Target(case, "warm wall <= 0.07x pi 1.6 open+build", 0.07, ratio(hot.wall, c.wall) if c else None),
+            Target(case, "warm RSS <= today's cold read", 1.0, ratio(hot.rss_kb, off.rss_kb)),
+            Target(case, "cold (entry written) <= 1.10x today's read", 1.10, ratio(cold.wall, off.wall)),
         ]
 
     def case_validate(self) -> None:
