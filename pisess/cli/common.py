@@ -170,7 +170,15 @@ def handles_errors(fn: Callable) -> Callable:
     return wrapper
 
 
-def report_dropped(session) -> None:
-    """``--lenient``: what was skipped, on stderr."""
-    for d in session.dropped_lines:
-        say(f"{session.path}:{d['line']}: skipped: {d['reason']}")
+DROPPED_SHOWN = 10  # dropped lines named one by one on stderr; the rest are counted
+
+
+def report_dropped(path: str, dropped: list) -> None:
+    """The one place a reader's dropped lines are told (every human view of a session, whatever
+    the reader): ``file:line: skipped: reason`` on stderr, the first ``DROPPED_SHOWN`` of them,
+    then how many more.  ``--json`` documents carry the same list as ``droppedLines``."""
+    for d in dropped[:DROPPED_SHOWN]:
+        say(f"{path}:{d['line']}: skipped: {d['reason']}")
+    more = len(dropped) - DROPPED_SHOWN
+    if more > 0:
+        say(f"{path}: and {more} more skipped line{'s' if more != 1 else ''} ({len(dropped)} in all)")

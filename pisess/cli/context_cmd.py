@@ -32,10 +32,10 @@ def context_json(ctx) -> dict:
         "messages": ctx.messages,
         "llmMessages": ctx.llm_messages,
         "notes": s.notes,
+        "droppedLines": s.dropped_lines,
     }
     if s.reader == "cli" or s.migrated_from_version is not None:
         doc["migratedFromVersion"] = s.migrated_from_version
-        doc["droppedLines"] = s.dropped_lines
         doc["emptyFileInitialized"] = s.empty_file_initialized
     if s.reader == "cli" and since(s.pi_version, versions.SYSTEM_MESSAGES):
         doc.update(pi16_extras(ctx))
@@ -106,8 +106,8 @@ def context(
     w = common.where(sessions_dir, cwd)
     path = resolve_session(session, w.root, w.cwd, pi_version=pi_version)
     s = open_session(path, reader, light=True, pi_version=pi_version)
-    if lenient and not json_out:
-        common.report_dropped(s)
+    if not json_out:
+        common.report_dropped(s.path, s.dropped_lines)
     ctx = build_context(s, UNDEF if leaf is None else leaf, full_path=False)  # only the path's ids are shown
     if json_out:
         common.emit_json(context_json(ctx))

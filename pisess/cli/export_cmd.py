@@ -58,6 +58,8 @@ def export(
     w = common.where(sessions_dir, cwd)
     path = resolve_session(session, w.root, w.cwd, pi_version=pi_version)
     s = open_session(path, reader, light=True, pi_version=pi_version)
+    if not json_out:
+        common.report_dropped(s.path, s.dropped_lines)
     if fmt == "jsonl":
         import uuid6
 
@@ -76,7 +78,8 @@ def export(
 
     if json_out:
         doc = {"reader": s.reader, "piVersion": s.pi_version, "file": path, "format": fmt, "leafId": result.leaf_id,
-               "checkpointId": result.checkpoint_id, "messages": result.message_count, "output": written,
+               "checkpointId": result.checkpoint_id, "messages": result.message_count,
+               "droppedLines": s.dropped_lines, "output": written,
                "bytes": len(result.data), "secrets": result.secrets, "redacted": result.redacted}
         if fmt == "jsonl":
             doc["id"] = result.session_id

@@ -45,6 +45,8 @@ def fork(
     w = common.where(sessions_dir, cwd)
     path = resolve_session(session, w.root, w.cwd, pi_version=pi_version)
     s = open_session(path, reader, light=True, pi_version=pi_version)
+    if not json_out:
+        common.report_dropped(s.path, s.dropped_lines)
     import uuid6
 
     target_cwd = w.cwd if cwd else None
@@ -60,7 +62,8 @@ def fork(
                               "directories; run pi once in that project, or pass --cwd)", path=directory)
         written = write_fork(plan, directory)
     if json_out:
-        common.emit_json({"reader": s.reader, "piVersion": s.pi_version, "dryRun": dry_run, "path": written or target,
+        common.emit_json({"reader": s.reader, "piVersion": s.pi_version, "dryRun": dry_run,
+                          "droppedLines": s.dropped_lines, "path": written or target,
                           "id": plan.header["id"],
                           "header": plan.header, "newEmptySession": plan.new_empty_session, "entries": plan.entries})
         return

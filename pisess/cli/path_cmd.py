@@ -33,13 +33,14 @@ def path(
     reader = common.check_reader(reader, lenient)
     w = common.where(sessions_dir, cwd)
     s = open_session(resolve_session(session, w.root, w.cwd, pi_version=pi_version), reader, light=True, pi_version=pi_version)
-    if lenient and not json_out:
-        common.report_dropped(s)
+    if not json_out:
+        common.report_dropped(s.path, s.dropped_lines)
     ctx = build_context(s, UNDEF if leaf is None else leaf)
     if json_out:
         in_ctx = {id(e) for e in ctx.context_entries}
         common.emit_json({
             "reader": s.reader, "piVersion": s.pi_version, "file": s.path, "leafId": ctx.leaf_id,
+            "droppedLines": s.dropped_lines,
             "cutAtCheckpoint": bool(ctx.path) and s.reader == "harness" and js_truthy_parent(ctx.path[0]),
             "entries": [{"id": get(e, "id") if get(e, "id") is not UNDEF else None,
                          "parentId": get(e, "parentId") if get(e, "parentId") is not UNDEF else None,

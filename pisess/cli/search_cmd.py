@@ -35,52 +35,31 @@ def search(
 
     Example: pisess search "cache.ts" --all --in user,tool
     """
-    from pisess.core.errors import PisessError
-    from pisess.core.search import make_matcher, search_file
-    from pisess.core.sessionset import created_key
+    from pisess.core.search import make_matcher, parse_fields, search_files
 
     reader = common.check_reader(reader)
-    wanted = [f.strip().lower() for f in fields.split(",") if f.strip()] if fields is not None else None
-    if fields is not None and not wanted:
-        from pisess.core.search import FIELDS
-
-        raise PisessError("usage", f"--in needs at least one of {', '.join(FIELDS)}")
-    matcher = make_matcher(pattern, regex=regex, ignore_case=ignore_case, fields=wanted)
+    matcher = make_matcher(pattern, regex=regex, ignore_case=ignore_case, fields=parse_fields(fields))
     common.check_color(color)  # before any work
     scope = sets.resolve(sessions, all_projects, sessions_dir, cwd)
-    results, skipped, unreadable = [], [], []
     with sets.Progress(scope.files, "searching", color=color) as bar:
-        for path in scope.files:
-            try:
-                r = search_file(path, matcher, reader=reader, active_only=active_only, tick=bar.tick,
-                                pi_version=pi_version)
-            except PisessError as e:
-                (unreadable if e.code in ("storage", "not_found") else skipped).append(e)
-                continue
-            if r is not None:
-                results.append(r)
-                bar.note(f"{sum(len(x.hits) for x in results):,} hits")
-    results.sort(key=lambda r: created_key({"timestamp": r.created_at}))
-    hits = sum(len(r.hits) for r in results)
+        report = search_files(scope.files, matcher, reader=reader, active_only=active_only, tick=bar.tick,
+                              on_hits=lambda n: bar.note(f"{n:,} hits"), pi_version=pi_version)
+    results = report.results
     if json_out:
-        common.emit_json({
-            "piVersion": pi_version, "pattern": pattern, "regex": regex, "ignoreCase": ignore_case,
-            "in": sorted(matcher.fields), "activeOnly": active_only,
-            "hits": [h.to_json(r) for r in results for h in r.hits],
-            "files": len(scope.files), "sessions": len(results),
-            "skipped": [e.to_dict() for e in skipped], "unreadable": [e.to_dict() for e in unreadable],
-        })
+        common.emit_json(report.to_json())
     elif results:
         from pisess.cli import render_stats
         from pisess.cli.output import Printer
 
         printer = Printer(color)
-        printer.show(render_stats.search_view(results, width=printer.width, searched=len(scope.files),
+        printer.show(render_stats.search_view(results, width=printer.width, searched=report.files,
                                               label=scope.label, active_only=active_only))
     for r in results:
         if r.note:
             common.say(f"{r.path}: {r.note}")
-    sets.report_skipped(skipped + unreadable)
+        if not json_out:
+            common.report_dropped(r.path, r.dropped_lines)
+    sets.report_skipped(report.skipped + report.unreadable)
     if not json_out:
         if results:
             import shlex
@@ -89,8 +68,8 @@ def search(
             common.say(f"see a hit in context: pisess context {shlex.quote(results[0].path)} --leaf "
                        f"{shlex.quote(str(first.entry_id))}")
         else:
-            common.say(f"no hits in {len(scope.files)} file{'s' if len(scope.files) != 1 else ''} ({scope.label})")
-    if unreadable:
+            common.say(f"no hits in {report.files} file{'s' if report.files != 1 else ''} ({scope.label})")
+    if report.unreadable:
         raise typer.Exit(common.EXIT_USAGE)
-    if not hits:
+    if not report.hit_count:
         raise typer.Exit(common.EXIT_FINDINGS)

@@ -140,6 +140,8 @@ def run_report(compute, view: str, *, sessions, all_projects: bool, sessions_dir
     for s in report.sessions:
         if s.note:
             common.say(f"{s.path}: {s.note}")
+        if not json_out:
+            common.report_dropped(s.path, s.dropped_lines)
     report_skipped(report.skipped)
     if unreadable:
         raise typer.Exit(common.EXIT_USAGE)

@@ -29,7 +29,7 @@ def tree_json(view) -> dict:
     return {"reader": s.reader, "piVersion": s.pi_version, "file": s.path,
             "leafId": view.leaf_id if view.leaf_id is not UNDEF else None,
             "leafError": view.leaf_error, "entryCount": view.entry_count, "branchPoints": view.branch_points,
-            "roots": view.roots, "rows": rows}
+            "roots": view.roots, "droppedLines": s.dropped_lines, "rows": rows}
 
 
 def tree_entries(view) -> list:
@@ -69,8 +69,8 @@ def tree(
     reader = common.check_reader(reader, lenient)
     w = common.where(sessions_dir, cwd)
     s = open_session(resolve_session(session, w.root, w.cwd, pi_version=pi_version), reader, light=True, pi_version=pi_version)
-    if lenient and not json_out:
-        common.report_dropped(s)
+    if not json_out:
+        common.report_dropped(s.path, s.dropped_lines)
     view = build_tree(s, leaf_id=UNDEF if leaf is None else leaf, full=full, depth=depth,
                       branches_only=branches_only, labels_only=labels_only)
     if json_out:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from . import js, versions
@@ -93,13 +93,14 @@ class SessionUsage:
     images: dict  # {"count", "bytes"}
     largest: BigEntry | None
     note: str | None = None
+    dropped_lines: list = field(default_factory=list)  # {line, reason} of each line the reader dropped
 
     def to_json(self) -> dict:
         return {"path": self.path, "id": self.id, "name": self.name, "cwd": self.cwd, "createdAt": self.created_at,
                 "reader": self.reader, "size": self.size, "entries": self.entries, "entryBytes": self.entry_bytes,
                 "headerBytes": self.header_bytes, "otherBytes": self.other_bytes, "where": self.where,
                 "whereEntries": self.where_entries, "byKind": self.kinds, "images": self.images,
-                "largest": self.largest.to_json() if self.largest else None}
+                "largest": self.largest.to_json() if self.largest else None, "droppedLines": self.dropped_lines}
 
 
 @dataclass(frozen=True)
@@ -188,7 +189,8 @@ def disk_usage(paths: list[str], *, reader: str = "auto", top: int = TOP, tick: 
         other = max(0, session.raw.size - entry_bytes - header_bytes)
         su = SessionUsage(path, sid, session_name(session), h.get("cwd"), h.get("timestamp"), session.reader,
                           session.raw.size, len(session.entries), entry_bytes, header_bytes, other, where, where_n,
-                          _kinds_json(kinds), {"count": n_img, "bytes": img_bytes}, big_one, note)
+                          _kinds_json(kinds), {"count": n_img, "bytes": img_bytes}, big_one, note,
+                          list(session.dropped_lines))
         sessions.append(su)
         for kk, (n, b) in kinds.items():
             c = kinds_all.get(kk, (0, 0))

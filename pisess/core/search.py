@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from . import versions
@@ -322,6 +322,7 @@ class FileResult:
     hits: list
     note: str | None = None  # read with another reader than asked, and why
     placement_error: str | None = None
+    dropped_lines: list = field(default_factory=list)  # {line, reason} of each line the reader dropped
 
 
 def _match_line(raw: Any, key: int, m: Matcher, found: dict) -> None:
@@ -443,8 +444,79 @@ def _placed(session: Session, found: dict, active_only: bool, note: str | None) 
         return None
     h = session.header if isinstance(session.header, dict) else {}
     return FileResult(session.path, h.get("id"), session_name(session), h.get("cwd"), h.get("timestamp"),
-                      session.reader, hits, note, pl.error)
+                      session.reader, hits, note, pl.error, list(session.dropped_lines))
+
+
+# --- a set of files ---------------------------------------------------------------------------------
+
+
+def parse_fields(text: str | None) -> list[str] | None:
+    """``--in``'s value (comma separated field names; ``None``: every field).  Raises
+    ``PisessError("usage")`` when it names none."""
+    if text is None:
+        return None
+    wanted = [f.strip().lower() for f in text.split(",") if f.strip()]
+    if not wanted:
+        raise PisessError("usage", f"--in needs at least one of {', '.join(FIELDS)}")
+    return wanted
+
+
+@dataclass(frozen=True)
+class SearchReport:
+    """The hits in a set of files: one ``FileResult`` per file with a hit (oldest session first),
+    the files that are not sessions either reader opens (``skipped``) and those that cannot be
+    read at all (``unreadable``)."""
+
+    matcher: Matcher
+    active_only: bool
+    pi_version: str
+    files: int
+    results: list
+    skipped: list
+    unreadable: list
+
+    @property
+    def hit_count(self) -> int:
+        return sum(len(r.hits) for r in self.results)
+
+    def to_json(self) -> dict:
+        m = self.matcher
+        return {
+            "piVersion": self.pi_version, "pattern": m.pattern, "regex": m.regex, "ignoreCase": m.ignore_case,
+            "in": sorted(m.fields), "activeOnly": self.active_only,
+            "hits": [h.to_json(r) for r in self.results for h in r.hits],
+            "files": self.files, "sessions": len(self.results),
+            "droppedLines": [{"path": r.path, **d} for r in self.results for d in r.dropped_lines],
+            "skipped": [e.to_dict() for e in self.skipped], "unreadable": [e.to_dict() for e in self.unreadable],
+        }
+
+
+def search_files(files: list, m: Matcher, *, reader: str = "auto", active_only: bool = False,
+                 tick: Callable[[int], None] | None = None, on_hits: Callable[[int], None] | None = None,
+                 pi_version: str = versions.CURRENT) -> SearchReport:
+    """``search_file`` over ``files``; a file that cannot be read or is not a session is set aside
+    (``skipped``, ``unreadable``), never the end of the search.  ``on_hits(total)`` is called after
+    each file with a hit (a progress bar's status)."""
+    from .sessionset import created_key
+
+    results: list = []
+    skipped: list = []
+    unreadable: list = []
+    total = 0
+    for path in files:
+        try:
+            r = search_file(path, m, reader=reader, active_only=active_only, tick=tick, pi_version=pi_version)
+        except PisessError as e:
+            (unreadable if e.unreadable or e.code in ("storage", "not_found") else skipped).append(e)
+            continue
+        if r is not None:
+            results.append(r)
+            total += len(r.hits)
+            if on_hits:
+                on_hits(total)
+    results.sort(key=lambda r: created_key({"timestamp": r.created_at}))
+    return SearchReport(m, active_only, pi_version, len(files), results, skipped, unreadable)
 
 
 __all__ = ["FIELDS", "Matcher", "make_matcher", "entry_texts", "value_matches", "search_file", "FileResult", "Hit",
-           "Match"]
+           "Match", "parse_fields", "search_files", "SearchReport"]

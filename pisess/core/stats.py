@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from . import js, versions
@@ -221,13 +221,14 @@ class SessionStats:
     abandoned_branches: int
     leaf_id: Any
     note: str | None = None
+    dropped_lines: list = field(default_factory=list)  # {line, reason} of each line the reader dropped
 
     def to_json(self) -> dict:
         return {"path": self.path, "id": self.id, "name": self.name, "cwd": self.cwd, "createdAt": self.created_at,
                 "reader": self.reader, "parentSession": self.parent, "parentInSet": self.parent_in_set,
                 "leafId": self.leaf_id, "branchPoints": self.branch_points,
                 "abandonedBranches": self.abandoned_branches, **self.tally, "where": self.where,
-                "copiedFromParent": self.copied}
+                "copiedFromParent": self.copied, "droppedLines": self.dropped_lines}
 
 
 @dataclass(frozen=True)
@@ -414,7 +415,8 @@ def compute_stats(paths: list[str], *, reader: str = "auto", by: str | None = No
             {w: own_where[w].to_json() for w in WHERE}, own_copied.to_json(),
             h.get("parentSession") if isinstance(h.get("parentSession"), str) else None,
             parent if parent_keys is not None else None,
-            pl.branch_points, len(roots), pl.leaf_id if pl.leaf_id is not UNDEF else None, note))
+            pl.branch_points, len(roots), pl.leaf_id if pl.leaf_id is not UNDEF else None, note,
+            list(session.dropped_lines)))
 
     results.sort(key=lambda s: created_key({"timestamp": s.created_at}))
     out_groups = []
