@@ -15,8 +15,8 @@ from pisess.cli.text import escape_controls, human_size, one_line, plural
 from pisess.cli.text import short_id as _sid
 from pisess.core import js
 
-WHERE_STYLE = {"active": "green", "compacted": "yellow", "branch": "dim"}
-WHERE_WORD = {"active": "in context", "compacted": "compacted", "branch": "branches"}
+WHERE_STYLE = {"active": "green", "retained": "cyan", "compacted": "yellow", "branch": "dim"}
+WHERE_WORD = {"active": "in context", "retained": "retained", "compacted": "compacted", "branch": "branches"}
 HIT_STYLE = "bold reverse"
 
 
@@ -101,8 +101,10 @@ def search_view(results: list, *, width: int, searched: int, label: str, active_
     if active_only:
         foot.append(" \u00b7 active path in context only")
     out.append(foot)
-    out.append(Text("active: in the model's context \u00b7 compacted: replaced by its summary \u00b7 "
-                    "branch: off the active path", "dim"))
+    legend = "active: in the model's context \u00b7 "
+    if any(h.where == "retained" for r in results for h in r.hits):
+        legend += "retained: a copy in the checkpoint \u00b7 "
+    out.append(Text(legend + "compacted: replaced by its summary \u00b7 branch: off the active path", "dim"))
     return out
 
 
@@ -189,7 +191,8 @@ def stats_view(report, *, label: str) -> list:
     if report.forks:
         head.append(f" \u00b7 {plural(len(report.forks), 'fork')} of a session in the set")
     out.append(head)
-    cols = [report.where[w] for w in ("active", "compacted", "branch")] + [t]
+    shown = [w for w in ("active", "retained", "compacted", "branch") if w != "retained" or report.where[w]["entries"]]
+    cols = [report.where[w] for w in shown] + [t]
     rows = [["entries", *[_n(c["entries"]) for c in cols]],
             ["messages", *[_n(c["messageCount"]) for c in cols]]]
     for key, word in (("input", "input"), ("output", "output"), ("cacheRead", "cache read"),
@@ -200,7 +203,8 @@ def stats_view(report, *, label: str) -> list:
     rows.append(["errors", *[_n(sum(c["errors"].values())) for c in cols]])
     for r in rows:
         r[-1] = Text(r[-1], "bold")
-    out.extend(columns(rows, "lrrrr", header=["", "IN CONTEXT", "COMPACTED", "BRANCHES", "TOTAL"]))
+    words = {"active": "IN CONTEXT", "retained": "RETAINED", "compacted": "COMPACTED", "branch": "BRANCHES"}
+    out.extend(columns(rows, "l" + "r" * len(cols), header=["", *[words[w] for w in shown], "TOTAL"]))
     if report.by:
         out.append(Text(""))
         out.extend(_by_table(report))
@@ -334,6 +338,8 @@ def du_view(report, *, label: str) -> list:
     w.append("  ")
     parts = [("in context", report.where["active"], "green"), ("compacted", report.where["compacted"], "yellow"),
              ("other branches", report.where["branch"], "")]
+    if report.where.get("retained"):  # kept verbatim by a checkpoint's retainedTail (pi's SDK)
+        parts.insert(1, ("retained", report.where["retained"], "cyan"))
     for i, (word, b, style) in enumerate(parts):
         if i:
             w.append(" \u00b7 ")

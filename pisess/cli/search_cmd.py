@@ -19,7 +19,8 @@ def search(
                                          "sections and tool definitions), edit (context_edit replacements)."),
     regex: bool = typer.Option(False, "--regex", "-e", help="PATTERN is a (Python) regular expression."),
     ignore_case: bool = typer.Option(False, "--ignore-case", "-i", help="Ignore case."),
-    active_only: bool = typer.Option(False, "--active-only", help="Only hits the model sees at the current leaf."),
+    active_only: bool = typer.Option(False, "--active-only",
+                                     help="Only hits the model sees at the current leaf (active, retained)."),
     reader: common.ReaderOpt = "auto",
     pi_version: common.PiVersionOpt = "1.6.0",
     json_out: common.JsonOpt = False,
@@ -30,6 +31,7 @@ def search(
     """Search message text, thinking, tool calls and results, bash, summaries, labels and names.
 
     Each hit names its session and entry and where it sits: active (the model sees it),
+    retained (before the checkpoint, which keeps a copy the model sees: pi's SDK retainedTail),
     compacted (before the checkpoint: the model sees the summary) or branch (abandoned).
     Exit 0 with hits, 1 without, 2 when a file cannot be read.
 

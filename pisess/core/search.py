@@ -19,7 +19,7 @@ edit        pi 1.x ``context_edit`` replacements (the text the model sees instea
 
 A match is looked for in each decoded string, line by line (``^``/``$`` are line anchors); each
 line with a match is one hit.  Copies held in a compaction's ``retainedTail`` are not searched
-again: their originals are, marked ``compacted``.
+again: their originals are, marked ``retained``.
 
 Streaming.  A file larger than ``SMALL`` is read in blocks into one reused buffer and only the
 lines whose bytes could hold the pattern are parsed: a literal's longest run of characters that no
@@ -301,7 +301,7 @@ class Hit:
     entry_id: Any
     entry_type: Any
     role: Any
-    where: str  # active | compacted | branch
+    where: str  # active | retained | compacted | branch
     match: Match
 
     def to_json(self, result: FileResult) -> dict:
@@ -430,7 +430,7 @@ def _placed(session: Session, found: dict, active_only: bool, note: str | None) 
         line = session.entry_lines[i]
         got = found[offset]
         where = pl.where[i]
-        if active_only and where != "active":
+        if active_only and where not in ("active", "retained"):  # a retained entry's copy is in the context
             continue
         e = session.entries[i]
         eid = get(e, "id")

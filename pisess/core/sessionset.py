@@ -6,8 +6,10 @@
   line is parsed once, handed complete to a visitor (usage, images...), then kept light.  Memory
   grows with the number of entries, not with bytes.
 * **Where an entry sits** (``place``): ``active`` (on the path from the root to the leaf and in
-  what the model sees), ``compacted`` (on that path but before the compaction checkpoint: the model
-  sees the summary instead) or ``branch`` (anywhere else: abandoned branches, ``leaf`` records).
+  what the model sees), ``retained`` (on that path before the checkpoint, but kept verbatim by it:
+  the model sees the copy in the checkpoint's ``retainedTail``), ``compacted`` (on that path but
+  before the compaction checkpoint: the model sees the summary instead) or ``branch`` (anywhere
+  else: abandoned branches, ``leaf`` records).
   The leaf, the path and the checkpoint are the ones ``tree`` marks, for the session's reader.
 """
 
@@ -39,7 +41,7 @@ from .jsonl import (
 from .repo import encode_cwd, iter_jsonl, project_dirs, resolve_session
 from .session import Session, open_read
 
-WHERE = ("active", "compacted", "branch")
+WHERE = ("active", "retained", "compacted", "branch")
 
 # --- which files -----------------------------------------------------------------------------------
 
@@ -239,7 +241,7 @@ class Placement:
     """Per entry of ``session.entries`` (same order): where it sits and, off the active path (when
     asked for), the first entry of its abandoned branch: the child of the active path it hangs from."""
 
-    where: list  # "active" | "compacted" | "branch"
+    where: list  # "active" | "retained" | "compacted" | "branch"
     branch_root: list | None  # entry or None (None on the active path); None when not asked for
     leaf_id: Any
     checkpoint: Any  # the compaction the context starts at, or None
@@ -278,7 +280,7 @@ def place(session: Session, *, branches: bool = True, positions: list | None = N
                 checkpoint = chosen[0]
         except PisessError as e:
             error = error or e.message
-    where = _where_by_position(store, active_at, chosen)
+    where = _where_by_position(store, active_at, chosen, retained_positions(session, chosen))
     if not branches:
         if positions is not None:
             return Placement({i: where[i] for i in positions}, None, leaf_id, checkpoint, None, error)
@@ -297,10 +299,10 @@ def place(session: Session, *, branches: bool = True, positions: list | None = N
     return Placement(where, roots, leaf_id, checkpoint, sum(1 for n in kids.values() if n > 1), error)
 
 
-def _where_by_position(store: Any, active_at: set, chosen: list | None) -> list:
+def _where_by_position(store: Any, active_at: set, chosen: list | None, retained: set) -> list:
     """``where`` of every position: ``branch`` off the active path, on it ``active`` when the
     context holds it (``chosen``; ``None``: the context could not be built, all of the path
-    counts), else ``compacted``."""
+    counts), ``retained`` when a checkpoint holds its copy (``retained``), else ``compacted``."""
     where = ["branch"] * len(store)
     if chosen is None:
         for i in active_at:
@@ -309,8 +311,36 @@ def _where_by_position(store: Any, active_at: set, chosen: list | None) -> list:
     position = store.position
     in_context = {position(e) for e in chosen}
     for i in active_at:
-        where[i] = "active" if i in in_context else "compacted"
+        where[i] = "active" if i in in_context else "retained" if i in retained else "compacted"
     return where
+
+
+def retained_positions(session: Session, chosen: list | None) -> set:
+    """The positions of the entries whose copies a selected compaction's ``retainedTail`` holds
+    (pi's SDK only; the pi command ignores the key and keeps the originals themselves).  The SDK
+    writes ``retainedTail`` with ``firstKeptEntryId``: the copies are of the path's entries from
+    that entry up to the compaction.  A ``firstKeptEntryId`` not on the path names none."""
+    from .paths import ancestors
+
+    out: set = set()
+    if session.reader != "harness" or not chosen:
+        return out
+    store = session.store
+    for e in chosen:
+        if get(e, "type") != "compaction" or not js.truthy(get(e, "retainedTail")):
+            continue
+        first = get(e, "firstKeptEntryId")
+        pos = store.position(e)
+        target = store.find(first) if js.truthy(first) else None
+        if pos is None or target is None:
+            continue
+        run = []
+        for q in ancestors(store, pos):
+            run.append(q)
+            if q == target:
+                out.update(run)
+                break
+    return out
 
 
 def _active_positions(session: Session, leaf: Any) -> set | None:
