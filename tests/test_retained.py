@@ -101,3 +101,12 @@ def test_no_retained_column_without_a_retained_tail(quiet, tmp_path):
     f = _write(tmp_path / "plain.jsonl", [header(), user("u1", None, "q"), assistant("a1", "u1")])
     out = invoke("stats", f).stdout
     assert "IN CONTEXT" in out and "RETAINED" not in out
+
+
+def test_tree_flags_retained_entries_apart(quiet, tmp_path):
+    f = _file(tmp_path)
+    rows = {r["id"]: r["flags"] for r in json.loads(invoke("tree", f, "--json").stdout)["rows"]}
+    assert rows["u1"] == ["compacted"] and rows["a1"] == ["compacted"]
+    assert rows["u2"] == ["retained"] and rows["a2"] == ["retained"]
+    marks = [ln.split()[0] for ln in invoke("tree", f, "--no-pager").stdout.splitlines()[1:5]]
+    assert marks == ["\u25d0"] * 4  # all four behind the checkpoint

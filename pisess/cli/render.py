@@ -187,7 +187,7 @@ def _tree_row(session, r, width: int, show_time: bool, whole: Any = None) -> Tex
         t.append(f"\u2506 \u2026 {r.count:,} entr{'ies' if r.count != 1 else 'y'} \u2026", "dim")
         return t
     e = whole if whole is not None else r.entry
-    compacted = "compacted" in r.flags
+    compacted = "compacted" in r.flags or "retained" in r.flags  # both behind the checkpoint
     mark = COMPACTED if (r.active and compacted) else (ACTIVE if r.active else OTHER)
     # usage entries are bookkeeping (pi's tree hides them): dimmed wherever they sit
     base = "" if r.active and not compacted and get(e, "type") != "usage" else "dim"

@@ -15,7 +15,7 @@ from . import js, versions
 from .errors import JSError, PisessError
 from .js import UNDEF, get
 from .jsonl import Light
-from .paths import active_path, cli_context_path, leaf_of, path_to_checkpoint
+from .paths import active_path, ancestors, cli_context_path, leaf_of, path_to_checkpoint
 from .session import Session
 from .versions import since
 
@@ -149,6 +149,32 @@ def select_entries(session: Session, path: list) -> list:
     if since(session.pi_version, versions.SYSTEM_MESSAGES):  # C.6: the checkpoint's systemMessage replaces them
         kept = [e for e in kept if not _is_system_message(e)]
     return [comp, *kept, *path[idx + 1:]]
+
+
+def retained_positions(session: Session, chosen: list | None) -> set:
+    """The positions of the entries whose copies a selected compaction's ``retainedTail`` holds
+    (pi's SDK only; the pi command ignores the key and keeps the originals themselves).  The SDK
+    writes ``retainedTail`` with ``firstKeptEntryId``: the copies are of the path's entries from
+    that entry up to the compaction.  A ``firstKeptEntryId`` not on the path names none."""
+    out: set = set()
+    if session.reader != "harness" or not chosen:
+        return out
+    store = session.store
+    for e in chosen:
+        if get(e, "type") != "compaction" or not js.truthy(get(e, "retainedTail")):
+            continue
+        first = get(e, "firstKeptEntryId")
+        pos = store.position(e)
+        target = store.find(first) if js.truthy(first) else None
+        if pos is None or target is None:
+            continue
+        run = []
+        for q in ancestors(store, pos):
+            run.append(q)
+            if q == target:
+                out.update(run)
+                break
+    return out
 
 
 def _is_system_message(e: Any) -> bool:

@@ -260,7 +260,7 @@ def place(session: Session, *, branches: bool = True, positions: list | None = N
     and each abandoned branch's first entry.  With ``positions`` (and no ``branches``) ``where``
     maps only those entry positions (a search places its hits, not a million entries).  Placed on
     the store's positions: entries are built only for the context."""
-    from .context import select_entries
+    from .context import retained_positions, select_entries
     from .paths import cli_context_path, path_to_checkpoint
     from .tree import current_leaf
 
@@ -313,34 +313,6 @@ def _where_by_position(store: Any, active_at: set, chosen: list | None, retained
     for i in active_at:
         where[i] = "active" if i in in_context else "retained" if i in retained else "compacted"
     return where
-
-
-def retained_positions(session: Session, chosen: list | None) -> set:
-    """The positions of the entries whose copies a selected compaction's ``retainedTail`` holds
-    (pi's SDK only; the pi command ignores the key and keeps the originals themselves).  The SDK
-    writes ``retainedTail`` with ``firstKeptEntryId``: the copies are of the path's entries from
-    that entry up to the compaction.  A ``firstKeptEntryId`` not on the path names none."""
-    from .paths import ancestors
-
-    out: set = set()
-    if session.reader != "harness" or not chosen:
-        return out
-    store = session.store
-    for e in chosen:
-        if get(e, "type") != "compaction" or not js.truthy(get(e, "retainedTail")):
-            continue
-        first = get(e, "firstKeptEntryId")
-        pos = store.position(e)
-        target = store.find(first) if js.truthy(first) else None
-        if pos is None or target is None:
-            continue
-        run = []
-        for q in ancestors(store, pos):
-            run.append(q)
-            if q == target:
-                out.update(run)
-                break
-    return out
 
 
 def _active_positions(session: Session, leaf: Any) -> set | None:

@@ -213,7 +213,7 @@ class SessionStats:
     created_at: Any
     reader: str
     tally: dict  # this session's own entries (copies from a parent in the set left out)
-    where: dict  # "active" | "compacted" | "branch" -> tally
+    where: dict  # "active" | "retained" | "compacted" | "branch" -> tally
     copied: dict  # the entries left out as copies from the parent
     parent: str | None  # header parentSession
     parent_in_set: str | None  # the parent's path when it is in the set (and could be read)

@@ -139,10 +139,13 @@ def build_tree(session: Session, *, leaf_id: Any = UNDEF, full: bool = False, de
             for key, mark in edit_marks(session, selected).items():  # pi 1.6: targets of context edits
                 flags.setdefault(key, set()).add(mark)
             if session.reader == "harness" and walk and walk[0] is not active_path[0]:
+                from .context import retained_positions
+
+                retained = retained_positions(session, selected)  # behind the checkpoint, their copies in it
                 for e in active_path:
                     if e is walk[0]:
                         break
-                    flags.setdefault(id(e), set()).add("compacted")
+                    flags.setdefault(id(e), set()).add("retained" if session.position(e) in retained else "compacted")
             if selected and get(selected[0], "type") == "compaction":
                 checkpoint = selected[0]
                 flags.setdefault(id(checkpoint), set()).add("checkpoint")
