@@ -57,7 +57,7 @@ def test_every_human_view_names_each_dropped_line_on_stderr(quiet, tmp_path, com
     assert r.exit_code == 0, r.stderr
     for d in DROPPED:
         assert f"{f}:{d['line']}: skipped: {d['reason']}\n" in r.stderr
-    assert "skipped" not in r.stdout
+    assert "skipped:" not in r.stdout
 
 
 def _dropped_of(command: str, doc: dict) -> list:
@@ -139,3 +139,31 @@ def test_search_of_a_damaged_file_over_8_mib_finds_every_hit(quiet, tmp_path, da
         assert doc["droppedLines"] == [{"path": f, "line": bad, "reason": "not valid JSON"}]
     human = invoke("search", "find", f)
     assert human.exit_code == 0 and f"{f}:{bad}: skipped: not valid JSON" in human.stderr
+
+
+def test_search_view_says_beside_the_hits_that_lines_were_skipped(quiet, tmp_path):
+    f = _damaged(tmp_path)
+    r = invoke("search", "find", f)
+    assert r.exit_code == 0
+    assert "3 lines skipped" in r.stdout.splitlines()[0]
+
+
+def test_search_files_in_the_core(tmp_path):
+    """The command's loop is core: unreadable and non-session files set aside, results newest
+    first, the JSON document with droppedLines beside the hits."""
+    from pisess.core.search import parse_fields, search_files
+
+    f = _damaged(tmp_path)
+    newer = _write(tmp_path / "newer.jsonl", [header(id="n", timestamp="2027-01-01T00:00:00.000Z"),
+                                              user("x1", None, "find this")])
+    junk = _write(tmp_path / "junk.jsonl", [user("j1", None, "find me, no header")])
+    report = search_files([newer, str(tmp_path / "missing.jsonl"), junk, f], make_matcher("find"))
+    assert [r.path for r in report.results] == [newer, f]
+    assert report.hit_count == 3 and report.files == 4
+    assert [e.code for e in report.unreadable] == ["not_found"] and len(report.skipped) == 1
+    doc = report.to_json()
+    assert doc["droppedLines"] == [{"path": f, **d} for d in DROPPED]
+    assert doc["sessions"] == 2 and len(doc["hits"]) == 3
+    assert parse_fields(None) is None and parse_fields(" User, tool ") == ["user", "tool"]
+    with pytest.raises(Exception, match="--in needs"):
+        parse_fields(" , ")

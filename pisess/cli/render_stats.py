@@ -84,6 +84,8 @@ def search_view(results: list, *, width: int, searched: int, label: str, active_
         if r.cwd:
             head.append(" \u00b7 " + escape_controls(js.to_string(r.cwd)), "dim")
         head.append(f" ({r.reader} reader)", "dim")
+        if r.dropped_lines:  # named one by one on stderr
+            head.append(f" \u00b7 {plural(len(r.dropped_lines), 'line')} skipped", "yellow")
         out.append(head)
         for h in r.hits:
             t = Text(no_wrap=True, overflow="ellipsis")

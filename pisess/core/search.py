@@ -463,7 +463,7 @@ def parse_fields(text: str | None) -> list[str] | None:
 
 @dataclass(frozen=True)
 class SearchReport:
-    """The hits in a set of files: one ``FileResult`` per file with a hit (oldest session first),
+    """The hits in a set of files: one ``FileResult`` per file with a hit (newest session first),
     the files that are not sessions either reader opens (``skipped``) and those that cannot be
     read at all (``unreadable``)."""
 
