@@ -167,3 +167,33 @@ def test_search_files_in_the_core(tmp_path):
     assert parse_fields(None) is None and parse_fields(" User, tool ") == ["user", "tool"]
     with pytest.raises(Exception, match="--in needs"):
         parse_fields(" , ")
+
+
+GLUED_TWO = (json.dumps(user("g1", "u1", "find glued")) + json.dumps(user("g2", "g1", "and more")))
+
+
+@pytest.mark.parametrize("regex", [False, True])
+@pytest.mark.parametrize("small", [0, 1 << 20])
+def test_hits_on_lines_no_reader_keeps_are_found(tmp_path, small, regex):
+    """grep finds a match on a glued or cut-off line; so does search (where: dropped, field raw,
+    the physical line), whichever way the file is read."""
+    f = _write(tmp_path / "glued.jsonl", [header(), user("u1", None, "find one"), GLUED_TWO, assistant("a1", "u1"),
+                                          CUT[:-4] + '"find me, cut'])
+    r = search_file(f, make_matcher("find", regex=regex), small=small)
+    assert [(h.entry_id, h.where, h.match.field, h.match.line) for h in r.hits] == [
+        ("u1", "active", "user", 2), (None, "dropped", "raw", 3), (None, "dropped", "raw", 5)]
+    assert "find glued" in r.hits[1].match.snippet
+    assert r.hits[2].match.snippet.endswith('"find me, cut')
+    assert [d["line"] for d in r.dropped_lines] == [3, 5]
+    only = search_file(f, make_matcher("find", regex=regex), small=small, active_only=True)
+    assert [h.entry_id for h in only.hits] == ["u1"]
+
+
+def test_a_file_whose_only_hit_is_damaged(quiet, tmp_path):
+    f = _write(tmp_path / "cut.jsonl", [header(), user("u1", None, "nothing"), CUT[:-4] + '"find me, cut'])
+    r = invoke("search", "find", f)
+    assert r.exit_code == 0
+    assert "dropped" in r.stdout and "dropped: on a line no reader keeps" in r.stdout
+    assert f"pisess validate {f}" in r.stderr and "--leaf None" not in r.stderr
+    doc = json.loads(invoke("search", "find", f, "--json").stdout)
+    assert [(h["entryId"], h["where"], h["line"]) for h in doc["hits"]] == [(None, "dropped", 3)]

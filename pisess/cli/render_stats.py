@@ -15,7 +15,7 @@ from pisess.cli.text import escape_controls, human_size, one_line, plural
 from pisess.cli.text import short_id as _sid
 from pisess.core import js
 
-WHERE_STYLE = {"active": "green", "retained": "cyan", "compacted": "yellow", "branch": "dim"}
+WHERE_STYLE = {"active": "green", "retained": "cyan", "compacted": "yellow", "branch": "dim", "dropped": "red"}
 WHERE_WORD = {"active": "in context", "retained": "retained", "compacted": "compacted", "branch": "branches"}
 HIT_STYLE = "bold reverse"
 
@@ -106,7 +106,10 @@ def search_view(results: list, *, width: int, searched: int, label: str, active_
     legend = "active: in the model's context \u00b7 "
     if any(h.where == "retained" for r in results for h in r.hits):
         legend += "retained: a copy in the checkpoint \u00b7 "
-    out.append(Text(legend + "compacted: replaced by its summary \u00b7 branch: off the active path", "dim"))
+    legend += "compacted: replaced by its summary \u00b7 branch: off the active path"
+    if any(h.where == "dropped" for r in results for h in r.hits):
+        legend += " \u00b7 dropped: on a line no reader keeps"
+    out.append(Text(legend, "dim"))
     return out
 
 

@@ -63,12 +63,16 @@ def search(
             common.report_dropped(r.path, r.dropped_lines)
     sets.report_skipped(report.skipped + report.unreadable)
     if not json_out:
-        if results:
+        first = next(((r, h) for r in results for h in r.hits if h.entry_id is not None), None)
+        if first:
             import shlex
 
-            first = results[0].hits[0]
-            common.say(f"see a hit in context: pisess context {shlex.quote(results[0].path)} --leaf "
-                       f"{shlex.quote(str(first.entry_id))}")
+            common.say(f"see a hit in context: pisess context {shlex.quote(first[0].path)} --leaf "
+                       f"{shlex.quote(str(first[1].entry_id))}")
+        elif results:  # every hit is on a damaged line
+            import shlex
+
+            common.say(f"see what is wrong with the file: pisess validate {shlex.quote(results[0].path)}")
         else:
             common.say(f"no hits in {report.files} file{'s' if report.files != 1 else ''} ({scope.label})")
     if report.unreadable:

@@ -19,7 +19,9 @@ edit        pi 1.x ``context_edit`` replacements (the text the model sees instea
 
 A match is looked for in each decoded string, line by line (``^``/``$`` are line anchors); each
 line with a match is one hit.  Copies held in a compaction's ``retainedTail`` are not searched
-again: their originals are, marked ``retained``.
+again: their originals are, marked ``retained``.  A line that is not JSON (cut off, two entries
+glued together, a conflict marker) is searched as raw text: no reader keeps it, but its hits are
+there (``dropped``, field ``raw``), as grep would find them.
 
 Streaming.  A file larger than ``SMALL`` is read in blocks into one reused buffer and only the
 lines whose bytes could hold the pattern are parsed: a literal's longest run of characters that no
@@ -44,7 +46,7 @@ from typing import Any
 from . import versions
 from .errors import PisessError
 from .js import UNDEF, get
-from .jsonl import NOT_JSON, is_blank, scan_bytes
+from .jsonl import NOT_JSON, is_blank, scan_bytes, storage_error
 from .session import Session
 from .sessionset import _value, line_blocks, open_lenient, place, read_small, scan_visit, session_name
 
@@ -301,7 +303,7 @@ class Hit:
     entry_id: Any
     entry_type: Any
     role: Any
-    where: str  # active | retained | compacted | branch
+    where: str  # active | retained | compacted | branch | dropped (a line no reader keeps)
     match: Match
 
     def to_json(self, result: FileResult) -> dict:
@@ -325,24 +327,40 @@ class FileResult:
     dropped_lines: list = field(default_factory=list)  # {line, reason} of each line the reader dropped
 
 
-def _match_line(raw: Any, key: int, m: Matcher, found: dict) -> None:
+def _match_line(raw: Any, key: int, m: Matcher, found: dict, line: Callable[[], int]) -> None:
     if is_blank(raw):
         return
     v = _value(raw)
-    if v is NOT_JSON or not isinstance(v, dict) or v.get("type") == "session":
+    if v is NOT_JSON:
+        got = damaged_matches(raw, line(), m)
+        if got:
+            found[key] = got
+        return
+    if not isinstance(v, dict) or v.get("type") == "session":
         return
     got = value_matches(v, 0, m)
     if got:
         found[key] = got
 
 
-def _match_lines(buf: Any, end: int, base: int, starts: list[int], m: Matcher, found: dict) -> None:
+def damaged_matches(raw: bytes, line: int, m: Matcher) -> list[Match]:
+    """The matches in the raw text of a line that is not JSON (a cut-off entry, two entries glued
+    together, a conflict marker): no reader keeps it, grep still finds it, and so does search
+    (field ``raw``, escapes as written).  ``line`` is its physical line."""
+    text = raw.decode("utf-8", "replace")
+    return [Match(line, "raw", "damaged", snippet, s, e, cl, cr) for snippet, s, e, cl, cr in _line_matches(m, text, "")]
+
+
+def _match_lines(buf: Any, end: int, base: int, starts: list[int], m: Matcher, found: dict,
+                 lines_before: int = 0) -> None:
     """Parse and match the lines of ``buf[:end]`` starting at ``starts``; matches are keyed by
-    their line's byte offset in the file (``base`` is the offset of ``buf[0]``)."""
+    their line's byte offset in the file (``base`` is the offset of ``buf[0]``, ``lines_before``
+    the number of lines before it)."""
     find = buf.find
     for s in starts:
         e = find(b"\n", s, end)
-        _match_line(bytes(buf[s:end if e < 0 else e]), base + s, m, found)
+        _match_line(bytes(buf[s:end if e < 0 else e]), base + s, m, found,
+                    lambda s=s: lines_before + buf.count(b"\n", 0, s) + 1)  # only asked for a damaged line
 
 
 def _matches_small(data: bytes, m: Matcher) -> dict[int, list[Match]]:
@@ -369,10 +387,27 @@ def _all_starts(data: bytes) -> Iterator[int]:
 
 def _matches_streamed(path: str, m: Matcher, tick) -> dict[int, list[Match]]:
     found: dict[int, list[Match]] = {}
+    lines_before = 0
     for buf, end, base in line_blocks(path, tick, BLOCK):
         starts = _candidate_starts(buf, end, m)
         if starts:
-            _match_lines(buf, end, base, starts, m, found)
+            _match_lines(buf, end, base, starts, m, found, lines_before)
+        lines_before += buf.count(b"\n", 0, end)
+    return found
+
+
+def _damaged_lines_matches(raw: Any, m: Matcher) -> dict[int, list[Match]]:
+    """``damaged_matches`` of each line of a line scan that is not JSON, read back by offset."""
+    found: dict[int, list[Match]] = {}
+    bad = [ln for ln in raw.lines if not ln.blank and ln.value is NOT_JSON]
+    if not bad:
+        return found
+    with open(raw.path, "rb") as fh:
+        for ln in bad:
+            fh.seek(ln.offset)
+            got = damaged_matches(fh.read(ln.length), ln.number, m)
+            if got:
+                found[ln.offset] = got
     return found
 
 
@@ -399,9 +434,13 @@ def search_file(path: str, m: Matcher, *, reader: str = "auto", active_only: boo
                     by_line[number] = got
 
         raw = scan_visit(path, visit, tick)
-        if not by_line:
-            return None
         found = {raw.lines[n - 1].offset: got for n, got in by_line.items()}
+        try:
+            found.update(_damaged_lines_matches(raw, m))
+        except OSError as e:
+            raise storage_error(path, e) from None
+        if not found:
+            return None
     else:
         found = _matches_streamed(path, m, tick)
         if not found:
@@ -440,6 +479,12 @@ def _placed(session: Session, found: dict, active_only: bool, note: str | None) 
             mt = replace(mt, line=line)
             hits.append(Hit(None if eid is UNDEF else eid, None if get(e, "type") is UNDEF else get(e, "type"),
                             None if role is UNDEF else role, where, mt))
+    if not active_only:  # no reader keeps a damaged line: its hits are where no context reaches
+        placed = {off for _, off in at}
+        damaged = [Hit(None, None, None, "dropped", mt) for off, got in found.items() if off not in placed
+                   for mt in got if mt.field == "raw"]
+        if damaged:
+            hits = sorted(hits + damaged, key=lambda h: h.match.line)
     if not hits:
         return None
     h = session.header if isinstance(session.header, dict) else {}
