@@ -184,7 +184,8 @@ def _tree_row(session, r, width: int, show_time: bool, whole: Any = None) -> Tex
         guides = "\u22ef " + guides[len(guides) - deepest + 2:]
     t.append(guides + r.connector, "dim")
     if r.kind == "fold":
-        t.append(f"\u2506 \u2026 {r.count:,} entr{'ies' if r.count != 1 else 'y'} \u2026", "dim")
+        sides = f"{plural(r.branches, 'side branch', 'side branches')}, " if r.branches else ""
+        t.append(f"\u2506 \u2026 {sides}{plural(r.count, 'entry', 'entries')} \u2026", "dim")
         return t
     e = whole if whole is not None else r.entry
     compacted = "compacted" in r.flags

@@ -1,0 +1,147 @@
+"""The human views of tree, path and context: one rule for "behind the checkpoint", the active path
+in the first column whatever the depth, long single lines shortened, one word per kind."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from typer.testing import CliRunner
+
+from conftest import assistant, entry, header, message, user, write_session
+from pisess.cli.app import app
+
+BEHIND, ACTIVE, OTHER = "\u25d0", "\u25cf", "\u25cb"
+
+
+@pytest.fixture()
+def runner(monkeypatch) -> CliRunner:
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("COLUMNS", "100")
+    monkeypatch.setenv("TZ", "UTC")
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    try:
+        return CliRunner(mix_stderr=False)
+    except TypeError:
+        return CliRunner()
+
+
+def run(runner: CliRunner, *args: str):
+    r = runner.invoke(app, list(args), catch_exceptions=False)
+    assert r.exit_code == 0, r.stdout + r.stderr
+    return r.stdout
+
+
+def compaction(id_, parent, first_kept, **fields):
+    return entry("compaction", id_, parent, summary="the summary", firstKeptEntryId=first_kept, tokensBefore=100,
+                 **fields)
+
+
+def branchy(tmp_path, name="s.jsonl"):
+    """A root path with a compaction keeping from c1, then a branch point at f1 whose first child
+    is abandoned, and a side branch that branches again."""
+    return write_session(tmp_path, [
+        header(),
+        user("a1", None, "first"), assistant("b1", "a1", "reply"), user("c1", "b1", "second"),
+        assistant("d1", "c1", "answer"), compaction("e1", "d1", "c1"), user("f1", "e1", "after"),
+        assistant("s1", "f1", "side one"), user("s2", "s1", "side two"), assistant("s3", "s2", "side three"),
+        assistant("t1", "s1", "side side"),
+        user("h1", "f1", "main"), assistant("i1", "h1", "main reply"),
+    ], name)
+
+
+MARK = re.compile(r"([\u25cf\u25cb\u25d0]) (\S+)  ")
+
+
+def marks(text: str) -> dict:
+    """id -> marker of each entry row of a tree or path view."""
+    return {m.group(2): m.group(1) for m in map(MARK.search, text.splitlines()) if m}
+
+
+# --- item 1: one rule for "behind the checkpoint" ------------------------------------------------
+
+
+@pytest.mark.parametrize("reader", ["cli", "harness"])
+def test_tree_marks_what_path_marks_behind_the_checkpoint(runner, tmp_path, reader):
+    """The pi command's reader too: entries on the active path the context does not hold are ◐ in
+    tree exactly where path shows them ◐."""
+    f = branchy(tmp_path)
+    tree = marks(run(runner, "tree", f, "--reader", reader, "--full", "--no-pager"))
+    path = marks(run(runner, "path", f, "--reader", reader))
+    assert {k for k, v in tree.items() if v == BEHIND} == {"a1", "b1"}
+    assert all(tree[k] == v for k, v in path.items())
+    if reader == "cli":
+        assert path["a1"] == BEHIND
+
+
+def test_tree_json_flags_compacted_for_the_cli_reader(runner, tmp_path):
+    doc = json.loads(run(runner, "tree", branchy(tmp_path), "--reader", "cli", "--full", "--json"))
+    compacted = [r["id"] for r in doc["rows"] if r["kind"] == "entry" and "compacted" in r["flags"]]
+    assert compacted == ["a1", "b1"]
+
+
+def test_pi16_system_message_dropped_by_the_checkpoint_is_behind_it_in_both_views(runner, tmp_path):
+    """pi 1.6: a kept system message is replaced by the checkpoint's: neither view shows it as seen."""
+    sysmsg = {"role": "system", "content": "be brief", "timestamp": 1}
+    f = write_session(tmp_path, [header(), user("a1", None), message("y1", "a1", sysmsg), user("c1", "y1"),
+                                 compaction("e1", "c1", "y1"), user("f1", "e1")])
+    tree = marks(run(runner, "tree", f, "--reader", "cli", "--full", "--no-pager"))
+    path = marks(run(runner, "path", f, "--reader", "cli"))
+    assert tree["y1"] == path["y1"] == BEHIND and tree["c1"] == path["c1"] == ACTIVE
+
+
+# --- items 2 and 3: the active path in the first column, whatever the depth -----------------------
+
+
+def rows(text: str) -> list[str]:
+    return [ln for ln in text.splitlines() if MARK.search(ln) or "\u2506" in ln]
+
+
+def test_active_path_stays_in_the_first_column(runner, tmp_path):
+    """As git log --graph keeps the main line: every entry of the active path starts its row;
+    side branches indent under a guide."""
+    out = run(runner, "tree", branchy(tmp_path), "--reader", "cli", "--full", "--no-pager")
+    by_id = {MARK.search(ln).group(2): ln for ln in rows(out)}
+    for eid in ("a1", "b1", "c1", "d1", "e1", "f1", "h1", "i1"):
+        assert by_id[eid][0] in (ACTIVE, BEHIND), by_id[eid]
+    assert by_id["s1"].startswith("\u251c\u2500\u25cb s1")
+    # in a side branch the last child continues its column, the earlier ones indent
+    assert by_id["s2"].startswith("\u2502 \u251c\u2500\u25cb s2")
+    assert by_id["s3"].startswith("\u2502 \u2502 \u25cb s3")
+    assert by_id["t1"].startswith("\u2502 \u25cb t1")
+    order = [MARK.search(ln).group(2) for ln in rows(out)]
+    assert order == ["a1", "b1", "c1", "d1", "e1", "f1", "s1", "s2", "s3", "t1", "h1", "i1"]
+    assert "\u25c0 leaf" in by_id["i1"]
+
+
+def test_tree_json_indent_is_zero_along_the_active_path(runner, tmp_path):
+    doc = json.loads(run(runner, "tree", branchy(tmp_path), "--reader", "cli", "--full", "--json"))
+    assert {r["indent"] for r in doc["rows"] if r.get("active")} == {0}
+    assert {r["id"]: r["indent"] for r in doc["rows"] if not r.get("active")} == \
+        {"s1": 1, "s2": 2, "s3": 2, "t1": 1}
+
+
+@pytest.mark.parametrize("depth", ["0", "1"])
+def test_depth_folds_side_branches_only(runner, tmp_path, depth):
+    """--depth N never folds the active path or the leaf; what it folds is counted."""
+    out = run(runner, "tree", branchy(tmp_path), "--reader", "cli", "--full", "--depth", depth, "--no-pager")
+    shown = marks(out)
+    assert {"a1", "b1", "c1", "d1", "e1", "f1", "h1", "i1"} <= set(shown)
+    assert "\u25c0 leaf" in next(ln for ln in out.splitlines() if "● i1 " in ln)
+    if depth == "0":
+        assert not {"s1", "s2", "s3", "t1"} & set(shown)
+        assert "\u251c\u2500\u2506 \u2026 1 side branch, 4 entries \u2026" in out
+    else:
+        assert {"s1", "t1"} <= set(shown) and not {"s2", "s3"} & set(shown)
+        assert "\u2502 \u251c\u2500\u2506 \u2026 1 side branch, 2 entries \u2026" in out
+
+
+def test_depth_fold_counts_several_side_branches_in_one_row(runner, tmp_path):
+    f = write_session(tmp_path, [header(), user("a1", None), user("x1", "a1"), user("y1", "a1"), user("y2", "y1"),
+                                 user("m1", "a1")])
+    out = run(runner, "tree", f, "--reader", "cli", "--depth", "0", "--no-pager")
+    assert "\u2506 \u2026 2 side branches, 3 entries \u2026" in out
+    doc = json.loads(run(runner, "tree", f, "--reader", "cli", "--depth", "0", "--json"))
+    folds = [r for r in doc["rows"] if r["kind"] == "fold"]
+    assert folds == [{"kind": "fold", "count": 3, "branches": 2, "indent": 1}]
