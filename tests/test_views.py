@@ -145,3 +145,33 @@ def test_depth_fold_counts_several_side_branches_in_one_row(runner, tmp_path):
     doc = json.loads(run(runner, "tree", f, "--reader", "cli", "--depth", "0", "--json"))
     folds = [r for r in doc["rows"] if r["kind"] == "fold"]
     assert folds == [{"kind": "fold", "count": 3, "branches": 2, "indent": 1}]
+
+
+# --- item 4: context shortens one very long line too ----------------------------------------------
+
+
+def long_messages(tmp_path):
+    think = {"role": "assistant", "content": [{"type": "thinking", "thinking": "t" * 200_000},
+                                              {"type": "text", "text": "x" * 200_000}],
+             "provider": "p", "model": "m", "stopReason": "stop", "timestamp": 2}
+    return write_session(tmp_path, [header(), user("u1", None, "y" * 200_000), message("a1", "u1", think)])
+
+
+@pytest.mark.parametrize("extra", [[], ["--thinking"]])
+def test_context_shortens_a_single_long_line_and_says_by_how_much(runner, tmp_path, monkeypatch, extra):
+    """A 200,000-character message is not 2,500 rows at 80 columns: each text block is cut by
+    characters as well as by lines, and the cut says how many characters are left out."""
+    monkeypatch.setenv("COLUMNS", "80")
+    out = run(runner, "context", long_messages(tmp_path), "--no-pager", *extra)
+    assert len(out.splitlines()) < 400
+    cuts = re.findall(r"\u2026 \[([\d,]+) more characters", out)
+    assert len(cuts) == (3 if extra else 2)
+    assert all(int(c.replace(",", "")) > 190_000 for c in cuts)
+    if not extra:
+        assert "thinking (200,000 chars, --thinking to show)" in out
+
+
+def test_context_full_still_shows_a_long_assistant_text_whole_up_to_the_terminal_cap(runner, tmp_path, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    out = run(runner, "context", long_messages(tmp_path), "--no-pager", "--full")
+    assert out.count("x") >= 200_000

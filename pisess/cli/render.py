@@ -419,8 +419,15 @@ def _cut(b) -> str:
     return f" \u2026 [{b.cut_chars:,} more characters: pisess context --json]" if b.cut_chars else ""
 
 
+def _lines_left(b) -> int:
+    """Whole lines a block leaves out (a character cut stops inside a line: ``_cut`` says how many
+    characters are left, this the lines after the one it stopped in)."""
+    return b.total_lines - (b.text.count("\n") + 1) if b.cut_chars else b.cut_lines
+
+
 def _more(b) -> list:
-    return [T(f"\u2026 {b.cut_lines} more lines (--full) \u2026", "dim")] if b.cut_lines else []
+    left = _lines_left(b)
+    return [T(f"\u2026 {plural(left, 'more line')} (--full) \u2026", "dim")] if left > 0 else []
 
 
 _SOURCE_WORDS = {"retained": "retained in ", "checkpoint": "compaction "}
@@ -469,12 +476,13 @@ def message_block(v, *, thinking: bool = False) -> list:
             if b.redacted:
                 body.append(T("\u25b8 thinking (redacted by the provider)", "dim"))
             elif thinking:
-                body.append(safe(b.text, "dim italic"))
+                body.append(safe(b.text + _cut(b), "dim italic"))
             else:
-                body.append(T(f"\u25b8 thinking ({len(b.text):,} chars, --thinking to show)", "dim"))
+                body.append(T(f"\u25b8 thinking ({len(b.text) + b.cut_chars:,} chars, --thinking to show)", "dim"))
         elif b.kind == "call":
+            left = _lines_left(b)
             body.append(safe(f"\u2192 {b.label}({b.text}{_cut(b)})" +
-                             (f" \u2026 {b.cut_lines} more lines" if b.cut_lines else ""), "yellow"))
+                             (f" \u2026 {plural(left, 'more line')}" if left > 0 else ""), "yellow"))
         elif b.kind == "command":
             body.append(safe(f"$ {b.text}", "bold"))
         elif b.kind == "image":

@@ -31,9 +31,10 @@ class Limits:
 
     One rule for every view: a tool result and a shell command's output are cut at ``lines``;
     each text block of user, custom and system messages (and JSON of unknown things) at
-    ``prose_lines``; a summary at ``summary_lines``; any of them and a tool call's arguments at
-    ``chars`` characters (a terminal wraps one huge line in quadratic time).  An assistant's text
-    and thinking are never cut."""
+    ``prose_lines``; a summary at ``summary_lines``; any of them, a tool call's arguments and an
+    assistant's text and thinking at ``chars`` characters.  An assistant's text and thinking are
+    never cut by lines (the reply is what a reader came for), but one line of 200,000 characters
+    is 2,500 rows of a terminal, and a terminal wraps it in quadratic time."""
 
     lines: int | None = None
     prose_lines: int | None = None
@@ -223,16 +224,16 @@ def message_view(m: Any, src: Any, limits: Limits | None = None, *, converted_fr
         for c in content if isinstance(content, list) else [content]:
             t = c.get("type") if isinstance(c, dict) else None
             if t == "thinking":
-                b.blocks.append(Block("thinking", as_text(c.get("thinking")), redacted=bool(c.get("redacted"))))
+                b.clipped("thinking", as_text(c.get("thinking")), None, redacted=bool(c.get("redacted")))
             elif t == "toolCall":
                 # arguments are cut only by the character cap (one line on a terminal; a document
                 # shows a write's whole file as the model sent it)
                 b.clipped("call", json_text(c.get("arguments"), indent=not limits.compact_json), None,
                           label=as_text(c.get("name")))
             elif t == "text":
-                b.blocks.append(Block("text", as_text(c.get("text"))))
+                b.clipped("text", as_text(c.get("text")), None)
             elif isinstance(c, str):
-                b.blocks.append(Block("text", c))
+                b.clipped("text", c, None)
             elif t == "image":
                 b.image(c)
             elif c is not None and c is not UNDEF:
