@@ -175,3 +175,40 @@ def test_context_full_still_shows_a_long_assistant_text_whole_up_to_the_terminal
     monkeypatch.setenv("COLUMNS", "80")
     out = run(runner, "context", long_messages(tmp_path), "--no-pager", "--full")
     assert out.count("x") >= 200_000
+
+
+# --- item 5: the smaller ones ---------------------------------------------------------------------
+
+
+def test_no_model_known_reads_model_unknown(runner, tmp_path):
+    f = write_session(tmp_path, [header(), entry("model_change", "m1", None), user("u1", "m1")])
+    out = run(runner, "context", f, "--no-pager")
+    assert "model unknown" in out and "model /" not in out
+    tree = run(runner, "tree", f, "--no-pager")
+    assert re.search(r"m1  model +unknown", tree) and " / " not in tree
+
+
+def test_custom_messages_have_one_word_in_every_view(runner, tmp_path):
+    """``ext msg`` in tree, du and context alike (search says it too)."""
+    cm = entry("custom_message", "c1", "u1", customType="plan", content="be careful", display=True)
+    f = write_session(tmp_path, [header(), user("u1", None), cm, user("u2", "c1")])
+    assert re.search(r"c1  ext msg ", run(runner, "tree", f, "--no-pager"))
+    assert "ext msg (c1)" in run(runner, "context", f, "--no-pager")
+    assert "ext msg" in run(runner, "du", f)
+    ctx = run(runner, "context", f, "--no-pager")
+    assert "custom (" not in ctx
+
+
+def test_context_and_tree_show_the_same_timestamp_the_entrys(runner, tmp_path):
+    """One rule, pi's own: a message is shown at the time of the entry it came from."""
+    u = user("u1", None, "hi", ts="2026-07-25T09:14:03.512Z")
+    u["message"]["timestamp"] = 1_000  # the message's own time (1970) differs
+    f = write_session(tmp_path, [header(), u])
+    assert "user (u1) \u00b7 09:14:03" in run(runner, "context", f, "--no-pager")
+    assert "2026-07-25 09:14:03" in run(runner, "tree", f, "--time", "--no-pager")
+
+
+def test_unknown_role_in_tree_is_its_text_not_json(runner, tmp_path):
+    f = write_session(tmp_path, [header(), message("x1", None, {"role": "developer", "content": "hello", "n": 1})])
+    out = run(runner, "tree", f, "--no-pager")
+    assert re.search(r"x1  developer +hello", out) and "{" not in out

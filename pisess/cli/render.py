@@ -296,7 +296,7 @@ def context_view(ctx, *, llm: bool = False, thinking: bool = False, full: bool =
     s = ctx.session
     st = ctx.state
     model = st.model
-    model_text = f"{d.s(model.get('provider'))}/{d.s(model.get('modelId'))}" if isinstance(model, dict) \
+    model_text = d.model_words(model.get("provider"), model.get("modelId")) if isinstance(model, dict) \
         else "unknown"
     info = Text()
     info.append("model ", "dim")

@@ -139,7 +139,7 @@ def _errors_line(err: dict) -> str:
 def _messages_line(msgs: dict) -> str:
     words = {"user": ("user", "user"), "assistant": ("assistant", "assistant"),
              "toolResult": ("tool result", "tool results"), "bashExecution": ("bash", "bash"),
-             "custom": ("custom", "custom"), "other": ("other", "other")}
+             "custom": ("ext msg", "ext msgs"), "other": ("other", "other")}
     parts = [f"{n:,} {words[k][0] if n == 1 else words[k][1]}" for k, n in msgs.items() if n]
     return " \u00b7 ".join(parts) or "none"
 
@@ -281,7 +281,7 @@ def _group_label(by: str, row: dict) -> Text:
 
 KIND_WORD = {
     ("message", "toolResult"): "tool result", ("message", "assistant"): "assistant", ("message", "user"): "user",
-    ("message", "bashExecution"): "bash", ("message", "custom"): "custom msg", ("compaction", None): "compaction",
+    ("message", "bashExecution"): "bash", ("message", "custom"): "ext msg", ("compaction", None): "compaction",
     ("branch_summary", None): "branch sum", ("custom_message", None): "ext msg", ("custom", None): "ext state",
     ("label", None): "label", ("session_info", None): "name", ("model_change", None): "model",
     ("thinking_level_change", None): "thinking", ("active_tools_change", None): "tools", ("leaf", None): "leaf",
