@@ -212,3 +212,19 @@ def test_unknown_role_in_tree_is_its_text_not_json(runner, tmp_path):
     f = write_session(tmp_path, [header(), message("x1", None, {"role": "developer", "content": "hello", "n": 1})])
     out = run(runner, "tree", f, "--no-pager")
     assert re.search(r"x1  developer +hello", out) and "{" not in out
+
+
+# --- trailing spaces: none in any view -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("width", ["80", "100"])
+def test_no_view_ends_a_row_in_spaces(runner, tmp_path, monkeypatch, width):
+    """Rich's word wrap keeps the space it broke at; the printer drops it, on every view."""
+    monkeypatch.setenv("COLUMNS", width)
+    words = " ".join(f"word{i}" for i in range(80))
+    f = write_session(tmp_path, [header(), user("u1", None, words), assistant("a1", "u1", words)])
+    for argv in (["context", f, "--no-pager"], ["stats", f], ["du", f], ["tree", f, "--no-pager"], ["path", f],
+                 ["search", "word1", f]):
+        r = runner.invoke(app, argv, catch_exceptions=False)
+        assert r.exit_code in (0, 1)
+        assert [ln for ln in r.stdout.splitlines() if ln.endswith(" ")] == [], argv

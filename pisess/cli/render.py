@@ -526,11 +526,11 @@ def ls_view(listing, where, *, all_projects: bool, details: dict | None, width: 
             now_ms: float | None = None) -> list:
     now = _now_ms() if now_ms is None else now_ms
     n = len(listing.sessions)
-    head = Text()
-    for piece, style in ls_heading(listing, where, all_projects):
-        head.append(piece, style)
+    # pieces that do not fit go to a line of their own, never a line ending in " · "
+    head = heading([(piece.removeprefix(" \u00b7 "), style) for piece, style in ls_heading(listing, where, all_projects)],
+                   width)
     if not n:
-        return [head, T(NO_SESSIONS_HINT, "dim")]
+        return [*head, T(NO_SESSIONS_HINT, "dim")]
     # ids made within the same minute share 8 characters: show as many as tell them apart
     ids = [s.id for s in listing.sessions]
     width_id = 8
@@ -572,7 +572,7 @@ def ls_view(listing, where, *, all_projects: bool, details: dict | None, width: 
         worst = max(p for *_, p in spec)
         spec = [c for c in spec if c[4] != worst]
     rows = [cells(s) for s in listing.sessions]
-    return [head, *table_rows(spec, rows, width)]
+    return [*head, *table_rows(spec, rows, width)]
 
 
 def table_rows(spec: list, rows: list[dict], width: int) -> list[Text]:
