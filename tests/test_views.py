@@ -228,3 +228,43 @@ def test_no_view_ends_a_row_in_spaces(runner, tmp_path, monkeypatch, width):
         r = runner.invoke(app, argv, catch_exceptions=False)
         assert r.exit_code in (0, 1)
         assert [ln for ln in r.stdout.splitlines() if ln.endswith(" ")] == [], argv
+
+
+# --- item 6: tables at 80 columns keep what matters -----------------------------------------------
+
+
+def costly(tmp_path):
+    m = {"role": "assistant", "content": [{"type": "text", "text": "ok"}], "provider": "anthropic",
+         "model": "claude-a-very-long-model-name-4-5", "stopReason": "stop", "timestamp": 2,
+         "usage": {"input": 1234567, "output": 45678, "cacheRead": 3456789, "cacheWrite": 234567,
+                   "cost": {"total": 12.3456}}}
+    name = entry("session_info", "n1", "u1", name="A session name far longer than any column should be")
+    return write_session(tmp_path, [header(), user("u1", None), name, message("a1", "n1", m)])
+
+
+@pytest.mark.parametrize("by", ["session", "model", "branch", "day"])
+def test_stats_by_table_keeps_cost_at_80_columns(runner, tmp_path, monkeypatch, by):
+    """The label column shrinks (its cells end in …) before a number column goes; COST and INPUT
+    never go, and what does is named."""
+    monkeypatch.setenv("COLUMNS", "80")
+    out = run(runner, "stats", costly(tmp_path), "--by", by)
+    lines = out.splitlines()
+    head = next(ln for ln in lines if "INPUT" in ln)
+    assert "COST" in head and "OUTPUT" in head
+    row = next(ln for ln in lines if "$12.3456" in ln and not ln.startswith("  cost"))
+    assert len(row) <= 80 and not row.endswith("\u2026")
+    assert all(len(ln) <= 80 for ln in lines)
+    if by == "session":
+        assert row.startswith("  01984a3c  A sess") and "\u2026" in row
+    missing = [c for c in ("MSGS", "CACHE R", "CACHE W", "TOOLS", "ERR") if c not in head]
+    if missing:
+        assert f"({', '.join(missing)} left out at 80 columns" in out
+
+
+def test_du_table_fits_80_columns(runner, tmp_path, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    out = run(runner, "du", costly(tmp_path))
+    head = next(ln for ln in out.splitlines() if "SESSION" in ln and "SIZE" in ln)
+    assert "CONTEXT" in head and "BRANCHES" in head and not head.endswith("\u2026")
+    assert all(len(ln) <= 80 for ln in out.splitlines())
+    assert all(not ln.endswith("\u2026") for ln in out.splitlines() if ln.startswith(("  SESSION", "  01984a3c", "where")))
