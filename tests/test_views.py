@@ -268,3 +268,16 @@ def test_du_table_fits_80_columns(runner, tmp_path, monkeypatch):
     assert "CONTEXT" in head and "BRANCHES" in head and not head.endswith("\u2026")
     assert all(len(ln) <= 80 for ln in out.splitlines())
     assert all(not ln.endswith("\u2026") for ln in out.splitlines() if ln.startswith(("  SESSION", "  01984a3c", "where")))
+
+
+def test_ls_all_long_keeps_the_project_at_80_columns(runner, tmp_path, monkeypatch):
+    """The name gives up its width before the CWD is cut off: each row ends in its project."""
+    import shutil
+    from importlib import resources
+
+    monkeypatch.setenv("COLUMNS", "80")
+    with resources.as_file(resources.files("pisess") / "examples" / "sessions") as src:
+        shutil.copytree(src, tmp_path / "sessions")
+    out = run(runner, "ls", "--all", "--long", "--sessions-dir", str(tmp_path / "sessions"))
+    rows = [ln for ln in out.splitlines() if ln.startswith("  01955b3b")]
+    assert len(rows) == 3 and all(len(ln) <= 80 and ln.endswith(("/webapp", "/agent")) for ln in rows)

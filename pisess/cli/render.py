@@ -594,6 +594,12 @@ def table_rows(spec: list, rows: list[dict], width: int) -> list[Text]:
         widths[k] = min(widest, share, 60 if k == "name" else widest)
         room -= widths[k]
         flex = flex[1:]
+    # still too wide (a narrow terminal): the flexible columns give up their least widths, the
+    # name first, so the row ends inside the width and the CWD keeps its project's name
+    for k in ("name", "cwd"):
+        over = sum(widths[key] + 2 for key, *_ in spec) - 2 - width
+        if over > 0 and k in widths:
+            widths[k] = max(8, widths[k] - over)
     last = len(spec) - 1
     layout = [(key, widths[key], justify, i == last) for i, (key, _, _, justify, _) in enumerate(spec)]
     out = [_row({key: (title, "bold dim") for key, title, *_ in spec}, layout)]
