@@ -353,19 +353,21 @@ def test_tree_and_path_rows_stay_on_one_line(runner, tmp_path, monkeypatch, comm
 
 
 def test_tree_indentation_stops_at_a_third_of_the_width(runner, tmp_path, monkeypatch):
-    """Each branch point indents what follows; a session hundreds of branch points deep keeps its
-    rows readable: the outer levels collapse into one mark."""
+    """Each side branch indents; side branches nested hundreds of levels deep keep their rows
+    readable: the outer levels collapse into one mark.  The active path stays in the first column."""
     monkeypatch.setenv("COLUMNS", "60")
-    lines, parent = [header()], None
-    for i in range(60):  # a spine in which every entry has an abandoned sibling
-        lines += [user(f"s{i:03d}", parent, f"side {i}"), user(f"m{i:03d}", parent, f"main {i}")]
-        parent = f"m{i:03d}"
+    lines, parent = [header(), user("r", None, "root")], "r"
+    for i in range(60):  # a side branch in which every branch point's earlier child branches again
+        lines += [user(f"s{i:03d}", parent, f"side {i}"), user(f"t{i:03d}", parent, f"tip {i}")]
+        parent = f"s{i:03d}"
+    lines.append(user("main", "r", "main line"))  # the last entry: the leaf
     r = run(runner, "tree", "--full", str(write(tmp_path / "deep.jsonl", lines)))
     assert r.exit_code == 0, r.output
-    rows = [ln for ln in r.stdout.splitlines() if "main " in ln or "side " in ln]
-    assert len(rows) == 120 and all(len(ln) <= 60 for ln in rows)
-    assert "main 59" in rows[-1] and rows[-1].startswith("\u22ef ")
-    assert all(ln.index("\u25cf") <= 60 // 3 + 2 for ln in rows if "main " in ln)
+    rows = [ln for ln in r.stdout.splitlines() if "side " in ln or "tip " in ln or "main line" in ln]
+    assert len(rows) == 121 and all(len(ln) <= 60 for ln in rows)
+    deepest = next(ln for ln in rows if "side 59" in ln)
+    assert deepest.startswith("\u22ef ") and deepest.index("\u25cb") <= 60 // 3 + 2
+    assert rows[-1].startswith("\u25cf main")
 
 
 @pytest.mark.parametrize("argv", [["ls", "--bogus", "--json"], ["context", "-n", "abc", "--json"],

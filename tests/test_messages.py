@@ -182,13 +182,15 @@ def test_edit_and_hidden_fields_exist_and_default_to_none():
     assert v.edit is None and v.hidden is None and v.source_id == "u1"
 
 
-def test_unknown_roles_show_their_content_and_the_rest_as_json(runner, tmp_path):
+def test_unknown_roles_show_their_content_and_name_the_rest_never_raw_json(runner, tmp_path):
     m = {"role": "mystery", "content": "visible text", "extra": {"k": 1}}
     path = write_session(tmp_path, [header(), message("x1", None, m)])
     out = terminal(runner, path)
-    assert "mystery (x1)" in out and "visible text" in out and '{"extra":{"k":1}}' in out
+    assert "mystery (x1)" in out and "visible text" in out and "also carries extra" in out
+    assert '"extra"' not in out and '"role"' not in out
     md = export(path, "md")
-    assert "Message (mystery)" in md and "visible text" in md and '"extra"' in md
+    assert "Message (mystery)" in md and "visible text" in md and "also carries extra" in md
+    assert '"role"' not in md
 
 
 @pytest.mark.parametrize("fmt", ["md", "html"])

@@ -33,6 +33,12 @@ def s(v: Any) -> str:
             return "(a value nested too deeply to show)"
 
 
+def model_words(provider: Any, model: Any) -> str:
+    """``provider/model`` (``?`` for a missing half); ``unknown`` when neither is known."""
+    p, m = s(provider), s(model)
+    return f"{p or '?'}/{m or '?'}" if p or m else "unknown"
+
+
 def content_text(content: Any, images: bool = True) -> str:
     if isinstance(content, str):
         return content
@@ -119,7 +125,8 @@ def message_preview(m: Any) -> str:
         from pisess.core.text import system_summary
 
         return system_summary(m)
-    return s(m)
+    # a role pisess has no words for (the kind column names it): its text, never the raw object
+    return content_text(m.get("content")) or "(no text)"
 
 
 def entry_kind(e: Any) -> str:
@@ -141,7 +148,7 @@ def entry_preview(e: Any) -> str:
     if t == "message":
         return message_preview(e.get("message"))
     if t == "model_change":
-        return f"{s(e.get('provider'))}/{s(e.get('modelId'))}"
+        return model_words(e.get("provider"), e.get("modelId"))
     if t == "thinking_level_change":
         return s(e.get("thinkingLevel"))
     if t == "active_tools_change":
@@ -179,7 +186,8 @@ def entry_preview(e: Any) -> str:
         return edit_preview(e)
     if t == "usage":
         kind = e.get("kind")
-        model = f"{s(e.get('provider'))}/{s(e.get('model'))}"
+        model = model_words(e.get("provider"), e.get("model"))
+        model = "model unknown" if model == "unknown" else model
         used = usage_text(e) or "no usage"
         note = e.get("note")
         return " \u00b7 ".join(p for p in (s(kind) or "(no kind)", model, used, s(note) if note else "") if p)

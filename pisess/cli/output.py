@@ -29,6 +29,40 @@ def _is_soft(r: Any) -> bool:
     return getattr(r, "overflow", None) == "ignore" and getattr(r, "no_wrap", False) is True
 
 
+class _Trimmed:
+    """``renderable`` drawn without spaces at the end of its lines: Rich's word wrap keeps the
+    space it broke a line at, a padded cell its padding.  No view ends a row in spaces (a pipe,
+    ``grep ' $'``, a diff of two runs would see them); one place for all of them."""
+
+    def __init__(self, renderable: Any) -> None:
+        self.renderable = renderable
+
+    def __rich_console__(self, console, options):
+        from rich.segment import Segment
+
+        new_line = Segment.line()
+        for line in console.render_lines(self.renderable, options, pad=False, new_lines=False):
+            end = len(line)
+            while end and not line[end - 1].control and not line[end - 1].text.rstrip(" "):
+                end -= 1
+            if end and not line[end - 1].control and line[end - 1].text.endswith(" "):
+                last = line[end - 1]
+                yield from line[:end - 1]
+                yield Segment(last.text.rstrip(" "), last.style)
+            else:
+                yield from line[:end]
+            yield new_line
+
+
+def _trimmed(r: Any) -> Any:
+    """``r`` without spaces ending its lines: a one-line row that does not wrap loses them in
+    place (a 100,000-row tree in colour costs no second layout), anything else is ``_Trimmed``."""
+    if type(r).__name__ == "Text" and r.no_wrap and "\n" not in r.plain:
+        r.rstrip()
+        return r
+    return _Trimmed(r)
+
+
 class Printer:
     """Prints views to stdout (or, with ``stderr``, talk to stderr) with colour decided once."""
 
@@ -78,7 +112,7 @@ class Printer:
                 # A Group keeps each row's no_wrap: print(a, b) joins its arguments into a new
                 # Text that wraps, so an over-long tree row used to spill onto a line of its own.
                 for at in range(0, len(run), CHUNK):
-                    self.console.print(Group(*run[at:at + CHUNK]))
+                    self.console.print(Group(*map(_trimmed, run[at:at + CHUNK])))
                 run.clear()
 
         # Without colour (a pipe, a file, NO_COLOR) a one-line row that does not wrap is its
@@ -96,7 +130,7 @@ class Printer:
                 if r.cell_len > width:
                     r = r.copy()
                     r.truncate(width, overflow=r.overflow or "ellipsis")
-                self.stream.write(r.plain + "\n")
+                self.stream.write(r.plain.rstrip(" ") + "\n")
             elif isinstance(r, str):
                 flush()
                 if self._console is not None:
@@ -118,7 +152,7 @@ class Printer:
         from rich.text import Text
 
         with console.capture() as cap:
-            console.print(Group(*[Text(r) if isinstance(r, str) else r for r in items]))
+            console.print(Group(*[_trimmed(Text(r) if isinstance(r, str) else r) for r in items]))
         out = cap.get()
         if out.count("\n") > console.size.height:
             os.environ.setdefault("LESS", "-FRX")

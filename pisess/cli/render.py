@@ -184,7 +184,8 @@ def _tree_row(session, r, width: int, show_time: bool, whole: Any = None) -> Tex
         guides = "\u22ef " + guides[len(guides) - deepest + 2:]
     t.append(guides + r.connector, "dim")
     if r.kind == "fold":
-        t.append(f"\u2506 \u2026 {r.count:,} entr{'ies' if r.count != 1 else 'y'} \u2026", "dim")
+        sides = f"{plural(r.branches, 'side branch', 'side branches')}, " if r.branches else ""
+        t.append(f"\u2506 \u2026 {sides}{plural(r.count, 'entry', 'entries')} \u2026", "dim")
         return t
     e = whole if whole is not None else r.entry
     compacted = "compacted" in r.flags or "retained" in r.flags  # both behind the checkpoint
@@ -295,7 +296,7 @@ def context_view(ctx, *, llm: bool = False, thinking: bool = False, full: bool =
     s = ctx.session
     st = ctx.state
     model = st.model
-    model_text = f"{d.s(model.get('provider'))}/{d.s(model.get('modelId'))}" if isinstance(model, dict) \
+    model_text = d.model_words(model.get("provider"), model.get("modelId")) if isinstance(model, dict) \
         else "unknown"
     info = Text()
     info.append("model ", "dim")
@@ -418,8 +419,15 @@ def _cut(b) -> str:
     return f" \u2026 [{b.cut_chars:,} more characters: pisess context --json]" if b.cut_chars else ""
 
 
+def _lines_left(b) -> int:
+    """Whole lines a block leaves out (a character cut stops inside a line: ``_cut`` says how many
+    characters are left, this the lines after the one it stopped in)."""
+    return b.total_lines - (b.text.count("\n") + 1) if b.cut_chars else b.cut_lines
+
+
 def _more(b) -> list:
-    return [T(f"\u2026 {b.cut_lines} more lines (--full) \u2026", "dim")] if b.cut_lines else []
+    left = _lines_left(b)
+    return [T(f"\u2026 {plural(left, 'more line')} (--full) \u2026", "dim")] if left > 0 else []
 
 
 _SOURCE_WORDS = {"retained": "retained in ", "checkpoint": "compaction "}
@@ -468,12 +476,13 @@ def message_block(v, *, thinking: bool = False) -> list:
             if b.redacted:
                 body.append(T("\u25b8 thinking (redacted by the provider)", "dim"))
             elif thinking:
-                body.append(safe(b.text, "dim italic"))
+                body.append(safe(b.text + _cut(b), "dim italic"))
             else:
-                body.append(T(f"\u25b8 thinking ({len(b.text):,} chars, --thinking to show)", "dim"))
+                body.append(T(f"\u25b8 thinking ({len(b.text) + b.cut_chars:,} chars, --thinking to show)", "dim"))
         elif b.kind == "call":
+            left = _lines_left(b)
             body.append(safe(f"\u2192 {b.label}({b.text}{_cut(b)})" +
-                             (f" \u2026 {b.cut_lines} more lines" if b.cut_lines else ""), "yellow"))
+                             (f" \u2026 {plural(left, 'more line')}" if left > 0 else ""), "yellow"))
         elif b.kind == "command":
             body.append(safe(f"$ {b.text}", "bold"))
         elif b.kind == "image":
@@ -517,11 +526,11 @@ def ls_view(listing, where, *, all_projects: bool, details: dict | None, width: 
             now_ms: float | None = None) -> list:
     now = _now_ms() if now_ms is None else now_ms
     n = len(listing.sessions)
-    head = Text()
-    for piece, style in ls_heading(listing, where, all_projects):
-        head.append(piece, style)
+    # pieces that do not fit go to a line of their own, never a line ending in " · "
+    head = heading([(piece.removeprefix(" \u00b7 "), style) for piece, style in ls_heading(listing, where, all_projects)],
+                   width)
     if not n:
-        return [head, T(NO_SESSIONS_HINT, "dim")]
+        return [*head, T(NO_SESSIONS_HINT, "dim")]
     # ids made within the same minute share 8 characters: show as many as tell them apart
     ids = [s.id for s in listing.sessions]
     width_id = 8
@@ -563,7 +572,7 @@ def ls_view(listing, where, *, all_projects: bool, details: dict | None, width: 
         worst = max(p for *_, p in spec)
         spec = [c for c in spec if c[4] != worst]
     rows = [cells(s) for s in listing.sessions]
-    return [head, *table_rows(spec, rows, width)]
+    return [*head, *table_rows(spec, rows, width)]
 
 
 def table_rows(spec: list, rows: list[dict], width: int) -> list[Text]:
@@ -585,6 +594,12 @@ def table_rows(spec: list, rows: list[dict], width: int) -> list[Text]:
         widths[k] = min(widest, share, 60 if k == "name" else widest)
         room -= widths[k]
         flex = flex[1:]
+    # still too wide (a narrow terminal): the flexible columns give up their least widths, the
+    # name first, so the row ends inside the width and the CWD keeps its project's name
+    for k in ("name", "cwd"):
+        over = sum(widths[key] + 2 for key, *_ in spec) - 2 - width
+        if over > 0 and k in widths:
+            widths[k] = max(8, widths[k] - over)
     last = len(spec) - 1
     layout = [(key, widths[key], justify, i == last) for i, (key, _, _, justify, _) in enumerate(spec)]
     out = [_row({key: (title, "bold dim") for key, title, *_ in spec}, layout)]

@@ -10,7 +10,7 @@ from typing import Any
 
 from rich.text import Text
 
-from pisess.cli.render import KIND_STYLE, make_console
+from pisess.cli.render import KIND_STYLE, make_console, packed
 from pisess.cli.text import escape_controls, human_size, one_line, plural
 from pisess.cli.text import short_id as _sid
 from pisess.core import js
@@ -146,7 +146,7 @@ def _errors_line(err: dict) -> str:
 def _messages_line(msgs: dict) -> str:
     words = {"user": ("user", "user"), "assistant": ("assistant", "assistant"),
              "toolResult": ("tool result", "tool results"), "bashExecution": ("bash", "bash"),
-             "custom": ("custom", "custom"), "other": ("other", "other")}
+             "custom": ("ext msg", "ext msgs"), "other": ("other", "other")}
     parts = [f"{n:,} {words[k][0] if n == 1 else words[k][1]}" for k, n in msgs.items() if n]
     return " \u00b7 ".join(parts) or "none"
 
@@ -181,6 +181,46 @@ def columns(rows: list, align: str, *, indent: int = 2, header: list | None = No
     return out
 
 
+def fit(rows: list, align: str, header: list, width: int, *, flex: int, least: int, drop: tuple = (),
+        indent: int = 2) -> tuple[list, str, list, list]:
+    """Rows laid out for ``width``: the ``flex`` column (a label) shrinks to ``least`` (its cells
+    cut with ``…``), then the columns in ``drop`` go, in that order, until the rows fit.  Returns
+    (rows, align, header, the headers left out) for ``columns``."""
+    cells = [[c if isinstance(c, Text) else Text(c) for c in r] for r in [header] + rows]
+    keep = list(range(len(header)))
+
+    def widths() -> dict:
+        return {i: max(r[i].cell_len for r in cells) for i in keep}
+
+    def need(w: dict) -> int:
+        return indent + sum(w.values()) + 2 * (len(keep) - 1)
+
+    w = widths()
+    dropped: list = []
+    for i in drop:
+        over = need(w) - width
+        if over <= 0 or w[flex] - over >= least:
+            break
+        keep.remove(i)
+        dropped.append(cells[0][i].plain)
+        w = widths()
+    room = max(least, w[flex] - max(0, need(w) - width))
+    out = []
+    for r in cells:
+        c = r[flex]
+        if c.cell_len > room:
+            c = c.copy()
+            c.truncate(room, overflow="ellipsis")
+        out.append([c if i == flex else r[i] for i in keep])
+    return out[1:], "".join(align[i] for i in keep), out[0], dropped
+
+
+def _left_out(dropped: list, width: int) -> list:
+    if not dropped:
+        return []
+    return [Text(f"  ({', '.join(dropped)} left out at {width} columns: --json has them)", "dim")]
+
+
 def _k(v: Any) -> str:
     """A token count in at most 7 characters."""
     if not isinstance(v, (int, float)):
@@ -188,7 +228,7 @@ def _k(v: Any) -> str:
     return f"{v:,.0f}" if abs(v) < 1_000_000 else f"{v / 1_000_000:,.1f}M"
 
 
-def stats_view(report, *, label: str) -> list:
+def stats_view(report, *, label: str, width: int = 100) -> list:
     t = report.total
     out: list = []
     head = Text()
@@ -212,7 +252,7 @@ def stats_view(report, *, label: str) -> list:
     out.extend(columns(rows, "l" + "r" * len(cols), header=["", *[words[w] for w in shown], "TOTAL"]))
     if report.by:
         out.append(Text(""))
-        out.extend(_by_table(report))
+        out.extend(_by_table(report, width))
     out.append(Text(""))
     c = report.copied
     if report.forks:
@@ -244,15 +284,22 @@ def stats_view(report, *, label: str) -> list:
         detail.append(("virtual", " \u00b7 ".join(f"{k} ({plural(n, 'state entry', 'state entries')})"
                                                   for k, n in t["virtualModels"].items())))
     for word, text in detail:
-        line = Text()
-        line.append(f"{word:<11}", "dim")
-        line.append(text)
-        out.append(line)
+        # a line too long for the width goes on under its text, broken between " · " pieces
+        for i, piece in enumerate(packed(text.split(" \u00b7 "), max(20, width - 11), style="", sep=" \u00b7 ")):
+            line = Text(no_wrap=True, overflow="ellipsis")
+            line.append(f"{word if not i else '':<11}", "dim")
+            line.append_text(piece)
+            out.append(line)
     return out
 
 
-def _by_table(report) -> list:
-    title = {"session": "SESSION", "model": "MODEL", "day": "DAY (local)", "branch": "SESSION  BRANCH"}[report.by]
+# the label column's least width (the session id whole), and the columns that go first when narrow
+_BY_LEAST = {"session": 8, "model": 20, "day": 10, "branch": 21}
+_BY_DROP = (5, 4, 7, 8, 1)  # CACHE W, CACHE R, TOOLS, ERR, MSGS: INPUT, OUTPUT and COST stay
+
+
+def _by_table(report, width: int = 100) -> list:
+    title = {"session": "SESSION", "model": "MODEL", "day": "DAY (local)", "branch": "SESSION   BRANCH"}[report.by]
     rows = []
     for row in report.groups:
         rows.append([_group_label(report.by, row), _n(row["messageCount"]), _k(row["tokens"]["input"]),
@@ -263,8 +310,10 @@ def _by_table(report) -> list:
              _k(t["tokens"]["cacheRead"]), _k(t["tokens"]["cacheWrite"]), _money(t["cost"]),
              _n(sum(t["toolCalls"].values())), _n(sum(t["errors"].values()))]
     rows.append([c if isinstance(c, Text) else Text(c, "bold") for c in total])
-    return columns(rows, "lrrrrrrrr", header=[title, "MSGS", "INPUT", "OUTPUT", "CACHE R", "CACHE W", "COST",
-                                               "TOOLS", "ERR"])
+    rows, align, header, dropped = fit(rows, "lrrrrrrrr", [title, "MSGS", "INPUT", "OUTPUT", "CACHE R", "CACHE W",
+                                                          "COST", "TOOLS", "ERR"], width, flex=0,
+                                       least=_BY_LEAST[report.by], drop=_BY_DROP)
+    return columns(rows, align, header=header) + _left_out(dropped, width)
 
 
 def _group_label(by: str, row: dict) -> Text:
@@ -290,7 +339,7 @@ def _group_label(by: str, row: dict) -> Text:
 
 KIND_WORD = {
     ("message", "toolResult"): "tool result", ("message", "assistant"): "assistant", ("message", "user"): "user",
-    ("message", "bashExecution"): "bash", ("message", "custom"): "custom msg", ("compaction", None): "compaction",
+    ("message", "bashExecution"): "bash", ("message", "custom"): "ext msg", ("compaction", None): "compaction",
     ("branch_summary", None): "branch sum", ("custom_message", None): "ext msg", ("custom", None): "ext state",
     ("label", None): "label", ("session_info", None): "name", ("model_change", None): "model",
     ("thinking_level_change", None): "thinking", ("active_tools_change", None): "tools", ("leaf", None): "leaf",
@@ -313,7 +362,7 @@ def _bar(part: int, whole: int, width: int = 20) -> str:
     return "\u2588" * (round(width * part / whole) if whole else 0)
 
 
-def du_view(report, *, label: str) -> list:
+def du_view(report, *, label: str, width: int = 100) -> list:
     out: list = []
     head = Text()
     head.append(f"du \u00b7 {label} \u00b7 {plural(len(report.sessions), 'session')} \u00b7 {human_size(report.size)}",
@@ -327,8 +376,10 @@ def du_view(report, *, label: str) -> list:
                      human_size(s.where["compacted"]), human_size(s.where["branch"]),
                      human_size(s.images["bytes"]) if s.images["count"] else "-",
                      f"{human_size(big.bytes)} {_sid(big.entry_id)}" if big else "-"])
-    out.extend(columns(rows, "llrrrrrrl", header=["SESSION", "NAME", "SIZE", "ENTRIES", "CONTEXT", "COMPACTED",
-                                                    "BRANCHES", "IMAGES", "LARGEST"]))
+    rows, align, header, dropped = fit(rows, "llrrrrrrl", ["SESSION", "NAME", "SIZE", "ENTRIES", "CONTEXT", "COMPACTED",
+                                                          "BRANCHES", "IMAGES", "LARGEST"], width, flex=1, least=6,
+                                       drop=(8, 7, 3))  # LARGEST, IMAGES, ENTRIES go first
+    out.extend(columns(rows, align, header=header) + _left_out(dropped, width))
     out.append(Text(""))
     out.append(Text("by entry type", "bold"))
     whole = report.size
@@ -346,9 +397,13 @@ def du_view(report, *, label: str) -> list:
     if report.where.get("retained"):  # kept verbatim by a checkpoint's retainedTail (pi's SDK)
         parts.insert(1, ("retained", report.where["retained"], "cyan"))
     for i, (word, b, style) in enumerate(parts):
-        if i:
+        piece = f"{word} {human_size(b)} ({_pct(b, whole)})"
+        if i and w.cell_len + 3 + len(piece) > width:  # the next piece on a line of its own, under the first
+            out.append(w)
+            w = Text("       ", no_wrap=True, overflow="ellipsis")
+        elif i:
             w.append(" \u00b7 ")
-        w.append(f"{word} {human_size(b)} ({_pct(b, whole)})", style)
+        w.append(piece, style)
     out.append(w)
     img = Text()
     img.append("images", "bold")

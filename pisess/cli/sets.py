@@ -134,9 +134,10 @@ def run_report(compute, view: str, *, sessions, all_projects: bool, sessions_dir
         common.emit_json({"scope": scope.label, "piVersion": pi_version, **report.to_json()})
     else:
         from pisess.cli import render_stats
-        from pisess.cli.output import show
+        from pisess.cli.output import Printer
 
-        show(getattr(render_stats, view)(report, label=scope.label), color)
+        printer = Printer(color)  # the view is laid out for the printer's width
+        printer.show(getattr(render_stats, view)(report, label=scope.label, width=printer.width))
     for s in report.sessions:
         if s.note:
             common.say(f"{s.path}: {s.note}")

@@ -21,7 +21,8 @@ def tree_json(view) -> dict:
     rows = []
     for r in view.rows:
         if r.kind == "fold":
-            rows.append({"kind": "fold", "count": r.count, "indent": len(r.guides + r.connector) // 2})
+            rows.append({"kind": "fold", "count": r.count, "branches": r.branches,
+                         "indent": len(r.guides + r.connector) // 2})
         else:
             rows.append({"kind": "entry", **entry_json(r.entry), "line": r.line, "active": r.active,
                          "label": s.label_of(get(r.entry, "id")), "flags": sorted(r.flags),

@@ -31,9 +31,10 @@ class Limits:
 
     One rule for every view: a tool result and a shell command's output are cut at ``lines``;
     each text block of user, custom and system messages (and JSON of unknown things) at
-    ``prose_lines``; a summary at ``summary_lines``; any of them and a tool call's arguments at
-    ``chars`` characters (a terminal wraps one huge line in quadratic time).  An assistant's text
-    and thinking are never cut."""
+    ``prose_lines``; a summary at ``summary_lines``; any of them, a tool call's arguments and an
+    assistant's text and thinking at ``chars`` characters.  An assistant's text and thinking are
+    never cut by lines (the reply is what a reader came for), but one line of 200,000 characters
+    is 2,500 rows of a terminal, and a terminal wraps it in quadratic time."""
 
     lines: int | None = None
     prose_lines: int | None = None
@@ -129,7 +130,10 @@ class MessageView:
     the heading (model, usage, line count, exit code), in order.  ``source`` is how the message
     reached the context: ``entry``, ``retained`` (a compaction's retained tail), ``checkpoint`` (a
     compaction's systemMessage), ``compaction`` or ``branch summary``.  ``time_ms`` is the
-    message's own timestamp.  ``about`` says, for a document reader, what a summary is."""
+    timestamp of the entry the message is, as ``tree --time`` shows it and pi's own session view
+    shows each message; a compaction's retained messages and systemMessage are no entries of their
+    own (pi would show them all at the compaction's time) and keep theirs.  ``about`` says, for a
+    document reader, what a summary is."""
 
     role: str | None
     kind: str
@@ -150,7 +154,7 @@ class MessageView:
 
 _TITLES = {"user": ("user", "User"), "assistant": ("assistant", "Assistant"),
            "toolResult": ("tool result", "Tool result"), "bashExecution": ("bash", "Shell command"),
-           "custom": ("custom", "Extension message"), "hookMessage": ("hook", "Extension message"),
+           "custom": ("ext msg", "Extension message"), "hookMessage": ("ext msg", "Extension message"),
            "compactionSummary": ("compaction summary", "Compaction summary"),
            "branchSummary": ("branch summary", "Branch summary"), "system": ("system", "System message")}
 
@@ -206,7 +210,9 @@ def message_view(m: Any, src: Any, limits: Limits | None = None, *, converted_fr
     if get(src, "type") == "compaction" and role != "compactionSummary":
         # a compaction yields its summary, then a retained tail (SDK) or its systemMessage (pi 1.6, C.5)
         source = "checkpoint" if role == "system" else "retained"
-    ts = m.get("timestamp")
+    ts = get(src, "timestamp") if isinstance(src, dict) and source == "entry" else UNDEF
+    if not (number(ts) or isinstance(ts, str)):
+        ts = m.get("timestamp")
     time_ms = ts if number(ts) else (js.date_ms(ts) if isinstance(ts, str) else None)
     content = m.get("content")
     facts: list = []
@@ -223,16 +229,16 @@ def message_view(m: Any, src: Any, limits: Limits | None = None, *, converted_fr
         for c in content if isinstance(content, list) else [content]:
             t = c.get("type") if isinstance(c, dict) else None
             if t == "thinking":
-                b.blocks.append(Block("thinking", as_text(c.get("thinking")), redacted=bool(c.get("redacted"))))
+                b.clipped("thinking", as_text(c.get("thinking")), None, redacted=bool(c.get("redacted")))
             elif t == "toolCall":
                 # arguments are cut only by the character cap (one line on a terminal; a document
                 # shows a write's whole file as the model sent it)
                 b.clipped("call", json_text(c.get("arguments"), indent=not limits.compact_json), None,
                           label=as_text(c.get("name")))
             elif t == "text":
-                b.blocks.append(Block("text", as_text(c.get("text"))))
+                b.clipped("text", as_text(c.get("text")), None)
             elif isinstance(c, str):
-                b.blocks.append(Block("text", c))
+                b.clipped("text", c, None)
             elif t == "image":
                 b.image(c)
             elif c is not None and c is not UNDEF:
@@ -286,10 +292,14 @@ def message_view(m: Any, src: Any, limits: Limits | None = None, *, converted_fr
     elif role == "user":
         b.prose(content)
     else:
-        # a role pisess has no words for: its content as text, everything else it carries as JSON
+        # a role pisess has no words for: its content as text, and the names of the other fields
+        # it carries (never the raw object: context --json and export --format jsonl have it whole)
         b.prose(content)
-        rest = {k: v for k, v in m.items() if k not in ("role", "content", "timestamp")}
+        rest = [as_text(k) for k in m if k not in ("role", "content", "timestamp")]
         if rest:
-            b.json(rest)
+            b.blocks.append(Block("note", f"(role {as_text(role) or '?'} is unknown to pisess; it also carries "
+                                          f"{', '.join(rest)})"))
+        elif not b.blocks:
+            b.blocks.append(Block("note", f"(role {as_text(role) or '?'} is unknown to pisess; no content)"))
     return MessageView(role if isinstance(role, str) else None, kind, heading, title, source, src_id, time_ms,
                        subject, tuple(facts), tuple(b.blocks), error, about, converted_from)

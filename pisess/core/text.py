@@ -107,9 +107,11 @@ def data_uri(block: Any) -> str | None:
 
 # --- the words for roles, and what a message carries -----------------------------------------------
 
+# one word per kind in every view: a custom message is ``ext msg`` whether it is a
+# ``custom_message`` entry (tree, du, search) or the message it projects to (context)
 ROLE_KIND = {"user": "user", "assistant": "assistant", "toolResult": "tool", "bashExecution": "bash",
-             "custom": "custom", "branchSummary": "branch sum", "compactionSummary": "compaction",
-             "hookMessage": "hook", "system": "system"}
+             "custom": "ext msg", "branchSummary": "branch sum", "compactionSummary": "compaction",
+             "hookMessage": "ext msg", "system": "system"}
 
 
 def role_kind(m: Any) -> str:
