@@ -545,7 +545,7 @@ class CompactEntries(Cached, Sequence):
     identity checks rely on that); ids, parents, lines and spans are answered from the index's
     arrays without building any."""
 
-    __slots__ = ("index", "_made", "by_id", "_read_back", "_read", "_replaced", "_pos_cache")
+    __slots__ = ("index", "_made", "by_id")
 
     def __init__(self, index: CompactIndex, read_back: ReadBack) -> None:
         self.index = index
