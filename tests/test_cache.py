@@ -420,3 +420,16 @@ def test_a_big_file_read_in_two_halves_then_appended(tmp_path, cache_dir, monkey
     with path.open("ab") as fh:
         fh.write(b"".join(_line(x) for x in _conversation(5, 400, "e399")))
     assert_same_as_fresh(str(path))
+
+
+def test_blank_lines_appended_after_entries_that_do_not_follow_one_another(tmp_path, cache_dir):
+    """A blank line between entries spells the cached index's lines out; blank lines appended
+    after it add no entry, and the joined read is still the fresh one (it used to raise)."""
+    path = tmp_path / "s.jsonl"
+    conversation = _conversation(4)
+    path.write_bytes(_line(header()) + _line(conversation[0]) + b"\n" + b"".join(map(_line, conversation[1:])))
+    assert_same_as_fresh(str(path))
+    assert _entries(cache_dir)
+    with path.open("ab") as fh:
+        fh.write(b"\n\n")
+    assert_same_as_fresh(str(path))

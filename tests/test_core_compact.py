@@ -293,7 +293,7 @@ def test_a_parent_id_seen_again_later_is_the_later_entry(tmp_path):
                                     user("A", "C", "again"), user("D", "A")]))
     with mock.patch.object(compact, "_CHUNK_LINES", 1):
         s = open_session(str(path), "cli", light=True)
-    assert list(s.entries.index.parents)[:2] == [-1, 0]
+    assert list(s.entries.ix.parents)[:2] == [-1, 0]
     assert place(s, branches=False, positions=range(5)).where == \
         {0: "branch", 1: "active", 2: "active", 3: "active", 4: "active"}
 

@@ -171,7 +171,7 @@ def fold(session: Any, name: str, step: Callable[[Any, Any], Any], wanted: Calla
     file order (``step(entries, state)`` continues from ``state``).  Where the session's index came
     from the cache, the state of the cached prefix is kept beside its entry and only the entries
     after it are read back; the additions happen in the same order, so the result is the same."""
-    note = getattr(getattr(session.store, "index", None), "cached", None)  # (a compact store's note)
+    note = session.store.cached_prefix()
     if note is None or note.count > len(session.store):
         return step(session.iter_complete(wanted), None)
     state = note.summaries.get(name)

@@ -95,6 +95,10 @@ class EntryStore(Protocol):
     def complete(self, entries: list) -> list:
         """``entries`` complete (light ones read back and put in their place), in order."""
 
+    def cached_prefix(self) -> Any:
+        """The index cache's note (``cache.Prefix``) where the entries came from its cached
+        prefix, else ``None``."""
+
 
 class Cached:
     """The caches both stores share: where each object is, and what was read back.
@@ -254,6 +258,9 @@ class ListStore(Cached, SequenceABC):
         return None
 
     def plain_role(self, pos: int) -> str | None:
+        return None
+
+    def cached_prefix(self) -> Any:
         return None
 
     def role_positions(self, role: str) -> list[int]:
