@@ -7,8 +7,9 @@ block: does the SDK open it, what does the ``pi`` command drop), and what is wro
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import js, versions
 from .errors import PisessError
@@ -26,6 +27,11 @@ from .session import (
     open_harness,
     written_by_sdk,
 )
+from .versions import PiVersion
+
+if TYPE_CHECKING:
+    from .compact import CompactIndex
+    from .session import Session
 
 KNOWN_TYPES = {
     "message", "model_change", "thinking_level_change", "active_tools_change", "compaction", "branch_summary",
@@ -52,6 +58,9 @@ class Finding:
     def to_json(self) -> dict:
         return {"severity": self.severity, "code": self.code, "message": self.message, "line": self.line,
                 "offset": self.offset, "entryId": self.entry_id}
+
+
+Add = Callable[[Finding], None]  # where a check puts what it finds
 
 
 @dataclass(frozen=True)
@@ -101,9 +110,12 @@ def validate_bytes(data: bytes, path: str, *, mtime: float | None = None, now: f
 
 def validate_raw(raw: RawFile, *, mtime: float | None = None, now: float | None = None,
                  data: bytes | None = None, pi_version: str = versions.CURRENT) -> FileReport:
-    path = raw.path
     version = versions.parse(pi_version)
-    known = known_types(version)
+    harness_session, cli, pi = _reader_answers(raw, version)
+    first = next((ln for ln in raw.lines if not ln.blank), None)
+    if first is not None and is_v4_line(raw, first):  # C.28: named, its records not reported one by one
+        return _report(raw.path, pi, [Finding("error", "harness_v4", f"harness v4 session (unsupported): {SDK_V4}",
+                                              first.number, first.offset)], raw)
 
     def text_at(offset: int, length: int) -> bytes:
         return data[offset: offset + length] if data is not None else raw.read_at(offset, length)
@@ -111,8 +123,17 @@ def validate_raw(raw: RawFile, *, mtime: float | None = None, now: float | None 
     findings: list[Finding] = []
     add = findings.append
     live = mtime is not None and now is not None and now - mtime < LIVE_SECONDS
+    _file_findings(raw, text_at, add)
+    _line_findings(raw, text_at, cli, version, live, add)
+    if cli is not None and cli.header is not None:
+        _header_findings(raw, cli, cli.header, add)
+        _session_findings(raw, harness_session, cli, add)
+    return _report(raw.path, pi, findings, raw)
 
-    # --- what pi's two readers do ---------------------------------------------------------
+
+def _reader_answers(raw: RawFile, version: PiVersion) -> tuple[Session | None, Session | None, dict]:
+    """What pi's two readers do: the SDK's session and the pi command's (``None`` where one
+    refuses the file), and the report's ``pi`` block."""
     harness_session = None
     try:
         harness_session = open_harness(raw)
@@ -129,22 +150,27 @@ def validate_raw(raw: RawFile, *, mtime: float | None = None, now: float | None 
         _, dropped = cli_kept_lines(raw)
         pi_cli = {"opens": False, "piVersion": version, "code": e.code, "reason": e.message,
                   "migratedFromVersion": None, "droppedLines": dropped}
-    pi = {"harness": pi_harness, "cli": pi_cli}
-    first = next((ln for ln in raw.lines if not ln.blank), None)
-    if first is not None and is_v4_line(raw, first):  # C.28: named, its records not reported one by one
-        return _report(path, pi, [Finding("error", "harness_v4", f"harness v4 session (unsupported): {SDK_V4}",
-                                          first.number, first.offset)], raw)
+    return harness_session, cli, {"harness": pi_harness, "cli": pi_cli}
 
-    # --- lines ----------------------------------------------------------------------------------
+
+def _file_findings(raw: RawFile, text_at: Callable[[int, int], bytes], add: Add) -> None:
+    """What is wrong with the file as a whole: a byte order mark, no bytes, no non-blank line."""
     if raw.size >= 3 and text_at(0, 3) == b"\xef\xbb\xbf":
         add(Finding("error", "bom", "file starts with a UTF-8 byte order mark: pi's SDK refuses the header and "
                     "the pi command cannot read it either", 1, 0))
     if raw.size == 0:
         add(Finding("error", "empty_file", "empty file: pi's SDK refuses it (missing session header); "
                     "the pi command would write a fresh header into it", None, 0))
-    nonblank = [ln for ln in raw.lines if not ln.blank]
-    if raw.size and not nonblank:
+    if raw.size and not any(not ln.blank for ln in raw.lines):
         add(Finding("error", "missing_header", "no non-blank line: there is no session header", 1, 0))
+
+
+def _line_findings(raw: RawFile, text_at: Callable[[int, int], bytes], cli: Session | None, version: PiVersion,
+                   live: bool, add: Add) -> None:
+    """Each non-blank line as pi's readers take it (``n`` counts non-blank lines, as pi's SDK does),
+    then an unterminated last line."""
+    known = known_types(version)
+    nonblank = [ln for ln in raw.lines if not ln.blank]
     last = raw.lines[-1] if raw.lines else None
     header_line = nonblank[0] if nonblank else None
     legacy = cli is not None and cli.migrated_from_version is not None  # entries need no ids before migration
@@ -155,58 +181,73 @@ def validate_raw(raw: RawFile, *, mtime: float | None = None, now: float | None 
             add(Finding("error", "falsy_line", f"line holds {_short(ln.value)}: pi's SDK refuses the file; "
                         "the pi command silently drops this line", ln.number, ln.offset))
         elif ln is header_line:
-            reason = check_harness_header(ln.value)
-            later = _later_header(nonblank) if reason else None
-            if later is not None:
-                what = _short(ln.value.get("type")) if isinstance(ln.value, dict) else _short(ln.value)
-                add(Finding("error", "header_not_first", f"line {ln.number} is a {what} record and the session "
-                            f"header comes after it, on line {later.number} (another tool's layout, e.g. "
-                            "oh-my-pi's title line): neither of pi's readers reads a session from this file",
-                            ln.number, ln.offset))
-            elif reason and not (reason == "unsupported session version" and isinstance(ln.value, dict)
-                                 and ln.value.get("type") == "session"):
-                add(Finding("error", "invalid_session", f"{reason} (pi's SDK refuses the file)", ln.number, ln.offset))
+            _header_line_findings(ln, nonblank, add)
         else:
-            reason = check_harness_entry(ln.value)
-            v = ln.value
-            if isinstance(v, dict) and v.get("type") == "session" and ln is _later_header(nonblank) \
-                    and check_harness_header(header_line.value if header_line else None):
-                pass  # the header behind a foreign first line: said once, on that line
-            elif isinstance(v, dict) and v.get("type") == "session":
-                add(Finding("error", "duplicate_header", "a second session header: pi's SDK refuses the file "
-                            f"(line {n} has invalid parentId); the pi command ignores it", ln.number, ln.offset,
-                            _id_str(v.get("id"))))
-            elif reason and not legacy:
-                add(Finding("error", "invalid_entry", f"line {n} {reason} (pi's SDK refuses the file)",
-                            ln.number, ln.offset, _id_str(get(v, "id")) if isinstance(v, dict) else None))
-            if isinstance(v, dict) and isinstance(v.get("type"), str) and v["type"] not in known \
-                    and v["type"] != "session":
-                add(_unknown_type(v["type"], ln.number, ln.offset, v.get("id")))
+            _entry_line_findings(ln, n, nonblank, header_line, legacy, known, add)
     if last is not None and not last.blank and last.value is not NOT_JSON and not raw.ends_with_newline \
             and cli is not None and cli.header is not None:
         add(_unterminated(last, version))
 
-    # --- header and version -------------------------------------------------------------------
-    header = cli.header if cli else None
-    if header is not None:
-        version = raw_version(header) if cli.migrated_from_version is None else cli.migrated_from_version
-        hdr_line = next((ln for ln in raw.lines if ln.value is not NOT_JSON and not ln.blank
-                         and js.truthy(ln.value)), None)
-        if cli.migrated_from_version is not None:
-            add(Finding("warning", "legacy_version", f"version {js.to_string(version)} file: the pi command migrates it "
-                        "on open and rewrites the file; pi's SDK refuses it", hdr_line.number if hdr_line else 1,
-                        hdr_line.offset if hdr_line else 0))
-        elif not (isinstance(version, (int, float)) and not isinstance(version, bool) and version == 3):
-            add(Finding("error", "unsupported_version", f"version {js.to_string(version)}: pi's SDK refuses it; the "
-                        "pi command reads it as version 3", hdr_line.number if hdr_line else 1,
-                        hdr_line.offset if hdr_line else 0))
-        _tree_findings(cli, add)
-        _writer_findings(cli, add)
-        if cli.migrated_from_version is None:
-            _without_ids(sum(1 for e in cli.entries if not isinstance(get(e, "id"), str)), add)
-        _pi16_findings(cli, range(len(cli.entries)), add)
-        _context_findings(raw, {"harness": harness_session, "cli": cli}, add)
-    return _report(path, pi, findings, raw)
+
+def _header_line_findings(ln: RawLine, nonblank: list[RawLine], add: Add) -> None:
+    """The first non-blank line where it is no session header pi's SDK accepts."""
+    reason = check_harness_header(ln.value)
+    later = _later_header(nonblank) if reason else None
+    if later is not None:
+        what = _short(ln.value.get("type")) if isinstance(ln.value, dict) else _short(ln.value)
+        add(Finding("error", "header_not_first", f"line {ln.number} is a {what} record and the session "
+                    f"header comes after it, on line {later.number} (another tool's layout, e.g. "
+                    "oh-my-pi's title line): neither of pi's readers reads a session from this file",
+                    ln.number, ln.offset))
+    elif reason and not (reason == "unsupported session version" and isinstance(ln.value, dict)
+                         and ln.value.get("type") == "session"):
+        add(Finding("error", "invalid_session", f"{reason} (pi's SDK refuses the file)", ln.number, ln.offset))
+
+
+def _entry_line_findings(ln: RawLine, n: int, nonblank: list[RawLine], header_line: RawLine | None, legacy: bool,
+                         known: set, add: Add) -> None:
+    """A later line: a second header, an entry pi's SDK refuses, an unknown type."""
+    reason = check_harness_entry(ln.value)
+    v = ln.value
+    if isinstance(v, dict) and v.get("type") == "session" and ln is _later_header(nonblank) \
+            and check_harness_header(header_line.value if header_line else None):
+        pass  # the header behind a foreign first line: said once, on that line
+    elif isinstance(v, dict) and v.get("type") == "session":
+        add(Finding("error", "duplicate_header", "a second session header: pi's SDK refuses the file "
+                    f"(line {n} has invalid parentId); the pi command ignores it", ln.number, ln.offset,
+                    _id_str(v.get("id"))))
+    elif reason and not legacy:
+        add(Finding("error", "invalid_entry", f"line {n} {reason} (pi's SDK refuses the file)",
+                    ln.number, ln.offset, _id_str(get(v, "id")) if isinstance(v, dict) else None))
+    if isinstance(v, dict) and isinstance(v.get("type"), str) and v["type"] not in known \
+            and v["type"] != "session":
+        add(_unknown_type(v["type"], ln.number, ln.offset, v.get("id")))
+
+
+def _header_findings(raw: RawFile, cli: Session, header: dict, add: Add) -> None:
+    """A legacy or unsupported version in the header the pi command read."""
+    version = raw_version(header) if cli.migrated_from_version is None else cli.migrated_from_version
+    hdr_line = next((ln for ln in raw.lines if ln.value is not NOT_JSON and not ln.blank
+                     and js.truthy(ln.value)), None)
+    if cli.migrated_from_version is not None:
+        add(Finding("warning", "legacy_version", f"version {js.to_string(version)} file: the pi command migrates it "
+                    "on open and rewrites the file; pi's SDK refuses it", hdr_line.number if hdr_line else 1,
+                    hdr_line.offset if hdr_line else 0))
+    elif not (isinstance(version, (int, float)) and not isinstance(version, bool) and version == 3):
+        add(Finding("error", "unsupported_version", f"version {js.to_string(version)}: pi's SDK refuses it; the "
+                    "pi command reads it as version 3", hdr_line.number if hdr_line else 1,
+                    hdr_line.offset if hdr_line else 0))
+
+
+def _session_findings(raw: RawFile, harness_session: Session | None, cli: Session, add: Add) -> None:
+    """The tree, the writers, missing ids, pi 1.x's records and the context, on the session the pi
+    command read."""
+    _tree_findings(cli, add)
+    _writer_findings(cli, add)
+    if cli.migrated_from_version is None:
+        _without_ids(sum(1 for e in cli.entries if not isinstance(get(e, "id"), str)), add)
+    _pi16_findings(cli, range(len(cli.entries)), add)
+    _context_findings(raw, {"harness": harness_session, "cli": cli}, add)
 
 
 def _cli_answer(cli) -> dict:
@@ -309,7 +350,7 @@ def _edit_findings(cli, e: dict, eid: str | None, line: int, add) -> None:
                                               else "the content stays as it is"), line, None, eid))
 
 
-def _validate_index(path: str, ix: Any, version: str) -> FileReport | None:
+def _validate_index(path: str, ix: CompactIndex, version: PiVersion) -> FileReport | None:
     """``validate_raw``'s report for a clean file, from its ``CompactIndex``: every line is JSON,
     truthy and accepted by the harness, the header a valid v3 one, so the line findings left are
     unknown types, and the tree findings are computed on positions (``None``: the line scan decides)."""
@@ -318,7 +359,8 @@ def _validate_index(path: str, ix: Any, version: str) -> FileReport | None:
     raw = index_raw(path, ix)
     findings: list[Finding] = []
     add = findings.append
-    harness_session = harness_err = None
+    harness_session: Session | None = None
+    harness_err: PisessError | None = None
     try:
         harness_session = index_view(ix, raw, "harness")
     except PisessError as e:
@@ -332,11 +374,11 @@ def _validate_index(path: str, ix: Any, version: str) -> FileReport | None:
     # plain messages are known, accepted entries: only the other lines can hold line findings
     store = cli.store
     extras = []
-    for pos, e in store.extras():
+    for pos, entry in store.extras():
         extras.append(pos)
-        v = e.get("type") if isinstance(e, dict) else None
+        v = entry.get("type") if isinstance(entry, dict) else None
         if isinstance(v, str) and v not in known:
-            add(_unknown_type(v, store.line(pos), store.span(pos)[0], e.get("id")))
+            add(_unknown_type(v, store.line(pos), store.span(pos)[0], entry.get("id")))
     if not raw.ends_with_newline and len(store):
         last = len(store) - 1
         add(_unterminated(RawLine(store.line(last), store.span(last)[0], 0, False, None), version))
@@ -562,7 +604,7 @@ def _is_ancestor(cli, entry: Any, target_id: Any) -> bool:
     if pos is None:  # not one of the session's entries: its parent is looked up
         pid = get(entry, "parentId")
         up = store.find(pid) if js.truthy(pid) else None
-        above = [] if up is None else [up, *ancestors(store, up)]
+        above: Iterable[int] = [] if up is None else [up, *ancestors(store, up)]
     else:
         above = ancestors(store, pos)
     return any(p != pos and js.strict_eq(get(store[p], "id"), target_id) for p in above)
