@@ -225,7 +225,8 @@ def _system_texts(m: dict) -> Iterator[tuple[str, str, str, str]]:
     for name, value in sections.items() if isinstance(sections, dict) else ():
         if isinstance(value, str):
             yield "system", "system", f"[{name}] ", value
-    for tool in m.get("toolsAdded") if isinstance(m.get("toolsAdded"), list) else ():
+    tools = m.get("toolsAdded")
+    for tool in tools if isinstance(tools, list) else ():
         if not isinstance(tool, dict):
             continue
         name = tool.get("name") if isinstance(tool.get("name"), str) else ""
