@@ -281,9 +281,10 @@ def _newest_created_first(sessions: list) -> list:
         order = sorted(range(len(sessions)), key=lambda i: sessions[i].created_at, reverse=True)
         return [sessions[i] for i in order]
     times = [js.parse_date(x.created_at) if isinstance(x.created_at, str) else None for x in sessions]
-    if all(t is not None for t in times):
+    dates = [t for t in times if t is not None]
+    if len(dates) == len(times):
         # a stable sort, newest first: the same order as pi's comparator when every date parses
-        order = sorted(range(len(sessions)), key=times.__getitem__, reverse=True)
+        order = sorted(range(len(sessions)), key=dates.__getitem__, reverse=True)
         return [sessions[i] for i in order]
     return sorted(sessions, key=functools.cmp_to_key(_by_created_desc))
 
@@ -379,7 +380,8 @@ def _cli_listing(root: str, cwd: str | None, version: str, sort: str, whole: boo
             keyed = sorted(((_mtime_ms(p), name_key(b), p) for p, b in zip(files, base)),
                            key=lambda f: (f[0] if f[0] is not None else -math.inf, f[1]), reverse=True)
             files = [p for *_, p in keyed]
-    sessions, skipped = [], []
+    sessions: list = []
+    skipped: list = []
     for _p, got in zip(files, _cli_infos(files, whole, sort == "activity")):
         (sessions if type(got) is SessionInfo else skipped).append(got)
     if sort == "created":
@@ -402,10 +404,10 @@ def _newest_modified_first(sessions: list) -> list:
 
 
 def _cli_info(path: str, whole: bool, activity: bool = True) -> SessionInfo | Skipped:
-    from .summary import CliInfo, line_time, read_cli_info
+    from .summary import CliSkip, line_time, read_cli_info
 
     got = read_cli_info(path, whole=whole, activity=activity)
-    if type(got) is not CliInfo:
+    if isinstance(got, CliSkip):
         return Skipped(path, got.code, got.reason)
     h = got.header
     sid = h.get("id")
