@@ -91,7 +91,9 @@ def scan(path: str, scan_compact: Callable[[str], CompactIndex | None] | None = 
     is configured: the same index, read from the cached prefix and the bytes appended since where
     the file checks out."""
     if scan_compact is None:
-        from .compact import scan_compact
+        from .compact import scan_compact as default_scan
+
+        scan_compact = default_scan
     directory = _settings.directory
     if directory is None:
         return scan_compact(path)
