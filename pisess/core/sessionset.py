@@ -38,6 +38,7 @@ from .jsonl import (
 )
 from .repo import encode_cwd, iter_jsonl, project_dirs, resolve_session
 from .session import Session, open_read
+from .store import EntryStore
 
 WHERE = ("active", "compacted", "branch")
 
@@ -303,7 +304,7 @@ def place(session: Session, *, branches: bool = True, positions: list | None = N
     return BranchPlacement(where, roots, leaf_id, checkpoint, sum(1 for n in kids.values() if n > 1), error)
 
 
-def _where_by_position(store: Any, active_at: set, chosen: list | None) -> list:
+def _where_by_position(store: EntryStore, active_at: set, chosen: list | None) -> list:
     """``where`` of every position: ``branch`` off the active path, on it ``active`` when the
     context holds it (``chosen``; ``None``: the context could not be built, all of the path
     counts), else ``compacted``."""

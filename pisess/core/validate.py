@@ -250,7 +250,7 @@ def _session_findings(raw: RawFile, harness_session: Session | None, cli: Sessio
     _context_findings(raw, {"harness": harness_session, "cli": cli}, add)
 
 
-def _cli_answer(cli) -> dict:
+def _cli_answer(cli: Session) -> dict:
     """What the pi command of the session's version does on open."""
     return {"opens": True, "piVersion": cli.pi_version, "migratedFromVersion": cli.migrated_from_version,
             "droppedLines": cli.dropped_lines, "emptyFileInitialized": cli.empty_file_initialized,
@@ -269,7 +269,7 @@ def _unterminated(last: RawLine, version: str) -> Finding:
 EDITABLE_KINDS = ("user", "assistant", "toolResult")
 
 
-def _pi16_findings(cli, positions: Any, add) -> None:
+def _pi16_findings(cli: Session, positions: Iterable[int], add: Add) -> None:
     """C.29: context edits, compaction checkpoints, section names and usage entries pi 1.6 would
     trip over (nothing with 0.82.1's rules, which ignore them)."""
     if not versions.since(cli.pi_version, versions.SYSTEM_MESSAGES):
@@ -310,7 +310,7 @@ def _role(e: Any) -> Any:
     return m.get("role") if isinstance(m, dict) else None
 
 
-def _section_findings(sm: Any, eid: str | None, line: int, add) -> None:
+def _section_findings(sm: Any, eid: str | None, line: int, add: Add) -> None:
     from .system import is_array_index
 
     sections = sm.get("sections") if isinstance(sm, dict) else None
@@ -321,7 +321,7 @@ def _section_findings(sm: Any, eid: str | None, line: int, add) -> None:
                     line, None, eid))
 
 
-def _edit_findings(cli, e: dict, eid: str | None, line: int, add) -> None:
+def _edit_findings(cli: Session, e: dict, eid: str | None, line: int, add: Add) -> None:
     if "replacement" not in e:
         add(Finding("error", "edit_without_replacement", f"context_edit {eid} has no replacement: pi throws when it "
                     "applies the edit", line, None, eid))
@@ -390,7 +390,7 @@ def _validate_index(path: str, ix: CompactIndex, version: PiVersion) -> FileRepo
     return _report(path, pi, findings, raw)
 
 
-def _system_positions(cli, extras: list) -> list:
+def _system_positions(cli: Session, extras: list) -> list:
     """The positions C.29's checks look at: the store's extras and its system messages, in file order."""
     return sorted({*extras, *cli.store.role_positions("system")})
 
@@ -412,7 +412,7 @@ def _unknown_type(t: str, line: int, offset: int, eid: Any) -> Finding:
                    "nothing to the context", line, offset, _id_str(eid))
 
 
-def _without_ids(n: int, add) -> None:
+def _without_ids(n: int, add: Add) -> None:
     if n:
         add(Finding("error", "entries_without_ids", f"{n} entries have no id under a version-3 header (a legacy "
                     "file copied without migration): they are not part of any tree", None, None))
@@ -428,7 +428,7 @@ def _short(v: Any) -> str:
     return s if len(s) < 40 else s[:37] + "..."
 
 
-def _bad_json(text: bytes, raw: RawFile, ln: RawLine, n: int, last: RawLine | None, live: bool, add,
+def _bad_json(text: bytes, raw: RawFile, ln: RawLine, n: int, last: RawLine | None, live: bool, add: Add,
               version: str = versions.CURRENT) -> None:
     if ln.offset == 0 and text.startswith(b"\xef\xbb\xbf") and parse_json(text[3:]) is not NOT_JSON:
         return  # a whole line behind a byte order mark: the ``bom`` finding says it
@@ -518,7 +518,7 @@ def _salvage(text: bytes) -> tuple[int, Any] | None:
         start = i + 1
 
 
-def _tree_findings(cli, add) -> None:
+def _tree_findings(cli: Session, add: Add) -> None:
     """Duplicate ids, then each suspect entry's parent, targets and kept entry, then one entry per
     cycle: found on the store's ids and parent positions (a compact store builds entries only
     for the lines that can hold a finding)."""
@@ -538,7 +538,7 @@ def _tree_findings(cli, add) -> None:
         add(_cycle_finding(store[p], lines[p]))
 
 
-def _writer_findings(cli, add) -> None:
+def _writer_findings(cli: Session, add: Add) -> None:
     """``concurrent_writers``: two processes appended to the file in turn (``writers.py`` has the
     rule and its limits)."""
     from .writers import find_alternations, pi_resumes_text
@@ -559,7 +559,7 @@ def _cycle_finding(e: Any, line: int | None) -> Finding:
     return Finding("error", "cycle", f"entry {eid} is on a parentId cycle: pi hangs walking it", line, None, eid)
 
 
-def _entry_findings(cli, where: Any, add) -> None:
+def _entry_findings(cli: Session, where: Iterable[tuple[int, int]], add: Add) -> None:
     """Parents, leaf and label targets, compactions' kept entries, of the entries at ``where``
     (``(position, line)`` pairs)."""
     entries = cli.store
@@ -597,7 +597,7 @@ def _entry_findings(cli, where: Any, add) -> None:
                             "which is not among its ancestors: nothing before it is kept", line, None, eid))
 
 
-def _is_ancestor(cli, entry: Any, target_id: Any) -> bool:
+def _is_ancestor(cli: Session, entry: Any, target_id: Any) -> bool:
     """Is an entry above ``entry`` (not ``entry`` itself) the one with id ``target_id``?"""
     store = cli.store
     pos = store.position(entry)
@@ -610,7 +610,7 @@ def _is_ancestor(cli, entry: Any, target_id: Any) -> bool:
     return any(p != pos and js.strict_eq(get(store[p], "id"), target_id) for p in above)
 
 
-def _context_findings(raw: RawFile, sessions: dict, add) -> None:
+def _context_findings(raw: RawFile, sessions: dict, add: Add) -> None:
     """Build the context with each reader the way pi would and report where pi fails."""
     from .context import build_context
 
