@@ -165,10 +165,6 @@ def scan_compact(path: str, *, workers: int | None = None) -> CompactIndex | Non
     A file of ``SPLIT_MIN`` bytes or more is read in two halves at once, the second in a forked
     child, when the caller allows two processes (``workers``, else ``parallel.workers()``: the
     library's default is one, the CLI's as many as the CPUs)."""
-    import gc
-
-    enabled = gc.isenabled()
-    gc.disable()  # millions of small containers, none in a cycle
     try:
         if workers is None:
             workers = parallel.workers()
@@ -179,8 +175,6 @@ def scan_compact(path: str, *, workers: int | None = None) -> CompactIndex | Non
         return _scan(path)
     finally:
         _shared.clear()  # lighten's string sharing lasts one file
-        if enabled:
-            gc.enable()
 
 
 SPLIT_MIN = 48 << 20  # below this a fork, and sending half an index back, cost more than they save

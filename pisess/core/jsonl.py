@@ -357,18 +357,10 @@ def read_bytes(path: str) -> bytes:
 
 
 def scan_file(path: str, light: bool = True) -> RawFile:
-    # Parsed JSON holds no reference cycles, yet allocating millions of containers triggers the
-    # cyclic collector over and over (half the time on a 1,000,000-entry file).
-    import gc
-
-    enabled = gc.isenabled()
-    gc.disable()
     try:
         return _scan_file(path, light)
     finally:
         _shared.clear()
-        if enabled:
-            gc.enable()
 
 
 def iter_blocks(path: str, tick=None, chunk_size: int = CHUNK, start: int = 0, stop: int | None = None):

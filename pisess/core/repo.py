@@ -456,33 +456,25 @@ def _shared(items: list, read: Any, send: Any, receive: Any) -> list:
     the time goes to open/read/close, and each CPU makes its own.  ``send`` is a child's ``read``
     as plain tuples (they pickle several times faster than objects), ``receive`` rebuilds them
     (or reads the share itself when the child failed)."""
-    import gc
-
-    enabled = gc.isenabled()
-    gc.disable()  # thousands of small objects, none in a cycle
+    n = len(items)
+    parts = min(parallel.workers(limit=8), n // SHARE_MIN) if n >= 2 * SHARE_MIN else 1
+    if parts < 2:
+        return read(items)
+    # the parent also rebuilds what the children send: a slightly smaller share for it
+    cuts = [0, n * 9 // (10 * parts)]
+    cuts += [cuts[1] + (n - cuts[1]) * k // (parts - 1) for k in range(1, parts)]
+    shares = list(zip(cuts[1:], cuts[2:]))
+    children = []
     try:
-        n = len(items)
-        parts = min(parallel.workers(limit=8), n // SHARE_MIN) if n >= 2 * SHARE_MIN else 1
-        if parts < 2:
-            return read(items)
-        # the parent also rebuilds what the children send: a slightly smaller share for it
-        cuts = [0, n * 9 // (10 * parts)]
-        cuts += [cuts[1] + (n - cuts[1]) * k // (parts - 1) for k in range(1, parts)]
-        shares = list(zip(cuts[1:], cuts[2:]))
-        children = []
-        try:
-            for a, b in shares:
-                children.append(parallel.Child(send, items[a:b]))
-            out = read(items[:cuts[1]])
-            for child, (a, b) in zip(children, shares):
-                out += receive(items[a:b], child.result())
-            return out
-        finally:
-            for child in children:
-                child.cancel()
+        for a, b in shares:
+            children.append(parallel.Child(send, items[a:b]))
+        out = read(items[:cuts[1]])
+        for child, (a, b) in zip(children, shares):
+            out += receive(items[a:b], child.result())
+        return out
     finally:
-        if enabled:
-            gc.enable()
+        for child in children:
+            child.cancel()
 
 
 def _read_headers(files: list[tuple[str, bool]]) -> list:
