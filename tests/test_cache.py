@@ -110,8 +110,8 @@ def test_a_hit_parses_only_the_appended_bytes(tmp_path, cache_dir, monkeypatch):
     with path.open("ab") as fh:
         fh.write(b"".join(_line(x) for x in _conversation(3, 40, "e39")))
     starts: list = []
-    real = compact._scan
-    monkeypatch.setattr(compact, "_scan", lambda p, start=0, **k: starts.append(start) or real(p, start=start, **k))
+    real = compact.scan_part
+    monkeypatch.setattr(compact, "scan_part", lambda p, start=0, **k: starts.append(start) or real(p, start=start, **k))
     runner_out = RUNNER.invoke(app, ["context", str(path), "--json"], catch_exceptions=False)
     assert starts == [cached_size]
     fresh = RUNNER.invoke(app, ["context", str(path), "--json", "--no-cache"], catch_exceptions=False)

@@ -16,7 +16,6 @@ from pisess.cli.text import short_id as _sid
 from pisess.core import js
 
 WHERE_STYLE = {"active": "green", "compacted": "yellow", "branch": "dim"}
-WHERE_WORD = {"active": "in context", "compacted": "compacted", "branch": "branches"}
 HIT_STYLE = "bold reverse"
 
 

@@ -32,7 +32,7 @@ import orjson
 
 from . import js, parallel
 from .errors import PisessError
-from .jsonl import Light, _shared, is_blank, iter_blocks, lighten, open_fd, parse_json
+from .jsonl import Light, forget_shared, is_blank, iter_blocks, lighten, open_fd, parse_json
 from .lines import (
     NOT_JSON,
     check_harness_entry,
@@ -172,9 +172,9 @@ def scan_compact(path: str, *, workers: int | None = None) -> CompactIndex | Non
             split = _split_point(path)
             if split is not None:
                 return _scan_halves(path, split)
-        return _scan(path)
+        return scan_part(path)
     finally:
-        _shared.clear()  # lighten's string sharing lasts one file
+        forget_shared()
 
 
 SPLIT_MIN = 48 << 20  # below this a fork, and sending half an index back, cost more than they save
@@ -214,7 +214,7 @@ def _second_half(path: str, split: int) -> _Sent | None:
     """The child's part, made cheap to send: its id map is rebuilt from the ids on the other side,
     the ids travel as one joined string where they can (``None``: they are in the index), the extras
     as ``(position, value, offset, length)`` (``_received`` puts both back)."""
-    half = _scan(path, start=split, expect_header=False)
+    half = scan_part(path, start=split, expect_header=False)
     if half is None:
         return None
     half.pos_of = {}
@@ -247,16 +247,16 @@ def _received(sent: _Sent) -> CompactIndex:
 def _scan_halves(path: str, split: int) -> CompactIndex | None:
     """The first half here, the second in a forked child that sends its index back."""
     with parallel.Child(_second_half, path, split) as child:
-        first = _scan(path, stop=split)
+        first = scan_part(path, stop=split)
         if first is None:
             return None  # damaged: the line scan decides (leaving the context cancels the child)
         sent = child.result()
     if sent is None:
         return None  # a damaged second half, or a failed child: the line scan decides
-    return _join(first, _received(sent))  # (frees the second half's arrays as it goes)
+    return join_parts(first, _received(sent))  # (frees the second half's arrays as it goes)
 
 
-def _join(ix: CompactIndex, more: CompactIndex) -> CompactIndex | None:
+def join_parts(ix: CompactIndex, more: CompactIndex) -> CompactIndex | None:
     """``ix`` followed by ``more`` (positions and line numbers of ``more`` start at 0)."""
     if any(k is not None and not (type(k) is tuple and k[0] in ("num", "bool")) for k in more.key_of):
         return None  # keyed by identity (an object id, a missing id): identities do not cross the pipe
@@ -331,7 +331,10 @@ _CHUNK_LINES = 256  # parsed values held at once: more falls out of the CPU cach
 _BLOCK_BYTES = 1 << 20  # bytes read at once (the 8 MiB of the line scan cost 25 MB of peak RSS here)
 
 
-def _scan(path: str, start: int = 0, stop: int | None = None, expect_header: bool = True) -> CompactIndex | None:
+def scan_part(path: str, start: int = 0, stop: int | None = None, expect_header: bool = True) -> CompactIndex | None:
+    """The index of the bytes ``start:stop`` of ``path`` (``start`` at a line's first byte), the
+    header first unless ``expect_header`` is false; ``None`` as ``scan_compact``.  Parts are put
+    together with ``join_parts``."""
     loads, decode_error, dget = orjson.loads, orjson.JSONDecodeError, dict.get
     ix = CompactIndex()
     role_code: dict = {}
@@ -716,18 +719,14 @@ class CompactEntries(Cached, Sequence):
 
 class CompactById(Mapping):
     """``by_id`` of the compact store: ``js.key(id)`` -> entry, last occurrence wins, read through
-    the store (a complete entry read back replaces its light one here too).  Keys a caller assigns
-    (``_set``) are answered first, as the dict it stands for would."""
+    the store (a complete entry read back replaces its light one here too)."""
 
-    __slots__ = ("entries", "_set")
+    __slots__ = ("entries",)
 
     def __init__(self, entries: CompactEntries) -> None:
         self.entries = entries
-        self._set: dict = {}
 
     def __getitem__(self, key: Any) -> Any:
-        if self._set and key in self._set:
-            return self._set[key]
         ix = self.entries.ix
         pos = ix.position_of(key) if type(key) is str else ix.key_of.get(key)
         if pos is None:
@@ -739,9 +738,6 @@ class CompactById(Mapping):
             return self[key]
         except (KeyError, TypeError):
             return default
-
-    def __setitem__(self, key: Any, value: Any) -> None:
-        self._set[key] = value
 
     def __iter__(self):
         ix = self.entries.ix

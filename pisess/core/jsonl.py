@@ -356,11 +356,17 @@ def read_bytes(path: str) -> bytes:
             raise storage_error(path, e) from None
 
 
+def forget_shared() -> None:
+    """``lighten`` shares one string per distinct id and type within one file; a read calls this
+    when its file is done."""
+    _shared.clear()
+
+
 def scan_file(path: str, light: bool = True) -> RawFile:
     try:
         return _scan_file(path, light)
     finally:
-        _shared.clear()
+        forget_shared()
 
 
 def iter_blocks(path: str, tick=None, chunk_size: int = CHUNK, start: int = 0, stop: int | None = None):

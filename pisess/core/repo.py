@@ -668,8 +668,3 @@ def most_recent_session(directory: str) -> str:
 
 def default_fork_dir(root: str, cwd: str) -> str:
     return os.path.join(root, encode_cwd(cwd))
-
-
-def file_info(path: str) -> dict[str, Any]:
-    st = os.stat(path)
-    return {"size": st.st_size, "mtime": st.st_mtime}

@@ -26,7 +26,6 @@ from .versions import PiVersion
 
 Reader = Literal["harness", "cli"]
 READERS: tuple[Reader, ...] = ("harness", "cli")
-SDK_ONLY_TYPES = lines.SDK_ONLY_TYPES
 HEADER_PREFIX = "Invalid JSONL session file {path}: "
 
 
