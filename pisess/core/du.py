@@ -18,7 +18,7 @@ from . import js, versions
 from .errors import PisessError
 from .js import UNDEF, get
 from .jsonl import NOT_JSON, is_blank, iter_blocks, parse_json
-from .session import Session, open_indexed
+from .session import Reader, Session, open_indexed
 from .sessionset import WHERE, created_key, entry_id, line_blocks, open_lenient, place, scan_visit, session_name
 
 TOP = 10
@@ -81,7 +81,7 @@ class SessionUsage:
     name: str | None
     cwd: Any
     created_at: Any
-    reader: str
+    reader: Reader
     size: int  # the file
     entries: int
     entry_bytes: int

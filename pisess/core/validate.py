@@ -19,6 +19,7 @@ from .migrate import raw_version
 from .paths import ancestors, cycle_positions
 from .sdk_v4 import SDK_V4, is_v4_line
 from .session import (
+    Reader,
     check_harness_entry,
     check_harness_header,
     cli_kept_lines,
@@ -68,7 +69,7 @@ class FileReport:
     path: str
     pi: dict
     findings: list = field(default_factory=list)
-    reader: str = "cli"
+    reader: Reader = "cli"
 
     def count(self, severity: str) -> int:
         return sum(1 for f in self.findings if f.severity == severity)
