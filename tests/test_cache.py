@@ -110,8 +110,8 @@ def test_a_hit_parses_only_the_appended_bytes(tmp_path, cache_dir, monkeypatch):
     with path.open("ab") as fh:
         fh.write(b"".join(_line(x) for x in _conversation(3, 40, "e39")))
     starts: list = []
-    real = compact._scan
-    monkeypatch.setattr(compact, "_scan", lambda p, start=0, **k: starts.append(start) or real(p, start=start, **k))
+    real = compact.scan_part
+    monkeypatch.setattr(compact, "scan_part", lambda p, start=0, **k: starts.append(start) or real(p, start=start, **k))
     runner_out = RUNNER.invoke(app, ["context", str(path), "--json"], catch_exceptions=False)
     assert starts == [cached_size]
     fresh = RUNNER.invoke(app, ["context", str(path), "--json", "--no-cache"], catch_exceptions=False)
@@ -419,4 +419,17 @@ def test_a_big_file_read_in_two_halves_then_appended(tmp_path, cache_dir, monkey
     assert_same_as_fresh(str(path))
     with path.open("ab") as fh:
         fh.write(b"".join(_line(x) for x in _conversation(5, 400, "e399")))
+    assert_same_as_fresh(str(path))
+
+
+def test_blank_lines_appended_after_entries_that_do_not_follow_one_another(tmp_path, cache_dir):
+    """A blank line between entries spells the cached index's lines out; blank lines appended
+    after it add no entry, and the joined read is still the fresh one (it used to raise)."""
+    path = tmp_path / "s.jsonl"
+    conversation = _conversation(4)
+    path.write_bytes(_line(header()) + _line(conversation[0]) + b"\n" + b"".join(map(_line, conversation[1:])))
+    assert_same_as_fresh(str(path))
+    assert _entries(cache_dir)
+    with path.open("ab") as fh:
+        fh.write(b"\n\n")
     assert_same_as_fresh(str(path))

@@ -225,7 +225,7 @@ def test_jobs_1_reads_in_one_pass(tmp_path, monkeypatch):
     calls = []
     monkeypatch.setattr(compact, "SPLIT_MIN", 1)
     monkeypatch.setattr(compact.parallel, "cpus", lambda: 2)
-    monkeypatch.setattr(compact, "_scan_halves", lambda *a: calls.append(a) or compact._scan(str(path)))
+    monkeypatch.setattr(compact, "_scan_halves", lambda *a: calls.append(a) or compact.scan_part(str(path)))
     compact.scan_compact(str(path))
     assert len(calls) == 1
     previous = parallel.configure(parallel.from_environ({"PISESS_JOBS": "1"}))
@@ -293,7 +293,7 @@ def test_a_parent_id_seen_again_later_is_the_later_entry(tmp_path):
                                     user("A", "C", "again"), user("D", "A")]))
     with mock.patch.object(compact, "_CHUNK_LINES", 1):
         s = open_session(str(path), "cli", light=True)
-    assert list(s.entries.index.parents)[:2] == [-1, 0]
+    assert list(s.entries.ix.parents)[:2] == [-1, 0]
     assert place(s, branches=False, positions=range(5)).where == \
         {0: "branch", 1: "active", 2: "active", 3: "active", 4: "active"}
 
@@ -338,7 +338,7 @@ def test_placing_hits_by_position_is_placing_by_object(lines, reader, checkpoint
         fast = place(s, branches=False, positions=list(range(n)))
         whole = place(s, branches=False)
         slow = place(s, branches=True)
-    if type(s.entries) is compact.CompactEntries and not s.by_id._set:
+    if type(s.entries) is compact.CompactEntries:
         assert _active_positions(s, s.lookup(s.leaf_id) if js.truthy(s.leaf_id) else None) is not None or \
             any(type(e.get("id")) is not str for e in s.entries if isinstance(e, dict))
     assert [fast.where[i] for i in range(n)] == slow.where == whole.where

@@ -109,6 +109,29 @@ def test_reads_leave_the_collector_as_they_found_it(tmp_path):
     assert gc.isenabled() and gc.get_freeze_count() == frozen
 
 
+def test_reads_never_touch_the_collector(tmp_path, monkeypatch):
+    """Not even for the length of a read: the collector is the program's (the CLI turns it off for
+    its whole run); a library read that turned it off and on again would turn it on under a
+    caller that had it off, and off under another thread."""
+    from pisess.core import repo
+
+    calls: list = []
+    for name in ("disable", "enable", "freeze", "unfreeze", "collect"):
+        monkeypatch.setattr(gc, name, lambda *a, _name=name: calls.append(_name))
+    project = tmp_path / "root" / repo.encode_cwd("/p")
+    project.mkdir(parents=True)
+    path = project / "s.jsonl"
+    path.write_bytes(session_bytes([header()] + [user(f"m{i}", None) for i in range(50)]))
+    (project / "bad.jsonl").write_bytes(session_bytes([header()] + [user("m0", None)] + ["{oops"]))
+    open_session(str(path), "cli", light=True)  # the compact index
+    open_session(str(project / "bad.jsonl"), "cli", light=True)  # the index gives up, the line scan reads it
+    scan_file(str(path))
+    compact.scan_compact(str(path))
+    for version in ("0.82.1", "1.6.0"):
+        repo.list_sessions(str(tmp_path / "root"), "/p", pi_version=version)
+    assert calls == []
+
+
 def _counting(monkeypatch):
     calls: list = []
     real_compact, real_scan = session_mod.scan_compact, session_mod.scan_file

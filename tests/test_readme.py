@@ -29,11 +29,11 @@ def test_readme_test_command_is_what_ci_runs():
 
 def test_ci_runs_every_test_and_then_the_gates():
     """The default pytest leaves the slow tests out; the README's command (CI's) selects them all,
-    and .ci/run runs ruff and mypy after it."""
+    and .ci/run runs ruff and mypy after it, each a gate (a bare command under ``set -e``)."""
     blocks = re.findall(r"```sh\n(.+?)\n```", README, flags=re.S)
     assert next(b for b in blocks if "pytest" in b).endswith("python -m pytest -m ''")
     ci = (ROOT / ".ci" / "run").read_text()
-    assert ci.index("pytest -m ''") < ci.index("\n.venv/bin/ruff check pisess tests\n") < ci.index("\n.venv/bin/mypy ")
+    assert ci.index("pytest -m ''") < ci.index("\n.venv/bin/ruff check pisess tests\n") < ci.index("\n.venv/bin/mypy\n")
 
 
 @pytest.fixture()

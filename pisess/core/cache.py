@@ -5,7 +5,7 @@ its first N bytes stays the index of those bytes.  An entry here holds the ``Com
 file up to its last newline, keyed by the file's identity (device, inode, path).  Opening the file
 again reads the entry, checks that the file still starts with those bytes (``fingerprint``), scans
 only the bytes after them and joins that part on, as the two-part read joins its halves
-(``compact._join``).  Whatever does not check out (another pisess or format version, a damaged or
+(``compact.join_parts``).  Whatever does not check out (another pisess or format version, a damaged or
 cut-short entry, a shorter file, changed bytes, a replaced file) is a miss: the file is read whole,
 and the entry is written anew.  The cache makes reads faster, never different.
 
@@ -91,7 +91,9 @@ def scan(path: str, scan_compact: Callable[[str], CompactIndex | None] | None = 
     is configured: the same index, read from the cached prefix and the bytes appended since where
     the file checks out."""
     if scan_compact is None:
-        from .compact import scan_compact
+        from .compact import scan_compact as default_scan
+
+        scan_compact = default_scan
     directory = _settings.directory
     if directory is None:
         return scan_compact(path)
@@ -136,7 +138,7 @@ def entry_path(directory: str, path: str, st: os.stat_result) -> str:
 
 def _from_entry(entry: str, path: str, st: os.stat_result) -> CompactIndex | None:
     """The index of ``path`` from its entry and the bytes after the cached end, or ``None``."""
-    from .compact import _join, _scan
+    from .compact import join_parts, scan_part
 
     got = _load(entry)
     if got is None:
@@ -158,8 +160,8 @@ def _from_entry(entry: str, path: str, st: os.stat_result) -> CompactIndex | Non
     ix.cached = Prefix(entry, size, print_, len(ix.ids), _load_summaries(entry, size, print_))
     if st.st_size == size:
         return ix
-    more = _scan(path, start=size, expect_header=False)
-    if more is None or _identity_keys(more) or _join(ix, more) is None:
+    more = scan_part(path, start=size, expect_header=False)
+    if more is None or _identity_keys(more) or join_parts(ix, more) is None:
         return None  # the whole read decides what the appended part means
     if ix.ends_with_newline and ix.size - size > REFRESH_AFTER:
         _store(entry, path, os.stat(path), ix)
@@ -171,7 +173,7 @@ def fold(session: Any, name: str, step: Callable[[Any, Any], Any], wanted: Calla
     file order (``step(entries, state)`` continues from ``state``).  Where the session's index came
     from the cache, the state of the cached prefix is kept beside its entry and only the entries
     after it are read back; the additions happen in the same order, so the result is the same."""
-    note = getattr(getattr(session.store, "index", None), "cached", None)  # (a compact store's note)
+    note = session.store.cached_prefix()
     if note is None or note.count > len(session.store):
         return step(session.iter_complete(wanted), None)
     state = note.summaries.get(name)

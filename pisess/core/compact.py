@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 from array import array
 from bisect import bisect_left
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import accumulate, compress, repeat
 from operator import add, and_, eq, not_, sub
 from typing import Any
@@ -32,7 +32,7 @@ import orjson
 
 from . import js, parallel
 from .errors import PisessError
-from .jsonl import Light, _shared, is_blank, iter_blocks, lighten, open_fd, parse_json
+from .jsonl import Light, forget_shared, is_blank, iter_blocks, lighten, open_fd, parse_json
 from .lines import (
     NOT_JSON,
     check_harness_entry,
@@ -144,16 +144,18 @@ class CompactIndex:
             return self.lengths[pos]
         return self.offsets[pos + 1] - self.offsets[pos] - 1 if pos + 1 < len(self.offsets) else self.last_length
 
-    def _spell_out(self) -> None:
-        """Lines and lengths as arrays, from here on (an entry is not on the line after the last)."""
-        if self.lines is not None:
-            return
+    def _spell_out(self) -> tuple[array, array]:
+        """Lines and lengths as arrays, from here on (an entry is not on the line after the last);
+        returns them."""
+        if self.lines is not None and self.lengths is not None:
+            return self.lines, self.lengths
         n = len(self.offsets)
-        self.lines = array("I", range(self.first_line, self.first_line + n))
+        self.lines = lines = array("I", range(self.first_line, self.first_line + n))
         offsets = self.offsets
-        self.lengths = array("I", map(add, map(sub, offsets[1:], offsets[:-1]), repeat(-1)))
+        self.lengths = lengths = array("I", map(add, map(sub, offsets[1:], offsets[:-1]), repeat(-1)))
         if n:
-            self.lengths.append(self.last_length)
+            lengths.append(self.last_length)
+        return lines, lengths
 
 
 def scan_compact(path: str, *, workers: int | None = None) -> CompactIndex | None:
@@ -163,10 +165,6 @@ def scan_compact(path: str, *, workers: int | None = None) -> CompactIndex | Non
     A file of ``SPLIT_MIN`` bytes or more is read in two halves at once, the second in a forked
     child, when the caller allows two processes (``workers``, else ``parallel.workers()``: the
     library's default is one, the CLI's as many as the CPUs)."""
-    import gc
-
-    enabled = gc.isenabled()
-    gc.disable()  # millions of small containers, none in a cycle
     try:
         if workers is None:
             workers = parallel.workers()
@@ -174,11 +172,9 @@ def scan_compact(path: str, *, workers: int | None = None) -> CompactIndex | Non
             split = _split_point(path)
             if split is not None:
                 return _scan_halves(path, split)
-        return _scan(path)
+        return scan_part(path)
     finally:
-        _shared.clear()  # lighten's string sharing lasts one file
-        if enabled:
-            gc.enable()
+        forget_shared()
 
 
 SPLIT_MIN = 48 << 20  # below this a fork, and sending half an index back, cost more than they save
@@ -211,38 +207,59 @@ def _split_point(path: str) -> int | None:
     return None
 
 
-def _second_half(path: str, split: int) -> CompactIndex | None:
-    """The child's part, made cheap to send: its id map is rebuilt from the ids on the other side."""
-    half = _scan(path, start=split, expect_header=False)
-    if half is not None:
-        half.pos_of = {}
-        joined = "\n".join(half.ids) if None not in half.ids else None
-        if joined is not None and half.ids and joined.count("\n") == len(half.ids) - 1:
-            half.ids = joined  # one string pickles in one copy, a list item by item
-        # plain dicts and numbers pickle at twice the speed of a dict subclass with slots
-        half.extras = [(p, dict(e), e.offset, e.length) if type(e) is Light else (p, e, -1, -1)
-                       for p, e in half.extras.items()]
+_Sent = tuple[CompactIndex, str | None, list]  # the child's part as it crosses the pipe, see _second_half
+
+
+def _second_half(path: str, split: int) -> _Sent | None:
+    """The child's part, made cheap to send: its id map is rebuilt from the ids on the other side,
+    the ids travel as one joined string where they can (``None``: they are in the index), the extras
+    as ``(position, value, offset, length)`` (``_received`` puts both back)."""
+    half = scan_part(path, start=split, expect_header=False)
+    if half is None:
+        return None
+    half.pos_of = {}
+    joined = "\n".join(half.ids) if None not in half.ids else None
+    if joined is not None and half.ids and joined.count("\n") == len(half.ids) - 1:
+        half.ids = []  # one string pickles in one copy, a list item by item
+    else:
+        joined = None
+    # plain dicts and numbers pickle at twice the speed of a dict subclass with slots
+    extras = [(p, dict(e), e.offset, e.length) if type(e) is Light else (p, e, -1, -1) for p, e in half.extras.items()]
+    half.extras = {}
+    return half, joined, extras
+
+
+def _received(sent: _Sent) -> CompactIndex:
+    """The child's index as ``_second_half`` made it."""
+    half, joined, sent_extras = sent
+    if joined is not None:
+        half.ids = joined.split("\n")
+    extras: dict = {}
+    for p, v, offset, length in sent_extras:
+        if offset >= 0:
+            v = Light(v)
+            v.offset, v.length, v.index = offset, length, p
+        extras[p] = v
+    half.extras = extras
     return half
 
 
 def _scan_halves(path: str, split: int) -> CompactIndex | None:
     """The first half here, the second in a forked child that sends its index back."""
     with parallel.Child(_second_half, path, split) as child:
-        first = _scan(path, stop=split)
+        first = scan_part(path, stop=split)
         if first is None:
             return None  # damaged: the line scan decides (leaving the context cancels the child)
-        second = child.result()
-    if second is None:
+        sent = child.result()
+    if sent is None:
         return None  # a damaged second half, or a failed child: the line scan decides
-    return _join(first, second)  # (frees the second half's arrays as it goes)
+    return join_parts(first, _received(sent))  # (frees the second half's arrays as it goes)
 
 
-def _join(ix: CompactIndex, more: CompactIndex) -> CompactIndex | None:
+def join_parts(ix: CompactIndex, more: CompactIndex) -> CompactIndex | None:
     """``ix`` followed by ``more`` (positions and line numbers of ``more`` start at 0)."""
     if any(k is not None and not (type(k) is tuple and k[0] in ("num", "bool")) for k in more.key_of):
         return None  # keyed by identity (an object id, a missing id): identities do not cross the pipe
-    if type(more.ids) is str:
-        more.ids = more.ids.split("\n")
     n = len(ix.ids)
     ix.ids.extend(more.ids)
     ix.later_pos_of = dict(zip(more.ids, range(n, n + len(more.ids))))
@@ -250,15 +267,7 @@ def _join(ix: CompactIndex, more: CompactIndex) -> CompactIndex | None:
     for k, p in more.key_of.items():
         ix.key_of[k] = p + n
     parents = array("i", map(add, more.parents, repeat(n)))  # then the markers put back
-    more.parents = None
-    if type(more.extras) is list:  # as the child sent them: (position, value, offset, length)
-        extras: dict = {}
-        for p, v, offset, length in more.extras:
-            if offset >= 0:
-                v = Light(v)
-                v.offset, v.length, v.index = offset, length, p
-            extras[p] = v
-        more.extras = extras
+    more.parents = array("i")
     for p in more.extras:
         parents[p] = _EXTRA
     for p in more.roots:
@@ -286,10 +295,13 @@ def _join(ix: CompactIndex, more: CompactIndex) -> CompactIndex | None:
     if ix.lines is None:
         if more.ids:
             ix.last_length = more.last_length
-    else:
-        ix.lengths.extend(more.lengths)
-        ix.lines.extend(map(add, more.lines, repeat(ix.line_count)))
-    more.offsets = more.lengths = more.lines = None
+    elif more.ids:  # (spelled out above; blank lines alone add no entry)
+        lines, lengths = ix._spell_out()
+        more_lines, more_lengths = more._spell_out()
+        lengths.extend(more_lengths)
+        lines.extend(map(add, more_lines, repeat(ix.line_count)))
+    more.offsets = array("q")
+    more.lengths = more.lines = None
     codes = {}
     for code, stub in enumerate(more.role_stubs):
         mine = next((i for i, s in enumerate(ix.role_stubs) if s["role"] == stub["role"]), None)
@@ -300,9 +312,9 @@ def _join(ix: CompactIndex, more: CompactIndex) -> CompactIndex | None:
             ix.role_stubs.append({"role": stub["role"]})
         codes[code] = mine
     ix.roles += more.roles.translate(bytes(codes.get(c, c) for c in range(256)))
-    more.roles = None
+    more.roles = bytearray()
     ix.stamps += more.stamps
-    more.stamps = None
+    more.stamps = bytearray()
     for p, e in more.extras.items():
         if type(e) is Light:
             e.index = p + n
@@ -319,7 +331,10 @@ _CHUNK_LINES = 256  # parsed values held at once: more falls out of the CPU cach
 _BLOCK_BYTES = 1 << 20  # bytes read at once (the 8 MiB of the line scan cost 25 MB of peak RSS here)
 
 
-def _scan(path: str, start: int = 0, stop: int | None = None, expect_header: bool = True) -> CompactIndex | None:
+def scan_part(path: str, start: int = 0, stop: int | None = None, expect_header: bool = True) -> CompactIndex | None:
+    """The index of the bytes ``start:stop`` of ``path`` (``start`` at a line's first byte), the
+    header first unless ``expect_header`` is false; ``None`` as ``scan_compact``.  Parts are put
+    together with ``join_parts``."""
     loads, decode_error, dget = orjson.loads, orjson.JSONDecodeError, dict.get
     ix = CompactIndex()
     role_code: dict = {}
@@ -403,7 +418,7 @@ def _columns(vs: list) -> tuple | None:
     """ids, parentIds, timestamps (joined) and roles of plain candidates, or ``None`` when one of
     them is not plain.  Each ``join`` doubles as the type check of its column (a ``TypeError``
     unless every item is a string), so each column is walked about once."""
-    dget = dict.get
+    dget: Callable[..., Any] = dict.get  # (the values are any JSON: the joins check the types)
     try:
         eids = list(map(dget, vs, repeat("id")))
         joined = "\n".join(eids)
@@ -451,7 +466,8 @@ def _add_block(ix: CompactIndex, role_code: dict, starts: list, first_number: in
     # Usually every line of the chunk is an entry (no blank line, not the header's chunk): the
     # entries are then the lines themselves, in order, and need no merging.
     every_line = len(ks) + len(xs) == hi - lo
-    ks_b = range(lo, hi) if every_line else list(ks)
+    merged: list[int] | None = None if every_line else list(ks)  # line indexes of the entries, extras merged in
+    ks_b = range(lo, hi) if merged is None else merged
     at: list = []  # where each extra goes among the block's entries
     for j, (k, v) in enumerate(xs):
         idx = k - lo if every_line else bisect_left(ks, k) + j
@@ -475,8 +491,8 @@ def _add_block(ix: CompactIndex, role_code: dict, starts: list, first_number: in
             return False
         ix.extras[pos] = e
         ids_b.insert(idx, eid if type(eid) is str else None)
-        if not every_line:
-            ks_b.insert(idx, k)
+        if merged is not None:
+            merged.insert(idx, k)
         if type(eid) is not str:
             ix.key_of[js.key(eid)] = pos
 
@@ -526,9 +542,10 @@ def _add_block(ix: CompactIndex, role_code: dict, starts: list, first_number: in
     if ix.lines is None:
         ix.last_length = len(parts[ks_b[-1]])
     else:
+        line_numbers, line_lengths = ix._spell_out()
         try:
-            ix.lengths.extend(lengths)
-            ix.lines.extend(lines)
+            line_lengths.extend(lengths)
+            line_numbers.extend(lines)
         except OverflowError:
             return False
     for idx in at:
@@ -545,41 +562,41 @@ class CompactEntries(Cached, Sequence):
     identity checks rely on that); ids, parents, lines and spans are answered from the index's
     arrays without building any."""
 
-    __slots__ = ("index", "_made", "by_id", "_read_back", "_read", "_replaced", "_pos_cache")
+    __slots__ = ("ix", "_made", "by_id")
 
     def __init__(self, index: CompactIndex, read_back: ReadBack) -> None:
-        self.index = index
+        self.ix = index
         self._made: dict = {}
         self._init_caches(read_back)
         self.by_id = CompactById(self)
 
     @property
     def lines(self) -> Any:
-        return self.index.line_numbers()
+        return self.ix.line_numbers()
 
     def __len__(self) -> int:
-        return len(self.index.ids)
+        return len(self.ix.ids)
 
     def __getitem__(self, i):
         if isinstance(i, slice):
             return [self[j] for j in range(*i.indices(len(self)))]
-        n = len(self.index.ids)
+        n = len(self.ix.ids)
         if i < 0:
             i += n
         if not 0 <= i < n:
             raise IndexError("entry index out of range")
         got = self._made.get(i)
         if got is None:
-            got = self._made[i] = self.index.light(i)
+            got = self._made[i] = self.ix.light(i)
         return got
 
     def __iter__(self):
-        for i in range(len(self.index.ids)):
+        for i in range(len(self.ix.ids)):
             yield self[i]
 
-    def take(self, positions: Any) -> list:
-        made, light = self._made, self.index.light  # __getitem__ inlined: a path takes a million
-        out = []
+    def take(self, positions: Iterable[int]) -> list:
+        made, light = self._made, self.ix.light  # __getitem__ inlined: a path takes a million
+        out: list = []
         append = out.append
         for p in positions:
             e = made.get(p)
@@ -597,21 +614,21 @@ class CompactEntries(Cached, Sequence):
     def _all_objects(self):
         # only extras can be kept values that are not light (numbers, lists, later headers): every
         # light entry is found by its own position
-        return ((p, self[p]) for p in self.index.extras)
+        return ((p, self[p]) for p in self.ix.extras)
 
     def find(self, entry_id: Any) -> int | None:
-        ix = self.index
+        ix = self.ix
         return ix.position_of(entry_id) if type(entry_id) is str else ix.key_of.get(js.key(entry_id))
 
     def distinct_ids(self) -> int:
-        ix = self.index
+        ix = self.ix
         later = ix.later_pos_of or {}
         return len(ix.pos_of) + sum(1 for k in later if k not in ix.pos_of)
 
     def _unique(self) -> bool:
         """No duplicate string id and none empty: a parent position the scan recorded is then the
         entry ``byId.get(parentId)`` finds."""
-        ix = self.index
+        ix = self.ix
         return self.distinct_ids() == len(ix.ids) - ix.ids.count(None) and "" not in ix.pos_of \
             and "" not in (ix.later_pos_of or {})
 
@@ -619,7 +636,7 @@ class CompactEntries(Cached, Sequence):
         # ``parent_position`` inlined (a path walk calls this per entry).  The position comes from
         # the id maps, not the ``parents`` array: an int read from an array is a new object, and a
         # walk up a million entries keeps every position (28 MB more peak RSS measured that way).
-        ix = self.index
+        ix = self.ix
         q = ix.parents[pos]
         if q >= 0:
             pid = ix.ids[q]
@@ -636,30 +653,29 @@ class CompactEntries(Cached, Sequence):
         return ix.parent_position(pos)
 
     def line(self, pos: int) -> int:
-        ix = self.index
+        ix = self.ix
         return ix.lines[pos] if ix.lines is not None else ix.first_line + pos
 
     def span(self, pos: int) -> tuple[int, int]:
-        return self.index.offsets[pos], self.index.length_of(pos)
+        return self.ix.offsets[pos], self.ix.length_of(pos)
 
-    def spans(self):
-        ix = self.index
-        ix._spell_out()  # (lengths as an array from here on)
-        return ix.offsets, ix.lengths
+    def spans(self) -> tuple[Sequence[int], Sequence[int]]:
+        ix = self.ix
+        return ix.offsets, ix._spell_out()[1]  # (lengths as an array from here on)
 
     def extras(self, reverse: bool = False):
         """``(position, entry)`` of every entry that is not a plain message, in file order."""
-        for i in (reversed(self.index.extras) if reverse else self.index.extras):
+        for i in (reversed(self.ix.extras) if reverse else self.ix.extras):
             yield i, self[i]
 
     def suspects(self):
-        ix = self.index
+        ix = self.ix
         return sorted({*ix.other_parents, *ix.extras})
 
     def not_following(self) -> set | None:
         from itertools import compress
 
-        ix = self.index
+        ix = self.ix
         parents = ix.parents
         if len(parents) != len(ix.ids):
             return None
@@ -672,18 +688,18 @@ class CompactEntries(Cached, Sequence):
     def parents_precede(self) -> bool:
         from operator import ge
 
-        ix = self.index
+        ix = self.ix
         if not self._unique() or any(map(ge, ix.parents, range(len(ix.ids)))):
             return False
         parent_at = self.parent
         return all((q := parent_at(p)) is None or q < p for p in {*ix.other_parents, *ix.extras})
 
     def plain_role(self, pos: int) -> str | None:
-        r = self.index.roles[pos]
-        return None if r == 255 else self.index.role_stubs[r]["role"]
+        r = self.ix.roles[pos]
+        return None if r == 255 else self.ix.role_stubs[r]["role"]
 
     def role_positions(self, role: str) -> list[int]:
-        ix = self.index
+        ix = self.ix
         code = next((i for i, stub in enumerate(ix.role_stubs) if stub.get("role") == role), None)
         found: list = []
         if code is not None:  # a byte search over the role column
@@ -694,25 +710,24 @@ class CompactEntries(Cached, Sequence):
         odd = [p for p, e in ix.extras.items() if role_is(e, role)]  # (extras are few)
         return sorted(found + odd) if odd else found
 
-    def string_ids(self):
-        return self.index.ids
+    def string_ids(self) -> Sequence[Any]:
+        return self.ix.ids
+
+    def cached_prefix(self) -> Any:
+        return self.ix.cached
 
 
 class CompactById(Mapping):
     """``by_id`` of the compact store: ``js.key(id)`` -> entry, last occurrence wins, read through
-    the store (a complete entry read back replaces its light one here too).  Keys a caller assigns
-    (``_set``) are answered first, as the dict it stands for would."""
+    the store (a complete entry read back replaces its light one here too)."""
 
-    __slots__ = ("entries", "_set")
+    __slots__ = ("entries",)
 
     def __init__(self, entries: CompactEntries) -> None:
         self.entries = entries
-        self._set: dict = {}
 
     def __getitem__(self, key: Any) -> Any:
-        if self._set and key in self._set:
-            return self._set[key]
-        ix = self.entries.index
+        ix = self.entries.ix
         pos = ix.position_of(key) if type(key) is str else ix.key_of.get(key)
         if pos is None:
             raise KeyError(key)
@@ -724,11 +739,8 @@ class CompactById(Mapping):
         except (KeyError, TypeError):
             return default
 
-    def __setitem__(self, key: Any, value: Any) -> None:
-        self._set[key] = value
-
     def __iter__(self):
-        ix = self.entries.index
+        ix = self.entries.ix
         later = ix.later_pos_of or {}
         yield from later
         yield from (k for k in ix.pos_of if k not in later)

@@ -10,7 +10,7 @@ by offset, to say what they are.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,8 +18,8 @@ from . import js, versions
 from .errors import PisessError
 from .js import UNDEF, get
 from .jsonl import NOT_JSON, is_blank, iter_blocks, parse_json
-from .session import open_indexed
-from .sessionset import WHERE, _value, created_key, entry_id, line_blocks, open_lenient, place, scan_visit, session_name
+from .session import Reader, Session, open_indexed
+from .sessionset import WHERE, created_key, entry_id, line_blocks, open_lenient, place, scan_visit, session_name
 
 TOP = 10
 
@@ -81,7 +81,7 @@ class SessionUsage:
     name: str | None
     cwd: Any
     created_at: Any
-    reader: str
+    reader: Reader
     size: int  # the file
     entries: int
     entry_bytes: int
@@ -136,13 +136,8 @@ def disk_usage(paths: list[str], *, reader: str = "auto", top: int = TOP, tick: 
                on_skip: Callable[[PisessError], None] | None = None, pi_version: str = versions.CURRENT) -> DuReport:
     sessions: list[SessionUsage] = []
     skipped: list = []
-    heap: list = []  # (bytes, seq, BigEntry) smallest first, at most ``top``
-    seq = 0
-    kinds_all: dict = {}
-    where_all = dict.fromkeys(WHERE, 0)
-    where_n_all = dict.fromkeys(WHERE, 0)
-    img_all = [0, 0]
-    tot = dict(size=0, entries=0, entry_bytes=0, header_bytes=0, other_bytes=0)
+    largest = _Largest(top)
+    totals = _Totals()
     for path in paths:
         try:
             got = _read_indexed(path, reader, tick, pi_version) or _read_scanned(path, reader, tick, pi_version)
@@ -153,67 +148,115 @@ def disk_usage(paths: list[str], *, reader: str = "auto", top: int = TOP, tick: 
             if on_skip is not None:
                 on_skip(e)
             continue
-        session, note, header_bytes, rows = got
-        pl = place(session, branches=False)
-        h = session.header if isinstance(session.header, dict) else {}
-        sid = h.get("id")
-        kinds: dict = {}
-        where = dict.fromkeys(WHERE, 0)
-        where_n = dict.fromkeys(WHERE, 0)
-        entry_bytes = 0
-        n_img = img_bytes = 0
-        largest = None
-        no_image = (0, 0)
-        for i, number, offset, size, k, im in rows:
-            entry_bytes += size
-            c = kinds.get(k)
-            kinds[k] = (1, size) if c is None else (c[0] + 1, c[1] + size)
-            w = pl.where[i]
-            where[w] += size
-            where_n[w] += 1
-            im = im or no_image
-            n_img += im[0]
-            img_bytes += im[1]
-            if largest is None or size > largest[0]:
-                largest = (size, i, number, offset, k, im)
-            if top > 0 and (len(heap) < top or size > heap[0][0]):
-                big = BigEntry(path, sid, entry_id(session.entries[i]), number, offset, size, k[0], k[1], w, im[0],
-                               im[1])
-                seq += 1
-                (heapq.heappush if len(heap) < top else heapq.heapreplace)(heap, (size, -seq, big))
-        big_one = None
-        if largest is not None:
-            size, i, number, offset, k, im = largest
-            big_one = BigEntry(path, sid, entry_id(session.entries[i]), number, offset, size, k[0], k[1], pl.where[i],
-                               im[0], im[1])
-        other = max(0, session.raw.size - entry_bytes - header_bytes)
-        su = SessionUsage(path, sid, session_name(session), h.get("cwd"), h.get("timestamp"), session.reader,
-                          session.raw.size, len(session.entries), entry_bytes, header_bytes, other, where, where_n,
-                          _kinds_json(kinds), {"count": n_img, "bytes": img_bytes}, big_one, note,
-                          list(session.dropped_lines))
-        sessions.append(su)
-        for kk, (n, b) in kinds.items():
-            c = kinds_all.get(kk, (0, 0))
-            kinds_all[kk] = (c[0] + n, c[1] + b)
-        for w in WHERE:
-            where_all[w] += where[w]
-            where_n_all[w] += where_n[w]
-        img_all[0] += n_img
-        img_all[1] += img_bytes
-        tot["size"] += su.size
-        tot["entries"] += su.entries
-        tot["entry_bytes"] += entry_bytes
-        tot["header_bytes"] += header_bytes
-        tot["other_bytes"] += other
-    biggest = [b for _, _, b in sorted(heap, key=lambda x: (-x[0], -x[1]))]
-    described = _describe(biggest)
+        usage, kinds = _session_usage(path, got, largest)
+        sessions.append(usage)
+        totals.add(usage, kinds)
+    described = _describe(largest.biggest())
     sessions.sort(key=lambda s: (-s.size, created_key({"timestamp": s.created_at})))
-    return DuReport(sessions, tot["size"], tot["entries"], tot["entry_bytes"], tot["header_bytes"], tot["other_bytes"],
-                    where_all, where_n_all, _kinds_json(kinds_all), {"count": img_all[0], "bytes": img_all[1]},
-                    described, skipped)
+    return totals.report(sessions, described, skipped)
 
 
-def _read_scanned(path: str, reader: str, tick, pi_version: str = versions.CURRENT) -> tuple:
+Kind = tuple[str, str | None]  # (entry type, message role), see kind_of
+# (position, line, offset, bytes, kind, (images, base64 bytes) or None): one entry of a file
+Row = tuple[int, int, int, int, Kind, tuple[int, int] | None]
+Read = tuple[Session, str | None, int, Iterator[Row]]  # (session, note, header bytes, rows), see _usage
+
+
+class _Largest:
+    """The ``top`` biggest entries of the whole set (a heap, smallest first; of equal sizes the
+    one met first ranks first)."""
+
+    def __init__(self, top: int) -> None:
+        self.top = top
+        self.heap: list = []  # (bytes, -seq, BigEntry), at most ``top``
+        self.seq = 0
+
+    def wants(self, size: int) -> bool:
+        return self.top > 0 and (len(self.heap) < self.top or size > self.heap[0][0])
+
+    def add(self, size: int, big: BigEntry) -> None:
+        self.seq += 1
+        (heapq.heappush if len(self.heap) < self.top else heapq.heapreplace)(self.heap, (size, -self.seq, big))
+
+    def biggest(self) -> list[BigEntry]:
+        return [b for _, _, b in sorted(self.heap, key=lambda x: (-x[0], -x[1]))]
+
+
+def _session_usage(path: str, got: Read, largest: _Largest) -> tuple[SessionUsage, dict]:
+    """One file's usage, and its ``kind -> (entries, bytes)``; its biggest entries are offered to
+    ``largest``."""
+    session, note, header_bytes, rows = got
+    pl = place(session, branches=False)
+    h = session.header if isinstance(session.header, dict) else {}
+    sid = h.get("id")
+    kinds: dict = {}
+    where = dict.fromkeys(WHERE, 0)
+    where_n = dict.fromkeys(WHERE, 0)
+    entry_bytes = 0
+    n_img = img_bytes = 0
+    biggest: tuple | None = None
+    no_image = (0, 0)
+    for i, number, offset, size, k, found in rows:
+        entry_bytes += size
+        c = kinds.get(k)
+        kinds[k] = (1, size) if c is None else (c[0] + 1, c[1] + size)
+        w = pl.where[i]
+        where[w] += size
+        where_n[w] += 1
+        im = found or no_image
+        n_img += im[0]
+        img_bytes += im[1]
+        if biggest is None or size > biggest[0]:
+            biggest = (size, i, number, offset, k, im)
+        if largest.wants(size):
+            largest.add(size, BigEntry(path, sid, entry_id(session.entries[i]), number, offset, size, k[0], k[1], w,
+                                       im[0], im[1]))
+    big_one = None
+    if biggest is not None:
+        size, i, number, offset, k, im = biggest
+        big_one = BigEntry(path, sid, entry_id(session.entries[i]), number, offset, size, k[0], k[1], pl.where[i],
+                           im[0], im[1])
+    other = max(0, session.raw.size - entry_bytes - header_bytes)
+    usage = SessionUsage(path, sid, session_name(session), h.get("cwd"), h.get("timestamp"), session.reader,
+                         session.raw.size, len(session.entries), entry_bytes, header_bytes, other, where, where_n,
+                         _kinds_json(kinds), {"count": n_img, "bytes": img_bytes}, big_one, note,
+                         list(session.dropped_lines))
+    return usage, kinds
+
+
+class _Totals:
+    """The sums over the files read."""
+
+    def __init__(self) -> None:
+        self.kinds: dict = {}
+        self.where = dict.fromkeys(WHERE, 0)
+        self.where_entries = dict.fromkeys(WHERE, 0)
+        self.images = [0, 0]
+        self.size = self.entries = self.entry_bytes = self.header_bytes = self.other_bytes = 0
+
+    def add(self, usage: SessionUsage, kinds: dict) -> None:
+        for k, (n, b) in kinds.items():
+            c = self.kinds.get(k, (0, 0))
+            self.kinds[k] = (c[0] + n, c[1] + b)
+        for w in WHERE:
+            self.where[w] += usage.where[w]
+            self.where_entries[w] += usage.where_entries[w]
+        self.images[0] += usage.images["count"]
+        self.images[1] += usage.images["bytes"]
+        self.size += usage.size
+        self.entries += usage.entries
+        self.entry_bytes += usage.entry_bytes
+        self.header_bytes += usage.header_bytes
+        self.other_bytes += usage.other_bytes
+
+    def report(self, sessions: list, top: list, skipped: list) -> DuReport:
+        return DuReport(sessions, self.size, self.entries, self.entry_bytes, self.header_bytes, self.other_bytes,
+                        self.where, self.where_entries, _kinds_json(self.kinds),
+                        {"count": self.images[0], "bytes": self.images[1]}, top, skipped)
+
+
+def _read_scanned(path: str, reader: str, tick: Callable[[int], None] | None,
+                  pi_version: str = versions.CURRENT) -> Read:
     """The line scan (damaged, legacy and refused files), images found as the scan parses each line."""
     images: dict[int, tuple[int, int]] = {}
 
@@ -229,7 +272,8 @@ def _read_scanned(path: str, reader: str, tick, pi_version: str = versions.CURRE
     return _usage(session, note, {lines[n - 1].offset: got for n, got in images.items()})
 
 
-def _read_indexed(path: str, reader: str, tick, pi_version: str = versions.CURRENT) -> tuple | None:
+def _read_indexed(path: str, reader: str, tick: Callable[[int], None] | None,
+                  pi_version: str = versions.CURRENT) -> Read | None:
     """A clean file through its compact index (``None``: not one), images from a byte search for
     ``"image"``; no entry object is built but for the entries that are not plain messages."""
     session = open_indexed(path, reader, pi_version=pi_version)
@@ -238,7 +282,7 @@ def _read_indexed(path: str, reader: str, tick, pi_version: str = versions.CURRE
     return _usage(session, None, _image_lines(path, tick))
 
 
-def _usage(session: Any, note: str | None, images: dict) -> tuple:
+def _usage(session: Session, note: str | None, images: dict) -> Read:
     """``(session, note, header bytes, rows)``, a row per entry: ``(position, line, offset, bytes,
     kind, images or None)``; sizes and offsets come from the store, ``images`` by line offset."""
     store = session.store
@@ -248,7 +292,7 @@ def _usage(session: Any, note: str | None, images: dict) -> tuple:
     header_bytes = _header_bytes(session.path, offsets[0] if len(offsets) else session.raw.size) \
         if session.header is not None else 0
 
-    def rows():
+    def rows() -> Iterator[Row]:
         for i in range(len(offsets)):
             role = plain_role(i)
             off = offsets[i]
@@ -273,7 +317,7 @@ def _header_bytes(path: str, before: int) -> int:
 IMAGE = b'"image"'  # lines without these bytes hold no image block (the line scan's test too)
 
 
-def _image_lines(path: str, tick) -> dict[int, tuple[int, int]]:
+def _image_lines(path: str, tick: Callable[[int], None] | None) -> dict[int, tuple[int, int]]:
     """``offset -> (images, base64 bytes)`` of the lines that hold ``"image"`` and an image block,
     found by a byte search over the file (lines are parsed only where the bytes are)."""
     out: dict[int, tuple[int, int]] = {}
@@ -283,7 +327,7 @@ def _image_lines(path: str, tick) -> dict[int, tuple[int, int]]:
             start = buf.rfind(b"\n", 0, p) + 1
             stop = buf.find(b"\n", p, end)
             stop = end if stop < 0 else stop
-            v = _value(bytes(buf[start:stop]))
+            v = parse_json(bytes(buf[start:stop]))
             if v is not NOT_JSON:
                 got = images_in(v)
                 if got[0]:
@@ -319,7 +363,8 @@ def describe(v: dict) -> tuple[str | None, str]:
     """(tool name, a few words) for a complete entry."""
     t = v.get("type")
     if t == "message":
-        m = v.get("message") if isinstance(v.get("message"), dict) else {}
+        msg = v.get("message")
+        m = msg if isinstance(msg, dict) else {}
         role = m.get("role")
         if role == "toolResult":
             name = m.get("toolName")
@@ -329,7 +374,8 @@ def describe(v: dict) -> tuple[str | None, str]:
             cmd = m.get("command")
             return None, f"$ {cmd if isinstance(cmd, str) else js.to_string(cmd)}"
         if role == "assistant":
-            content = m.get("content") if isinstance(m.get("content"), list) else []
+            blocks = m.get("content")
+            content = blocks if isinstance(blocks, list) else []
             kinds = {b.get("type") for b in content if isinstance(b, dict)}
             calls = [b.get("name") for b in content if isinstance(b, dict) and b.get("type") == "toolCall"]
             parts = [k for k in ("text", "thinking") if k in kinds]

@@ -214,7 +214,7 @@ def message_view(m: Any, src: Any, limits: Limits | None = None, *, converted_fr
     if not (number(ts) or isinstance(ts, str)):
         ts = m.get("timestamp")
     time_ms = ts if number(ts) else (js.date_ms(ts) if isinstance(ts, str) else None)
-    content = m.get("content")
+    content: Any = m.get("content")
     facts: list = []
     subject = ""
     about = ""

@@ -13,6 +13,7 @@ from . import js
 from .errors import PisessError
 from .js import UNDEF, get
 from .session import Session
+from .store import EntryStore
 
 
 def _cycle(session: Session, entry: Any) -> PisessError:
@@ -77,7 +78,7 @@ def walk_positions(session: Session, start: Any) -> tuple[list, int | None] | No
     return walk_up(store, pos)
 
 
-def walk_up(store: Any, pos: int | None) -> tuple[list, int | None]:
+def walk_up(store: EntryStore, pos: int | None) -> tuple[list, int | None]:
     """``walk_positions`` from position ``pos`` of ``store``."""
     parent = store.parent
     out: list = []
@@ -89,7 +90,7 @@ def walk_up(store: Any, pos: int | None) -> tuple[list, int | None]:
     return out, pos
 
 
-def ancestors(store: Any, pos: int) -> Iterator[int]:
+def ancestors(store: EntryStore, pos: int) -> Iterator[int]:
     """The positions above ``pos``, nearest first, each once (a cycle ends the walk)."""
     parent = store.parent
     seen = {pos}
@@ -100,7 +101,7 @@ def ancestors(store: Any, pos: int) -> Iterator[int]:
         cur = parent(cur)
 
 
-def cycle_positions(store: Any) -> list:
+def cycle_positions(store: EntryStore) -> list:
     """One position per ``parentId`` cycle, in the order the cycles are met walking up from each
     entry in file order (each entry has at most one parent, so walks are chains)."""
     if store.parents_precede():

@@ -281,9 +281,10 @@ def _newest_created_first(sessions: list) -> list:
         order = sorted(range(len(sessions)), key=lambda i: sessions[i].created_at, reverse=True)
         return [sessions[i] for i in order]
     times = [js.parse_date(x.created_at) if isinstance(x.created_at, str) else None for x in sessions]
-    if all(t is not None for t in times):
+    dates = [t for t in times if t is not None]
+    if len(dates) == len(times):
         # a stable sort, newest first: the same order as pi's comparator when every date parses
-        order = sorted(range(len(sessions)), key=times.__getitem__, reverse=True)
+        order = sorted(range(len(sessions)), key=dates.__getitem__, reverse=True)
         return [sessions[i] for i in order]
     return sorted(sessions, key=functools.cmp_to_key(_by_created_desc))
 
@@ -379,7 +380,8 @@ def _cli_listing(root: str, cwd: str | None, version: str, sort: str, whole: boo
             keyed = sorted(((_mtime_ms(p), name_key(b), p) for p, b in zip(files, base)),
                            key=lambda f: (f[0] if f[0] is not None else -math.inf, f[1]), reverse=True)
             files = [p for *_, p in keyed]
-    sessions, skipped = [], []
+    sessions: list = []
+    skipped: list = []
     for _p, got in zip(files, _cli_infos(files, whole, sort == "activity")):
         (sessions if type(got) is SessionInfo else skipped).append(got)
     if sort == "created":
@@ -402,10 +404,10 @@ def _newest_modified_first(sessions: list) -> list:
 
 
 def _cli_info(path: str, whole: bool, activity: bool = True) -> SessionInfo | Skipped:
-    from .summary import CliInfo, line_time, read_cli_info
+    from .summary import CliSkip, line_time, read_cli_info
 
     got = read_cli_info(path, whole=whole, activity=activity)
-    if type(got) is not CliInfo:
+    if isinstance(got, CliSkip):
         return Skipped(path, got.code, got.reason)
     h = got.header
     sid = h.get("id")
@@ -454,33 +456,25 @@ def _shared(items: list, read: Any, send: Any, receive: Any) -> list:
     the time goes to open/read/close, and each CPU makes its own.  ``send`` is a child's ``read``
     as plain tuples (they pickle several times faster than objects), ``receive`` rebuilds them
     (or reads the share itself when the child failed)."""
-    import gc
-
-    enabled = gc.isenabled()
-    gc.disable()  # thousands of small objects, none in a cycle
+    n = len(items)
+    parts = min(parallel.workers(limit=8), n // SHARE_MIN) if n >= 2 * SHARE_MIN else 1
+    if parts < 2:
+        return read(items)
+    # the parent also rebuilds what the children send: a slightly smaller share for it
+    cuts = [0, n * 9 // (10 * parts)]
+    cuts += [cuts[1] + (n - cuts[1]) * k // (parts - 1) for k in range(1, parts)]
+    shares = list(zip(cuts[1:], cuts[2:]))
+    children = []
     try:
-        n = len(items)
-        parts = min(parallel.workers(limit=8), n // SHARE_MIN) if n >= 2 * SHARE_MIN else 1
-        if parts < 2:
-            return read(items)
-        # the parent also rebuilds what the children send: a slightly smaller share for it
-        cuts = [0, n * 9 // (10 * parts)]
-        cuts += [cuts[1] + (n - cuts[1]) * k // (parts - 1) for k in range(1, parts)]
-        shares = list(zip(cuts[1:], cuts[2:]))
-        children = []
-        try:
-            for a, b in shares:
-                children.append(parallel.Child(send, items[a:b]))
-            out = read(items[:cuts[1]])
-            for child, (a, b) in zip(children, shares):
-                out += receive(items[a:b], child.result())
-            return out
-        finally:
-            for child in children:
-                child.cancel()
+        for a, b in shares:
+            children.append(parallel.Child(send, items[a:b]))
+        out = read(items[:cuts[1]])
+        for child, (a, b) in zip(children, shares):
+            out += receive(items[a:b], child.result())
+        return out
     finally:
-        if enabled:
-            gc.enable()
+        for child in children:
+            child.cancel()
 
 
 def _read_headers(files: list[tuple[str, bool]]) -> list:
@@ -674,8 +668,3 @@ def most_recent_session(directory: str) -> str:
 
 def default_fork_dir(root: str, cwd: str) -> str:
     return os.path.join(root, encode_cwd(cwd))
-
-
-def file_info(path: str) -> dict[str, Any]:
-    st = os.stat(path)
-    return {"size": st.st_size, "mtime": st.st_mtime}

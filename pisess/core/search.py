@@ -38,6 +38,7 @@ checkpoint), exactly as the other commands read them.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
@@ -227,7 +228,8 @@ def _system_texts(m: dict) -> Iterator[tuple[str, str, str, str]]:
     for name, value in sections.items() if isinstance(sections, dict) else ():
         if isinstance(value, str):
             yield "system", "system", f"[{name}] ", value
-    for tool in m.get("toolsAdded") if isinstance(m.get("toolsAdded"), list) else ():
+    tools = m.get("toolsAdded")
+    for tool in tools if isinstance(tools, list) else ():
         if not isinstance(tool, dict):
             continue
         name = tool.get("name") if isinstance(tool.get("name"), str) else ""
@@ -360,7 +362,11 @@ def _match_lines(buf: Any, end: int, base: int, starts: list[int], m: Matcher, f
     for s in starts:
         e = find(b"\n", s, end)
         _match_line(bytes(buf[s:end if e < 0 else e]), base + s, m, found,
-                    lambda s=s: lines_before + buf.count(b"\n", 0, s) + 1)  # only asked for a damaged line
+                    functools.partial(_line_number, buf, s, lines_before))  # only asked for a damaged line
+
+
+def _line_number(buf: Any, start: int, lines_before: int) -> int:
+    return lines_before + buf.count(b"\n", 0, start) + 1
 
 
 def _matches_small(data: bytes, m: Matcher) -> dict[int, list[Match]]:

@@ -9,12 +9,12 @@ reader of the program that wrote the file.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from . import cache, js, lines, versions
-from .compact import CompactEntries, scan_compact
+from .compact import CompactEntries, CompactIndex, scan_compact
 from .errors import JSError, PisessError
 from .js import UNDEF, get
 from .jsonl import Light, RawFile, RawLine, first_line_value, scan_file
@@ -26,7 +26,6 @@ from .versions import PiVersion
 
 Reader = Literal["harness", "cli"]
 READERS: tuple[Reader, ...] = ("harness", "cli")
-SDK_ONLY_TYPES = lines.SDK_ONLY_TYPES
 HEADER_PREFIX = "Invalid JSONL session file {path}: "
 
 
@@ -55,12 +54,12 @@ class Session:
         return self.store
 
     @property
-    def entry_lines(self) -> Any:
+    def entry_lines(self) -> Sequence[int]:
         """The physical line of each entry."""
         return self.store.lines
 
     @property
-    def by_id(self) -> Any:
+    def by_id(self) -> Mapping[Any, Any]:
         """``js.key(id)`` -> entry, last occurrence wins."""
         return self.store.by_id
 
@@ -175,8 +174,10 @@ def written_by_sdk(raw: RawFile) -> bool:
 
 
 def choose_reader(raw: RawFile, reader: str) -> Reader:
-    if reader == "harness" or reader == "cli":
-        return reader
+    if reader == "harness":
+        return "harness"
+    if reader == "cli":
+        return "cli"
     _check_reader(reader)
     return "harness" if written_by_sdk(raw) else "cli"
 
@@ -309,12 +310,12 @@ def open_harness(raw: RawFile) -> Session:
     return _harness_view(header, _list_store([ln.value for ln in kept], kept, raw), raw)
 
 
-def index_raw(path: str, ix: Any) -> RawFile:
+def index_raw(path: str, ix: CompactIndex) -> RawFile:
     """The ``RawFile`` of an indexed file: its size and ending, no per-line records."""
     return RawFile(path, ix.size, [], ix.ends_with_newline, light=True, sdk_marker=ix.sdk_marker)
 
 
-def index_view(ix: Any, raw: RawFile, reader: str) -> Session:
+def index_view(ix: CompactIndex, raw: RawFile, reader: Reader) -> Session:
     """The ``harness`` or ``cli`` session over a ``CompactIndex`` (each with its own store)."""
     store = CompactEntries(ix, raw.full)
     return _harness_view(ix.header, store, raw) if reader == "harness" else _cli_view(ix.header, store, raw)

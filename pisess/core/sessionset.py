@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, overload
 
 import orjson
 
@@ -40,6 +40,7 @@ from .jsonl import (
 )
 from .repo import encode_cwd, iter_jsonl, project_dirs, resolve_session
 from .session import Session, open_read
+from .store import EntryStore
 
 WHERE = ("active", "retained", "compacted", "branch")
 
@@ -113,8 +114,8 @@ def collect(names: Iterable[str] | None, root: str, cwd: str, all_projects: bool
         if k not in seen:
             seen.add(k)
             unique.append(p)
-    n = len(unique)
-    return Scope(unique, f"{n} file{'s' if n != 1 else ''}", missing)
+    count = len(unique)
+    return Scope(unique, f"{count} file{'s' if count != 1 else ''}", missing)
 
 
 def header_of(path: str) -> dict | None:
@@ -241,20 +242,26 @@ class Placement:
     """Per entry of ``session.entries`` (same order): where it sits and, off the active path (when
     asked for), the first entry of its abandoned branch: the child of the active path it hangs from."""
 
-    where: list  # "active" | "retained" | "compacted" | "branch"
+    where: list | dict  # "active" | "retained" | "compacted" | "branch" by position (a dict: of the positions asked for)
     branch_root: list | None  # entry or None (None on the active path); None when not asked for
     leaf_id: Any
     checkpoint: Any  # the compaction the context starts at, or None
     branch_points: int | None  # entries with more than one child; None when not asked for
     error: str | None = None  # the leaf or the path cannot be resolved
 
-    def counts(self) -> dict:
-        out = {w: 0 for w in WHERE}
-        for w in self.where:
-            out[w] += 1
-        return out
+
+@dataclass(frozen=True)
+class BranchPlacement(Placement):
+    """A placement with the branches asked for (``place``'s default)."""
+
+    branch_root: list
+    branch_points: int
 
 
+@overload
+def place(session: Session, *, branches: Literal[True] = ..., positions: list | None = None) -> BranchPlacement: ...
+@overload
+def place(session: Session, *, branches: bool, positions: list | None = None) -> Placement: ...
 def place(session: Session, *, branches: bool = True, positions: list | None = None) -> Placement:
     """Where each entry sits for the session's reader; with ``branches`` also the branch points
     and each abandoned branch's first entry.  With ``positions`` (and no ``branches``) ``where``
@@ -296,10 +303,10 @@ def place(session: Session, *, branches: bool = True, positions: list | None = N
     root_of: dict[int, int] = {}
     roots = [None if w != "branch" else store[_branch_root(i, active_at, parent_of, root_of)]
              for i, w in enumerate(where)]
-    return Placement(where, roots, leaf_id, checkpoint, sum(1 for n in kids.values() if n > 1), error)
+    return BranchPlacement(where, roots, leaf_id, checkpoint, sum(1 for n in kids.values() if n > 1), error)
 
 
-def _where_by_position(store: Any, active_at: set, chosen: list | None, retained: set) -> list:
+def _where_by_position(store: EntryStore, active_at: set, chosen: list | None, retained: set) -> list:
     """``where`` of every position: ``branch`` off the active path, on it ``active`` when the
     context holds it (``chosen``; ``None``: the context could not be built, all of the path
     counts), ``retained`` when a checkpoint holds its copy (``retained``), else ``compacted``."""

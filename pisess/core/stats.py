@@ -338,12 +338,12 @@ def compute_stats(paths: list[str], *, reader: str = "auto", by: str | None = No
         try:
             raw = scan_visit(path, visit, tick)
             session, note = open_lenient(path, reader, raw, pi_version=pi_version)
-        except PisessError as e:
-            if e.code in ("storage", "not_found") and on_skip is None:
+        except PisessError as err:
+            if err.code in ("storage", "not_found") and on_skip is None:
                 raise
-            skipped.append(e)
+            skipped.append(err)
             if on_skip is not None:
-                on_skip(e)
+                on_skip(err)
             continue
         pl = place(session)
         parent = parent_of.get(path)
@@ -378,6 +378,7 @@ def compute_stats(paths: list[str], *, reader: str = "auto", by: str | None = No
                 roots.add(id(root))
             if by is None:
                 continue
+            gk: Any  # a group's key: a path, a model, a day, or (path, branch)
             if by == "session":
                 gk = path
             elif by == "model":

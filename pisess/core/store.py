@@ -28,8 +28,13 @@ ReadBack = Callable[[list], list]  # complete values of light entries, read by o
 class EntryStore(Protocol):
     """A session's entries by position (the header is not an entry)."""
 
-    lines: Sequence[int]  # physical line (1-based) of each entry
-    by_id: Mapping[Any, Any]  # js.key(id) -> entry, the last occurrence wins (pi's byId)
+    @property
+    def lines(self) -> Sequence[int]:
+        """The physical line (1-based) of each entry."""
+
+    @property
+    def by_id(self) -> Mapping[Any, Any]:
+        """``js.key(id)`` -> entry, the last occurrence wins (pi's byId)."""
 
     def __len__(self) -> int: ...
 
@@ -90,6 +95,10 @@ class EntryStore(Protocol):
     def complete(self, entries: list) -> list:
         """``entries`` complete (light ones read back and put in their place), in order."""
 
+    def cached_prefix(self) -> Any:
+        """The index cache's note (``cache.Prefix``) where the entries came from its cached
+        prefix, else ``None``."""
+
 
 class Cached:
     """The caches both stores share: where each object is, and what was read back.
@@ -98,8 +107,7 @@ class Cached:
     ``_put(pos, whole)`` and ``_all_objects()`` (``(pos, object)`` of the objects a position
     search must look among)."""
 
-    __slots__ = ()
-    _read_back: ReadBack
+    __slots__ = ("_read_back", "_read", "_replaced", "_pos_cache")
 
     def _init_caches(self, read_back: ReadBack) -> None:
         self._read_back = read_back
@@ -148,8 +156,7 @@ class ListStore(Cached, SequenceABC):
     """Entries as parsed values in a list; ``by_id`` is filled in one pass, light entries are told
     their position."""
 
-    __slots__ = ("_entries", "lines", "by_id", "_extras", "_offsets", "_lengths", "_read_back", "_read", "_replaced",
-                 "_pos_cache")
+    __slots__ = ("_entries", "lines", "by_id", "_extras", "_offsets", "_lengths")
 
     def __init__(self, entries: list, lines: Sequence[int], read_back: ReadBack,
                  spans: tuple[Sequence[int], Sequence[int]] | None = None) -> None:
@@ -251,6 +258,9 @@ class ListStore(Cached, SequenceABC):
         return None
 
     def plain_role(self, pos: int) -> str | None:
+        return None
+
+    def cached_prefix(self) -> Any:
         return None
 
     def role_positions(self, role: str) -> list[int]:

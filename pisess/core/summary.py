@@ -285,11 +285,11 @@ def tail_activity(fd: int, size: int, start: int, header: dict, tail: int | None
                 later = ts
                 bound = bound or (best is not None and ts <= best)
             checked += 1
-            if bound and checked >= CHECKED:
+            if bound and best is not None and checked >= CHECKED:  # (bound: best is set)
                 return max(best, 0)
         if lo <= start:
             return None if best is None else max(best, 0)  # every line was read
-        if bound:
+        if bound and best is not None:
             return max(best, 0)  # fewer, longer lines: the window held the proof
         window *= 4
 
@@ -346,9 +346,9 @@ def read_cli_info(path: str, *, whole: bool = False, tail: int | None = None,
             else:
                 rest = _read_at(fd, size - end, end)
             for line in _lines(rest):
-                e = _value(line)
-                if e is not None:
-                    acc.feed(e)
+                entry = _value(line)
+                if entry is not None:
+                    acc.feed(entry)
         except PiThrows as e:
             return CliSkip("invalid_entry", f"pi's listing fails on it ({e.reason}) and leaves it out")
         if not whole:

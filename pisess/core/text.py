@@ -162,16 +162,20 @@ def system_changes(m: dict) -> tuple[list, list, list, list]:
     """A system message's ``(sections set, sections removed, tools added, tools removed)``: names,
     and (name, description) pairs for tools added (spec C.2)."""
     sections = m.get("sections")
-    set_, removed = [], []
+    set_: list = []
+    removed: list = []
     if isinstance(sections, dict):
         for name, value in js_key_order(sections):
             (removed if value is None else set_).append(name)
     added = [(as_text(get(t, "name")) if isinstance(t, dict) else as_text(t),
               as_text(get(t, "description")) if isinstance(t, dict) else "")
-             for t in (m.get("toolsAdded") if isinstance(m.get("toolsAdded"), list) else [])]
-    gone = [as_text(get(t, "name")) if isinstance(t, dict) else as_text(t)
-            for t in (m.get("toolsRemoved") if isinstance(m.get("toolsRemoved"), list) else [])]
+             for t in _list_or_empty(m.get("toolsAdded"))]
+    gone = [as_text(get(t, "name")) if isinstance(t, dict) else as_text(t) for t in _list_or_empty(m.get("toolsRemoved"))]
     return set_, removed, added, gone
+
+
+def _list_or_empty(v: Any) -> list:
+    return v if isinstance(v, list) else []
 
 
 def system_summary(m: dict) -> str:

@@ -7,8 +7,9 @@ block: does the SDK open it, what does the ``pi`` command drop), and what is wro
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import js, versions
 from .errors import PisessError
@@ -18,6 +19,7 @@ from .migrate import raw_version
 from .paths import ancestors, cycle_positions
 from .sdk_v4 import SDK_V4, is_v4_line
 from .session import (
+    Reader,
     check_harness_entry,
     check_harness_header,
     cli_kept_lines,
@@ -26,6 +28,11 @@ from .session import (
     open_harness,
     written_by_sdk,
 )
+from .versions import PiVersion
+
+if TYPE_CHECKING:
+    from .compact import CompactIndex
+    from .session import Session
 
 KNOWN_TYPES = {
     "message", "model_change", "thinking_level_change", "active_tools_change", "compaction", "branch_summary",
@@ -54,12 +61,15 @@ class Finding:
                 "offset": self.offset, "entryId": self.entry_id}
 
 
+Add = Callable[[Finding], None]  # where a check puts what it finds
+
+
 @dataclass(frozen=True)
 class FileReport:
     path: str
     pi: dict
     findings: list = field(default_factory=list)
-    reader: str = "cli"
+    reader: Reader = "cli"
 
     def count(self, severity: str) -> int:
         return sum(1 for f in self.findings if f.severity == severity)
@@ -101,9 +111,12 @@ def validate_bytes(data: bytes, path: str, *, mtime: float | None = None, now: f
 
 def validate_raw(raw: RawFile, *, mtime: float | None = None, now: float | None = None,
                  data: bytes | None = None, pi_version: str = versions.CURRENT) -> FileReport:
-    path = raw.path
     version = versions.parse(pi_version)
-    known = known_types(version)
+    harness_session, cli, pi = _reader_answers(raw, version)
+    first = next((ln for ln in raw.lines if not ln.blank), None)
+    if first is not None and is_v4_line(raw, first):  # C.28: named, its records not reported one by one
+        return _report(raw.path, pi, [Finding("error", "harness_v4", f"harness v4 session (unsupported): {SDK_V4}",
+                                              first.number, first.offset)], raw)
 
     def text_at(offset: int, length: int) -> bytes:
         return data[offset: offset + length] if data is not None else raw.read_at(offset, length)
@@ -111,8 +124,17 @@ def validate_raw(raw: RawFile, *, mtime: float | None = None, now: float | None 
     findings: list[Finding] = []
     add = findings.append
     live = mtime is not None and now is not None and now - mtime < LIVE_SECONDS
+    _file_findings(raw, text_at, add)
+    _line_findings(raw, text_at, cli, version, live, add)
+    if cli is not None and cli.header is not None:
+        _header_findings(raw, cli, cli.header, add)
+        _session_findings(raw, harness_session, cli, add)
+    return _report(raw.path, pi, findings, raw)
 
-    # --- what pi's two readers do ---------------------------------------------------------
+
+def _reader_answers(raw: RawFile, version: PiVersion) -> tuple[Session | None, Session | None, dict]:
+    """What pi's two readers do: the SDK's session and the pi command's (``None`` where one
+    refuses the file), and the report's ``pi`` block."""
     harness_session = None
     try:
         harness_session = open_harness(raw)
@@ -129,22 +151,27 @@ def validate_raw(raw: RawFile, *, mtime: float | None = None, now: float | None 
         _, dropped = cli_kept_lines(raw)
         pi_cli = {"opens": False, "piVersion": version, "code": e.code, "reason": e.message,
                   "migratedFromVersion": None, "droppedLines": dropped}
-    pi = {"harness": pi_harness, "cli": pi_cli}
-    first = next((ln for ln in raw.lines if not ln.blank), None)
-    if first is not None and is_v4_line(raw, first):  # C.28: named, its records not reported one by one
-        return _report(path, pi, [Finding("error", "harness_v4", f"harness v4 session (unsupported): {SDK_V4}",
-                                          first.number, first.offset)], raw)
+    return harness_session, cli, {"harness": pi_harness, "cli": pi_cli}
 
-    # --- lines ----------------------------------------------------------------------------------
+
+def _file_findings(raw: RawFile, text_at: Callable[[int, int], bytes], add: Add) -> None:
+    """What is wrong with the file as a whole: a byte order mark, no bytes, no non-blank line."""
     if raw.size >= 3 and text_at(0, 3) == b"\xef\xbb\xbf":
         add(Finding("error", "bom", "file starts with a UTF-8 byte order mark: pi's SDK refuses the header and "
                     "the pi command cannot read it either", 1, 0))
     if raw.size == 0:
         add(Finding("error", "empty_file", "empty file: pi's SDK refuses it (missing session header); "
                     "the pi command would write a fresh header into it", None, 0))
-    nonblank = [ln for ln in raw.lines if not ln.blank]
-    if raw.size and not nonblank:
+    if raw.size and not any(not ln.blank for ln in raw.lines):
         add(Finding("error", "missing_header", "no non-blank line: there is no session header", 1, 0))
+
+
+def _line_findings(raw: RawFile, text_at: Callable[[int, int], bytes], cli: Session | None, version: PiVersion,
+                   live: bool, add: Add) -> None:
+    """Each non-blank line as pi's readers take it (``n`` counts non-blank lines, as pi's SDK does),
+    then an unterminated last line."""
+    known = known_types(version)
+    nonblank = [ln for ln in raw.lines if not ln.blank]
     last = raw.lines[-1] if raw.lines else None
     header_line = nonblank[0] if nonblank else None
     legacy = cli is not None and cli.migrated_from_version is not None  # entries need no ids before migration
@@ -155,61 +182,76 @@ def validate_raw(raw: RawFile, *, mtime: float | None = None, now: float | None 
             add(Finding("error", "falsy_line", f"line holds {_short(ln.value)}: pi's SDK refuses the file; "
                         "the pi command silently drops this line", ln.number, ln.offset))
         elif ln is header_line:
-            reason = check_harness_header(ln.value)
-            later = _later_header(nonblank) if reason else None
-            if later is not None:
-                what = _short(ln.value.get("type")) if isinstance(ln.value, dict) else _short(ln.value)
-                add(Finding("error", "header_not_first", f"line {ln.number} is a {what} record and the session "
-                            f"header comes after it, on line {later.number} (another tool's layout, e.g. "
-                            "oh-my-pi's title line): neither of pi's readers reads a session from this file",
-                            ln.number, ln.offset))
-            elif reason and not (reason == "unsupported session version" and isinstance(ln.value, dict)
-                                 and ln.value.get("type") == "session"):
-                add(Finding("error", "invalid_session", f"{reason} (pi's SDK refuses the file)", ln.number, ln.offset))
+            _header_line_findings(ln, nonblank, add)
         else:
-            reason = check_harness_entry(ln.value)
-            v = ln.value
-            if isinstance(v, dict) and v.get("type") == "session" and ln is _later_header(nonblank) \
-                    and check_harness_header(header_line.value if header_line else None):
-                pass  # the header behind a foreign first line: said once, on that line
-            elif isinstance(v, dict) and v.get("type") == "session":
-                add(Finding("error", "duplicate_header", "a second session header: pi's SDK refuses the file "
-                            f"(line {n} has invalid parentId); the pi command ignores it", ln.number, ln.offset,
-                            _id_str(v.get("id"))))
-            elif reason and not legacy:
-                add(Finding("error", "invalid_entry", f"line {n} {reason} (pi's SDK refuses the file)",
-                            ln.number, ln.offset, _id_str(get(v, "id")) if isinstance(v, dict) else None))
-            if isinstance(v, dict) and isinstance(v.get("type"), str) and v["type"] not in known \
-                    and v["type"] != "session":
-                add(_unknown_type(v["type"], ln.number, ln.offset, v.get("id")))
+            _entry_line_findings(ln, n, nonblank, header_line, legacy, known, add)
     if last is not None and not last.blank and last.value is not NOT_JSON and not raw.ends_with_newline \
             and cli is not None and cli.header is not None:
         add(_unterminated(last, version))
 
-    # --- header and version -------------------------------------------------------------------
-    header = cli.header if cli else None
-    if header is not None:
-        version = raw_version(header) if cli.migrated_from_version is None else cli.migrated_from_version
-        hdr_line = next((ln for ln in raw.lines if ln.value is not NOT_JSON and not ln.blank
-                         and js.truthy(ln.value)), None)
-        if cli.migrated_from_version is not None:
-            add(Finding("warning", "legacy_version", f"version {js.to_string(version)} file: the pi command migrates it "
-                        "on open and rewrites the file; pi's SDK refuses it", hdr_line.number if hdr_line else 1,
-                        hdr_line.offset if hdr_line else 0))
-        elif not (isinstance(version, (int, float)) and not isinstance(version, bool) and version == 3):
-            add(Finding("error", "unsupported_version", f"version {js.to_string(version)}: pi's SDK refuses it; the "
-                        "pi command reads it as version 3", hdr_line.number if hdr_line else 1,
-                        hdr_line.offset if hdr_line else 0))
-        _tree_findings(cli, add)
-        _writer_findings(cli, add)
-        if cli.migrated_from_version is None:
-            _without_ids(sum(1 for e in cli.entries if not isinstance(get(e, "id"), str)), add)
-        _pi16_findings(cli, range(len(cli.entries)), add)
-        _context_findings(raw, {"harness": harness_session, "cli": cli}, add)
-    return _report(path, pi, findings, raw)
+
+def _header_line_findings(ln: RawLine, nonblank: list[RawLine], add: Add) -> None:
+    """The first non-blank line where it is no session header pi's SDK accepts."""
+    reason = check_harness_header(ln.value)
+    later = _later_header(nonblank) if reason else None
+    if later is not None:
+        what = _short(ln.value.get("type")) if isinstance(ln.value, dict) else _short(ln.value)
+        add(Finding("error", "header_not_first", f"line {ln.number} is a {what} record and the session "
+                    f"header comes after it, on line {later.number} (another tool's layout, e.g. "
+                    "oh-my-pi's title line): neither of pi's readers reads a session from this file",
+                    ln.number, ln.offset))
+    elif reason and not (reason == "unsupported session version" and isinstance(ln.value, dict)
+                         and ln.value.get("type") == "session"):
+        add(Finding("error", "invalid_session", f"{reason} (pi's SDK refuses the file)", ln.number, ln.offset))
 
 
-def _cli_answer(cli) -> dict:
+def _entry_line_findings(ln: RawLine, n: int, nonblank: list[RawLine], header_line: RawLine | None, legacy: bool,
+                         known: set, add: Add) -> None:
+    """A later line: a second header, an entry pi's SDK refuses, an unknown type."""
+    reason = check_harness_entry(ln.value)
+    v = ln.value
+    if isinstance(v, dict) and v.get("type") == "session" and ln is _later_header(nonblank) \
+            and check_harness_header(header_line.value if header_line else None):
+        pass  # the header behind a foreign first line: said once, on that line
+    elif isinstance(v, dict) and v.get("type") == "session":
+        add(Finding("error", "duplicate_header", "a second session header: pi's SDK refuses the file "
+                    f"(line {n} has invalid parentId); the pi command ignores it", ln.number, ln.offset,
+                    _id_str(v.get("id"))))
+    elif reason and not legacy:
+        add(Finding("error", "invalid_entry", f"line {n} {reason} (pi's SDK refuses the file)",
+                    ln.number, ln.offset, _id_str(get(v, "id")) if isinstance(v, dict) else None))
+    if isinstance(v, dict) and isinstance(v.get("type"), str) and v["type"] not in known \
+            and v["type"] != "session":
+        add(_unknown_type(v["type"], ln.number, ln.offset, v.get("id")))
+
+
+def _header_findings(raw: RawFile, cli: Session, header: dict, add: Add) -> None:
+    """A legacy or unsupported version in the header the pi command read."""
+    version = raw_version(header) if cli.migrated_from_version is None else cli.migrated_from_version
+    hdr_line = next((ln for ln in raw.lines if ln.value is not NOT_JSON and not ln.blank
+                     and js.truthy(ln.value)), None)
+    if cli.migrated_from_version is not None:
+        add(Finding("warning", "legacy_version", f"version {js.to_string(version)} file: the pi command migrates it "
+                    "on open and rewrites the file; pi's SDK refuses it", hdr_line.number if hdr_line else 1,
+                    hdr_line.offset if hdr_line else 0))
+    elif not (isinstance(version, (int, float)) and not isinstance(version, bool) and version == 3):
+        add(Finding("error", "unsupported_version", f"version {js.to_string(version)}: pi's SDK refuses it; the "
+                    "pi command reads it as version 3", hdr_line.number if hdr_line else 1,
+                    hdr_line.offset if hdr_line else 0))
+
+
+def _session_findings(raw: RawFile, harness_session: Session | None, cli: Session, add: Add) -> None:
+    """The tree, the writers, missing ids, pi 1.x's records and the context, on the session the pi
+    command read."""
+    _tree_findings(cli, add)
+    _writer_findings(cli, add)
+    if cli.migrated_from_version is None:
+        _without_ids(sum(1 for e in cli.entries if not isinstance(get(e, "id"), str)), add)
+    _pi16_findings(cli, range(len(cli.entries)), add)
+    _context_findings(raw, {"harness": harness_session, "cli": cli}, add)
+
+
+def _cli_answer(cli: Session) -> dict:
     """What the pi command of the session's version does on open."""
     return {"opens": True, "piVersion": cli.pi_version, "migratedFromVersion": cli.migrated_from_version,
             "droppedLines": cli.dropped_lines, "emptyFileInitialized": cli.empty_file_initialized,
@@ -228,7 +270,7 @@ def _unterminated(last: RawLine, version: str) -> Finding:
 EDITABLE_KINDS = ("user", "assistant", "toolResult")
 
 
-def _pi16_findings(cli, positions: Any, add) -> None:
+def _pi16_findings(cli: Session, positions: Iterable[int], add: Add) -> None:
     """C.29: context edits, compaction checkpoints, section names and usage entries pi 1.6 would
     trip over (nothing with 0.82.1's rules, which ignore them)."""
     if not versions.since(cli.pi_version, versions.SYSTEM_MESSAGES):
@@ -269,7 +311,7 @@ def _role(e: Any) -> Any:
     return m.get("role") if isinstance(m, dict) else None
 
 
-def _section_findings(sm: Any, eid: str | None, line: int, add) -> None:
+def _section_findings(sm: Any, eid: str | None, line: int, add: Add) -> None:
     from .system import is_array_index
 
     sections = sm.get("sections") if isinstance(sm, dict) else None
@@ -280,7 +322,7 @@ def _section_findings(sm: Any, eid: str | None, line: int, add) -> None:
                     line, None, eid))
 
 
-def _edit_findings(cli, e: dict, eid: str | None, line: int, add) -> None:
+def _edit_findings(cli: Session, e: dict, eid: str | None, line: int, add: Add) -> None:
     if "replacement" not in e:
         add(Finding("error", "edit_without_replacement", f"context_edit {eid} has no replacement: pi throws when it "
                     "applies the edit", line, None, eid))
@@ -309,7 +351,7 @@ def _edit_findings(cli, e: dict, eid: str | None, line: int, add) -> None:
                                               else "the content stays as it is"), line, None, eid))
 
 
-def _validate_index(path: str, ix: Any, version: str) -> FileReport | None:
+def _validate_index(path: str, ix: CompactIndex, version: PiVersion) -> FileReport | None:
     """``validate_raw``'s report for a clean file, from its ``CompactIndex``: every line is JSON,
     truthy and accepted by the harness, the header a valid v3 one, so the line findings left are
     unknown types, and the tree findings are computed on positions (``None``: the line scan decides)."""
@@ -318,7 +360,8 @@ def _validate_index(path: str, ix: Any, version: str) -> FileReport | None:
     raw = index_raw(path, ix)
     findings: list[Finding] = []
     add = findings.append
-    harness_session = harness_err = None
+    harness_session: Session | None = None
+    harness_err: PisessError | None = None
     try:
         harness_session = index_view(ix, raw, "harness")
     except PisessError as e:
@@ -332,11 +375,11 @@ def _validate_index(path: str, ix: Any, version: str) -> FileReport | None:
     # plain messages are known, accepted entries: only the other lines can hold line findings
     store = cli.store
     extras = []
-    for pos, e in store.extras():
+    for pos, entry in store.extras():
         extras.append(pos)
-        v = e.get("type") if isinstance(e, dict) else None
+        v = entry.get("type") if isinstance(entry, dict) else None
         if isinstance(v, str) and v not in known:
-            add(_unknown_type(v, store.line(pos), store.span(pos)[0], e.get("id")))
+            add(_unknown_type(v, store.line(pos), store.span(pos)[0], entry.get("id")))
     if not raw.ends_with_newline and len(store):
         last = len(store) - 1
         add(_unterminated(RawLine(store.line(last), store.span(last)[0], 0, False, None), version))
@@ -348,7 +391,7 @@ def _validate_index(path: str, ix: Any, version: str) -> FileReport | None:
     return _report(path, pi, findings, raw)
 
 
-def _system_positions(cli, extras: list) -> list:
+def _system_positions(cli: Session, extras: list) -> list:
     """The positions C.29's checks look at: the store's extras and its system messages, in file order."""
     return sorted({*extras, *cli.store.role_positions("system")})
 
@@ -370,7 +413,7 @@ def _unknown_type(t: str, line: int, offset: int, eid: Any) -> Finding:
                    "nothing to the context", line, offset, _id_str(eid))
 
 
-def _without_ids(n: int, add) -> None:
+def _without_ids(n: int, add: Add) -> None:
     if n:
         add(Finding("error", "entries_without_ids", f"{n} entries have no id under a version-3 header (a legacy "
                     "file copied without migration): they are not part of any tree", None, None))
@@ -386,7 +429,7 @@ def _short(v: Any) -> str:
     return s if len(s) < 40 else s[:37] + "..."
 
 
-def _bad_json(text: bytes, raw: RawFile, ln: RawLine, n: int, last: RawLine | None, live: bool, add,
+def _bad_json(text: bytes, raw: RawFile, ln: RawLine, n: int, last: RawLine | None, live: bool, add: Add,
               version: str = versions.CURRENT) -> None:
     if ln.offset == 0 and text.startswith(b"\xef\xbb\xbf") and parse_json(text[3:]) is not NOT_JSON:
         return  # a whole line behind a byte order mark: the ``bom`` finding says it
@@ -476,7 +519,7 @@ def _salvage(text: bytes) -> tuple[int, Any] | None:
         start = i + 1
 
 
-def _tree_findings(cli, add) -> None:
+def _tree_findings(cli: Session, add: Add) -> None:
     """Duplicate ids, then each suspect entry's parent, targets and kept entry, then one entry per
     cycle: found on the store's ids and parent positions (a compact store builds entries only
     for the lines that can hold a finding)."""
@@ -496,7 +539,7 @@ def _tree_findings(cli, add) -> None:
         add(_cycle_finding(store[p], lines[p]))
 
 
-def _writer_findings(cli, add) -> None:
+def _writer_findings(cli: Session, add: Add) -> None:
     """``concurrent_writers``: two processes appended to the file in turn (``writers.py`` has the
     rule and its limits)."""
     from .writers import find_alternations, pi_resumes_text
@@ -517,7 +560,7 @@ def _cycle_finding(e: Any, line: int | None) -> Finding:
     return Finding("error", "cycle", f"entry {eid} is on a parentId cycle: pi hangs walking it", line, None, eid)
 
 
-def _entry_findings(cli, where: Any, add) -> None:
+def _entry_findings(cli: Session, where: Iterable[tuple[int, int]], add: Add) -> None:
     """Parents, leaf and label targets, compactions' kept entries, of the entries at ``where``
     (``(position, line)`` pairs)."""
     entries = cli.store
@@ -555,20 +598,20 @@ def _entry_findings(cli, where: Any, add) -> None:
                             "which is not among its ancestors: nothing before it is kept", line, None, eid))
 
 
-def _is_ancestor(cli, entry: Any, target_id: Any) -> bool:
+def _is_ancestor(cli: Session, entry: Any, target_id: Any) -> bool:
     """Is an entry above ``entry`` (not ``entry`` itself) the one with id ``target_id``?"""
     store = cli.store
     pos = store.position(entry)
     if pos is None:  # not one of the session's entries: its parent is looked up
         pid = get(entry, "parentId")
         up = store.find(pid) if js.truthy(pid) else None
-        above = [] if up is None else [up, *ancestors(store, up)]
+        above: Iterable[int] = [] if up is None else [up, *ancestors(store, up)]
     else:
         above = ancestors(store, pos)
     return any(p != pos and js.strict_eq(get(store[p], "id"), target_id) for p in above)
 
 
-def _context_findings(raw: RawFile, sessions: dict, add) -> None:
+def _context_findings(raw: RawFile, sessions: dict, add: Add) -> None:
     """Build the context with each reader the way pi would and report where pi fails."""
     from .context import build_context
 

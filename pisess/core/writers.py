@@ -49,9 +49,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import js
+
+if TYPE_CHECKING:
+    from .session import Session
 
 CLOSE_SECONDS = 30 * 60  # two live processes; a user answering one terminal and then the other
 
@@ -241,7 +244,7 @@ def continued_tip(alt: Alternation, path_lines: set) -> Tip | None:
     return None
 
 
-def path_lines(session: Any) -> tuple[int | None, set]:
+def path_lines(session: Session) -> tuple[int | None, set]:
     """(physical line of the last entry, lines of it and its ancestors): where pi's cli goes on
     on the next resume (§5.1: the last entry is the leaf; §6.2: walk to the root)."""
     entries = session.entries
@@ -261,7 +264,7 @@ def path_lines(session: Any) -> tuple[int | None, set]:
     return last, lines
 
 
-def pi_resumes_text(alt: Alternation, session: Any) -> str:
+def pi_resumes_text(alt: Alternation, session: Session) -> str:
     """What pi does with the file on the next resume, in words."""
     last, lines = path_lines(session)
     tip = continued_tip(alt, lines)
@@ -274,7 +277,7 @@ def pi_resumes_text(alt: Alternation, session: Any) -> str:
             "branch only /tree reaches")
 
 
-def interleaved_sides(session: Any) -> dict:
+def interleaved_sides(session: Session) -> dict:
     """``{id(entry): 0 | 1}`` for the entries of the two interleaved conversations of every
     alternation in ``session`` (side 0: the writer that was there first)."""
     entries, lines = session.entries, session.entry_lines
