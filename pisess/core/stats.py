@@ -221,11 +221,12 @@ class SessionStats:
     abandoned_branches: int
     leaf_id: Any
     note: str | None = None
+    parent_match: str | None = None  # how the parent was looked for (``MATCHES``), None without parentSession
 
     def to_json(self) -> dict:
         return {"path": self.path, "id": self.id, "name": self.name, "cwd": self.cwd, "createdAt": self.created_at,
                 "reader": self.reader, "parentSession": self.parent, "parentInSet": self.parent_in_set,
-                "leafId": self.leaf_id, "branchPoints": self.branch_points,
+                "parentMatch": self.parent_match, "leafId": self.leaf_id, "branchPoints": self.branch_points,
                 "abandonedBranches": self.abandoned_branches, **self.tally, "where": self.where,
                 "copiedFromParent": self.copied}
 
@@ -236,19 +237,21 @@ class StatsReport:
     total: dict
     where: dict
     copied: dict  # everything left out as fork copies
-    forks: list  # (child path, parent path) pairs inside the set
+    forks: list  # (child path, parent path, how it was matched) inside the set
     by: str | None
     groups: list  # [{"key", "label", ...tally}] when ``by``
     skipped: list  # PisessError per file that could not be read as a session
     branch_points: int
     abandoned_branches: int
+    matches: dict  # forks by how their parent was matched (``MATCHES``; unmatched: not in the set)
 
     def to_json(self) -> dict:
         return {
             "sessionCount": len(self.sessions),
             "total": self.total,
             "where": self.where,
-            "copiedFromParents": {**self.copied, "forks": [{"path": c, "parent": p} for c, p in self.forks]},
+            "copiedFromParents": {**self.copied, "forks": [{"path": c, "parent": p, "matchedBy": m}
+                                                           for c, p, m in self.forks], "matches": self.matches},
             "branchPoints": self.branch_points,
             "abandonedBranches": self.abandoned_branches,
             "by": self.by,
@@ -290,16 +293,85 @@ def compute_stats(paths: list[str], *, reader: str = "auto", by: str | None = No
     skipped (in ``skipped``); an I/O failure raises unless ``on_skip`` takes it."""
     if by is not None and by not in BY:
         raise PisessError("usage", f"--by must be one of {', '.join(BY)}, not {by!r}")
-    real = {p: _real(p) for p in paths}
-    by_real = {r: p for p, r in real.items() if r}
-    headers = {p: header_of(p) for p in paths}
-    parent_of: dict[str, str] = {}
-    for p in paths:
-        h = headers[p]
-        parent = by_real.get(_real(h.get("parentSession")) or "") if h else None
-        if parent is not None and parent != p:
-            parent_of[p] = parent
+    links = fork_parents(paths)
+    parent_of = {p: parent for p, (parent, _) in links.items() if parent is not None}
+    run = _Run(by, parent_of)
+    for path in _parents_first(paths, parent_of):
+        read = _read(path, reader, tick, pi_version)
+        if isinstance(read, PisessError):
+            if read.code in ("storage", "not_found") and on_skip is None:
+                raise read
+            run.skipped.append(read)
+            if on_skip is not None:
+                on_skip(read)
+            continue
+        run.add_session(path, *read, links.get(path, (None, None))[1])
+    return run.report()
 
+
+# --- stage 1: which session in the set each fork was copied from ---------------------------------
+
+MATCHES = ("path", "fileId", "headerId", "unmatched")
+
+
+def file_session_id(path: str) -> str | None:
+    """The session id in a file name as pi names its files (``<timestamp>_<uuid>.jsonl``)."""
+    name = os.path.basename(path)
+    if not name.endswith(".jsonl"):
+        return None
+    _, sep, sid = name[:-len(".jsonl")].partition("_")
+    return sid if sep and sid else None
+
+
+def fork_parents(paths: list[str]) -> dict[str, tuple[str | None, str]]:
+    """For each session whose header names a ``parentSession``: the parent's path in ``paths`` and
+    how it was found (one of ``MATCHES``).  The path written in the fork is absolute, so a copied
+    root, a backup or another machine's tree matches none of them: then the session id in the
+    parent's file name is looked for among the files' names, and then among their headers' ids (a
+    renamed file).  Several candidates: the one in the fork's own directory, else none."""
+    headers = {p: header_of(p) for p in paths}
+    by_real: dict[str, str] = {}
+    by_file_id: dict[str, list[str]] = {}
+    by_header_id: dict[str, list[str]] = {}
+    for p in paths:
+        r = _real(p)
+        if r:
+            by_real[r] = p
+        fid = file_session_id(p)
+        if fid is not None:
+            by_file_id.setdefault(fid, []).append(p)
+        hid = (headers[p] or {}).get("id")
+        if isinstance(hid, str) and hid:
+            by_header_id.setdefault(hid, []).append(p)
+    out: dict[str, tuple[str | None, str]] = {}
+    for p in paths:
+        written = (headers[p] or {}).get("parentSession")
+        if not isinstance(written, str) or not written:
+            continue
+        parent = by_real.get(_real(written) or "")
+        if parent is not None and parent != p:
+            out[p] = (parent, "path")
+            continue
+        wanted = file_session_id(written)
+        for how, pool in (("fileId", by_file_id), ("headerId", by_header_id)):
+            parent = _one_of([q for q in pool.get(wanted, ()) if q != p], p) if wanted else None
+            if parent is not None:
+                out[p] = (parent, how)
+                break
+        else:
+            out[p] = (None, "unmatched")
+    return out
+
+
+def _one_of(candidates: list[str], fork: str) -> str | None:
+    if len(candidates) == 1:
+        return candidates[0]
+    here = [q for q in candidates if os.path.dirname(q) == os.path.dirname(fork)]
+    return here[0] if len(here) == 1 else None
+
+
+def _parents_first(paths: list[str], parent_of: dict[str, str]) -> list[str]:
+    """``paths`` with every parent before its forks (the copies are known when a fork is read)."""
     def depth(p: str) -> int:
         d, seen = 0, {p}
         while p in parent_of:
@@ -310,46 +382,59 @@ def compute_stats(paths: list[str], *, reader: str = "auto", by: str | None = No
             d += 1
         return d
 
-    order = sorted(paths, key=depth)  # parents before their forks
-    children_left: dict[str, int] = {}
-    for p in parent_of.values():
-        children_left[p] = children_left.get(p, 0) + 1
-    kept_keys: dict[str, set] = {}
+    return sorted(paths, key=depth)
 
-    total, copied = Tally(), Tally()
-    where_t = {w: Tally() for w in WHERE}
-    groups: dict[Any, Tally] = {}
-    labels: dict[Any, dict] = {}
-    results: list[SessionStats] = []
-    skipped: list[PisessError] = []
-    forks: list = []
-    bp_total = ab_total = 0
 
-    for path in order:
-        facts: dict[int, Fact] = {}
+# --- stage 2: one session read, the facts of its entries beside it -------------------------------
 
-        def visit(number: int, v: Any, _raw: bytes, facts: dict = facts) -> None:
-            if isinstance(v, dict):
-                f = fact_of(v, pi_version)
-                if f is not None:
-                    facts[number] = f
+def _read(path: str, reader: str, tick: Callable[[int], None] | None,
+          pi_version: str) -> tuple[Any, str | None, dict[int, Fact]] | PisessError:
+    """(session, note, line number -> Fact), or the error that makes the file skipped."""
+    facts: dict[int, Fact] = {}
 
-        try:
-            raw = scan_visit(path, visit, tick)
-            session, note = open_lenient(path, reader, raw, pi_version=pi_version)
-        except PisessError as e:
-            if e.code in ("storage", "not_found") and on_skip is None:
-                raise
-            skipped.append(e)
-            if on_skip is not None:
-                on_skip(e)
-            continue
+    def visit(number: int, v: Any, _raw: bytes) -> None:
+        if isinstance(v, dict):
+            f = fact_of(v, pi_version)
+            if f is not None:
+                facts[number] = f
+
+    try:
+        raw = scan_visit(path, visit, tick)
+        session, note = open_lenient(path, reader, raw, pi_version=pi_version)
+    except PisessError as e:
+        return e
+    return session, note, facts
+
+
+# --- stage 3: the sums ---------------------------------------------------------------------------
+
+class _Run:
+    """The sums of one report while its sessions are added, parents before their forks."""
+
+    def __init__(self, by: str | None, parent_of: dict[str, str]) -> None:
+        self.by = by
+        self.parent_of = parent_of
+        self.children_left: dict[str, int] = {}
+        for p in parent_of.values():
+            self.children_left[p] = self.children_left.get(p, 0) + 1
+        self.kept_keys: dict[str, set] = {}  # a parent's entry keys, until its last fork is read
+        self.total, self.copied = Tally(), Tally()
+        self.where = {w: Tally() for w in WHERE}
+        self.groups: dict[Any, Tally] = {}
+        self.labels: dict[Any, dict] = {}
+        self.results: list[SessionStats] = []
+        self.skipped: list[PisessError] = []
+        self.forks: list = []
+        self.branch_points = self.abandoned_branches = 0
+
+    def add_session(self, path: str, session: Any, note: str | None, facts: dict[int, Fact],
+                    match: str | None) -> None:
         pl = place(session)
-        parent = parent_of.get(path)
-        parent_keys = kept_keys.get(parent) if parent else None
+        parent = self.parent_of.get(path)
+        parent_keys = self.kept_keys.get(parent) if parent else None
         if parent_keys is not None:
-            forks.append((path, parent))
-        keep = children_left.get(path, 0) > 0
+            self.forks.append((path, parent, match))
+        keep = self.children_left.get(path, 0) > 0
         keys: set = set()
         own, own_copied = Tally(), Tally()
         own_where = {w: Tally() for w in WHERE}
@@ -357,8 +442,8 @@ def compute_stats(paths: list[str], *, reader: str = "auto", by: str | None = No
         h = session.header if isinstance(session.header, dict) else {}
         sid = h.get("id")
         sname = session_name(session)
-        if by == "session":
-            labels[path] = {"key": path, "session": sid, "name": sname, "path": path}
+        if self.by == "session":
+            self.labels[path] = {"key": path, "session": sid, "name": sname, "path": path}
         for i, (line, e) in enumerate(zip(session.entry_lines, session.entries)):
             fact = facts.get(line)
             etype = get(e, "type")
@@ -369,70 +454,85 @@ def compute_stats(paths: list[str], *, reader: str = "auto", by: str | None = No
                 if parent_keys is not None and k in parent_keys:
                     own_copied.add(etype, fact)
                     continue
-            w = pl.where[i]
             own.add(etype, fact)
-            own_where[w].add(etype, fact)
+            own_where[pl.where[i]].add(etype, fact)
             root = pl.branch_root[i]
             if root is not None:
                 roots.add(id(root))
-            if by is None:
-                continue
-            if by == "session":
-                gk = path
-            elif by == "model":
-                if fact is None or (fact.model is None and fact.usage is None) or fact.virtual is not None:
-                    continue
-                gk = fact.model if fact.model is not None else (
-                    "(compaction)" if etype == "compaction" else "(branch summary)" if etype == "branch_summary"
-                    else "(tool usage)")
-                labels.setdefault(gk, {"key": gk})
-            elif by == "day":
-                gk = local_day(e, fact)
-                labels.setdefault(gk, {"key": gk})
-            else:
-                rid = entry_id(root) if root is not None else None
-                gk = (path, "active" if root is None else f"branch:{js.to_string(rid)}")
-                if gk not in labels:
-                    labels[gk] = {"key": f"{path}#{'active' if root is None else js.to_string(rid)}", "session": sid,
-                                  "path": path, "branch": None if root is None else rid,
-                                  "from": None if root is None else _from(session, root)}
-            groups.setdefault(gk, Tally()).add(etype, fact)
+            if self.by is not None:
+                gk = self._group_key(path, session, sid, e, etype, fact, root)
+                if gk is not None:
+                    self.groups.setdefault(gk, Tally()).add(etype, fact)
         if keep:
-            kept_keys[path] = keys
+            self.kept_keys[path] = keys
         if parent is not None:
-            children_left[parent] -= 1
-            if children_left[parent] == 0:
-                kept_keys.pop(parent, None)
-        total.merge(own)
-        copied.merge(own_copied)
+            self.children_left[parent] -= 1
+            if self.children_left[parent] == 0:
+                self.kept_keys.pop(parent, None)
+        self.total.merge(own)
+        self.copied.merge(own_copied)
         for w in WHERE:
-            where_t[w].merge(own_where[w])
-        bp_total += pl.branch_points
-        ab_total += len(roots)
-        results.append(SessionStats(
+            self.where[w].merge(own_where[w])
+        self.branch_points += pl.branch_points
+        self.abandoned_branches += len(roots)
+        self.results.append(SessionStats(
             path, sid, sname, h.get("cwd"), h.get("timestamp"), session.reader, own.to_json(),
             {w: own_where[w].to_json() for w in WHERE}, own_copied.to_json(),
             h.get("parentSession") if isinstance(h.get("parentSession"), str) else None,
             parent if parent_keys is not None else None,
-            pl.branch_points, len(roots), pl.leaf_id if pl.leaf_id is not UNDEF else None, note))
+            pl.branch_points, len(roots), pl.leaf_id if pl.leaf_id is not UNDEF else None, note, match))
 
-    results.sort(key=lambda s: created_key({"timestamp": s.created_at}))
-    out_groups = []
-    if by is not None:
-        order_keys = list(groups)
+    def _group_key(self, path: str, session: Any, sid: Any, e: Any, etype: Any, fact: Fact | None,
+                   root: Any) -> Any:
+        """The ``--by`` group entry ``e`` adds to (its label made on first sight), or None."""
+        by = self.by
         if by == "session":
-            rank = {s.path: i for i, s in enumerate(results)}
+            return path
+        if by == "model":
+            if fact is None or (fact.model is None and fact.usage is None) or fact.virtual is not None:
+                return None
+            gk = fact.model if fact.model is not None else (
+                "(compaction)" if etype == "compaction" else "(branch summary)" if etype == "branch_summary"
+                else "(tool usage)")
+            self.labels.setdefault(gk, {"key": gk})
+            return gk
+        if by == "day":
+            gk = local_day(e, fact)
+            self.labels.setdefault(gk, {"key": gk})
+            return gk
+        rid = entry_id(root) if root is not None else None
+        gk = (path, "active" if root is None else f"branch:{js.to_string(rid)}")
+        if gk not in self.labels:
+            self.labels[gk] = {"key": f"{path}#{'active' if root is None else js.to_string(rid)}", "session": sid,
+                               "path": path, "branch": None if root is None else rid,
+                               "from": None if root is None else _from(session, root)}
+        return gk
+
+    def report(self) -> StatsReport:
+        self.results.sort(key=lambda s: created_key({"timestamp": s.created_at}))
+        matches = dict.fromkeys(MATCHES, 0)
+        for s in self.results:
+            if s.parent_match is not None:
+                matches[s.parent_match] += 1
+        return StatsReport(self.results, self.total.to_json(), {w: self.where[w].to_json() for w in WHERE},
+                           self.copied.to_json(), self.forks, self.by, self._ordered_groups(), self.skipped,
+                           self.branch_points, self.abandoned_branches, matches)
+
+    def _ordered_groups(self) -> list:
+        by, groups = self.by, self.groups
+        if by is None:
+            return []
+        order_keys = list(groups)
+        rank = {s.path: i for i, s in enumerate(self.results)}
+        if by == "session":
             order_keys.sort(key=lambda k: rank.get(k, 0))
         elif by == "day":
             order_keys.sort()
         elif by == "model":
             order_keys.sort(key=lambda k: (-groups[k].cost, str(k)))
         else:
-            rank = {s.path: i for i, s in enumerate(results)}
             order_keys.sort(key=lambda k: (rank.get(k[0], 0), k[1] != "active"))
-        out_groups = [{**labels[k], **groups[k].to_json()} for k in order_keys]
-    return StatsReport(results, total.to_json(), {w: where_t[w].to_json() for w in WHERE}, copied.to_json(), forks,
-                       by, out_groups, skipped, bp_total, ab_total)
+        return [{**self.labels[k], **groups[k].to_json()} for k in order_keys]
 
 
 def _from(session, root: Any) -> Any:
