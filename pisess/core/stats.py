@@ -584,30 +584,141 @@ def usage_rows(state: tuple) -> list[dict]:
 
 def _fold_into(totals: dict, entries: Any) -> None:
     for e in entries:
-        t = get(e, "type")
-        key = usage = None
-        if t == "message":
-            m = get(e, "message")
-            role = _role_of(e, m)
-            if role == "assistant":
-                model = get(m, "responseModel")
-                model = get(m, "model") if model is None or model is UNDEF else model
-                key, usage = f"{js.to_string(get(m, 'provider'))}/{js.to_string(model)}", get(m, "usage")
-            elif role == "toolResult" and js.truthy(get(m, "usage")):
-                key, usage = SUMMARY_KEY, get(m, "usage")
-        elif t == "usage":
-            key, usage = f"{js.to_string(get(e, 'provider'))}/{js.to_string(get(e, 'model'))}", get(e, "usage")
-        elif t in ("branch_summary", "compaction") and js.truthy(get(e, "usage")):
-            key, usage = SUMMARY_KEY, get(e, "usage")
-        if not key or not js.truthy(usage):
-            continue
-        sums = totals.setdefault(key, [0.0, 0.0, 0.0, 0.0, 0.0])
-        cost = get(usage, "cost")
-        if cost is None or cost is UNDEF:
-            raise JSError(f"usage of entry {js.to_string(get(e, 'id'))} has no cost (pi's /session throws)")
-        for i, k in enumerate(TOKENS):
-            sums[i] = _js_add(sums[i], get(usage, k))
-        sums[4] = _js_add(sums[4], get(cost, "total"))
+        record = usage_record(e)
+        if record is not None:
+            _add_record(totals, record)
+
+
+def usage_record(e: Any) -> tuple | None:
+    """What entry ``e`` adds to ``usage_breakdown``: ``(key, input, output, cacheRead, cacheWrite,
+    cost)``, each a float to add, or ``None``; raises ``JSError`` where pi throws on it.
+
+    A field's ``+=`` is JavaScript's (``_js_add``) and is taken here as a number to add: a missing
+    one adds 0.0, which leaves a sum as it is (a sum begun at 0.0 is never -0.0), so folding the
+    records gives the sums the entries give, bit for bit."""
+    t = get(e, "type")
+    key = usage = None
+    if t == "message":
+        m = get(e, "message")
+        role = _role_of(e, m)
+        if role == "assistant":
+            model = get(m, "responseModel")
+            model = get(m, "model") if model is None or model is UNDEF else model
+            key, usage = f"{js.to_string(get(m, 'provider'))}/{js.to_string(model)}", get(m, "usage")
+        elif role == "toolResult" and js.truthy(get(m, "usage")):
+            key, usage = SUMMARY_KEY, get(m, "usage")
+    elif t == "usage":
+        key, usage = f"{js.to_string(get(e, 'provider'))}/{js.to_string(get(e, 'model'))}", get(e, "usage")
+    elif t in ("branch_summary", "compaction") and js.truthy(get(e, "usage")):
+        key, usage = SUMMARY_KEY, get(e, "usage")
+    if not key or not js.truthy(usage):
+        return None
+    cost = get(usage, "cost")
+    if cost is None or cost is UNDEF:
+        raise JSError(f"usage of entry {js.to_string(get(e, 'id'))} has no cost (pi's /session throws)")
+    return (key, *(_js_add(0.0, get(usage, k)) for k in TOKENS), _js_add(0.0, get(cost, "total")))
+
+
+def _add_record(totals: dict, record: tuple) -> None:
+    sums = totals.get(record[0])
+    if sums is None:
+        sums = totals[record[0]] = [0.0, 0.0, 0.0, 0.0, 0.0]
+    sums[0] += record[1]
+    sums[1] += record[2]
+    sums[2] += record[3]
+    sums[3] += record[4]
+    sums[4] += record[5]
+
+
+_NUMBER = frozenset((int, float))  # (not bool: JavaScript's + adds true as 1, _js_add says so)
+_USAGE_TYPES = frozenset(("usage", "branch_summary", "compaction"))
+
+
+class UsageGather:
+    """``usage_fold`` taken during the compact index's scan (``open_session(gather=UsageGather)``):
+    the records of the entries that carry usage, in file order, and where pi throws.  The file
+    is then not read back for the breakdown; a part read in another process is appended whole
+    (``extend``), so the additions happen in file order as in one pass."""
+
+    __slots__ = ("records", "throws", "_keys")
+
+    def __init__(self) -> None:
+        self.records: list = []
+        self.throws: str | None = None
+        self._keys: dict = {}  # one string per key (most records share a few)
+
+    def add_all(self, values: list) -> None:
+        """Take the entries ``values`` (complete, in file order)."""
+        if self.throws is not None:
+            return
+        records, keys, num = self.records, self._keys, _NUMBER
+        for v in values:
+            # An assistant message as pi writes it, without usage_record's calls (the common
+            # case, and the same record); tool results without usage and other messages add nothing.
+            if type(v) is dict:
+                t = v.get("type")
+                if t == "message":
+                    m = v.get("message")
+                    if type(m) is dict:
+                        role = m.get("role")
+                        if role == "assistant":
+                            u, provider = m.get("usage"), m.get("provider")
+                            model = m.get("responseModel")
+                            if model is None:
+                                model = m.get("model")
+                            cost = u.get("cost") if type(u) is dict else None
+                            if type(cost) is dict and type(provider) is str and type(model) is str:
+                                i, o, r, w, total = (u.get("input"), u.get("output"), u.get("cacheRead"),
+                                                     u.get("cacheWrite"), cost.get("total"))
+                                if type(i) in num and type(o) in num and type(r) in num and type(w) in num \
+                                        and type(total) in num:
+                                    key = f"{provider}/{model}"
+                                    records.append((keys.setdefault(key, key), 0.0 + i, 0.0 + o, 0.0 + r, 0.0 + w,
+                                                    0.0 + total))
+                                    continue
+                        elif role != "toolResult" or "usage" not in m:
+                            continue
+                elif type(t) is not str or t not in _USAGE_TYPES:
+                    continue
+            try:
+                record = usage_record(v)
+            except JSError as e:
+                self.throws = e.reason
+                return
+            except TypeError:  # (a value no reader keeps: the breakdown is then made without this)
+                self.records, self.throws = None, "unusable"
+                return
+            if record is not None:
+                key = keys.setdefault(record[0], record[0])
+                records.append((key, *record[1:]))
+
+    def extend(self, later: UsageGather) -> None:
+        if self.throws is None:
+            self.records = None if later.records is None else self.records + later.records
+            self.throws = later.throws
+
+    def __getstate__(self) -> tuple:
+        return self.records, self.throws
+
+    def __setstate__(self, state: tuple) -> None:
+        self.records, self.throws = state
+        self._keys = {}
+
+    def state(self) -> tuple | None:
+        """What ``usage_fold`` returns over the same entries (``None`` when a value could not be
+        taken)."""
+        if self.records is None:
+            return None
+        totals: dict[str, list] = {}
+        for record in self.records:
+            _add_record(totals, record)
+        return ("throws", self.throws) if self.throws is not None else ("sums", totals)
+
+
+def gathered_usage(session: Any) -> tuple | None:
+    """The ``usage_fold`` state of the whole file where the read gathered it, else ``None``."""
+    g = session.store.gathered()
+    return g.state() if isinstance(g, UsageGather) else None
 
 
 def may_carry_usage(e: Any) -> bool | bytes:
