@@ -145,3 +145,21 @@ def test_an_index_from_the_cache_has_nothing_gathered(tmp_path, monkeypatch):
     assert gathered_usage(first) is not None
     again = open_session(path, "cli", light=True, pi_version="1.6.0", gather=UsageGather)
     assert again.store.index.cached is not None and gathered_usage(again) is None
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_later_part_alone_and_parts_joined_give_one_pass(tmp_path, seed):
+    import orjson
+
+    path = random_session(tmp_path, seed, odd=True, throw_at=90 if seed % 2 else None)
+    with open(path, "rb") as fh:
+        values = [orjson.loads(line) for line in fh.read().splitlines()[1:]]
+    later = UsageGather(start=1)
+    later.add_all(values)
+    assert same(later.state(), usage_fold(values))
+    cut = len(values) // 3
+    first, second = UsageGather(), UsageGather(start=1)
+    first.add_all(values[:cut])
+    second.add_all(values[cut:])
+    first.extend(second)
+    assert same(first.state(), usage_fold(values))

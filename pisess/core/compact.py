@@ -159,7 +159,8 @@ class CompactIndex:
             self.lengths.append(self.last_length)
 
 
-def scan_compact(path: str, *, workers: int | None = None, gather: Callable[[], Any] | None = None) -> CompactIndex | None:
+def scan_compact(path: str, *, workers: int | None = None,
+                 gather: Callable[[int], Any] | None = None) -> CompactIndex | None:
     """Index ``path``; ``None`` when it is not a well-formed v3 session (the line scan
     then reads it).  The strict harness checks and the cli's keep/drop rules run in this pass.
 
@@ -167,10 +168,10 @@ def scan_compact(path: str, *, workers: int | None = None, gather: Callable[[], 
     child, when the caller allows two processes (``workers``, else ``parallel.workers()``: the
     library's default is one, the CLI's as many as the CPUs).
 
-    ``gather()`` makes an object whose ``add_all(values)`` is given every parsed entry in file order
-    (the header is not an entry) and whose ``extend(later)`` appends a later part's: it is kept as
-    ``gathered``.  A summary of whole entries is then taken from the one parse of the scan instead
-    of reading the file back."""
+    ``gather(start)`` makes an object for the part of the file from byte ``start``: its
+    ``add_all(values)`` is given every parsed entry in file order (the header is not an entry),
+    its ``extend(later)`` the object of the part after it; the index keeps it as ``gathered``.  A
+    summary of whole entries is then taken from the scan's one parse instead of reading back."""
     import gc
 
     enabled = gc.isenabled()
@@ -219,7 +220,7 @@ def _split_point(path: str) -> int | None:
     return None
 
 
-def _second_half(path: str, split: int, gather: Callable[[], Any] | None = None) -> CompactIndex | None:
+def _second_half(path: str, split: int, gather: Callable[[int], Any] | None = None) -> CompactIndex | None:
     """The child's part, made cheap to send: its id map is rebuilt from the ids on the other side."""
     half = _scan(path, start=split, expect_header=False, gather=gather)
     if half is not None:
@@ -233,7 +234,7 @@ def _second_half(path: str, split: int, gather: Callable[[], Any] | None = None)
     return half
 
 
-def _scan_halves(path: str, split: int, gather: Callable[[], Any] | None = None) -> CompactIndex | None:
+def _scan_halves(path: str, split: int, gather: Callable[[int], Any] | None = None) -> CompactIndex | None:
     """The first half here, the second in a forked child that sends its index back."""
     with parallel.Child(_second_half, path, split, gather) as child:
         first = _scan(path, stop=split, gather=gather)
@@ -332,12 +333,12 @@ _BLOCK_BYTES = 1 << 20  # bytes read at once (the 8 MiB of the line scan cost 25
 
 
 def _scan(path: str, start: int = 0, stop: int | None = None, expect_header: bool = True,
-          gather: Callable[[], Any] | None = None) -> CompactIndex | None:
+          gather: Callable[[int], Any] | None = None) -> CompactIndex | None:
     loads, decode_error, dget = orjson.loads, orjson.JSONDecodeError, dict.get
     ix = CompactIndex()
     take = None
     if gather is not None:
-        ix.gathered = gather()
+        ix.gathered = gather(start)
         take = ix.gathered.add_all
     role_code: dict = {}
     first_number = 0  # physical lines before the block

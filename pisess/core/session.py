@@ -188,7 +188,7 @@ def _check_reader(reader: str) -> None:
 
 
 def open_session(path: str, reader: str = "auto", raw: RawFile | None = None, *, light: bool = False,
-                 pi_version: str = versions.CURRENT, gather: Callable[[], Any] | None = None) -> Session:
+                 pi_version: str = versions.CURRENT, gather: Callable[[int], Any] | None = None) -> Session:
     """Read ``path`` with ``reader`` (``auto``, ``harness`` or ``cli``), the pi command's reader
     following pi ``pi_version``'s rules (the SDK reader has only 0.82.1's).
 
@@ -203,7 +203,7 @@ def open_session(path: str, reader: str = "auto", raw: RawFile | None = None, *,
 
 def open_read(path: str, reader: str = "auto", raw: RawFile | None = None, *, light: bool = False,
               lenient: bool = False, pi_version: str = versions.CURRENT,
-              gather: Callable[[], Any] | None = None) -> tuple[Session, str | None]:
+              gather: Callable[[int], Any] | None = None) -> tuple[Session, str | None]:
     """``open_session``, and with ``lenient`` the pi command's reader where the chosen one refuses
     the file (with a note saying so; raises when neither reads it).
 
@@ -240,7 +240,7 @@ def open_read(path: str, reader: str = "auto", raw: RawFile | None = None, *, li
 
 
 def open_indexed(path: str, reader: str = "auto", *, pi_version: str = versions.CURRENT,
-                 gather: Callable[[], Any] | None = None) -> Session | None:
+                 gather: Callable[[int], Any] | None = None) -> Session | None:
     """The session over a ``CompactIndex`` of ``path``; ``None`` where the index leaves the file to
     the line scan (not a well-formed v3 file, or the chosen reader refuses or drops a line)."""
     scan = scan_compact if gather is None else partial(scan_compact, gather=gather)

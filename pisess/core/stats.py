@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import time
+from array import array
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -635,26 +636,31 @@ _USAGE_TYPES = frozenset(("usage", "branch_summary", "compaction"))
 
 
 class UsageGather:
-    """``usage_fold`` taken during the compact index's scan (``open_session(gather=UsageGather)``):
-    the records of the entries that carry usage, in file order, and where pi throws.  The file
-    is then not read back for the breakdown; a part read in another process is appended whole
-    (``extend``), so the additions happen in file order as in one pass."""
+    """``usage_fold`` taken during the compact index's scan (``open_session(gather=UsageGather)``),
+    so that the file is not read back for the breakdown.  The part of a scan that starts at the
+    file's start folds as it goes; a later part (the half a forked child scans) keeps its records
+    in file order (compact arrays: they cross the pipe) and ``extend`` folds them on after the
+    earlier part's, so the additions happen in file order, as in one pass."""
 
-    __slots__ = ("records", "throws", "_keys")
+    __slots__ = ("direct", "totals", "throws", "_codes", "_values", "_keys", "_code_of")
 
-    def __init__(self) -> None:
-        self.records: list = []
-        self.throws: str | None = None
-        self._keys: dict = {}  # one string per key (most records share a few)
+    def __init__(self, start: int = 0) -> None:
+        self.direct = start == 0
+        self.totals: dict[str, list] | None = {}  # key -> the 5 sums (direct), None: a value could not be taken
+        self.throws: str | None = None  # where pi throws, from then on nothing is taken
+        self._codes = array("I")  # (a later part) the key of each record, as an index into _keys
+        self._values = array("d")  # (a later part) 5 numbers to add per record
+        self._keys: list[str] = []
+        self._code_of: dict[str, int] = {}
 
     def add_all(self, values: list) -> None:
         """Take the entries ``values`` (complete, in file order)."""
         if self.throws is not None:
             return
-        records, keys, num = self.records, self._keys, _NUMBER
+        direct, totals, num = self.direct, self.totals, _NUMBER
         for v in values:
             # An assistant message as pi writes it, without usage_record's calls (the common
-            # case, and the same record); tool results without usage and other messages add nothing.
+            # case, and the same sums); tool results without usage and other messages add nothing.
             if type(v) is dict:
                 t = v.get("type")
                 if t == "message":
@@ -673,8 +679,17 @@ class UsageGather:
                                 if type(i) in num and type(o) in num and type(r) in num and type(w) in num \
                                         and type(total) in num:
                                     key = f"{provider}/{model}"
-                                    records.append((keys.setdefault(key, key), 0.0 + i, 0.0 + o, 0.0 + r, 0.0 + w,
-                                                    0.0 + total))
+                                    if direct:
+                                        sums = totals.get(key)
+                                        if sums is None:
+                                            sums = totals[key] = [0.0, 0.0, 0.0, 0.0, 0.0]
+                                        sums[0] += i
+                                        sums[1] += o
+                                        sums[2] += r
+                                        sums[3] += w
+                                        sums[4] += total
+                                    else:
+                                        self._keep(key, (i, o, r, w, total))
                                     continue
                         elif role != "toolResult" or "usage" not in m:
                             continue
@@ -686,33 +701,65 @@ class UsageGather:
                 self.throws = e.reason
                 return
             except TypeError:  # (a value no reader keeps: the breakdown is then made without this)
-                self.records, self.throws = None, "unusable"
+                self.totals, self.throws = None, "unusable"
                 return
-            if record is not None:
-                key = keys.setdefault(record[0], record[0])
-                records.append((key, *record[1:]))
+            if record is None:
+                continue
+            if direct:
+                _add_record(totals, record)
+            else:
+                self._keep(record[0], record[1:])
+
+    def _keep(self, key: str, numbers: tuple) -> None:
+        code = self._code_of.get(key)
+        if code is None:
+            code = self._code_of[key] = len(self._keys)
+            self._keys.append(key)
+        self._codes.append(code)
+        self._values.extend(numbers)  # (a number stored as a double adds what it adds as an int)
 
     def extend(self, later: UsageGather) -> None:
-        if self.throws is None:
-            self.records = None if later.records is None else self.records + later.records
-            self.throws = later.throws
+        """Fold on ``later``, the part after this one."""
+        if self.throws is not None:
+            return
+        if later.totals is None:
+            self.totals, self.throws = None, later.throws
+            return
+        keys, values, totals = later._keys, later._values, self.totals
+        for n, code in enumerate(later._codes):
+            at = 5 * n
+            if not self.direct:
+                self._keep(keys[code], tuple(values[at:at + 5]))
+                continue
+            sums = totals.get(keys[code])
+            if sums is None:
+                sums = totals[keys[code]] = [0.0, 0.0, 0.0, 0.0, 0.0]
+            sums[0] += values[at]
+            sums[1] += values[at + 1]
+            sums[2] += values[at + 2]
+            sums[3] += values[at + 3]
+            sums[4] += values[at + 4]
+        self.throws = later.throws
 
     def __getstate__(self) -> tuple:
-        return self.records, self.throws
+        return (self.direct, self.totals, self.throws, self._codes, self._values, self._keys)
 
     def __setstate__(self, state: tuple) -> None:
-        self.records, self.throws = state
-        self._keys = {}
+        self.direct, self.totals, self.throws, self._codes, self._values, self._keys = state
+        self._code_of = {k: i for i, k in enumerate(self._keys)}
 
     def state(self) -> tuple | None:
         """What ``usage_fold`` returns over the same entries (``None`` when a value could not be
         taken)."""
-        if self.records is None:
+        if self.totals is None:
             return None
-        totals: dict[str, list] = {}
-        for record in self.records:
-            _add_record(totals, record)
-        return ("throws", self.throws) if self.throws is not None else ("sums", totals)
+        if self.throws is not None:
+            return ("throws", self.throws)
+        if self.direct:
+            return ("sums", self.totals)
+        whole = UsageGather()
+        whole.extend(self)
+        return ("sums", whole.totals)
 
 
 def gathered_usage(session: Any) -> tuple | None:
