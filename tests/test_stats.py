@@ -131,3 +131,73 @@ def test_not_a_session_is_skipped_with_a_note(store):
     assert "skipped" in r.stderr and "zz-notes.jsonl" in r.stderr
     r = invoke("stats", str(bad))
     assert r.exit_code == 1
+
+
+# --- how a fork's parent is found (issue 13) --------------------------------------------------------
+
+def _copied_root(store, tmp_path_name="copy"):
+    """The store's root copied elsewhere: every fork's ``parentSession`` still names the original."""
+    import shutil
+
+    copy = store["root"].parent / tmp_path_name
+    shutil.copytree(store["root"], copy)
+    return copy
+
+
+def _fork_doc(root):
+    doc = _doc("--sessions-dir", root, "--cwd", CWD)
+    by_id = {s["id"]: s for s in doc["sessions"]}
+    return doc, by_id
+
+
+def test_parent_matched_by_path_says_so(store):
+    doc, by_id = _fork_doc("sessions")
+    assert by_id[F_ID]["parentMatch"] == "path" and by_id[P_ID]["parentMatch"] is None
+    assert [f["matchedBy"] for f in doc["copiedFromParents"]["forks"]] == ["path"]
+    assert doc["copiedFromParents"]["matches"] == {"path": 1, "fileId": 0, "headerId": 0, "unmatched": 0}
+
+
+def test_copied_root_matches_the_parent_by_the_id_in_its_file_name(store):
+    """The copy's fork names the original root's parent, which is not in the set: the copies count once."""
+    copy = _copied_root(store)
+    doc, by_id = _fork_doc(copy)
+    assert doc["total"]["entries"] == 17 + 4 and doc["copiedFromParents"]["entries"] == 8
+    assert by_id[F_ID]["parentMatch"] == "fileId"
+    assert by_id[F_ID]["parentInSet"] == str(copy / "--home-you-projects-webapp--" / store["P"].name)
+    assert doc["copiedFromParents"]["matches"]["fileId"] == 1
+
+
+def test_renamed_parent_is_matched_by_its_header_id(store):
+    copy = _copied_root(store)
+    proj = copy / "--home-you-projects-webapp--"
+    (proj / store["P"].name).rename(proj / "parent-backup.jsonl")
+    doc, by_id = _fork_doc(copy)
+    assert by_id[F_ID]["parentMatch"] == "headerId"
+    assert by_id[F_ID]["parentInSet"].endswith("parent-backup.jsonl")
+    assert doc["total"]["entries"] == 17 + 4
+
+
+def test_fork_whose_parent_is_nowhere_in_the_set_is_unmatched(store):
+    copy = _copied_root(store)
+    (copy / "--home-you-projects-webapp--" / store["P"].name).unlink()
+    doc, by_id = _fork_doc(copy)
+    assert by_id[F_ID]["parentMatch"] == "unmatched" and by_id[F_ID]["parentInSet"] is None
+    assert doc["total"]["entries"] == 12 and doc["copiedFromParents"]["forks"] == []
+    assert doc["copiedFromParents"]["matches"]["unmatched"] == 1
+    r = invoke("stats", "--sessions-dir", copy, "--cwd", CWD)
+    assert r.exit_code == 0 and "1 fork whose parent is not in the set" in r.stdout
+
+
+def test_human_view_says_how_forks_were_matched(store):
+    r = invoke("stats", "--sessions-dir", _copied_root(store), "--cwd", CWD)
+    assert r.exit_code == 0, r.stderr
+    assert "matched by the id in its file name" in r.stdout
+
+
+def test_file_name_session_id():
+    from pisess.core.stats import file_session_id
+
+    assert file_session_id(f"/a/b/2025-03-01T09-00-00-000Z_{P_ID}.jsonl") == P_ID
+    assert file_session_id("/a/b/notes.jsonl") is None
+    assert file_session_id("/a/b/2025_.jsonl") is None
+    assert file_session_id(f"/a/b/2025-03-01T09-00-00-000Z_{P_ID}.txt") is None

@@ -46,7 +46,7 @@ def pi16_extras(ctx) -> dict:
     """What pi 1.6 itself derives beside the messages, under the names pi's oracle prints."""
     from pisess.core import cache, js
     from pisess.core.js import UNDEF, get
-    from pisess.core.stats import may_carry_usage, usage_fold, usage_rows
+    from pisess.core.stats import gathered_usage, may_carry_usage, usage_fold, usage_rows
 
     s = ctx.session
 
@@ -55,7 +55,7 @@ def pi16_extras(ctx) -> dict:
         return None if v is UNDEF else v
 
     try:
-        breakdown: object = usage_rows(cache.fold(s, "usage", usage_fold, may_carry_usage))
+        breakdown: object = usage_rows(cache.fold(s, "usage", usage_fold, may_carry_usage, gathered_usage(s)))
     except PisessError as err:
         breakdown = {"error": err.to_dict()}
     return {
@@ -105,7 +105,12 @@ def context(
     reader = common.check_reader(reader, lenient)
     w = common.where(sessions_dir, cwd)
     path = resolve_session(session, w.root, w.cwd, pi_version=pi_version)
-    s = open_session(path, reader, light=True, pi_version=pi_version)
+    gather = None
+    if json_out and since(versions.parse(pi_version), versions.SYSTEM_MESSAGES):
+        from pisess.core.stats import UsageGather
+
+        gather = UsageGather  # the breakdown from the index's one parse, not from reading the file back
+    s = open_session(path, reader, light=True, pi_version=pi_version, gather=gather)
     if not json_out:
         common.report_dropped(s.path, s.dropped_lines)
     ctx = build_context(s, UNDEF if leaf is None else leaf, full_path=False)  # only the path's ids are shown

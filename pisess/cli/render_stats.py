@@ -228,6 +228,20 @@ def _k(v: Any) -> str:
     return f"{v:,.0f}" if abs(v) < 1_000_000 else f"{v / 1_000_000:,.1f}M"
 
 
+_MATCHED_BY = {"path": "by path", "fileId": "by the id in its file name", "headerId": "by its header id"}
+
+
+def _matches_line(matches: dict) -> str | None:
+    """How forks' parents were found: the path written in a fork names another tree once a root is
+    copied, so a user can tell a parent found by id from one found by its path."""
+    found = [f"{words} ({matches[how]})" for how, words in _MATCHED_BY.items() if matches.get(how)]
+    parts = [f"parent matched {', '.join(found)}"] if found else []
+    if matches.get("unmatched"):
+        parts.append(f"{plural(matches['unmatched'], 'fork whose parent is', 'forks whose parents are')} "
+                     "not in the set (counted whole)")
+    return " \u00b7 ".join(parts) or None
+
+
 def stats_view(report, *, label: str, width: int = 100) -> list:
     t = report.total
     out: list = []
@@ -262,6 +276,7 @@ def stats_view(report, *, label: str, width: int = 100) -> list:
                       f"\u00b7 {_money(c['cost'])}")
     else:
         forks, forks_left = "no session in the set is forked from another one in it", None
+    forks_matched = _matches_line(report.matches)
     detail = [
         ("messages", _messages_line(t["messages"])),
         ("tool calls", _tool_line(t["toolCalls"])),
@@ -275,6 +290,8 @@ def stats_view(report, *, label: str, width: int = 100) -> list:
     ]
     if forks_left:
         detail.append(("", forks_left))
+    if forks_matched:
+        detail.append(("", forks_matched))
     if t["usageKinds"]:  # pi 1.6's usage entries (prompt-cache warming and other model calls)
         detail.append(("usage", " \u00b7 ".join(f"{k} {_n(v['entries'])} ({_money(v['cost'])})"
                                                 for k, v in t["usageKinds"].items())))

@@ -168,12 +168,21 @@ def _from_entry(entry: str, path: str, st: os.stat_result) -> CompactIndex | Non
     return ix
 
 
-def fold(session: Any, name: str, step: Callable[[Any, Any], Any], wanted: Callable[[Any], Any] | None) -> Any:
+def fold(session: Any, name: str, step: Callable[[Any, Any], Any], wanted: Callable[[Any], Any] | None,
+         known: Any = None) -> Any:
     """``step(session.iter_complete(wanted), None)``: a per-file summary folded over the entries in
     file order (``step(entries, state)`` continues from ``state``).  Where the session's index came
     from the cache, the state of the cached prefix is kept beside its entry and only the entries
-    after it are read back; the additions happen in the same order, so the result is the same."""
+    after it are read back; the additions happen in the same order, so the result is the same.
+
+    ``known``: the state over every entry when the caller has it already (gathered during the
+    read); it is the answer, and kept beside an entry just written for the same entries."""
     note = session.store.cached_prefix()
+    if known is not None:
+        if note is not None and note.count == len(session.store) and name not in note.summaries:
+            note.summaries[name] = known
+            _store_summaries(note)
+        return known
     if note is None or note.count > len(session.store):
         return step(session.iter_complete(wanted), None)
     state = note.summaries.get(name)

@@ -55,7 +55,7 @@ class CompactIndex:
     __slots__ = ("ids", "pos_of", "key_of", "parents", "other_parents", "offsets", "lengths", "lines", "roles",
                  "role_stubs", "stamps", "extras", "header", "harness_error",
                  "cli_plain", "sdk_marker", "size", "ends_with_newline", "line_count", "roots", "first_line",
-                 "last_length", "later_pos_of", "cached")
+                 "last_length", "later_pos_of", "cached", "gathered")
 
     def __init__(self) -> None:
         self.ids: list = []  # id of each entry (None for an extra whose id is not a string)
@@ -87,6 +87,9 @@ class CompactIndex:
         self.line_count = 0  # physical lines read
         self.roots: list = []  # positions of plain messages whose parentId is null
         self.cached: Any = None  # the index cache's note: which prefix came from it (cache.Prefix)
+        # What a caller's gatherer took from every parsed value of this scan (``scan_compact``'s
+        # ``gather``), or None: an index read from the cache has none.
+        self.gathered: Any = None
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -158,21 +161,27 @@ class CompactIndex:
         return lines, lengths
 
 
-def scan_compact(path: str, *, workers: int | None = None) -> CompactIndex | None:
+def scan_compact(path: str, *, workers: int | None = None,
+                 gather: Callable[[int], Any] | None = None) -> CompactIndex | None:
     """Index ``path``; ``None`` when it is not a well-formed v3 session (the line scan
     then reads it).  The strict harness checks and the cli's keep/drop rules run in this pass.
 
     A file of ``SPLIT_MIN`` bytes or more is read in two halves at once, the second in a forked
     child, when the caller allows two processes (``workers``, else ``parallel.workers()``: the
-    library's default is one, the CLI's as many as the CPUs)."""
+    library's default is one, the CLI's as many as the CPUs).
+
+    ``gather(start)`` makes an object for the part of the file from byte ``start``: its
+    ``add_all(values)`` is given every parsed entry in file order (the header is not an entry),
+    its ``extend(later)`` the object of the part after it; the index keeps it as ``gathered``.  A
+    summary of whole entries is then taken from the scan's one parse instead of reading back."""
     try:
         if workers is None:
             workers = parallel.workers()
         if workers > 1 and hasattr(os, "fork"):
             split = _split_point(path)
             if split is not None:
-                return _scan_halves(path, split)
-        return scan_part(path)
+                return _scan_halves(path, split, gather)
+        return scan_part(path, gather=gather)
     finally:
         forget_shared()
 
@@ -210,11 +219,11 @@ def _split_point(path: str) -> int | None:
 _Sent = tuple[CompactIndex, str | None, list]  # the child's part as it crosses the pipe, see _second_half
 
 
-def _second_half(path: str, split: int) -> _Sent | None:
+def _second_half(path: str, split: int, gather: Callable[[int], Any] | None = None) -> _Sent | None:
     """The child's part, made cheap to send: its id map is rebuilt from the ids on the other side,
     the ids travel as one joined string where they can (``None``: they are in the index), the extras
     as ``(position, value, offset, length)`` (``_received`` puts both back)."""
-    half = scan_part(path, start=split, expect_header=False)
+    half = scan_part(path, start=split, expect_header=False, gather=gather)
     if half is None:
         return None
     half.pos_of = {}
@@ -244,10 +253,10 @@ def _received(sent: _Sent) -> CompactIndex:
     return half
 
 
-def _scan_halves(path: str, split: int) -> CompactIndex | None:
+def _scan_halves(path: str, split: int, gather: Callable[[int], Any] | None = None) -> CompactIndex | None:
     """The first half here, the second in a forked child that sends its index back."""
-    with parallel.Child(_second_half, path, split) as child:
-        first = scan_part(path, stop=split)
+    with parallel.Child(_second_half, path, split, gather) as child:
+        first = scan_part(path, stop=split, gather=gather)
         if first is None:
             return None  # damaged: the line scan decides (leaving the context cancels the child)
         sent = child.result()
@@ -324,6 +333,10 @@ def join_parts(ix: CompactIndex, more: CompactIndex) -> CompactIndex | None:
     ix.sdk_marker = ix.sdk_marker or more.sdk_marker
     ix.size, ix.ends_with_newline = more.size, more.ends_with_newline
     ix.line_count += more.line_count
+    if ix.gathered is not None and more.gathered is not None:
+        ix.gathered.extend(more.gathered)
+    else:
+        ix.gathered = None  # (a part read without the gatherer: it covers not every entry)
     return ix
 
 
@@ -331,12 +344,17 @@ _CHUNK_LINES = 256  # parsed values held at once: more falls out of the CPU cach
 _BLOCK_BYTES = 1 << 20  # bytes read at once (the 8 MiB of the line scan cost 25 MB of peak RSS here)
 
 
-def scan_part(path: str, start: int = 0, stop: int | None = None, expect_header: bool = True) -> CompactIndex | None:
+def scan_part(path: str, start: int = 0, stop: int | None = None, expect_header: bool = True,
+              gather: Callable[[int], Any] | None = None) -> CompactIndex | None:
     """The index of the bytes ``start:stop`` of ``path`` (``start`` at a line's first byte), the
     header first unless ``expect_header`` is false; ``None`` as ``scan_compact``.  Parts are put
-    together with ``join_parts``."""
+    together with ``join_parts``; ``gather`` as ``scan_compact``."""
     loads, decode_error, dget = orjson.loads, orjson.JSONDecodeError, dict.get
     ix = CompactIndex()
+    take = None
+    if gather is not None:
+        ix.gathered = gather(start)
+        take = ix.gathered.add_all
     role_code: dict = {}
     first_number = 0  # physical lines before the block
     end = 0
@@ -356,7 +374,12 @@ def scan_part(path: str, start: int = 0, stop: int | None = None, expect_header:
                                 map(eq, map(len, vals), repeat(5))))
             except (decode_error, TypeError, RecursionError):
                 ks, vs, xs = _sort_lines(chunk, lo)
+                if take is not None:
+                    merged = sorted([*zip(ks, vs), *xs], key=lambda kv: kv[0])
+                    take([v for _, v in (merged[1:] if need_header else merged)])  # (the first value is the header)
             else:
+                if take is not None:
+                    take(vals[1:] if need_header else vals)
                 ks = list(compress(numbered, mask))
                 vs = list(compress(vals, mask))
                 xs = list(compress(zip(numbered, vals), map(not_, mask))) if len(vs) < len(vals) else []
@@ -693,6 +716,9 @@ class CompactEntries(Cached, Sequence):
             return False
         parent_at = self.parent
         return all((q := parent_at(p)) is None or q < p for p in {*ix.other_parents, *ix.extras})
+
+    def gathered(self) -> Any:
+        return self.ix.gathered
 
     def plain_role(self, pos: int) -> str | None:
         r = self.ix.roles[pos]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any, Literal
 
 from . import cache, js, lines, versions
@@ -188,18 +189,22 @@ def _check_reader(reader: str) -> None:
 
 
 def open_session(path: str, reader: str = "auto", raw: RawFile | None = None, *, light: bool = False,
-                 pi_version: str = versions.CURRENT) -> Session:
+                 pi_version: str = versions.CURRENT, gather: Callable[[int], Any] | None = None) -> Session:
     """Read ``path`` with ``reader`` (``auto``, ``harness`` or ``cli``), the pi command's reader
     following pi ``pi_version``'s rules (the SDK reader has only 0.82.1's).
 
     With ``light``, entries keep only their structural keys (memory grows with the number of
     entries, not bytes); ``Session.materialize``/``full`` read back complete entries on demand
-    (``build_context`` and fork planning do that for the entries they use)."""
-    return open_read(path, reader, raw, light=light, pi_version=pi_version)[0]
+    (``build_context`` and fork planning do that for the entries they use).
+
+    ``gather``: a summary of whole entries to take during the compact index's one parse (see
+    ``compact.scan_compact``); ``session.store.gathered()`` has it where the index read the file."""
+    return open_read(path, reader, raw, light=light, pi_version=pi_version, gather=gather)[0]
 
 
 def open_read(path: str, reader: str = "auto", raw: RawFile | None = None, *, light: bool = False,
-              lenient: bool = False, pi_version: str = versions.CURRENT) -> tuple[Session, str | None]:
+              lenient: bool = False, pi_version: str = versions.CURRENT,
+              gather: Callable[[int], Any] | None = None) -> tuple[Session, str | None]:
     """``open_session``, and with ``lenient`` the pi command's reader where the chosen one refuses
     the file (with a note saying so; raises when neither reads it).
 
@@ -210,7 +215,7 @@ def open_read(path: str, reader: str = "auto", raw: RawFile | None = None, *, li
     _check_reader(reader)
     if raw is None:
         if light and not _legacy(path):
-            session = open_indexed(path, reader, pi_version=version)
+            session = open_indexed(path, reader, pi_version=version, gather=gather)
             if session is not None:
                 return session, None
             raw = scan_file(path, light=True)  # pi fails or drops lines here: the line scan says how
@@ -235,10 +240,12 @@ def open_read(path: str, reader: str = "auto", raw: RawFile | None = None, *, li
     return _with_version(session, version), note
 
 
-def open_indexed(path: str, reader: str = "auto", *, pi_version: str = versions.CURRENT) -> Session | None:
+def open_indexed(path: str, reader: str = "auto", *, pi_version: str = versions.CURRENT,
+                 gather: Callable[[int], Any] | None = None) -> Session | None:
     """The session over a ``CompactIndex`` of ``path``; ``None`` where the index leaves the file to
     the line scan (not a well-formed v3 file, or the chosen reader refuses or drops a line)."""
-    ix = cache.scan(path, scan_compact)  # from the cached prefix where the file checks out
+    scan = scan_compact if gather is None else partial(scan_compact, gather=gather)
+    ix = cache.scan(path, scan)  # from the cached prefix where the file checks out
     if ix is None:
         return None
     raw = index_raw(path, ix)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import time
+from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -221,12 +222,13 @@ class SessionStats:
     abandoned_branches: int
     leaf_id: Any
     note: str | None = None
+    parent_match: str | None = None  # how the parent was looked for (``MATCHES``), None without parentSession
     dropped_lines: list = field(default_factory=list)  # {line, reason} of each line the reader dropped
 
     def to_json(self) -> dict:
         return {"path": self.path, "id": self.id, "name": self.name, "cwd": self.cwd, "createdAt": self.created_at,
                 "reader": self.reader, "parentSession": self.parent, "parentInSet": self.parent_in_set,
-                "leafId": self.leaf_id, "branchPoints": self.branch_points,
+                "parentMatch": self.parent_match, "leafId": self.leaf_id, "branchPoints": self.branch_points,
                 "abandonedBranches": self.abandoned_branches, **self.tally, "where": self.where,
                 "copiedFromParent": self.copied, "droppedLines": self.dropped_lines}
 
@@ -237,19 +239,21 @@ class StatsReport:
     total: dict
     where: dict
     copied: dict  # everything left out as fork copies
-    forks: list  # (child path, parent path) pairs inside the set
+    forks: list  # (child path, parent path, how it was matched) inside the set
     by: str | None
     groups: list  # [{"key", "label", ...tally}] when ``by``
     skipped: list  # PisessError per file that could not be read as a session
     branch_points: int
     abandoned_branches: int
+    matches: dict  # forks by how their parent was matched (``MATCHES``; unmatched: not in the set)
 
     def to_json(self) -> dict:
         return {
             "sessionCount": len(self.sessions),
             "total": self.total,
             "where": self.where,
-            "copiedFromParents": {**self.copied, "forks": [{"path": c, "parent": p} for c, p in self.forks]},
+            "copiedFromParents": {**self.copied, "forks": [{"path": c, "parent": p, "matchedBy": m}
+                                                           for c, p, m in self.forks], "matches": self.matches},
             "branchPoints": self.branch_points,
             "abandonedBranches": self.abandoned_branches,
             "by": self.by,
@@ -291,16 +295,85 @@ def compute_stats(paths: list[str], *, reader: str = "auto", by: str | None = No
     skipped (in ``skipped``); an I/O failure raises unless ``on_skip`` takes it."""
     if by is not None and by not in BY:
         raise PisessError("usage", f"--by must be one of {', '.join(BY)}, not {by!r}")
-    real = {p: _real(p) for p in paths}
-    by_real = {r: p for p, r in real.items() if r}
-    headers = {p: header_of(p) for p in paths}
-    parent_of: dict[str, str] = {}
-    for p in paths:
-        h = headers[p]
-        parent = by_real.get(_real(h.get("parentSession")) or "") if h else None
-        if parent is not None and parent != p:
-            parent_of[p] = parent
+    links = fork_parents(paths)
+    parent_of = {p: parent for p, (parent, _) in links.items() if parent is not None}
+    run = _Run(by, parent_of)
+    for path in _parents_first(paths, parent_of):
+        read = _read(path, reader, tick, pi_version)
+        if isinstance(read, PisessError):
+            if read.code in ("storage", "not_found") and on_skip is None:
+                raise read
+            run.skipped.append(read)
+            if on_skip is not None:
+                on_skip(read)
+            continue
+        run.add_session(path, *read, links.get(path, (None, None))[1])
+    return run.report()
 
+
+# --- stage 1: which session in the set each fork was copied from ---------------------------------
+
+MATCHES = ("path", "fileId", "headerId", "unmatched")
+
+
+def file_session_id(path: str) -> str | None:
+    """The session id in a file name as pi names its files (``<timestamp>_<uuid>.jsonl``)."""
+    name = os.path.basename(path)
+    if not name.endswith(".jsonl"):
+        return None
+    _, sep, sid = name[:-len(".jsonl")].partition("_")
+    return sid if sep and sid else None
+
+
+def fork_parents(paths: list[str]) -> dict[str, tuple[str | None, str]]:
+    """For each session whose header names a ``parentSession``: the parent's path in ``paths`` and
+    how it was found (one of ``MATCHES``).  The path written in the fork is absolute, so a copied
+    root, a backup or another machine's tree matches none of them: then the session id in the
+    parent's file name is looked for among the files' names, and then among their headers' ids (a
+    renamed file).  Several candidates: the one in the fork's own directory, else none."""
+    headers = {p: header_of(p) for p in paths}
+    by_real: dict[str, str] = {}
+    by_file_id: dict[str, list[str]] = {}
+    by_header_id: dict[str, list[str]] = {}
+    for p in paths:
+        r = _real(p)
+        if r:
+            by_real[r] = p
+        fid = file_session_id(p)
+        if fid is not None:
+            by_file_id.setdefault(fid, []).append(p)
+        hid = (headers[p] or {}).get("id")
+        if isinstance(hid, str) and hid:
+            by_header_id.setdefault(hid, []).append(p)
+    out: dict[str, tuple[str | None, str]] = {}
+    for p in paths:
+        written = (headers[p] or {}).get("parentSession")
+        if not isinstance(written, str) or not written:
+            continue
+        parent = by_real.get(_real(written) or "")
+        if parent is not None and parent != p:
+            out[p] = (parent, "path")
+            continue
+        wanted = file_session_id(written)
+        for how, pool in (("fileId", by_file_id), ("headerId", by_header_id)):
+            parent = _one_of([q for q in pool.get(wanted, ()) if q != p], p) if wanted else None
+            if parent is not None:
+                out[p] = (parent, how)
+                break
+        else:
+            out[p] = (None, "unmatched")
+    return out
+
+
+def _one_of(candidates: list[str], fork: str) -> str | None:
+    if len(candidates) == 1:
+        return candidates[0]
+    here = [q for q in candidates if os.path.dirname(q) == os.path.dirname(fork)]
+    return here[0] if len(here) == 1 else None
+
+
+def _parents_first(paths: list[str], parent_of: dict[str, str]) -> list[str]:
+    """``paths`` with every parent before its forks (the copies are known when a fork is read)."""
     def depth(p: str) -> int:
         d, seen = 0, {p}
         while p in parent_of:
@@ -311,46 +384,59 @@ def compute_stats(paths: list[str], *, reader: str = "auto", by: str | None = No
             d += 1
         return d
 
-    order = sorted(paths, key=depth)  # parents before their forks
-    children_left: dict[str, int] = {}
-    for p in parent_of.values():
-        children_left[p] = children_left.get(p, 0) + 1
-    kept_keys: dict[str, set] = {}
+    return sorted(paths, key=depth)
 
-    total, copied = Tally(), Tally()
-    where_t = {w: Tally() for w in WHERE}
-    groups: dict[Any, Tally] = {}
-    labels: dict[Any, dict] = {}
-    results: list[SessionStats] = []
-    skipped: list[PisessError] = []
-    forks: list = []
-    bp_total = ab_total = 0
 
-    for path in order:
-        facts: dict[int, Fact] = {}
+# --- stage 2: one session read, the facts of its entries beside it -------------------------------
 
-        def visit(number: int, v: Any, _raw: bytes, facts: dict = facts) -> None:
-            if isinstance(v, dict):
-                f = fact_of(v, pi_version)
-                if f is not None:
-                    facts[number] = f
+def _read(path: str, reader: str, tick: Callable[[int], None] | None,
+          pi_version: str) -> tuple[Any, str | None, dict[int, Fact]] | PisessError:
+    """(session, note, line number -> Fact), or the error that makes the file skipped."""
+    facts: dict[int, Fact] = {}
 
-        try:
-            raw = scan_visit(path, visit, tick)
-            session, note = open_lenient(path, reader, raw, pi_version=pi_version)
-        except PisessError as err:
-            if err.code in ("storage", "not_found") and on_skip is None:
-                raise
-            skipped.append(err)
-            if on_skip is not None:
-                on_skip(err)
-            continue
+    def visit(number: int, v: Any, _raw: bytes) -> None:
+        if isinstance(v, dict):
+            f = fact_of(v, pi_version)
+            if f is not None:
+                facts[number] = f
+
+    try:
+        raw = scan_visit(path, visit, tick)
+        session, note = open_lenient(path, reader, raw, pi_version=pi_version)
+    except PisessError as e:
+        return e
+    return session, note, facts
+
+
+# --- stage 3: the sums ---------------------------------------------------------------------------
+
+class _Run:
+    """The sums of one report while its sessions are added, parents before their forks."""
+
+    def __init__(self, by: str | None, parent_of: dict[str, str]) -> None:
+        self.by = by
+        self.parent_of = parent_of
+        self.children_left: dict[str, int] = {}
+        for p in parent_of.values():
+            self.children_left[p] = self.children_left.get(p, 0) + 1
+        self.kept_keys: dict[str, set] = {}  # a parent's entry keys, until its last fork is read
+        self.total, self.copied = Tally(), Tally()
+        self.where = {w: Tally() for w in WHERE}
+        self.groups: dict[Any, Tally] = {}
+        self.labels: dict[Any, dict] = {}
+        self.results: list[SessionStats] = []
+        self.skipped: list[PisessError] = []
+        self.forks: list = []
+        self.branch_points = self.abandoned_branches = 0
+
+    def add_session(self, path: str, session: Any, note: str | None, facts: dict[int, Fact],
+                    match: str | None) -> None:
         pl = place(session)
-        parent = parent_of.get(path)
-        parent_keys = kept_keys.get(parent) if parent else None
+        parent = self.parent_of.get(path)
+        parent_keys = self.kept_keys.get(parent) if parent else None
         if parent_keys is not None:
-            forks.append((path, parent))
-        keep = children_left.get(path, 0) > 0
+            self.forks.append((path, parent, match))
+        keep = self.children_left.get(path, 0) > 0
         keys: set = set()
         own, own_copied = Tally(), Tally()
         own_where = {w: Tally() for w in WHERE}
@@ -358,8 +444,8 @@ def compute_stats(paths: list[str], *, reader: str = "auto", by: str | None = No
         h = session.header if isinstance(session.header, dict) else {}
         sid = h.get("id")
         sname = session_name(session)
-        if by == "session":
-            labels[path] = {"key": path, "session": sid, "name": sname, "path": path}
+        if self.by == "session":
+            self.labels[path] = {"key": path, "session": sid, "name": sname, "path": path}
         for i, (line, e) in enumerate(zip(session.entry_lines, session.entries)):
             fact = facts.get(line)
             etype = get(e, "type")
@@ -370,72 +456,87 @@ def compute_stats(paths: list[str], *, reader: str = "auto", by: str | None = No
                 if parent_keys is not None and k in parent_keys:
                     own_copied.add(etype, fact)
                     continue
-            w = pl.where[i]
             own.add(etype, fact)
-            own_where[w].add(etype, fact)
+            own_where[pl.where[i]].add(etype, fact)
             root = pl.branch_root[i]
             if root is not None:
                 roots.add(id(root))
-            if by is None:
-                continue
-            gk: Any  # a group's key: a path, a model, a day, or (path, branch)
-            if by == "session":
-                gk = path
-            elif by == "model":
-                if fact is None or (fact.model is None and fact.usage is None) or fact.virtual is not None:
-                    continue
-                gk = fact.model if fact.model is not None else (
-                    "(compaction)" if etype == "compaction" else "(branch summary)" if etype == "branch_summary"
-                    else "(tool usage)")
-                labels.setdefault(gk, {"key": gk})
-            elif by == "day":
-                gk = local_day(e, fact)
-                labels.setdefault(gk, {"key": gk})
-            else:
-                rid = entry_id(root) if root is not None else None
-                gk = (path, "active" if root is None else f"branch:{js.to_string(rid)}")
-                if gk not in labels:
-                    labels[gk] = {"key": f"{path}#{'active' if root is None else js.to_string(rid)}", "session": sid,
-                                  "path": path, "branch": None if root is None else rid,
-                                  "from": None if root is None else _from(session, root)}
-            groups.setdefault(gk, Tally()).add(etype, fact)
+            if self.by is not None:
+                gk = self._group_key(path, session, sid, e, etype, fact, root)
+                if gk is not None:
+                    self.groups.setdefault(gk, Tally()).add(etype, fact)
         if keep:
-            kept_keys[path] = keys
+            self.kept_keys[path] = keys
         if parent is not None:
-            children_left[parent] -= 1
-            if children_left[parent] == 0:
-                kept_keys.pop(parent, None)
-        total.merge(own)
-        copied.merge(own_copied)
+            self.children_left[parent] -= 1
+            if self.children_left[parent] == 0:
+                self.kept_keys.pop(parent, None)
+        self.total.merge(own)
+        self.copied.merge(own_copied)
         for w in WHERE:
-            where_t[w].merge(own_where[w])
-        bp_total += pl.branch_points
-        ab_total += len(roots)
-        results.append(SessionStats(
+            self.where[w].merge(own_where[w])
+        self.branch_points += pl.branch_points
+        self.abandoned_branches += len(roots)
+        self.results.append(SessionStats(
             path, sid, sname, h.get("cwd"), h.get("timestamp"), session.reader, own.to_json(),
             {w: own_where[w].to_json() for w in WHERE}, own_copied.to_json(),
             h.get("parentSession") if isinstance(h.get("parentSession"), str) else None,
             parent if parent_keys is not None else None,
-            pl.branch_points, len(roots), pl.leaf_id if pl.leaf_id is not UNDEF else None, note,
+            pl.branch_points, len(roots), pl.leaf_id if pl.leaf_id is not UNDEF else None, note, match,
             list(session.dropped_lines)))
 
-    results.sort(key=lambda s: created_key({"timestamp": s.created_at}))
-    out_groups = []
-    if by is not None:
-        order_keys = list(groups)
+    def _group_key(self, path: str, session: Any, sid: Any, e: Any, etype: Any, fact: Fact | None,
+                   root: Any) -> Any:
+        """The ``--by`` group entry ``e`` adds to (its label made on first sight), or None."""
+        by = self.by
+        gk: Any  # a path, a model, a day, or (path, branch)
         if by == "session":
-            rank = {s.path: i for i, s in enumerate(results)}
+            return path
+        if by == "model":
+            if fact is None or (fact.model is None and fact.usage is None) or fact.virtual is not None:
+                return None
+            gk = fact.model if fact.model is not None else (
+                "(compaction)" if etype == "compaction" else "(branch summary)" if etype == "branch_summary"
+                else "(tool usage)")
+            self.labels.setdefault(gk, {"key": gk})
+            return gk
+        if by == "day":
+            gk = local_day(e, fact)
+            self.labels.setdefault(gk, {"key": gk})
+            return gk
+        rid = entry_id(root) if root is not None else None
+        gk = (path, "active" if root is None else f"branch:{js.to_string(rid)}")
+        if gk not in self.labels:
+            self.labels[gk] = {"key": f"{path}#{'active' if root is None else js.to_string(rid)}", "session": sid,
+                               "path": path, "branch": None if root is None else rid,
+                               "from": None if root is None else _from(session, root)}
+        return gk
+
+    def report(self) -> StatsReport:
+        self.results.sort(key=lambda s: created_key({"timestamp": s.created_at}))
+        matches = dict.fromkeys(MATCHES, 0)
+        for s in self.results:
+            if s.parent_match is not None:
+                matches[s.parent_match] += 1
+        return StatsReport(self.results, self.total.to_json(), {w: self.where[w].to_json() for w in WHERE},
+                           self.copied.to_json(), self.forks, self.by, self._ordered_groups(), self.skipped,
+                           self.branch_points, self.abandoned_branches, matches)
+
+    def _ordered_groups(self) -> list:
+        by, groups = self.by, self.groups
+        if by is None:
+            return []
+        order_keys = list(groups)
+        rank = {s.path: i for i, s in enumerate(self.results)}
+        if by == "session":
             order_keys.sort(key=lambda k: rank.get(k, 0))
         elif by == "day":
             order_keys.sort()
         elif by == "model":
             order_keys.sort(key=lambda k: (-groups[k].cost, str(k)))
         else:
-            rank = {s.path: i for i, s in enumerate(results)}
             order_keys.sort(key=lambda k: (rank.get(k[0], 0), k[1] != "active"))
-        out_groups = [{**labels[k], **groups[k].to_json()} for k in order_keys]
-    return StatsReport(results, total.to_json(), {w: where_t[w].to_json() for w in WHERE}, copied.to_json(), forks,
-                       by, out_groups, skipped, bp_total, ab_total)
+        return [{**self.labels[k], **groups[k].to_json()} for k in order_keys]
 
 
 def _from(session, root: Any) -> Any:
@@ -487,30 +588,192 @@ def usage_rows(state: tuple) -> list[dict]:
 
 def _fold_into(totals: dict, entries: Any) -> None:
     for e in entries:
-        t = get(e, "type")
-        key = usage = None
-        if t == "message":
-            m = get(e, "message")
-            role = _role_of(e, m)
-            if role == "assistant":
-                model = get(m, "responseModel")
-                model = get(m, "model") if model is None or model is UNDEF else model
-                key, usage = f"{js.to_string(get(m, 'provider'))}/{js.to_string(model)}", get(m, "usage")
-            elif role == "toolResult" and js.truthy(get(m, "usage")):
-                key, usage = SUMMARY_KEY, get(m, "usage")
-        elif t == "usage":
-            key, usage = f"{js.to_string(get(e, 'provider'))}/{js.to_string(get(e, 'model'))}", get(e, "usage")
-        elif t in ("branch_summary", "compaction") and js.truthy(get(e, "usage")):
-            key, usage = SUMMARY_KEY, get(e, "usage")
-        if not key or not js.truthy(usage):
-            continue
-        sums = totals.setdefault(key, [0.0, 0.0, 0.0, 0.0, 0.0])
-        cost = get(usage, "cost")
-        if cost is None or cost is UNDEF:
-            raise JSError(f"usage of entry {js.to_string(get(e, 'id'))} has no cost (pi's /session throws)")
-        for i, k in enumerate(TOKENS):
-            sums[i] = _js_add(sums[i], get(usage, k))
-        sums[4] = _js_add(sums[4], get(cost, "total"))
+        record = usage_record(e)
+        if record is not None:
+            _add_record(totals, record)
+
+
+def usage_record(e: Any) -> tuple | None:
+    """What entry ``e`` adds to ``usage_breakdown``: ``(key, input, output, cacheRead, cacheWrite,
+    cost)``, each a float to add, or ``None``; raises ``JSError`` where pi throws on it.
+
+    A field's ``+=`` is JavaScript's (``_js_add``) and is taken here as a number to add: a missing
+    one adds 0.0, which leaves a sum as it is (a sum begun at 0.0 is never -0.0), so folding the
+    records gives the sums the entries give, bit for bit."""
+    t = get(e, "type")
+    key = usage = None
+    if t == "message":
+        m = get(e, "message")
+        role = _role_of(e, m)
+        if role == "assistant":
+            model = get(m, "responseModel")
+            model = get(m, "model") if model is None or model is UNDEF else model
+            key, usage = f"{js.to_string(get(m, 'provider'))}/{js.to_string(model)}", get(m, "usage")
+        elif role == "toolResult" and js.truthy(get(m, "usage")):
+            key, usage = SUMMARY_KEY, get(m, "usage")
+    elif t == "usage":
+        key, usage = f"{js.to_string(get(e, 'provider'))}/{js.to_string(get(e, 'model'))}", get(e, "usage")
+    elif t in ("branch_summary", "compaction") and js.truthy(get(e, "usage")):
+        key, usage = SUMMARY_KEY, get(e, "usage")
+    if not key or not js.truthy(usage):
+        return None
+    cost = get(usage, "cost")
+    if cost is None or cost is UNDEF:
+        raise JSError(f"usage of entry {js.to_string(get(e, 'id'))} has no cost (pi's /session throws)")
+    return (key, *(_js_add(0.0, get(usage, k)) for k in TOKENS), _js_add(0.0, get(cost, "total")))
+
+
+def _add_record(totals: dict, record: tuple) -> None:
+    sums = totals.get(record[0])
+    if sums is None:
+        sums = totals[record[0]] = [0.0, 0.0, 0.0, 0.0, 0.0]
+    sums[0] += record[1]
+    sums[1] += record[2]
+    sums[2] += record[3]
+    sums[3] += record[4]
+    sums[4] += record[5]
+
+
+_NUMBER = frozenset((int, float))  # (not bool: JavaScript's + adds true as 1, _js_add says so)
+_USAGE_TYPES = frozenset(("usage", "branch_summary", "compaction"))
+
+
+class UsageGather:
+    """``usage_fold`` taken during the compact index's scan (``open_session(gather=UsageGather)``),
+    so that the file is not read back for the breakdown.  The part of a scan that starts at the
+    file's start folds as it goes; a later part (the half a forked child scans) keeps its records
+    in file order (compact arrays: they cross the pipe) and ``extend`` folds them on after the
+    earlier part's, so the additions happen in file order, as in one pass."""
+
+    __slots__ = ("direct", "totals", "throws", "_codes", "_values", "_keys", "_code_of")
+
+    def __init__(self, start: int = 0) -> None:
+        self.direct = start == 0
+        self.totals: dict[str, list] | None = {}  # key -> the 5 sums (direct), None: a value could not be taken
+        self.throws: str | None = None  # where pi throws, from then on nothing is taken
+        self._codes = array("I")  # (a later part) the key of each record, as an index into _keys
+        self._values = array("d")  # (a later part) 5 numbers to add per record
+        self._keys: list[str] = []
+        self._code_of: dict[str, int] = {}
+
+    def add_all(self, values: list) -> None:
+        """Take the entries ``values`` (complete, in file order)."""
+        if self.throws is not None:
+            return
+        # (type() is, not isinstance, in this hot loop: mypy cannot narrow through it, hence Any)
+        u: Any
+        cost: Any
+        totals: Any
+        direct, totals, num = self.direct, self.totals, _NUMBER  # totals is not None while throws is None
+        for v in values:
+            # An assistant message as pi writes it, without usage_record's calls (the common
+            # case, and the same sums); tool results without usage and other messages add nothing.
+            if type(v) is dict:
+                t = v.get("type")
+                if t == "message":
+                    m = v.get("message")
+                    if type(m) is dict:
+                        role = m.get("role")
+                        if role == "assistant":
+                            u, provider = m.get("usage"), m.get("provider")
+                            model = m.get("responseModel")
+                            if model is None:
+                                model = m.get("model")
+                            cost = u.get("cost") if type(u) is dict else None
+                            if type(cost) is dict and type(provider) is str and type(model) is str:
+                                i, o, r, w, total = (u.get("input"), u.get("output"), u.get("cacheRead"),
+                                                     u.get("cacheWrite"), cost.get("total"))
+                                if type(i) in num and type(o) in num and type(r) in num and type(w) in num \
+                                        and type(total) in num:
+                                    key = f"{provider}/{model}"
+                                    if direct:
+                                        sums = totals.get(key)
+                                        if sums is None:
+                                            sums = totals[key] = [0.0, 0.0, 0.0, 0.0, 0.0]
+                                        sums[0] += i
+                                        sums[1] += o
+                                        sums[2] += r
+                                        sums[3] += w
+                                        sums[4] += total
+                                    else:
+                                        self._keep(key, (i, o, r, w, total))
+                                    continue
+                        elif role != "toolResult" or "usage" not in m:
+                            continue
+                elif type(t) is not str or t not in _USAGE_TYPES:
+                    continue
+            try:
+                record = usage_record(v)
+            except JSError as e:
+                self.throws = e.reason
+                return
+            except TypeError:  # (a value no reader keeps: the breakdown is then made without this)
+                self.totals, self.throws = None, "unusable"
+                return
+            if record is None:
+                continue
+            if direct:
+                _add_record(totals, record)
+            else:
+                self._keep(record[0], record[1:])
+
+    def _keep(self, key: str, numbers: tuple) -> None:
+        code = self._code_of.get(key)
+        if code is None:
+            code = self._code_of[key] = len(self._keys)
+            self._keys.append(key)
+        self._codes.append(code)
+        self._values.extend(numbers)  # (a number stored as a double adds what it adds as an int)
+
+    def extend(self, later: UsageGather) -> None:
+        """Fold on ``later``, the part after this one."""
+        if self.throws is not None:
+            return
+        if later.totals is None:
+            self.totals, self.throws = None, later.throws
+            return
+        totals: Any
+        keys, values, totals = later._keys, later._values, self.totals
+        for n, code in enumerate(later._codes):
+            at = 5 * n
+            if not self.direct:
+                self._keep(keys[code], tuple(values[at:at + 5]))
+                continue
+            sums = totals.get(keys[code])
+            if sums is None:
+                sums = totals[keys[code]] = [0.0, 0.0, 0.0, 0.0, 0.0]
+            sums[0] += values[at]
+            sums[1] += values[at + 1]
+            sums[2] += values[at + 2]
+            sums[3] += values[at + 3]
+            sums[4] += values[at + 4]
+        self.throws = later.throws
+
+    def __getstate__(self) -> tuple:
+        return (self.direct, self.totals, self.throws, self._codes, self._values, self._keys)
+
+    def __setstate__(self, state: tuple) -> None:
+        self.direct, self.totals, self.throws, self._codes, self._values, self._keys = state
+        self._code_of = {k: i for i, k in enumerate(self._keys)}
+
+    def state(self) -> tuple | None:
+        """What ``usage_fold`` returns over the same entries (``None`` when a value could not be
+        taken)."""
+        if self.totals is None:
+            return None
+        if self.throws is not None:
+            return ("throws", self.throws)
+        if self.direct:
+            return ("sums", self.totals)
+        whole = UsageGather()
+        whole.extend(self)
+        return ("sums", whole.totals)
+
+
+def gathered_usage(session: Any) -> tuple | None:
+    """The ``usage_fold`` state of the whole file where the read gathered it, else ``None``."""
+    g = session.store.gathered()
+    return g.state() if isinstance(g, UsageGather) else None
 
 
 def may_carry_usage(e: Any) -> bool | bytes:

@@ -83,6 +83,10 @@ class EntryStore(Protocol):
     def plain_role(self, pos: int) -> str | None:
         """The role of a plain message, without building the entry (``None``: look at the entry)."""
 
+    def gathered(self) -> Any:
+        """What the read's gatherer took from every entry (``open_session(gather=...)``), or
+        ``None`` when the store was not read that way (a line scan, an index from the cache)."""
+
     def role_positions(self, role: str) -> list[int]:
         """Positions, ascending, of the ``message`` entries whose message has this role."""
 
@@ -261,6 +265,9 @@ class ListStore(Cached, SequenceABC):
         return None
 
     def cached_prefix(self) -> Any:
+        return None
+
+    def gathered(self) -> Any:
         return None
 
     def role_positions(self, role: str) -> list[int]:
