@@ -99,12 +99,11 @@ def context(
     """
     from pisess.core.context import build_context
     from pisess.core.js import UNDEF
-    from pisess.core.repo import resolve_session
     from pisess.core.session import open_session
 
     reader = common.check_reader(reader, lenient)
     w = common.where(sessions_dir, cwd)
-    path = resolve_session(session, w.root, w.cwd, pi_version=pi_version)
+    path = common.resolve_session(session, w, sessions_dir, pi_version)
     s = open_session(path, reader, light=True, pi_version=pi_version)
     if lenient and not json_out:
         common.report_dropped(s)

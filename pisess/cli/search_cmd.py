@@ -55,11 +55,12 @@ def search(
                 r = search_file(path, matcher, reader=reader, active_only=active_only, tick=bar.tick,
                                 pi_version=pi_version)
             except PisessError as e:
-                (unreadable if e.code in ("storage", "not_found") else skipped).append(e)
+                (unreadable if e.unreadable else skipped).append(e)
                 continue
             if r is not None:
                 results.append(r)
                 bar.note(f"{sum(len(x.hits) for x in results):,} hits")
+    common.note_unreadable(unreadable)
     results.sort(key=lambda r: created_key({"timestamp": r.created_at}))
     hits = sum(len(r.hits) for r in results)
     if json_out:
@@ -68,7 +69,7 @@ def search(
             "in": sorted(matcher.fields), "activeOnly": active_only,
             "hits": [h.to_json(r) for r in results for h in r.hits],
             "files": len(scope.files), "sessions": len(results),
-            "skipped": [e.to_dict() for e in skipped], "unreadable": [e.to_dict() for e in unreadable],
+            "skipped": [e.to_dict() for e in skipped],
         })
     elif results:
         from pisess.cli import render_stats
@@ -80,7 +81,7 @@ def search(
     for r in results:
         if r.note:
             common.say(f"{r.path}: {r.note}")
-    sets.report_skipped(skipped + unreadable)
+    sets.report_skipped(skipped)
     if not json_out:
         if results:
             import shlex
@@ -90,7 +91,5 @@ def search(
                        f"{shlex.quote(str(first.entry_id))}")
         else:
             common.say(f"no hits in {len(scope.files)} file{'s' if len(scope.files) != 1 else ''} ({scope.label})")
-    if unreadable:
-        raise typer.Exit(common.EXIT_USAGE)
     if not hits:
         raise typer.Exit(common.EXIT_FINDINGS)
