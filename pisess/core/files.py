@@ -40,7 +40,7 @@ def os_error(path: str, e: OSError, doing: str = "read", *, subject: str = "") -
 
 
 def not_regular(path: str, mode: int, subject: str = "") -> PisessError:
-    what = "is a directory" if stat.S_ISDIR(mode) else "not a regular file (a pipe, socket or device): not read"
+    what = "is a directory" if stat.S_ISDIR(mode) else "not a regular file (a pipe, socket or device)"
     return PisessError("storage", f"cannot read {subject + ' ' if subject else ''}{path}: {what}", path=path,
                        reason=f"cannot read: {what}", unreadable=True)
 
