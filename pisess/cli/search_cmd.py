@@ -69,7 +69,7 @@ def search(
             "in": sorted(matcher.fields), "activeOnly": active_only,
             "hits": [h.to_json(r) for r in results for h in r.hits],
             "files": len(scope.files), "sessions": len(results),
-            "skipped": [e.to_dict() for e in skipped],
+            "skipped": [e.to_dict() for e in skipped], "unreadable": common.unreadable_json(),
         })
     elif results:
         from pisess.cli import render_stats

@@ -148,7 +148,7 @@ def run_report(compute, view: str, *, sessions, all_projects: bool, sessions_dir
         doc = report.to_json()
         # what could not be read is listed once, in "unreadable"; "skipped" keeps the files that are not sessions
         doc["skipped"] = [e.to_dict() for e in report.skipped if not e.unreadable]
-        common.emit_json({"scope": scope.label, "piVersion": pi_version, **doc})
+        common.emit_json({"scope": scope.label, "piVersion": pi_version, **doc, "unreadable": common.unreadable_json()})
     else:
         from pisess.cli import render_stats
         from pisess.cli.output import show
