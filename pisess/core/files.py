@@ -118,8 +118,7 @@ def write_atomically(path: str, data: bytes, *, replace: bool = False, prefix: s
     try:
         fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=directory)
     except OSError as e:
-        raise PisessError("storage", f"cannot create a file in {directory}: {e.strerror or e}",
-                          path=directory) from None
+        raise os_error(directory, e, "create a file in") from None
     try:
         mask = os.umask(0)
         os.umask(mask)
@@ -136,7 +135,7 @@ def write_atomically(path: str, data: bytes, *, replace: bool = False, prefix: s
             except FileExistsError:
                 raise PisessError("storage", f"refusing to overwrite existing file {path}", path=path) from None
     except OSError as e:
-        raise PisessError("storage", f"cannot write {path}: {e.strerror or e}", path=path) from None
+        raise os_error(path, e, "write") from None
     finally:
         try:
             os.unlink(tmp)
