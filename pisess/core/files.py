@@ -26,15 +26,17 @@ from .errors import PisessError
 _OPEN_READ = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
-def os_error(path: str, e: OSError, doing: str = "read", *, subject: str = "") -> PisessError:
+def os_error(path: str, e: OSError, doing: str = "read", *, subject: str = "", code: str | None = None) -> PisessError:
     """The ``PisessError`` of ``e``, met trying to ``doing`` ``path`` (``subject`` names what the
-    path is: ``session``, ``allowlist``...).  A missing file is ``not_found``, anything else
-    ``storage``; both are unreadable (exit 2)."""
+    path is: ``session``, ``allowlist``...).  Reading, a missing file is ``not_found``, anything
+    else ``storage`` (writing passes ``code="storage"``: pi's word for any failed write); both
+    are unreadable (exit 2)."""
     why = e.strerror or str(e) or type(e).__name__
     if isinstance(e, IsADirectoryError):
         why = "is a directory"
     what = f"{subject} {path}" if subject else path
-    code = "not_found" if isinstance(e, FileNotFoundError) else "storage"
+    if code is None:
+        code = "not_found" if isinstance(e, FileNotFoundError) else "storage"
     return PisessError(code, f"cannot {doing} {what}: {why}", path=path, reason=f"cannot {doing}: {why}",
                        unreadable=True)
 
@@ -118,7 +120,7 @@ def write_atomically(path: str, data: bytes, *, replace: bool = False, prefix: s
     try:
         fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=directory)
     except OSError as e:
-        raise os_error(directory, e, "create a file in") from None
+        raise os_error(directory, e, "create a file in", code="storage") from None
     try:
         mask = os.umask(0)
         os.umask(mask)
@@ -135,7 +137,7 @@ def write_atomically(path: str, data: bytes, *, replace: bool = False, prefix: s
             except FileExistsError:
                 raise PisessError("storage", f"refusing to overwrite existing file {path}", path=path) from None
     except OSError as e:
-        raise os_error(path, e, "write") from None
+        raise os_error(path, e, "write", code="storage") from None
     finally:
         try:
             os.unlink(tmp)
