@@ -298,7 +298,7 @@ def test_list_shared_among_processes_is_the_one_process_listing(tmp_path, monkey
     same skipped files with the same reasons, in the same order."""
     _mixed_project(tmp_path)
     monkeypatch.setenv("PISESS_JOBS", "1")
-    one = list_sessions(str(tmp_path), CWD, keep_going=True)
+    one = list_sessions(str(tmp_path), CWD)
     _shared(monkeypatch, processes)
     from pisess.core import parallel, repo
 
@@ -306,7 +306,7 @@ def test_list_shared_among_processes_is_the_one_process_listing(tmp_path, monkey
     read_here = []  # counted in this process only: the children's reads do not come back here
     real = repo._read_headers
     monkeypatch.setattr(repo, "_read_headers", lambda files: read_here.append(len(files)) or real(files))
-    shared = list_sessions(str(tmp_path), CWD, keep_going=True)
+    shared = list_sessions(str(tmp_path), CWD)
     assert read_here == [18 * 9 // (10 * processes)]  # the parent's share, nothing read twice
     assert shared.sessions == one.sessions and len(one.sessions) == 15
     assert [s.size for s in one.sessions] == [os.path.getsize(s.path) for s in one.sessions]
@@ -315,13 +315,16 @@ def test_list_shared_among_processes_is_the_one_process_listing(tmp_path, monkey
         "03-v2.jsonl": "invalid_session", "07-empty.jsonl": "invalid_session", "09-fifo.jsonl": "storage"}
 
 
-def test_list_shared_raises_the_first_storage_error(tmp_path, monkeypatch):
+def test_list_shared_lists_what_cannot_be_read(tmp_path, monkeypatch):
+    """A file that cannot be read does not fail the listing: it is skipped and listed as
+    unreadable, its reason sent back whole by the child that read it."""
     _mixed_project(tmp_path)
     _shared(monkeypatch, 3)
-    with pytest.raises(PisessError) as e:
-        list_sessions(str(tmp_path), CWD)
-    assert e.value.code == "storage" and e.value.path.endswith("09-fifo.jsonl")
-    assert "not a regular file" in e.value.message
+    got = list_sessions(str(tmp_path), CWD, pi_version="0.82.1")
+    assert len(got.sessions) == 15
+    [e] = got.unreadable
+    assert e.code == "storage" and e.unreadable and e.path.endswith("09-fifo.jsonl")
+    assert "not a regular file" in e.message and e.reason.startswith("cannot read: not a regular file")
 
 
 def test_list_shared_child_that_fails_is_read_by_the_parent(tmp_path, monkeypatch):
@@ -329,12 +332,12 @@ def test_list_shared_child_that_fails_is_read_by_the_parent(tmp_path, monkeypatc
 
     _mixed_project(tmp_path)
     monkeypatch.setenv("PISESS_JOBS", "1")
-    one = list_sessions(str(tmp_path), CWD, keep_going=True)
+    one = list_sessions(str(tmp_path), CWD)
     _shared(monkeypatch, 2)
 
     def broken(*a, **k):
         raise RuntimeError("the child dies before it sends anything")
 
     monkeypatch.setattr(pickle, "dumps", broken)  # only forked children pickle
-    shared = list_sessions(str(tmp_path), CWD, keep_going=True)
+    shared = list_sessions(str(tmp_path), CWD)
     assert shared.sessions == one.sessions and len(shared.skipped) == len(one.skipped)

@@ -137,3 +137,37 @@ def test_export_summary_is_talk_not_output(src):
     result = export_context(build_context(open_session(src, "cli", light=True)), "md")
     items = render_share.export_summary(result, "/tmp/out.md")
     assert len(items) == 1 and "Exported 2 messages" in items[0].plain
+
+
+def _paging_printer(monkeypatch):
+    """A printer on a (fake) 5-row terminal with a terminal on stdin: ``show(pager=True)`` pages."""
+    import io
+
+    from rich.console import Console
+
+    buf = io.StringIO()
+    p = Printer("never")
+    p._console = Console(file=buf, force_terminal=True, no_color=True, width=80, height=5, color_system=None)
+    monkeypatch.setattr(sys.stdin, "isatty", lambda: True, raising=False)
+    return p, buf
+
+
+@pytest.mark.parametrize("pager", ["pisess-no-such-pager-xyz", "pisess-no-such-pager-xyz -R",
+                                   "sh -c 'exit 127'"])
+def test_a_pager_that_cannot_start_falls_back_to_printing(monkeypatch, pager):
+    """As git does: a PAGER that does not exist (or that the shell cannot run) prints the output
+    instead of swallowing it."""
+    monkeypatch.setenv("PAGER", pager)
+    p, buf = _paging_printer(monkeypatch)
+    rows = [f"row {i}" for i in range(40)]
+    p.show(rows, pager=True)
+    assert buf.getvalue().splitlines() == rows
+
+
+def test_a_pager_that_exists_gets_the_output(monkeypatch, tmp_path):
+    out = tmp_path / "paged.txt"
+    monkeypatch.setenv("PAGER", f"cat > {out}")
+    p, buf = _paging_printer(monkeypatch)
+    rows = [f"row {i}" for i in range(40)]
+    p.show(rows, pager=True)
+    assert buf.getvalue() == "" and out.read_text().splitlines() == rows

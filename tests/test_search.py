@@ -128,7 +128,7 @@ def test_not_a_session_is_skipped(store):
 
 
 def test_unreadable_file_exits_2(store, monkeypatch):
-    """A file that cannot be opened (EACCES, simulated so it holds for root too): exit 2 naming storage."""
+    """A file that cannot be opened (EACCES, simulated so it holds for root too): exit 2, the file named as unreadable."""
     from pisess.core import sessionset
 
     real_open = os.open
@@ -141,7 +141,7 @@ def test_unreadable_file_exits_2(store, monkeypatch):
 
     monkeypatch.setattr(sessionset.os, "open", refuse)
     r = invoke("search", "date", *HERE)
-    assert r.exit_code == 2 and "storage" in r.stderr
+    assert r.exit_code == 2 and f"{store['P'].name}: unreadable: cannot read: Permission denied" in r.stderr
 
 
 def test_harness_refusal_falls_back_to_the_cli_reader(store, tmp_path):

@@ -68,7 +68,7 @@ def complete_session(incomplete: str) -> list[str]:
         from pisess.core.repo import list_sessions
 
         w = where(None, None)
-        return [s.id for s in list_sessions(w.root, w.cwd, keep_going=True).sessions if s.id.startswith(incomplete)]
+        return [s.id for s in list_sessions(w.root, w.cwd).sessions if s.id.startswith(incomplete)]
     except Exception:  # completion must never print a traceback into the shell
         return []
 
@@ -98,6 +98,34 @@ def where(sessions_dir: str | None, cwd: str | None) -> Where:
                  absolute_cwd(cwd, here) if cwd else os.path.normpath(here))
 
 
+def check_root(w: Where, sessions_dir: str | None, names: list | None = None) -> None:
+    """A sessions root that was asked for (``--sessions-dir``, ``PI_CODING_AGENT_DIR``) must be a
+    directory when it is needed (no name given, or a name that is not a path): else exit 2
+    naming it, not "0 sessions".  The default root may be missing: pi has simply not run yet."""
+    from pisess.core.repo import looks_like_path
+
+    if names and all(n is None or looks_like_path(n) or os.path.exists(n) for n in names):
+        return
+    if (sessions_dir or os.environ.get("PI_CODING_AGENT_DIR")) and not os.path.isdir(w.root):
+        what = "is not a directory" if os.path.lexists(w.root) else "does not exist"
+        source = "--sessions-dir" if sessions_dir else "PI_CODING_AGENT_DIR"
+        raise PisessError("storage", f"sessions root {w.root} {what} (from {source})", path=w.root)
+
+
+def resolve_session(session: str | None, w: Where, sessions_dir: str | None, pi_version: str) -> str:
+    """``repo.resolve_session`` for a command that reads one session: the root checked, and what
+    could not be read on the way named on stderr.  A session found is the one pi finds (pi skips
+    what it cannot read too): the exit code stays; nothing found is exit 2 (it may be there)."""
+    from pisess.core.repo import resolve_session as resolve
+
+    check_root(w, sessions_dir, [session] if session else None)
+    met: list = []
+    try:
+        return resolve(session, w.root, w.cwd, pi_version=pi_version, unreadable=met)
+    finally:
+        note_unreadable(met, complete=True)
+
+
 def check_color(color: str) -> str:
     color = (color or "auto").lower()
     if color not in ("auto", "always", "never"):
@@ -124,9 +152,49 @@ def dumps(doc: Any) -> bytes:
 
 
 def emit_json(doc: dict) -> None:
+    """The one JSON document of a command; what it could not read is listed in ``unreadable``."""
     from pisess.cli.output import Printer
 
+    if _unreadable and "unreadable" not in doc:
+        doc = {**doc, "unreadable": unreadable_json()}
     Printer().data(dumps({"version": JSON_VERSION, **doc}) + b"\n")
+
+
+# What the running command could not read (directories, files): it reads the rest, and the one
+# error handler names these on stderr after the results and exits 2.
+_unreadable: list = []
+_shown: set = set()
+_incomplete: list = [False]
+
+
+def note_unreadable(errors, *, shown: bool = False, complete: bool = False) -> None:
+    """Record ``PisessError``s of paths that could not be read (each path once); ``shown``: the
+    command's own view lists them already (validate and secrets, compiler-style); ``complete``:
+    the result does not depend on them (exit code unchanged)."""
+    known = {e.path for e in _unreadable}
+    for e in errors:
+        if e.path is None or e.path not in known:
+            _unreadable.append(e)
+            known.add(e.path)
+        if shown:
+            _shown.add(id(e))
+        if not complete:
+            _incomplete[0] = True
+
+
+def unreadable_errors() -> list:
+    return list(_unreadable)
+
+
+def unreadable_json() -> list:
+    return [e.to_dict() for e in _unreadable]
+
+
+def report_unreadable() -> None:
+    """``path: unreadable: reason``, one line each, on stderr."""
+    for e in _unreadable:
+        if id(e) not in _shown:
+            say(f"{e.path}: unreadable: {e.reason}" if e.path else f"unreadable: {e.reason}")
 
 
 def say(message: str) -> None:
@@ -148,8 +216,12 @@ def handles_errors(fn: Callable) -> Callable:
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
+        _reset_unreadable()
         try:
-            return fn(*args, **kwargs)
+            fn(*args, **kwargs)
+        except typer.Exit as done:
+            _end_unreadable(done.exit_code)
+            raise
         except PisessError as err:
             if kwargs.get("json_out"):
                 try:
@@ -157,6 +229,7 @@ def handles_errors(fn: Callable) -> Callable:
                 except PisessError:  # stdout itself failed: the message below still says why
                     pass
             say(f"pisess: {err.located()}")
+            _end_unreadable(exit_code_for(err))
             raise typer.Exit(exit_code_for(err)) from None
         except BrokenPipeError:
             try:
@@ -166,8 +239,26 @@ def handles_errors(fn: Callable) -> Callable:
             raise typer.Exit(EXIT_OK) from None
         except KeyboardInterrupt:
             raise typer.Exit(130) from None
+        _end_unreadable(EXIT_OK)
 
     return wrapper
+
+
+def _end_unreadable(code: int) -> None:
+    """After the results: name what could not be read, and exit 2 (unless worse already)."""
+    if not _unreadable:
+        return
+    report_unreadable()
+    incomplete = _incomplete[0]
+    _reset_unreadable()
+    if incomplete and code in (EXIT_OK, EXIT_FINDINGS):
+        raise typer.Exit(EXIT_USAGE)
+
+
+def _reset_unreadable() -> None:
+    _unreadable.clear()
+    _shown.clear()
+    _incomplete[0] = False
 
 
 DROPPED_SHOWN = 10  # dropped lines named one by one on stderr; the rest are counted

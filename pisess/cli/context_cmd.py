@@ -99,12 +99,11 @@ def context(
     """
     from pisess.core.context import build_context
     from pisess.core.js import UNDEF
-    from pisess.core.repo import resolve_session
     from pisess.core.session import open_session
 
     reader = common.check_reader(reader, lenient)
     w = common.where(sessions_dir, cwd)
-    path = resolve_session(session, w.root, w.cwd, pi_version=pi_version)
+    path = common.resolve_session(session, w, sessions_dir, pi_version)
     gather = None
     if json_out and since(versions.parse(pi_version), versions.SYSTEM_MESSAGES):
         from pisess.core.stats import UsageGather

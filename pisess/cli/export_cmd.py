@@ -46,7 +46,6 @@ def export(
     from pisess.core.export import ExportOptions, export_branch, export_context, format_for, write_export
     from pisess.core.js import UNDEF, now_iso
     from pisess.core.paths import leaf_of
-    from pisess.core.repo import resolve_session
     from pisess.core.session import open_session
 
     fmt = format_for(output, format)
@@ -56,7 +55,7 @@ def export(
         raise PisessError("usage", "--force needs -o FILE")
     reader = common.check_reader(reader)
     w = common.where(sessions_dir, cwd)
-    path = resolve_session(session, w.root, w.cwd, pi_version=pi_version)
+    path = common.resolve_session(session, w, sessions_dir, pi_version)
     s = open_session(path, reader, light=True, pi_version=pi_version)
     if not json_out:
         common.report_dropped(s.path, s.dropped_lines)

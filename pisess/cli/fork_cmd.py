@@ -36,14 +36,14 @@ def fork(
     from pisess.core.errors import PisessError
     from pisess.core.fork import plan_fork, write_fork
     from pisess.core.js import now_iso
-    from pisess.core.repo import default_fork_dir, resolve_session
+    from pisess.core.repo import default_fork_dir
     from pisess.core.session import open_session
 
     if position not in ("before", "at"):
         raise PisessError("usage", f"--position must be before or at, not {position!r}")
     reader = common.check_reader(reader)
     w = common.where(sessions_dir, cwd)
-    path = resolve_session(session, w.root, w.cwd, pi_version=pi_version)
+    path = common.resolve_session(session, w, sessions_dir, pi_version)
     s = open_session(path, reader, light=True, pi_version=pi_version)
     if not json_out:
         common.report_dropped(s.path, s.dropped_lines)

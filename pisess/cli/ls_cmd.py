@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 import typer
 
 from pisess.cli import common
@@ -28,13 +26,10 @@ def ls(
 
     Example: pisess ls --all --long
     """
-    from pisess.core.errors import PisessError
     from pisess.core.repo import list_sessions
 
     w = common.where(sessions_dir, cwd)
-    if (sessions_dir or os.environ.get("PI_CODING_AGENT_DIR")) and not os.path.isdir(w.root):
-        what = "is not a directory" if os.path.lexists(w.root) else "does not exist"
-        raise PisessError("storage", f"sessions root {w.root} {what}", path=w.root)
+    common.check_root(w, sessions_dir)
     listing = list_sessions(w.root, None if all_projects else w.cwd, pi_version=pi_version,
                             sort=sort.lower() if sort else None, whole=long)
     details = None
@@ -42,7 +37,8 @@ def ls(
         from pisess.core.summary import summarize_file
 
         details = {s.path: summarize_file(s.path) for s in listing.sessions}
-    unreadable = [k for k in listing.skipped if k.code in ("storage", "not_found")]
+    unreadable = listing.unreadable
+    common.note_unreadable(unreadable)
     if json_out:
         rows = []
         for s in listing.sessions:
@@ -52,7 +48,7 @@ def ls(
             rows.append(row)
         doc = {"piVersion": pi_version, "root": w.root, "cwd": None if all_projects else w.cwd,
                "sessions": rows, "skipped": [k.to_json() for k in listing.skipped],
-               "unreadable": [k.to_json() for k in unreadable]}
+               "unreadable": [e.to_dict() for e in unreadable]}
         if unreadable:  # the listing is incomplete: say so as every command's error does
             doc["error"] = {"code": unreadable[0].code, "path": unreadable[0].path,
                             "message": f"{len(unreadable)} file{'s' if len(unreadable) != 1 else ''} could not be read"}
@@ -70,12 +66,11 @@ def ls(
         printer = Printer(color)
         printer.show(render.ls_view(listing, w, all_projects=all_projects, details=details, width=printer.width))
     _report_skipped(listing.skipped)
-    if unreadable:
-        raise typer.Exit(common.EXIT_USAGE)  # read what could be read; exit 2 for what could not
 
 
 def _report_skipped(skipped: list) -> None:
-    """What was left out, on stderr: v4 files named, unreadable files one by one, the rest counted."""
+    """What was left out, on stderr: v4 files named, the rest counted (those that cannot be read are
+    named at the end, as every command names them)."""
     from pisess.core.summary import SDK_V4
 
     v4 = [k for k in skipped if SDK_V4 in k.reason]
@@ -83,7 +78,5 @@ def _report_skipped(skipped: list) -> None:
     rest = len(skipped) - len(v4) - len(unreadable)
     if v4:
         common.say(f"{len(v4)} file{'s are' if len(v4) != 1 else ' is'} {'' if len(v4) == 1 else 'each '}{SDK_V4}")
-    for k in unreadable:
-        common.say(f"pisess: {k.path}: {k.reason}")
     if rest:
         common.say(f"{rest} file{'s are' if rest != 1 else ' is'} not a session; run pisess validate for details")

@@ -154,11 +154,7 @@ class Printer:
         with console.capture() as cap:
             console.print(Group(*[_trimmed(Text(r) if isinstance(r, str) else r) for r in items]))
         out = cap.get()
-        if out.count("\n") > console.size.height:
-            os.environ.setdefault("LESS", "-FRX")
-            with console.pager(styles=not console.no_color):
-                console.print(Text.from_ansi(out) if not console.no_color else Text(out), end="")
-        else:
+        if out.count("\n") <= console.size.height or not _run_pager(out, getattr(console.file, "encoding", None)):
             console.file.write(out)
         return True
 
@@ -177,6 +173,48 @@ class Printer:
             from pisess.core.errors import PisessError
 
             raise PisessError("storage", f"cannot write to stdout: {e.strerror or e}") from None
+
+
+def _run_pager(text: str, encoding: str | None) -> bool:
+    """Pipe ``text`` to ``$PAGER`` (else ``less`` when there is one).  ``False`` when no pager could
+    be started, so the caller prints instead, as git does: a ``PAGER`` that does not exist must not
+    swallow the output (the shell says "not found" and exits 127; ``pydoc``, under Rich's pager,
+    ignores that)."""
+    import shlex
+    import shutil
+    import subprocess
+
+    cmd = os.environ.get("PAGER")
+    if cmd is None:
+        cmd = "less" if shutil.which("less") else ""
+    cmd = cmd.strip()
+    if not cmd or cmd == "cat":
+        return False
+    try:
+        first = shlex.split(cmd)[0]
+    except (ValueError, IndexError):
+        first = ""
+    if first and "=" not in first and shutil.which(first) is None:
+        return False  # not found: nothing would be shown
+    env = dict(os.environ)
+    env.setdefault("LESS", "-FRX")
+    try:
+        proc = subprocess.Popen(cmd, shell=True, stdin=subprocess.PIPE, env=env)
+    except OSError:
+        return False
+    try:
+        assert proc.stdin is not None
+        proc.stdin.write(text.encode(encoding or "utf-8", "replace"))
+        proc.stdin.close()
+    except OSError:  # the reader quit the pager early (a broken pipe)
+        pass
+    while True:
+        try:
+            code = proc.wait()
+            break
+        except KeyboardInterrupt:  # the pager handles ^C itself; wait for it as pydoc does
+            continue
+    return code not in (126, 127)  # the shell could not run it: nothing was shown
 
 
 def show(items: Iterable[Any], color: str = "auto", *, pager: bool = False) -> None:

@@ -27,12 +27,11 @@ def path(
     """
     from pisess.core.context import build_context
     from pisess.core.js import UNDEF, get
-    from pisess.core.repo import resolve_session
     from pisess.core.session import open_session
 
     reader = common.check_reader(reader, lenient)
     w = common.where(sessions_dir, cwd)
-    s = open_session(resolve_session(session, w.root, w.cwd, pi_version=pi_version), reader, light=True, pi_version=pi_version)
+    s = open_session(common.resolve_session(session, w, sessions_dir, pi_version), reader, light=True, pi_version=pi_version)
     if not json_out:
         common.report_dropped(s.path, s.dropped_lines)
     ctx = build_context(s, UNDEF if leaf is None else leaf)

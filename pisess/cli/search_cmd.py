@@ -46,9 +46,10 @@ def search(
     with sets.Progress(scope.files, "searching", color=color) as bar:
         report = search_files(scope.files, matcher, reader=reader, active_only=active_only, tick=bar.tick,
                               on_hits=lambda n: bar.note(f"{n:,} hits"), pi_version=pi_version)
+    common.note_unreadable(report.unreadable)
     results = report.results
     if json_out:
-        common.emit_json(report.to_json())
+        common.emit_json({**report.to_json(), "unreadable": common.unreadable_json()})
     elif results:
         from pisess.cli import render_stats
         from pisess.cli.output import Printer
@@ -61,7 +62,7 @@ def search(
             common.say(f"{r.path}: {r.note}")
         if not json_out:
             common.report_dropped(r.path, r.dropped_lines)
-    sets.report_skipped(report.skipped + report.unreadable)
+    sets.report_skipped(report.skipped)
     if not json_out:
         first = next(((r, h) for r in results for h in r.hits if h.entry_id is not None), None)
         if first:
@@ -75,7 +76,5 @@ def search(
             common.say(f"see what is wrong with the file: pisess validate {shlex.quote(results[0].path)}")
         else:
             common.say(f"no hits in {report.files} file{'s' if report.files != 1 else ''} ({scope.label})")
-    if report.unreadable:
-        raise typer.Exit(common.EXIT_USAGE)
     if not report.hit_count:
         raise typer.Exit(common.EXIT_FINDINGS)

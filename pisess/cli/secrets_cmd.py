@@ -12,24 +12,6 @@ from pisess.cli.common import handles_errors
 FORMATS = ("text", "json", "github", "allowlist")
 
 
-def read_allowlist(explicit: str | None) -> tuple[frozenset, str | None]:
-    """``--allowlist FILE`` (must exist), else ``.pisess-secrets-allow`` in the current directory."""
-    from pisess.core.errors import PisessError
-    from pisess.core.secrets import ALLOWLIST_NAME, parse_allowlist
-
-    path = explicit or ALLOWLIST_NAME
-    try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            text = fh.read()
-    except FileNotFoundError:
-        if explicit:
-            raise PisessError("usage", f"allowlist {explicit} does not exist", path=explicit) from None
-        return frozenset(), None
-    except OSError as e:
-        raise PisessError("storage", f"cannot read allowlist {path}: {e.strerror or e}", path=path) from None
-    return parse_allowlist(text, path), path
-
-
 @handles_errors
 def secrets(
     paths: list[str] | None = typer.Argument(None, metavar="[PATH]...",
@@ -57,8 +39,7 @@ def secrets(
     Example: pisess secrets ~/.pi/agent/sessions --format github
     """
     from pisess.core.errors import PisessError
-    from pisess.core.repo import encode_cwd, iter_jsonl
-    from pisess.core.secrets import scan_file
+    from pisess.core.secrets import default_target, read_allowlist, scan_paths
 
     fmt = (format or ("json" if json_out else ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")))
     fmt = fmt.lower()
@@ -70,34 +51,19 @@ def secrets(
     targets = list(paths or [])
     if not targets:
         w = common.where(sessions_dir, cwd)
-        target = w.root if all_projects else os.path.join(w.root, encode_cwd(w.cwd))
-        if not os.path.isdir(target):
-            raise PisessError("not_found", f"no sessions at {target} (pass files, --all, --cwd or --sessions-dir)",
-                              path=target)
-        targets = [target]
-    files, findings, unreadable = [], [], []
-    for path, err in iter_jsonl(targets):
-        if err is None:
-            try:
-                findings.extend(scan_file(path))
-                files.append(path)
-                continue
-            except PisessError as e:
-                err = e
-        unreadable.append(err)
+        common.check_root(w, sessions_dir)
+        targets = [default_target(w.root, w.cwd, all_projects)]
+    scan = scan_paths(targets)
+    # the text and github views list them with the findings; the JSON document in "unreadable"
+    common.note_unreadable(scan.unreadable, shown=fmt in ("text", "github"))
     from pisess.cli import render_share
     from pisess.cli.output import show, talk
 
     if fmt == "json":
-        common.emit_json(render_share.secrets_json(files, findings, allowed, unreadable, allow_path))
+        common.emit_json(render_share.secrets_json(scan.files, scan.findings, allowed, scan.unreadable, allow_path))
     else:
-        out, hint = render_share.secrets_report(fmt, files, findings, allowed, unreadable, allow_path)
+        out, hint = render_share.secrets_report(fmt, scan.files, scan.findings, allowed, scan.unreadable, allow_path)
         show(out, color)
         talk(hint, color)
-    if unreadable:
-        if fmt == "json":  # the views list them; the document alone would leave the terminal silent
-            for e in unreadable:
-                common.say(f"pisess: {e.located()}")
-        raise typer.Exit(common.EXIT_USAGE)
-    if any(f.fingerprint not in allowed for f in findings):
+    if scan.unaccepted(allowed):
         raise typer.Exit(common.EXIT_FINDINGS)

@@ -23,20 +23,31 @@ def sessions_argument():
 
 
 def resolve(sessions: list[str] | None, all_projects: bool, sessions_dir: str | None, cwd: str | None):
-    """The files to read; raises ``not_found`` when a name matches nothing or there is nothing to read."""
+    """The files to read; raises ``not_found`` when a name matches nothing or there is nothing to
+    read.  What cannot be read is noted (``common.note_unreadable``): the rest is read."""
     from pisess.core.errors import PisessError
     from pisess.core.repo import encode_cwd
     from pisess.core.sessionset import collect
 
     w = common.where(sessions_dir, cwd)
+    common.check_root(w, sessions_dir, sessions)
     scope = collect(sessions, w.root, w.cwd, all_projects)
+    common.note_unreadable(scope.unreadable)
     if scope.missing:
         for e in scope.missing[1:]:
             common.say(f"pisess: {e.located()}")
         raise scope.missing[0]
+    if scope.empty:
+        for d in scope.empty[1:]:
+            common.say(f"pisess: {d}: no *.jsonl files in it")
+        if not scope.files:
+            raise PisessError("not_found", f"{scope.empty[0]} holds no *.jsonl files (a directory is searched "
+                              "for session files, recursively)", path=scope.empty[0])
     if not scope.files:
         here = w.root if all_projects else os.path.join(w.root, encode_cwd(w.cwd))
         what = "no sessions" if all_projects else f"no sessions for {w.cwd}"
+        if scope.unreadable:
+            raise PisessError("not_found", f"{what} that can be read in {here}", path=here, unreadable=True)
         raise PisessError("not_found", f"{what} in {here} (try --all, --cwd DIR or --sessions-dir DIR)")
     return scope
 
@@ -52,9 +63,13 @@ def total_bytes(files: list[str]) -> int:
 
 
 def report_skipped(skipped: list) -> None:
-    """Files that are not sessions either reader opens, or that cannot be read: named on stderr."""
+    """Files that are not sessions either reader opens: named on stderr (those that cannot be
+    read are noted as unreadable instead, and named at the end)."""
+    unreadable = [e for e in skipped if e.unreadable]
+    common.note_unreadable(unreadable)
     for e in skipped:
-        common.say(f"pisess: skipped {e.located()}")
+        if not e.unreadable:
+            common.say(f"pisess: skipped {e.located()}")
 
 
 class Progress:
@@ -122,16 +137,18 @@ def run_report(compute, view: str, *, sessions, all_projects: bool, sessions_dir
     from pisess.core.errors import PisessError
 
     scope = resolve(sessions, all_projects, sessions_dir, cwd)
-    unreadable: list = []
 
     def skip(e: PisessError) -> None:
-        if e.code in ("storage", "not_found"):
-            unreadable.append(e)
+        if e.unreadable:
+            common.note_unreadable([e])
 
     with Progress(scope.files, "reading", color=color) as bar:
         report = compute(scope.files, bar.tick, skip)
     if json_out:
-        common.emit_json({"scope": scope.label, "piVersion": pi_version, **report.to_json()})
+        doc = report.to_json()
+        # what could not be read is listed once, in "unreadable"; "skipped" keeps the files that are not sessions
+        doc["skipped"] = [e.to_dict() for e in report.skipped if not e.unreadable]
+        common.emit_json({"scope": scope.label, "piVersion": pi_version, **doc, "unreadable": common.unreadable_json()})
     else:
         from pisess.cli import render_stats
         from pisess.cli.output import Printer
@@ -144,7 +161,5 @@ def run_report(compute, view: str, *, sessions, all_projects: bool, sessions_dir
         if not json_out:
             common.report_dropped(s.path, s.dropped_lines)
     report_skipped(report.skipped)
-    if unreadable:
-        raise typer.Exit(common.EXIT_USAGE)
     if not report.sessions:
         raise typer.Exit(common.EXIT_FINDINGS)

@@ -63,13 +63,12 @@ def tree(
     Example: pisess tree 0195e682 --branches-only
     """
     from pisess.core.js import UNDEF
-    from pisess.core.repo import resolve_session
     from pisess.core.session import open_session
     from pisess.core.tree import build_tree
 
     reader = common.check_reader(reader, lenient)
     w = common.where(sessions_dir, cwd)
-    s = open_session(resolve_session(session, w.root, w.cwd, pi_version=pi_version), reader, light=True, pi_version=pi_version)
+    s = open_session(common.resolve_session(session, w, sessions_dir, pi_version), reader, light=True, pi_version=pi_version)
     if not json_out:
         common.report_dropped(s.path, s.dropped_lines)
     view = build_tree(s, leaf_id=UNDEF if leaf is None else leaf, full=full, depth=depth,

@@ -34,6 +34,7 @@ def validate(
     Example: pisess validate ~/.pi/agent/sessions --format github
     """
     from pisess.core.errors import PisessError
+    from pisess.core.files import os_error
     from pisess.core.repo import iter_jsonl
     from pisess.core.validate import validate_file
 
@@ -43,7 +44,9 @@ def validate(
         raise PisessError("usage", f"--format must be text, json or github, not {fmt!r}")
     targets = list(paths or [])
     if not targets:
-        targets = [common.where(sessions_dir, None).root]
+        w = common.where(sessions_dir, None)
+        common.check_root(w, sessions_dir)
+        targets = [w.root]
         if not os.path.isdir(targets[0]):
             raise PisessError("not_found", f"no sessions root at {targets[0]} (pass files or --sessions-dir)")
     reports, unreadable = [], []
@@ -57,8 +60,10 @@ def validate(
             except PisessError as e:
                 err = e
             except OSError as e:
-                err = PisessError("storage", f"cannot read {path}: {e.strerror or e}", path=path)
+                err = os_error(path, e)
         unreadable.append(err)
+    # the text and github views list them with the findings; the JSON document in "unreadable"
+    common.note_unreadable(unreadable, shown=fmt != "json")
     if fmt == "json":
         from pisess.core.validate import summary_counts
 
@@ -74,10 +79,5 @@ def validate(
 
         show(render.validate_github(reports, unreadable, strict) if fmt == "github"
              else render.validate_text(reports, unreadable, strict, quiet=quiet), color)
-    if unreadable:
-        if fmt == "json":  # the views list them; the document alone would leave the terminal silent
-            for e in unreadable:
-                common.say(f"pisess: {e.located()}")
-        raise typer.Exit(common.EXIT_USAGE)
     if any(not r.ok(strict) for r in reports):
         raise typer.Exit(common.EXIT_FINDINGS)

@@ -86,7 +86,7 @@ def _newest(w) -> str | None:
     from pisess.core.repo import list_sessions
 
     try:
-        found = list_sessions(w.root, w.cwd, keep_going=True).sessions
+        found = list_sessions(w.root, w.cwd).sessions
     except Exception:  # a listing that fails now may work at the next look
         return None
     return found[0].path if found else None

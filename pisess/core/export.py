@@ -456,12 +456,13 @@ def export_branch(session, leaf_id: Any, *, new_id: str, now_iso: str, source_pa
 
 def is_session_file(path: str) -> bool:
     """Is the first non-blank line of ``path`` a session header (``{"type": "session", …}``)?"""
+    from .files import open_file
     from .jsonl import parse_json
 
     try:
-        with open(path, "rb") as fh:
+        with open_file(path) as fh:  # a FIFO at the export's target must not block
             head = fh.read(1 << 20)
-    except OSError:
+    except (PisessError, OSError):
         return False
     for raw in head.split(b"\n"):
         raw = raw.strip().removeprefix(b"\xef\xbb\xbf").strip()

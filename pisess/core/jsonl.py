@@ -17,6 +17,7 @@ from typing import Any
 import orjson
 
 from .deepjson import loads as deep_loads
+from .files import open_file, open_regular, os_error, read_first_line
 from .js import js_blank
 from .lines import NOT_JSON, written_by_sdk
 
@@ -197,14 +198,12 @@ class RawFile:
 
     def read_at(self, offset: int, length: int) -> bytes:
         """Bytes of the file at ``offset`` (the file is re-opened: it is never held open)."""
-        from .errors import PisessError
-
         try:
             with open(self.path, "rb") as fh:
                 fh.seek(offset)
                 return fh.read(length)
         except OSError as e:
-            raise PisessError("storage", f"Failed to re-read {self.path}: {e.strerror or e}", path=self.path) from None
+            raise storage_error(self.path, e, "re-read") from None
 
     def full(self, entries: list) -> list:
         """The complete parsed values of ``entries`` (``Light`` ones read back by offset)."""
@@ -216,15 +215,12 @@ class RawFile:
 
     def lines_of(self, lights: list) -> Iterator[tuple[Any, bytes]]:
         """``(light, bytes of its line)`` for light entries in ascending offset order (one open)."""
-        from .errors import PisessError
-
         if not lights:
             return
         try:
             fh = open(self.path, "rb")
         except OSError as err:
-            raise PisessError("storage", f"Failed to re-read {self.path}: {err.strerror or err}",
-                              path=self.path) from None
+            raise storage_error(self.path, err, "re-read") from None
         with fh:
             for e in lights:
                 fh.seek(e.offset)
@@ -273,78 +269,32 @@ def scan_bytes(data: bytes, path: str = "<bytes>") -> RawFile:
     return RawFile(path, len(data), lines, data.endswith(b"\n") or not data)
 
 
-def storage_error(path: str, e: OSError, what: str = "read session") -> Any:
-    """The ``PisessError`` of an ``OSError`` met reading ``path`` (``not_found`` for a missing file)."""
-    from .errors import PisessError
-
-    if isinstance(e, FileNotFoundError):
-        return PisessError("not_found", f"Session not found: {path}", path=path, unreadable=True)
-    if isinstance(e, IsADirectoryError):
-        return PisessError("storage", f"Failed to {what} {path}: is a directory", path=path)
-    return PisessError("storage", f"Failed to {what} {path}: {e.strerror or e}", path=path)
+def storage_error(path: str, e: OSError, what: str = "read") -> Any:
+    """The ``PisessError`` of an ``OSError`` met reading the session file ``path``."""
+    return os_error(path, e, what, subject="session")
 
 
 def open_fd(path: str) -> tuple[int, os.stat_result]:
-    """A read-only descriptor on a regular file, and its ``fstat``.  Opening never blocks (a FIFO
-    would wait for a writer; ``O_NONBLOCK`` means nothing to a regular file); directories, FIFOs
-    and devices (``/dev/zero`` never ends) are refused as ``storage`` errors."""
-    import stat
-
-    from .errors import PisessError
-
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-    except OSError as e:
-        raise storage_error(path, e) from None
-    try:
-        st = os.fstat(fd)
-    except OSError as e:
-        os.close(fd)
-        raise storage_error(path, e) from None
-    if not stat.S_ISREG(st.st_mode):
-        os.close(fd)
-        what = "is a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file (a pipe or a device): not read"
-        raise PisessError("storage", f"Failed to read session {path}: {what}", path=path)
+    """A read-only descriptor on a regular session file, and its ``fstat`` (``files.open_regular``)."""
+    fd, st = open_regular(path, subject="session")
+    assert st is not None
     return fd, st
 
 
 def _open(path: str):
     """A session file opened for reading (see ``open_fd``)."""
-    return os.fdopen(open_fd(path)[0], "rb")
-
-
-def first_line(path: str, limit: int | None = None) -> bytes | None:
-    """The bytes before the first ``\n`` (or ``\r``: pi's listing splits on both; a header never
-    holds either), at most about ``limit`` of them; ``None`` when the file cannot be read."""
-    from .errors import PisessError
-
-    try:
-        fh = _open(path)
-    except PisessError:
-        return None
-    chunks = []
-    got = 0
-    try:
-        with fh:
-            while limit is None or got < limit:
-                chunk = fh.read(65536)
-                if not chunk:
-                    break
-                cut = min((i for i in (chunk.find(b"\n"), chunk.find(b"\r")) if i >= 0), default=-1)
-                if cut >= 0:
-                    chunks.append(chunk[:cut])
-                    break
-                chunks.append(chunk)
-                got += len(chunk)
-    except OSError:
-        return None
-    return b"".join(chunks)
+    return open_file(path, subject="session")
 
 
 def first_line_value(path: str) -> Any:
     """The first line parsed (``NOT_JSON`` when it is not JSON, ``None`` when unreadable)."""
-    raw = first_line(path)
-    return None if raw is None else parse_json(raw)
+    from .errors import PisessError
+
+    try:
+        raw = read_first_line(path)
+    except PisessError:
+        return None
+    return parse_json(raw)
 
 
 def read_bytes(path: str) -> bytes:

@@ -17,6 +17,7 @@ from typing import Any
 
 from . import js, parallel, versions
 from .errors import PisessError
+from .files import first_line_of, list_dir, open_regular, os_error
 from .jsonl import NOT_JSON, parse_json
 from .session import check_harness_header
 
@@ -97,62 +98,38 @@ class Skipped:
 
 @dataclass(frozen=True)
 class Listing:
+    """``skipped``: files pi's listing leaves out (``Skipped``); ``unreadable``: the directories and
+    files that could not be read at all (``PisessError``, unreadable), so the listing may be
+    incomplete."""
+
     sessions: list
     skipped: list
     directories: list = field(default_factory=list)
+    unreadable: list = field(default_factory=list)
 
 
-def _first_line(fd: int) -> bytes:
-    """The first physical line as Node's ``readline`` ends it (``\\n``, ``\\r\\n`` or a lone ``\\r``)."""
-    chunks = []
-    size = 1024  # a header is a few hundred bytes; a bigger first read only copies more
-    while True:
-        chunk = os.read(fd, size)
-        if not chunk:
-            break
-        n, r = chunk.find(b"\n"), chunk.find(b"\r")
-        cut = n if r < 0 else (r if n < 0 else min(n, r))
-        if cut >= 0:
-            chunks.append(chunk[:cut])
-            break
-        chunks.append(chunk)
-        size = 65536
-    return b"".join(chunks)
+def unreadable_skip(k: Skipped) -> PisessError:
+    """A skipped file that could not be read, as the ``PisessError`` every unreadable is."""
+    return PisessError(k.code, f"cannot read {k.path}: {k.reason.removeprefix('cannot read: ')}", path=k.path,
+                       reason=k.reason, unreadable=True)
 
 
-def first_line(path: str) -> bytes:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        return _first_line(fd)
-    finally:
-        os.close(fd)
-
-
-_OPEN_HEADER = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)  # a FIFO must not block the listing
+def _is_unreadable(code: str) -> bool:
+    return code in ("storage", "not_found")
 
 
 def read_header_info(path: str, *, regular: bool = False) -> SessionInfo:
     """pi's ``loadJsonlSessionMetadata``: only the first line, validated as a header.
 
     ``regular``: the directory listing already said this is a regular file (no ``fstat``)."""
+    fd, _ = open_regular(path, regular=regular, subject="session header")
     try:
-        fd = os.open(path, _OPEN_HEADER)
-        try:
-            if not regular:
-                mode = os.fstat(fd).st_mode
-                if stat.S_ISDIR(mode):
-                    raise IsADirectoryError(21, "Is a directory")
-                if not stat.S_ISREG(mode):
-                    raise OSError(0, "not a regular file")
-            line = _first_line(fd)
-            size = os.lseek(fd, 0, os.SEEK_END)
-        finally:
-            os.close(fd)
-    except FileNotFoundError:
-        raise PisessError("not_found", f"Failed to read session header {path}: not found", path=path,
-                          unreadable=True) from None
+        line = first_line_of(fd)
+        size = os.lseek(fd, 0, os.SEEK_END)
     except OSError as e:
-        raise PisessError("storage", f"Failed to read session header {path}: {e.strerror or e}", path=path) from None
+        raise os_error(path, e, subject="session header") from None
+    finally:
+        os.close(fd)
     if line[:1] != b"{" and js.js_blank(line.decode("utf-8", "replace")):
         raise PisessError("invalid_session", "missing session header", path=path, line=1)
     v = parse_json(line)
@@ -166,17 +143,36 @@ def read_header_info(path: str, *, regular: bool = False) -> SessionInfo:
                        "metadata" in v, size)
 
 
-def _session_files(directory: str) -> list[tuple[str, bool]]:
+def list_children(directory: str, unreadable: list, *, missing_ok: bool = True) -> list[os.DirEntry]:
+    """The entries of ``directory``; one that cannot be listed is added to ``unreadable`` (a
+    missing one too unless ``missing_ok``: a project without sessions has no directory, but a
+    listed child that vanished or a dangling symlink is worth saying) and gives none."""
+    try:
+        return list_dir(directory)
+    except PisessError as e:
+        if not (missing_ok and e.code == "not_found") and not _not_a_directory(directory):
+            unreadable.append(e)
+        return []
+
+
+def _not_a_directory(path: str) -> bool:
+    try:
+        return not stat.S_ISDIR(os.stat(path).st_mode) and os.path.exists(path)
+    except OSError:
+        return False
+
+
+def _session_files(directory: str, unreadable: list) -> list[tuple[str, bool]]:
     """``*.jsonl`` children that are not directories (symlinked files count), byte-wise name order,
     each with whether the listing says it is a regular file (``d_type``: no ``fstat`` needed)."""
-    try:
-        with os.scandir(directory) as it:
-            found = [(e.name, e.is_file(follow_symlinks=False)) for e in it
-                     if e.name.endswith(".jsonl") and not e.is_dir(follow_symlinks=False)]
-    except (FileNotFoundError, NotADirectoryError):
-        return []
-    except OSError as e:
-        raise PisessError("storage", f"Failed to list sessions in {directory}: {e.strerror or e}", path=directory) from None
+    found = []
+    for e in list_children(directory, unreadable):
+        if e.name.endswith(".jsonl"):
+            try:
+                if not e.is_dir(follow_symlinks=False):
+                    found.append((e.name, e.is_file(follow_symlinks=False)))
+            except OSError as err:
+                unreadable.append(os_error(e.path, err))
     if all(name.isascii() for name, _ in found):
         found.sort()  # ASCII names sort the same as their bytes (names are unique: the flag never decides)
     else:
@@ -185,22 +181,32 @@ def _session_files(directory: str) -> list[tuple[str, bool]]:
     return [(prefix + name, regular) for name, regular in found]
 
 
-def project_dirs(root: str) -> list[str]:
-    """Direct children of the root that are real directories (``lstat``: symlinks skipped, as pi does)."""
+def _root_children(root: str) -> list[os.DirEntry]:
+    """The sessions root's entries; none when it does not exist (the command says so when it was
+    named); a root that cannot be listed raises: nothing under it can be read."""
     try:
-        names = sorted(os.listdir(root), key=os.fsencode)
-    except (FileNotFoundError, NotADirectoryError):
-        return []
-    except OSError as e:
-        raise PisessError("storage", f"Failed to list sessions root {root}: {e.strerror or e}", path=root) from None
+        return list_dir(root)
+    except PisessError as e:
+        if e.code == "not_found" or _not_a_directory(root):
+            return []
+        raise PisessError(e.code, f"cannot list the sessions root {root}: {e.reason.removeprefix('cannot list: ')}",
+                          path=root, reason=e.reason, unreadable=True) from None
+
+
+def project_dirs(root: str, unreadable: list | None = None) -> list[str]:
+    """Direct children of the root that are real directories (``lstat``: symlinks skipped, as pi
+    does).  A root that cannot be listed raises; a child that cannot be ``lstat``ed is added to
+    ``unreadable``."""
+    names = sorted((e.name for e in _root_children(root)), key=os.fsencode)
     out = []
     for name in names:
         p = os.path.join(root, name)
         try:
             if stat.S_ISDIR(os.lstat(p).st_mode):
                 out.append(p)
-        except OSError:
-            continue
+        except OSError as e:
+            if unreadable is not None:
+                unreadable.append(os_error(p, e, "stat"))
     return out
 
 
@@ -233,7 +239,7 @@ def _all_canonical_utc(stamps: list) -> bool:
 SORTS = ("activity", "created")
 
 
-def list_sessions(root: str, cwd: str | None = None, *, keep_going: bool = False,
+def list_sessions(root: str, cwd: str | None = None, *,
                   pi_version: str = versions.PI_0_82, sort: str | None = None, whole: bool = False) -> Listing:
     """The sessions of one project (``cwd``) or of every project under ``root``, as pi lists them.
 
@@ -243,6 +249,9 @@ def list_sessions(root: str, cwd: str | None = None, *, keep_going: bool = False
     (``JsonlSessionRepo.list``: the first line only, newest header first), whose sessions
     are v3 headers only.  ``whole``: read every file completely (pi's answer even where the
     end of a file does not prove it, see ``summary.tail_activity``).
+
+    What cannot be read (a project directory, a file) is left out and listed in ``unreadable``;
+    a root that cannot be listed raises.
     """
     if sort is not None and sort not in SORTS:
         raise PisessError("usage", f"--sort must be {' or '.join(SORTS)}, not {sort!r}")
@@ -250,27 +259,28 @@ def list_sessions(root: str, cwd: str | None = None, *, keep_going: bool = False
     if sort is None:
         sort = "activity" if versions.since(version, versions.LISTING_ORDER) else "created"
     if sort == "created" and not versions.since(version, versions.LISTING_ORDER):
-        return _sdk_listing(root, cwd, keep_going=keep_going)
+        return _sdk_listing(root, cwd)
     return _cli_listing(root, cwd, version, sort, whole)
 
 
-def _sdk_listing(root: str, cwd: str | None = None, *, keep_going: bool = False) -> Listing:
+def _sdk_listing(root: str, cwd: str | None = None) -> Listing:
     """HARNESS ``JsonlSessionRepo.list``: first line of each file, newest header first.
 
-    Files whose header is invalid are skipped (and reported); any other I/O error fails the
-    listing naming the file, unless ``keep_going`` (then it is reported as skipped too).
+    Files whose header is invalid are skipped; a file or directory that cannot be read is
+    skipped and listed in ``unreadable`` (pi's SDK would fail the whole listing).
     """
-    dirs = [os.path.join(root, encode_cwd(cwd))] if cwd is not None else project_dirs(root)
-    files = [f for d in dirs for f in _session_files(d)]
+    unreadable: list = []
+    dirs = [os.path.join(root, encode_cwd(cwd))] if cwd is not None else project_dirs(root, unreadable)
+    files = [f for d in dirs for f in _session_files(d, unreadable)]
     sessions, skipped = [], []
     for (p, _), got in zip(files, _headers(files)):
         if type(got) is SessionInfo:
             sessions.append(got)
-        elif got.code != "invalid_session" and not keep_going:
-            raise got
         else:
             skipped.append(Skipped(p, got.code, got.message))
-    return Listing(_newest_created_first(sessions), skipped, dirs)
+            if _is_unreadable(got.code):
+                unreadable.append(got)
+    return Listing(_newest_created_first(sessions), skipped, dirs, unreadable)
 
 
 def _newest_created_first(sessions: list) -> list:
@@ -326,13 +336,11 @@ def _names_desc(names: list[str]) -> list[str]:
     return sorted(names, key=_name_order(names), reverse=True)
 
 
-def _jsonl_names(directory: str) -> list[str]:
+def _jsonl_names(directory: str, unreadable: list, *, missing_ok: bool = True) -> list[str]:
     """``readdir(dir).filter(f => f.endsWith(".jsonl"))`` (any kind of entry), in code-unit order
-    (the order the oracle's readdir gives; pi itself gets the OS's order)."""
-    try:
-        names = [n for n in os.listdir(directory) if n.endswith(".jsonl")]
-    except OSError:
-        return []  # pi: "Return empty list on error"
+    (the order the oracle's readdir gives; pi itself gets the OS's order).  pi returns an empty
+    list on error; the directory is also added to ``unreadable``."""
+    names = [e.name for e in list_children(directory, unreadable, missing_ok=missing_ok) if e.name.endswith(".jsonl")]
     return sorted(names, key=_utf16)
 
 
@@ -341,12 +349,9 @@ def _utf16(name: str) -> bytes:
 
 
 def _cli_project_dirs(root: str, version: str) -> list[str]:
-    """``listAll``'s project directories: children that are directories (0.84: or symlinks)."""
-    try:
-        with os.scandir(root) as it:
-            found = [(e.name, e.is_dir(follow_symlinks=False), e.is_symlink()) for e in it]
-    except OSError:
-        return []
+    """``listAll``'s project directories: children that are directories (0.84: or symlinks).  A
+    root that cannot be listed raises (pi would list nothing)."""
+    found = [(e.name, e.is_dir(follow_symlinks=False), e.is_symlink()) for e in _root_children(root)]
     links = versions.since(version, versions.LIST_ALL_SYMLINKS)
     return [os.path.join(root, n) for n, is_dir, is_link in sorted(found, key=lambda f: _utf16(f[0]))
             if is_dir or (links and is_link)]
@@ -365,14 +370,15 @@ def _cli_listing(root: str, cwd: str | None, version: str, sort: str, whole: boo
     (a project's folder, no header-cwd filter), or, for ``sort="created"``, the same sessions
     newest header first."""
     ordered = versions.since(version, versions.LISTING_ORDER)
+    unreadable: list = []
     if cwd is not None:
         d = os.path.join(root, encode_cwd(cwd))
         dirs = [d]
-        names = _jsonl_names(d)
+        names = _jsonl_names(d, unreadable)
         files = [os.path.join(d, n) for n in (_names_desc(names) if ordered and sort == "activity" else names)]
     else:
         dirs = _cli_project_dirs(root, version)
-        files = [os.path.join(d, n) for d in dirs for n in _jsonl_names(d)]
+        files = [os.path.join(d, n) for d in dirs for n in _jsonl_names(d, unreadable, missing_ok=False)]
         if ordered and sort == "activity":
             # by mtime, newest first (files that cannot be stat'ed last), then by name, descending
             base = [os.path.basename(p) for p in files]
@@ -384,9 +390,10 @@ def _cli_listing(root: str, cwd: str | None, version: str, sort: str, whole: boo
     skipped: list = []
     for _p, got in zip(files, _cli_infos(files, whole, sort == "activity")):
         (sessions if type(got) is SessionInfo else skipped).append(got)
+    unreadable += [unreadable_skip(k) for k in skipped if _is_unreadable(k.code)]
     if sort == "created":
-        return Listing(_newest_created_first(sessions), skipped, dirs)
-    return Listing(_newest_modified_first(sessions), skipped, dirs)
+        return Listing(_newest_created_first(sessions), skipped, dirs, unreadable)
+    return Listing(_newest_modified_first(sessions), skipped, dirs, unreadable)
 
 
 def _newest_modified_first(sessions: list) -> list:
@@ -489,29 +496,37 @@ def _read_headers(files: list[tuple[str, bool]]) -> list:
 
 def _sent_headers(files: list[tuple[str, bool]]) -> list[tuple]:
     """A child's headers as plain tuples (they pickle several times faster than the objects):
-    a header's fields after its path, or ``None`` and an error's code, message and line."""
+    a header's fields after its path, or ``None`` and an error's code, message, line, reason and
+    whether it is unreadable."""
     return [(s.id, s.created_at, s.cwd, s.parent_session_path, s.metadata, s.has_metadata, s.size)
-            if type(s) is SessionInfo else (None, s.code, s.message, s.line) for s in _read_headers(files)]
+            if type(s) is SessionInfo else (None, s.code, s.message, s.line, s.reason, s.unreadable)
+            for s in _read_headers(files)]
 
 
 def _received_headers(files: list[tuple[str, bool]], sent: list[tuple] | None) -> list:
     if sent is None or len(sent) != len(files):
         return _read_headers(files)  # the child failed: read its share here
     return [SessionInfo(t[0], t[1], t[2], p, *t[3:]) if t[0] is not None else
-            PisessError(t[1], t[2], path=p, line=t[3]) for (p, _), t in zip(files, sent)]
+            PisessError(t[1], t[2], path=p, line=t[3], reason=t[4], unreadable=t[5]) for (p, _), t in zip(files, sent)]
 
 
 def iter_jsonl(paths: list[str]) -> Iterator[tuple[str, PisessError | None]]:
-    """Files named, and ``*.jsonl`` below directories named (recursively, sorted)."""
+    """Files named, and ``*.jsonl`` below directories named (recursively, sorted), each with
+    ``None``; a name that matches nothing and a directory that cannot be listed come with their
+    error (unreadable) instead."""
     for p in paths:
         if os.path.isdir(p):
-            found = []
-            for dirpath, dirnames, filenames in os.walk(p):
+            found: list[str] = []
+            failed: list[OSError] = []
+            for dirpath, dirnames, filenames in os.walk(p, onerror=failed.append):
                 dirnames.sort()
                 for f in filenames:
                     if f.endswith(".jsonl"):
                         found.append(os.path.join(dirpath, f))
             yield from ((f, None) for f in sorted(found))
+            for e in failed:
+                err = os_error(e.filename or p, e, "list")
+                yield err.path or p, err
         elif os.path.lexists(p):
             yield p, None
         else:
@@ -523,7 +538,8 @@ def looks_like_path(arg: str) -> bool:
     return "/" in arg or "\\" in arg or arg.endswith(".jsonl")
 
 
-def resolve_session(arg: str | None, root: str, cwd: str, *, pi_version: str = versions.PI_0_82) -> str:
+def resolve_session(arg: str | None, root: str, cwd: str, *, pi_version: str = versions.PI_0_82,
+                    unreadable: list | None = None) -> str:
     """A file path, a session id or a unique id prefix, or, when ``arg`` is empty, the session
     pi would continue.
 
@@ -532,21 +548,46 @@ def resolve_session(arg: str | None, root: str, cwd: str, *, pi_version: str = v
     projects' sessions, exact before prefix; no ``arg`` is ``pi --continue``'s choice (newest file
     mtime with a session header).  pi 0.82.1: the SDK listing's sessions, newest header first.
     A prefix that several sessions share is an error (pi would open the first: the message says
-    which)."""
+    which).
+
+    What could not be read on the way (a directory, a file: a match may hide there) is added to
+    ``unreadable``; when nothing matches and something could not be read, the error is an
+    unreadable one (exit 2): the answer is not known."""
     if arg and (looks_like_path(arg) or os.path.isfile(arg)):
         if not os.path.lexists(arg):
             raise PisessError("not_found", f"no such session file: {arg}", path=arg, unreadable=True)
         return arg
-    version = versions.parse(pi_version)
+    met: list = []
+    try:
+        return _resolve(arg, root, cwd, versions.parse(pi_version), met)
+    except PisessError as e:
+        if met and e.code == "not_found" and not e.unreadable:
+            n = len(met)
+            raise PisessError("not_found", f"{e.message}; {n} director{'ies' if n != 1 else 'y'} or file"
+                              f"{'s' if n != 1 else ''} could not be read, it may be there", path=e.path,
+                              unreadable=True) from None
+        raise
+    finally:
+        if unreadable is not None:
+            unreadable.extend(met)
+
+
+def _resolve(arg: str | None, root: str, cwd: str, version: str, unreadable: list) -> str:
     if versions.since(version, versions.LISTING_ORDER):
-        return _resolve_cli(arg, root, cwd, version)
-    here = list_sessions(root, cwd, keep_going=True).sessions
+        return _resolve_cli(arg, root, cwd, version, unreadable)
+
+    def listed(scope: str | None) -> list:
+        got = list_sessions(root, scope, pi_version=version)
+        unreadable.extend(got.unreadable)
+        return got.sessions
+
+    here = listed(cwd)
     if not arg:
         if not here:
             raise PisessError("not_found", f"no sessions for {cwd} in {os.path.join(root, encode_cwd(cwd))}")
         return here[0].path
     for scope in (here, None):
-        pool = here if scope is not None else list_sessions(root, None, keep_going=True).sessions
+        pool = here if scope is not None else listed(None)
         exact = [s for s in pool if s.id == arg]
         if exact:
             return exact[0].path
@@ -567,16 +608,19 @@ def _by_prefix(arg: str, pool: list) -> str | None:
     return None
 
 
-def _resolve_cli(arg: str | None, root: str, cwd: str, version: str) -> str:
+def _resolve_cli(arg: str | None, root: str, cwd: str, version: str, unreadable: list) -> str:
     """``main.ts: resolveSessionPath`` and ``continueRecent`` of pi ``version`` (default layout)."""
     project = os.path.join(root, encode_cwd(cwd))
     if not arg:
-        return most_recent_session(project)
-    found = find_by_id(project, arg)
+        return most_recent_session(project, unreadable)
+    found = find_by_id(project, arg, unreadable)
     if found:
         return found
     for scope in (cwd, None):
-        pool = list_sessions(root, scope, pi_version=version).sessions
+        listing = list_sessions(root, scope, pi_version=version)
+        # the project's own were met already by find_by_id
+        unreadable.extend(e for e in listing.unreadable if e.path not in {u.path for u in unreadable})
+        pool = listing.sessions
         if scope is None:
             exact = [s for s in pool if s.id == arg]
             if exact:
@@ -590,17 +634,18 @@ def _resolve_cli(arg: str | None, root: str, cwd: str, version: str) -> str:
 HEADER_SCAN = 1 << 20  # pi's discovery reads at most 1 MiB looking for the header
 
 
-def discovery_header(path: str) -> dict | None:
+def discovery_header(path: str, unreadable: list | None = None) -> dict | None:
     """pi 1.6's ``readSessionHeaderForDiscovery``: the first value parsed from a ``\n``-ended line
     (blank and malformed lines skipped) if it is a session header (``type: "session"``, a string
-    ``id``); ``None`` for anything else, an unreadable file, or no answer within 1 MiB."""
+    ``id``); ``None`` for anything else, an unreadable file (added to ``unreadable``), or no answer
+    within 1 MiB."""
     try:
-        fd = os.open(path, _OPEN_HEADER)
-    except OSError:
+        fd, _ = open_regular(path)
+    except PisessError as e:
+        if unreadable is not None and not os.path.isdir(path):  # a directory is no session, as in pi's listing
+            unreadable.append(e)
         return None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
         data, scanned = b"", 0
         while scanned < HEADER_SCAN:
             chunk = os.read(fd, min(4096, HEADER_SCAN - scanned))
@@ -617,7 +662,9 @@ def discovery_header(path: str) -> dict | None:
             return None  # pi: "Session header exceeds 1048576-byte scan limit"
         got = _header_candidate(data)
         return None if got is _KEEP else got
-    except OSError:
+    except OSError as e:
+        if unreadable is not None:
+            unreadable.append(os_error(path, e))
         return None
     finally:
         os.close(fd)
@@ -637,22 +684,24 @@ def _header_candidate(line: bytes) -> Any:
     return v if isinstance(v, dict) and v.get("type") == "session" and isinstance(v.get("id"), str) else None
 
 
-def find_by_id(directory: str, session_id: str) -> str | None:
-    """``SessionManager.findById`` (C.23): headers only, files in name order, the first match."""
-    for name in _jsonl_names(directory):
+def find_by_id(directory: str, session_id: str, unreadable: list | None = None) -> str | None:
+    """``SessionManager.findById`` (C.23): headers only, files in name order, the first match.
+    What cannot be read is added to ``unreadable``."""
+    met: list = [] if unreadable is None else unreadable
+    for name in _jsonl_names(directory, met):
         p = os.path.join(directory, name)
-        h = discovery_header(p)
+        h = discovery_header(p, met)
         if h is not None and h.get("id") == session_id:
             return p
     return None
 
 
-def most_recent_session(directory: str) -> str:
+def most_recent_session(directory: str, unreadable: list | None = None) -> str:
     """``findMostRecentSession`` (C.24): the ``.jsonl`` with the newest mtime whose header pi
     accepts.  pi finds nothing (and starts a new session) when any ``.jsonl`` cannot be
     stat'ed: that is reported, naming the file, instead of skipping it."""
     stamped = []
-    for name in _jsonl_names(directory):
+    for name in _jsonl_names(directory, [] if unreadable is None else unreadable):
         p = os.path.join(directory, name)
         t = _mtime_ms(p)
         if t is None:
@@ -661,7 +710,7 @@ def most_recent_session(directory: str) -> str:
         stamped.append((t, p))
     stamped.sort(key=lambda f: f[0], reverse=True)
     for _, p in stamped:
-        if discovery_header(p) is not None:
+        if discovery_header(p, unreadable) is not None:
             return p
     raise PisessError("not_found", f"no sessions in {directory} (pi --continue would start a new one)")
 

@@ -20,7 +20,8 @@ Rules, most specific first; a later rule never reports a span an earlier one alr
 
 A finding carries a masked preview (``sk-ant-…Q9xA``) and a fingerprint
 ``sha256(kind + secret)``: the secret itself never leaves this module.  Pure code: no I/O except
-``scan_file``, which streams a file line by line.
+``scan_file``, which streams a file line by line, ``scan_paths`` (the files a ``secrets`` run
+reads) and ``read_allowlist``.
 """
 
 from __future__ import annotations
@@ -31,7 +32,6 @@ import hashlib
 import math
 import os
 import re
-import stat
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -39,6 +39,7 @@ from typing import Any
 import orjson
 
 from .errors import PisessError
+from .files import open_file, os_error
 
 KINDS = (
     "anthropic_api_key", "openai_api_key", "google_api_key", "google_oauth_client_secret", "aws_access_key_id",
@@ -595,34 +596,76 @@ def scan_lines(path: str, lines: Iterable[bytes]) -> Iterator[SecretFinding]:
         yield from _line_findings(path, number, raw)
 
 
-def _open_regular(path: str):
-    """Open ``path`` for reading only if it is a regular file: a FIFO would block and a device
-    (a ``*.jsonl`` symlink to ``/dev/zero``) would never end.  Non-blocking open, then fstat."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except FileNotFoundError:
-        raise PisessError("not_found", f"no such file: {path}", path=path) from None
-    except OSError as e:
-        raise PisessError("storage", f"Failed to read {path}: {e.strerror or e}", path=path) from None
-    try:
-        mode = os.fstat(fd).st_mode
-    except OSError as e:
-        os.close(fd)
-        raise PisessError("storage", f"Failed to read {path}: {e.strerror or e}", path=path) from None
-    if not stat.S_ISREG(mode):
-        os.close(fd)
-        what = "a directory" if stat.S_ISDIR(mode) else "not a regular file (a pipe, socket or device)"
-        raise PisessError("storage", f"Failed to read {path}: {what}", path=path)
-    return os.fdopen(fd, "rb")
-
-
 def scan_file(path: str) -> list[SecretFinding]:
-    """Stream ``path`` one line at a time (every entry, every branch, the header too)."""
-    with _open_regular(path) as fh:
+    """Stream ``path`` one line at a time (every entry, every branch, the header too).  Only a
+    regular file is opened: a FIFO would block and a device (a ``*.jsonl`` symlink to
+    ``/dev/zero``) would never end."""
+    with open_file(path) as fh:
         try:
             return list(scan_lines(path, fh))
         except OSError as e:
-            raise PisessError("storage", f"Failed to read {path}: {e.strerror or e}", path=path) from None
+            raise os_error(path, e) from None
+
+
+@dataclass(frozen=True)
+class SecretsScan:
+    """What ``scan_paths`` found: the files read, their findings, and what could not be read
+    (``PisessError``, unreadable: a file, a directory below a named one)."""
+
+    files: list
+    findings: list
+    unreadable: list
+
+    def unaccepted(self, allowed: frozenset) -> list:
+        """Findings the allowlist does not accept (exit 1 when there are any)."""
+        return [f for f in self.findings if f.fingerprint not in allowed]
+
+
+def scan_paths(targets: list[str]) -> SecretsScan:
+    """Every ``*.jsonl`` named or below a named directory, scanned; what cannot be read is listed,
+    the rest is still read."""
+    from .repo import iter_jsonl
+
+    files, findings, unreadable = [], [], []
+    for path, err in iter_jsonl(targets):
+        if err is None:
+            try:
+                findings.extend(scan_file(path))
+                files.append(path)
+                continue
+            except PisessError as e:
+                err = e
+        unreadable.append(err)
+    return SecretsScan(files, findings, unreadable)
+
+
+def default_target(root: str, cwd: str, all_projects: bool) -> str:
+    """With no path: the project's sessions directory, or with ``all_projects`` the whole root."""
+    from .repo import encode_cwd
+
+    target = root if all_projects else os.path.join(root, encode_cwd(cwd))
+    if not os.path.isdir(target):
+        raise PisessError("not_found", f"no sessions at {target} (pass files, --all, --cwd or --sessions-dir)",
+                          path=target)
+    return target
+
+
+def read_allowlist(explicit: str | None) -> tuple[frozenset, str | None]:
+    """``explicit`` (it must exist), else ``.pisess-secrets-allow`` in the current directory when
+    there is one: its fingerprints and the file read (``None``: none)."""
+    path = explicit or ALLOWLIST_NAME
+    try:
+        with open_file(path, subject="allowlist") as fh:
+            text = fh.read().decode("utf-8", "replace")
+    except PisessError as e:
+        if e.code != "not_found":
+            raise
+        if explicit:
+            raise PisessError("usage", f"allowlist {explicit} does not exist", path=explicit) from None
+        return frozenset(), None
+    except OSError as e:
+        raise os_error(path, e, subject="allowlist") from None
+    return parse_allowlist(text, path), path
 
 
 def parse_allowlist(text: str, source: str = ALLOWLIST_NAME) -> frozenset:

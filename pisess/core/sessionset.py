@@ -17,19 +17,19 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, overload
 
 import orjson
 
 from . import js, versions
 from .errors import PisessError
+from .files import open_file, os_error
 from .js import UNDEF, get
 from .jsonl import (
     NOT_JSON,
     RawFile,
     RawLine,
-    _open,
     first_line_value,
     is_blank,
     iter_lines,
@@ -38,7 +38,7 @@ from .jsonl import (
     parse_json,
     storage_error,
 )
-from .repo import encode_cwd, iter_jsonl, project_dirs, resolve_session
+from .repo import encode_cwd, iter_jsonl, list_children, project_dirs, resolve_session
 from .session import Session, open_read
 from .store import EntryStore
 
@@ -47,27 +47,20 @@ WHERE = ("active", "retained", "compacted", "branch")
 # --- which files -----------------------------------------------------------------------------------
 
 
-def _jsonl_children(directory: str) -> list[str]:
+def _jsonl_children(directory: str, unreadable: list, *, missing_ok: bool = True) -> list[str]:
     """``*.jsonl`` directly in ``directory`` that are not directories (pi's listing rule), in
-    byte-wise name order."""
-    try:
-        it = os.scandir(directory)
-    except (FileNotFoundError, NotADirectoryError):
-        return []
-    except OSError as e:
-        raise PisessError("storage", f"Failed to list sessions in {directory}: {e.strerror or e}",
-                          path=directory) from None
+    byte-wise name order; what cannot be listed or examined is added to ``unreadable``."""
     out = []
-    with it:
-        for d in it:
-            if not d.name.endswith(".jsonl"):
+    for d in list_children(directory, unreadable, missing_ok=missing_ok):
+        if not d.name.endswith(".jsonl"):
+            continue
+        try:
+            if d.is_dir(follow_symlinks=False):
                 continue
-            try:
-                if d.is_dir(follow_symlinks=False):
-                    continue
-            except OSError:
-                continue
-            out.append((os.fsencode(d.name), d.path))
+        except OSError as e:
+            unreadable.append(os_error(d.path, e, "stat"))
+            continue
+        out.append((os.fsencode(d.name), d.path))
     out.sort()
     return [p for _, p in out]
 
@@ -79,6 +72,8 @@ class Scope:
     files: list  # paths, no duplicates, in the order given (listing: byte-wise name order)
     label: str  # "this project", "all projects", "3 files"
     missing: list  # PisessError for names that match nothing
+    unreadable: list = field(default_factory=list)  # PisessError per directory or file that could not be read
+    empty: list = field(default_factory=list)  # directories named that hold no *.jsonl
 
 
 def collect(names: Iterable[str] | None, root: str, cwd: str, all_projects: bool = False) -> Scope:
@@ -91,18 +86,26 @@ def collect(names: Iterable[str] | None, root: str, cwd: str, all_projects: bool
         raise PisessError("usage", "name sessions or use --all, not both")
     files: list[str] = []
     missing: list = []
+    unreadable: list = []
+    empty: list = []
     if not names:
-        dirs = project_dirs(root) if all_projects else [os.path.join(root, encode_cwd(cwd))]
+        dirs = project_dirs(root, unreadable) if all_projects else [os.path.join(root, encode_cwd(cwd))]
         for d in dirs:
-            files.extend(_jsonl_children(d))
-        return Scope(files, "all projects" if all_projects else "this project", [])
+            files.extend(_jsonl_children(d, unreadable, missing_ok=not all_projects))
+        return Scope(files, "all projects" if all_projects else "this project", [], unreadable)
     for n in names:
         if os.path.isdir(n):
+            before = len(files)
             for p, err in iter_jsonl([n]):
-                (missing.append(err) if err else files.append(p))
+                if err is None:
+                    files.append(p)
+                else:
+                    (missing if err.code == "not_found" and err.path == n else unreadable).append(err)
+            if len(files) == before:
+                empty.append(n)
             continue
         try:
-            files.append(resolve_session(n, root, cwd))
+            files.append(resolve_session(n, root, cwd, unreadable=unreadable))
         except PisessError as e:
             if e.code not in ("not_found", "ambiguous"):
                 raise
@@ -115,7 +118,18 @@ def collect(names: Iterable[str] | None, root: str, cwd: str, all_projects: bool
             seen.add(k)
             unique.append(p)
     count = len(unique)
-    return Scope(unique, f"{count} file{'s' if count != 1 else ''}", missing)
+    return Scope(unique, f"{count} file{'s' if count != 1 else ''}", missing, _once(unreadable), empty)
+
+
+def _once(errors: list) -> list:
+    """Each unreadable path once (two names may meet the same directory)."""
+    seen: set = set()
+    out = []
+    for e in errors:
+        if e.path not in seen:
+            seen.add(e.path)
+            out.append(e)
+    return out
 
 
 def header_of(path: str) -> dict | None:
@@ -144,7 +158,7 @@ def line_blocks(path: str, tick: Callable[[int], None] | None, block: int) -> It
     buf = bytearray(block)
     keep = 0
     offset = 0
-    with _open(path) as fh:
+    with open_file(path, subject="session") as fh:
         while True:
             if keep == len(buf):  # one line longer than the buffer
                 buf.extend(bytes(len(buf)))

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 from dataclasses import dataclass
 from typing import Any
 
 from . import js
 from .errors import PisessError
+from .files import open_regular, os_error
 from .js import UNDEF, get
 from .jsonl import NOT_JSON, parse_json, scan_file
 from .sdk_v4 import SDK_V4, is_sdk_v4_header  # noqa: F401 - named here for the listing
@@ -307,16 +307,13 @@ def read_cli_info(path: str, *, whole: bool = False, tail: int | None = None,
     header and as much of the end as ``tail_activity`` needs.  ``activity=False``: the header
     only (``last_activity`` unknown, ``read`` is ``header``)."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except OSError as e:
-        return CliSkip("storage" if not isinstance(e, FileNotFoundError) else "not_found",
-                       f"cannot read: {e.strerror or e}")
-    try:
-        st = os.fstat(fd)
-        if stat.S_ISDIR(st.st_mode):
+        fd, st = open_regular(path)
+    except PisessError as e:
+        if os.path.isdir(path):
             return CliSkip("not_a_file", "a directory")
-        if not stat.S_ISREG(st.st_mode):
-            return CliSkip("storage", "not a regular file (a FIFO or device is never read)")
+        return CliSkip(e.code, e.reason)
+    assert st is not None
+    try:
         size = st.st_size
         mtime_ms = st.st_mtime_ns // 1_000_000_000 * 1e3 + (st.st_mtime_ns % 1_000_000_000) / 1e6
         first = os.read(fd, HEAD)
@@ -356,7 +353,8 @@ def read_cli_info(path: str, *, whole: bool = False, tail: int | None = None,
         return CliInfo(header, acc.last, mtime_ms, size, "file", acc.name, acc.count, acc.first or "(no messages)",
                        " ".join(acc.texts))
     except OSError as e:
-        return CliSkip("storage", f"cannot read: {e.strerror or e}")
+        err = os_error(path, e)
+        return CliSkip(err.code, err.reason)
     finally:
         os.close(fd)
 
