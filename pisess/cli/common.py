@@ -62,6 +62,14 @@ LenientOpt = Annotated[bool, typer.Option("--lenient",
                                                "skip invalid lines, list them on stderr, show the rest.")]
 
 
+def leaf_argument(session, leaf: str | None) -> Any:
+    """``--leaf`` as the core takes it: ``UNDEF`` for the current leaf, else the entry id it names
+    (a prefix of exactly one id does, as the views show them)."""
+    from pisess.core.js import UNDEF
+
+    return UNDEF if leaf is None else session.entry_id(leaf, option="--leaf")
+
+
 def complete_session(incomplete: str) -> list[str]:
     """Tab completion: session ids of the current project (header lines only, so it is quick)."""
     try:

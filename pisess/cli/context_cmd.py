@@ -98,7 +98,6 @@ def context(
     Example: pisess context 0195e682 --leaf d00dfeed --llm
     """
     from pisess.core.context import build_context
-    from pisess.core.js import UNDEF
     from pisess.core.repo import resolve_session
     from pisess.core.session import open_session
 
@@ -108,7 +107,7 @@ def context(
     s = open_session(path, reader, light=True, pi_version=pi_version)
     if lenient and not json_out:
         common.report_dropped(s)
-    ctx = build_context(s, UNDEF if leaf is None else leaf, full_path=False)  # only the path's ids are shown
+    ctx = build_context(s, common.leaf_argument(s, leaf), full_path=False)  # only the path's ids are shown
     if json_out:
         common.emit_json(context_json(ctx))
         return

@@ -34,7 +34,7 @@ def fork(
     Example: pisess fork 0195e682 d00dfeed --position before
     """
     from pisess.core.errors import PisessError
-    from pisess.core.fork import plan_fork, write_fork
+    from pisess.core.fork import plan_fork, resume_prefix, write_fork
     from pisess.core.js import now_iso
     from pisess.core.repo import default_fork_dir, resolve_session
     from pisess.core.session import open_session
@@ -48,6 +48,8 @@ def fork(
     import uuid6
 
     target_cwd = w.cwd if cwd else None
+    # a prefix of one entry id names it; an id no entry has or starts with gets pi's own answer
+    entry = s.entry_id(entry, option="ENTRY", keep_unknown=True)
     plan = plan_fork(s, entry, position, new_id=str(uuid6.uuid7()), now_iso=now_iso(), cwd=target_cwd,
                      source_path=os.path.abspath(path))
     directory = (default_fork_dir(w.root, plan.header["cwd"]) if plan.header["cwd"]
@@ -67,7 +69,8 @@ def fork(
     from pisess.cli import render
     from pisess.cli.output import show, talk
 
-    before, out, after = render.fork_view(plan, written or target, dry_run=dry_run)
+    before, out, after = render.fork_view(plan, written or target, dry_run=dry_run,
+                                          resume=resume_prefix(plan.header["id"], directory) if written else None)
     talk(before, color)
     show(out, color)
     talk(after, color)

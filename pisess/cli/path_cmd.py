@@ -35,7 +35,7 @@ def path(
     s = open_session(resolve_session(session, w.root, w.cwd, pi_version=pi_version), reader, light=True, pi_version=pi_version)
     if lenient and not json_out:
         common.report_dropped(s)
-    ctx = build_context(s, UNDEF if leaf is None else leaf)
+    ctx = build_context(s, common.leaf_argument(s, leaf))
     if json_out:
         in_ctx = {id(e) for e in ctx.context_entries}
         common.emit_json({

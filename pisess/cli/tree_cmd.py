@@ -61,7 +61,6 @@ def tree(
 
     Example: pisess tree 0195e682 --branches-only
     """
-    from pisess.core.js import UNDEF
     from pisess.core.repo import resolve_session
     from pisess.core.session import open_session
     from pisess.core.tree import build_tree
@@ -71,7 +70,7 @@ def tree(
     s = open_session(resolve_session(session, w.root, w.cwd, pi_version=pi_version), reader, light=True, pi_version=pi_version)
     if lenient and not json_out:
         common.report_dropped(s)
-    view = build_tree(s, leaf_id=UNDEF if leaf is None else leaf, full=full, depth=depth,
+    view = build_tree(s, leaf_id=common.leaf_argument(s, leaf), full=full, depth=depth,
                       branches_only=branches_only, labels_only=labels_only)
     if json_out:
         common.emit_json(tree_json(view))

@@ -322,6 +322,7 @@ class FileResult:
     hits: list
     note: str | None = None  # read with another reader than asked, and why
     placement_error: str | None = None
+    id_width: int = 8  # characters of an entry id the view shows (Session.id_width)
 
 
 def _match_line(raw: Any, key: int, m: Matcher, found: dict) -> None:
@@ -443,7 +444,7 @@ def _placed(session: Session, found: dict, active_only: bool, note: str | None) 
         return None
     h = session.header if isinstance(session.header, dict) else {}
     return FileResult(session.path, h.get("id"), session_name(session), h.get("cwd"), h.get("timestamp"),
-                      session.reader, hits, note, pl.error)
+                      session.reader, hits, note, pl.error, session.id_width)
 
 
 __all__ = ["FIELDS", "Matcher", "make_matcher", "entry_texts", "value_matches", "search_file", "FileResult", "Hit",
