@@ -15,7 +15,7 @@ import uuid
 import pytest
 from typer.testing import CliRunner
 
-from conftest import CWD, assistant, header, user, write_session
+from conftest import CWD, assistant, entry, header, user, write_session
 from pisess.cli.app import app
 from pisess.core.errors import PisessError
 from pisess.core.ids import PrefixWidth, matching_ids, unique_prefix_width
@@ -206,3 +206,62 @@ def test_fork_prints_a_session_prefix_unique_in_its_directory(runner, tmp_path, 
     assert "resume it with: pi --session 01a23b97-5\n" in r.stderr, r.stderr
     written = [p for p in os.listdir(project) if str(new) in p]
     assert written, os.listdir(project)
+
+
+# --- counts: one spelling per idea, never negative -------------------------------------------------
+
+
+@pytest.mark.parametrize("argv", [["context", "--max-lines", "-1"], ["context", "-n", "-1"], ["context", "--lines", "-3"],
+                                  ["export", "--max-lines", "-1"], ["du", "--top", "-1"], ["du", "-n", "-2"],
+                                  ["tree", "--depth", "-1"], ["watch", "--count", "0"]])
+def test_a_negative_count_is_a_usage_error_everywhere(argv, src, capsys):
+    from pisess.cli.app import run as main
+
+    assert main([argv[0], src, *argv[1:], "--json"]) == 2
+    out = capsys.readouterr()
+    doc = json.loads(out.out)
+    assert doc["error"]["code"] == "usage" and "or more, not" in doc["error"]["message"]
+    assert main([argv[0], src, *argv[1:]]) == 2
+    assert capsys.readouterr().out == ""
+
+
+def long_result_lines() -> list:
+    tool = {"role": "toolResult", "toolCallId": "c1", "toolName": "bash", "isError": False, "timestamp": 3,
+            "content": [{"type": "text", "text": "\n".join(f"row {i}" for i in range(40))}]}
+    return [header(), user("u1", None, "run it"), entry("message", "t1", "u1", message=tool)]
+
+
+def test_max_lines_is_one_idea_in_context_and_export(runner, tmp_path):
+    f = write_session(tmp_path, long_result_lines())
+    ctx = run(runner, "context", f, "--no-pager", "--max-lines", "5").stdout
+    assert "row 4" in ctx and "row 5" not in ctx
+    assert run(runner, "context", f, "--no-pager", "--lines", "5").stdout == ctx  # the old spelling
+    assert run(runner, "context", f, "--no-pager", "-n", "5").stdout == ctx
+    every = run(runner, "context", f, "--no-pager", "--max-lines", "0").stdout
+    assert "row 39" in every  # 0 keeps every line, as in export
+    md = run(runner, "export", f, "--max-lines", "0").stdout
+    assert "row 39" in md
+
+
+def test_old_spellings_are_hidden_aliases(runner, src):
+    assert run(runner, "du", src, "-n", "1", "--json").stdout == run(runner, "du", src, "--top", "1", "--json").stdout
+    r = run(runner, "fork", src, "u2", "-n", "--json")
+    assert r.exit_code == 0 and json.loads(r.stdout)["dryRun"] is True
+    for cmd, gone in (("context", "--lines"), ("du", "-n,"), ("fork", "-n,")):
+        h = run(runner, cmd, "-h").stdout
+        assert gone not in h, (cmd, h)
+    assert "--max-lines" in run(runner, "context", "-h").stdout and "--dry-run" in run(runner, "fork", "-h").stdout
+
+
+def test_demo_names_each_session_by_a_prefix_only_it_has(runner):
+    """The example sessions were made in the same minute: 8 characters name none of them."""
+    import re
+    from importlib import resources
+
+    with resources.as_file(resources.files("pisess") / "examples" / "sessions") as root:
+        ids = [p.stem.split("_", 1)[1] for p in root.rglob("*.jsonl")]
+    assert len({i[:8] for i in ids}) == 1 < len(ids)
+    named = re.findall(r"\$ pisess (?:tree|context|path) (\S+)", run(runner, "demo").stdout)
+    assert len(named) == len(ids) + 2
+    for prefix in named:
+        assert len([i for i in ids if i.startswith(prefix)]) == 1, prefix

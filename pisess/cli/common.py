@@ -56,7 +56,8 @@ CwdOpt = Annotated[str | None, typer.Option("--cwd", metavar="DIR",
                                             help="Project directory (default: the current one).")]
 ColorOpt = Annotated[str, typer.Option("--color", help="auto, always or never (NO_COLOR is respected).")]
 LeafOpt = Annotated[str | None, typer.Option("--leaf", metavar="ID",
-                                             help="Use this entry as the leaf instead of the current one.")]
+                                             help="Use this entry (an id or a unique prefix, as the views show "
+                                                  "them) as the leaf instead of the current one.")]
 LenientOpt = Annotated[bool, typer.Option("--lenient",
                                           help="Read with the pi command's lenient rules (= --reader cli): "
                                                "skip invalid lines, list them on stderr, show the rest.")]
@@ -68,6 +69,27 @@ def leaf_argument(session, leaf: str | None) -> Any:
     from pisess.core.js import UNDEF
 
     return UNDEF if leaf is None else session.entry_id(leaf, option="--leaf")
+
+
+def _at_least(minimum: int) -> Callable:
+    def check(value: int | None) -> int | None:
+        if value is not None and value < minimum:
+            raise typer.BadParameter(f"must be {minimum} or more, not {value}")
+        return value
+
+    return check
+
+
+def count_option(default: int | None, *names: str, help: str = "", minimum: int = 0, hidden: bool = False) -> Any:
+    """An option that counts something (lines, entries, levels): an integer of at least
+    ``minimum``, anything less a usage error (exit 2; with ``--json`` the JSON error document) in
+    every command alike.  The names of one idea are the same in every command: ``--max-lines``
+    (lines of each message's tool output and long text), ``--top`` (the N largest), ``--depth``,
+    ``--count``; ``--dry-run`` is fork's only dry run."""
+    return typer.Option(default, *names, metavar="N", help=help, hidden=hidden, callback=_at_least(minimum))
+
+
+MAX_LINES_HELP = "Lines of each tool result and command output to keep (0: all)."
 
 
 def complete_session(incomplete: str) -> list[str]:

@@ -76,7 +76,9 @@ def context(
     llm: bool = typer.Option(False, "--llm", help="Show llmMessages: what is sent to the provider after convertToLlm."),
     thinking: bool = typer.Option(False, "--thinking", help="Show thinking blocks in full."),
     full: bool = typer.Option(False, "--full", help="Do not shorten tool results and long texts."),
-    max_lines: int = typer.Option(12, "--lines", "-n", metavar="N", help="Lines of each tool result to show."),
+    max_lines: int = common.count_option(12, "--max-lines", help=common.MAX_LINES_HELP
+                                         + " Long texts keep 4x as many, summaries 2x."),
+    old_lines: int | None = common.count_option(None, "--lines", "-n", hidden=True),  # the spelling before --max-lines
     pager: bool = typer.Option(True, "--pager/--no-pager", help="Page long output when stdout is a terminal."),
     system: bool = typer.Option(False, "--system", help="Show the system prompt and tools pi 1.x folds from the "
                                 "context's system messages."),
@@ -101,6 +103,8 @@ def context(
     from pisess.core.repo import resolve_session
     from pisess.core.session import open_session
 
+    if old_lines is not None:
+        max_lines = old_lines
     reader = common.check_reader(reader, lenient)
     w = common.where(sessions_dir, cwd)
     path = resolve_session(session, w.root, w.cwd, pi_version=pi_version)

@@ -18,7 +18,8 @@ def fork(
     position: str = typer.Option("before", "--position", "-p",
                                  help="before: the new session ends before this user message (pi's /fork); "
                                       "at: it ends at this entry (pi's /clone)."),
-    dry_run: bool = typer.Option(False, "--dry-run", "-n", help="Show what would be written; write nothing."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Show what would be written; write nothing."),
+    old_dry_run: bool = typer.Option(False, "-n", hidden=True),  # the spelling before --dry-run alone
     reader: common.ReaderOpt = "auto",
     pi_version: common.PiVersionOpt = "1.6.0",
     json_out: common.JsonOpt = False,
@@ -39,6 +40,7 @@ def fork(
     from pisess.core.repo import default_fork_dir, resolve_session
     from pisess.core.session import open_session
 
+    dry_run = dry_run or old_dry_run
     if position not in ("before", "at"):
         raise PisessError("usage", f"--position must be before or at, not {position!r}")
     reader = common.check_reader(reader)

@@ -42,7 +42,7 @@ def tree_entries(view) -> list:
 def tree(
     session: str | None = common.session_argument(),
     full: bool = typer.Option(False, "--full", help="Do not fold long linear runs."),
-    depth: int | None = typer.Option(None, "--depth", "-d", metavar="N", help="Show at most N levels of branches."),
+    depth: int | None = common.count_option(None, "--depth", "-d", help="Show at most N levels of branches."),
     labels_only: bool = typer.Option(False, "--labels-only", help="Only labelled entries."),
     branches_only: bool = typer.Option(False, "--branches-only",
                                        help="Only entries with siblings, and their ancestors."),

@@ -23,7 +23,7 @@ def watch(
                                     "starts one in the project."),
     until_idle: float | None = typer.Option(None, "--until-idle", metavar="SECONDS", min=0,
                                                help="End (exit 0) after SECONDS without an append."),
-    count: int | None = typer.Option(None, "--count", metavar="N", min=1, help="End (exit 0) after N appended entries."),
+    count: int | None = common.count_option(None, "--count", minimum=1, help="End (exit 0) after N appended entries."),
     exit_on_delete: bool = typer.Option(False, "--exit-on-delete", help="End (exit 1) when the file is deleted "
                                         "instead of waiting for it to come back."),
     interval: float = typer.Option(0.1, "--interval", metavar="S", min=0.01, help="Seconds between two looks at the file."),
