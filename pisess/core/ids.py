@@ -10,6 +10,7 @@ accepts any prefix that names one.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from operator import itemgetter
 from typing import Any
 
 from .errors import PisessError
@@ -20,21 +21,28 @@ MAX_CANDIDATES = 10  # an ambiguous prefix's error names this many
 
 def unique_prefix_width(ids: Iterable[Any], minimum: int = MIN_PREFIX) -> int:
     """The fewest characters, at least ``minimum``, at which no two distinct string ids of
-    ``ids`` have the same prefix (anything that is not a string is ignored); an id shorter than
-    that is shown whole."""
-    distinct = {i for i in ids if type(i) is str}
-    if len({i[:minimum] for i in distinct}) == len(distinct):  # pi's own ids: one pass
+    ``ids`` have the same prefix (``None`` and anything else that is not a string is ignored);
+    an id shorter than that is shown whole."""
+    seq = ids if isinstance(ids, (list, tuple)) else list(ids)
+    try:
+        longest = max(map(len, filter(None, seq)), default=0)
+    except TypeError:  # numbers, objects: never shown as typed
+        seq = [i for i in seq if type(i) is str]
+        longest = max(map(len, seq), default=0)
+    if longest <= minimum:  # pi's own ids (8 characters): one pass, nothing to compare
         return minimum
-    # neighbours in sorted order share the longest prefixes: one past the longest shared prefix
-    ordered = sorted(distinct)
-    width = minimum
-    for a, b in zip(ordered, ordered[1:]):
-        n = min(len(a), len(b))
-        k = 0
-        while k < n and a[k] == b[k]:
-            k += 1
-        width = max(width, k + 1)
-    return width
+    distinct = set(seq)
+    distinct.discard(None)
+    n = len(distinct)
+    # prefixes that differ at one width differ at every greater one: search the least
+    lo, hi = minimum, longest
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if len(set(map(itemgetter(slice(0, mid)), distinct))) == n:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
 
 
 class PrefixWidth:
