@@ -168,7 +168,8 @@ def say(message: str) -> None:
 
 def exit_code_for(err: PisessError) -> int:
     """One table for every command: 2 for usage errors and input that cannot be read (a missing
-    file, permissions, I/O), 1 for findings, no hits, not found (an id, an entry) and ambiguity."""
+    file, permissions, I/O; also an entry id ``--leaf`` names none of), 1 for findings, no hits,
+    not found (a session id; the entry fork is given, as pi says) and ambiguity (an id prefix)."""
     return EXIT_USAGE if err.unreadable else EXIT_BY_CODE.get(err.code, EXIT_FINDINGS)
 
 

@@ -176,10 +176,14 @@ def resume_prefix(session_id: str, directory: str) -> str:
     """The shortest prefix of ``session_id`` (at least 8 characters) that no other session in
     ``directory`` has now: what to give ``pi --session`` (pi matches a prefix against the
     project's sessions first).  Two forks made in the same minute share their first 8."""
-    from .repo import _jsonl_names, discovery_header
+    from .repo import discovery_header
 
+    try:
+        names = [n for n in os.listdir(directory) if n.endswith(".jsonl")]
+    except OSError:  # the hint is only a hint: the full id then
+        return session_id
     ids = [session_id]
-    for name in _jsonl_names(directory):
+    for name in names:
         h = discovery_header(os.path.join(directory, name))
         if h is not None:
             ids.append(h["id"])
