@@ -426,8 +426,8 @@ def test_cli_stdout_file_and_exit_codes(runner, src, tmp_path):
     assert run(runner, "export", src, "-o", src, "--force").exit_code == 2  # a session file
     assert run(runner, "export", src, "--format", "pdf").exit_code == 2
     assert run(runner, "export", src, "--force").exit_code == 2
-    assert run(runner, "export", src, "--leaf", "nope").exit_code == 1
-    assert run(runner, "export", src, "--leaf", "nope", "-f", "jsonl").exit_code == 1
+    assert run(runner, "export", src, "--leaf", "nope").exit_code == 2  # no such entry: a usage error naming the file
+    assert run(runner, "export", src, "--leaf", "nope", "-f", "jsonl").exit_code == 2
     assert run(runner, "export", str(tmp_path / "missing.jsonl")).exit_code == 2  # cannot read
 
 
@@ -468,3 +468,20 @@ def test_help_has_an_example(runner):
     for cmd in ("export", "secrets"):
         r = run(runner, cmd, "--help")
         assert r.exit_code == 0 and "Example: pisess" in r.stdout
+
+
+def test_export_session_runs_without_the_command_line(src):
+    """What pisess export does, short of writing, is one core call: read, pick the leaf, export."""
+    from pisess.core.export import check_export_request, export_session
+
+    run_ = export_session(src, "jsonl", leaf="a2", new_id="0198aaaa-0000-7000-8000-000000000000",
+                          now_iso="2026-01-01T00:00:00.000Z")
+    assert run_.reader == "cli" and run_.export.leaf_id == "a2" and run_.id_width == 8
+    doc = run_.to_json(None)
+    assert doc["id"] == "0198aaaa-0000-7000-8000-000000000000" and doc["content"].startswith('{"type":"session"')
+    assert "content" not in run_.to_json("/tmp/x.jsonl") and doc["file"] == src
+    md = export_session(src, "md", reader="cli", new_id="x", now_iso="y")
+    assert md.to_json(None)["format"] == "md" and "id" not in md.to_json(None)
+    with pytest.raises(PisessError) as e:
+        check_export_request("md", None, True)
+    assert e.value.code == "usage"

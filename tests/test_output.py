@@ -131,11 +131,10 @@ def test_summary_counts_in_the_core(src):
 
 
 def test_export_summary_is_talk_not_output(src):
-    from pisess.core.context import build_context
-    from pisess.core.export import export_context
+    from pisess.core.export import export_session
 
-    result = export_context(build_context(open_session(src, "cli", light=True)), "md")
-    items = render_share.export_summary(result, "/tmp/out.md")
+    run = export_session(src, "md", reader="cli", new_id="x", now_iso="2026-01-01T00:00:00.000Z")
+    items = render_share.export_summary(run, "/tmp/out.md")
     assert len(items) == 1 and "Exported 2 messages" in items[0].plain
 
 

@@ -56,10 +56,40 @@ CwdOpt = Annotated[str | None, typer.Option("--cwd", metavar="DIR",
                                             help="Project directory (default: the current one).")]
 ColorOpt = Annotated[str, typer.Option("--color", help="auto, always or never (NO_COLOR is respected).")]
 LeafOpt = Annotated[str | None, typer.Option("--leaf", metavar="ID",
-                                             help="Use this entry as the leaf instead of the current one.")]
+                                             help="Use this entry (an id or a unique prefix, as the views show "
+                                                  "them) as the leaf instead of the current one.")]
 LenientOpt = Annotated[bool, typer.Option("--lenient",
                                           help="Read with the pi command's lenient rules (= --reader cli): "
                                                "skip invalid lines, list them on stderr, show the rest.")]
+
+
+def leaf_argument(session, leaf: str | None) -> Any:
+    """``--leaf`` as the core takes it: ``UNDEF`` for the current leaf, else the entry id it names
+    (a prefix of exactly one id does, as the views show them)."""
+    from pisess.core.js import UNDEF
+
+    return UNDEF if leaf is None else session.entry_id(leaf, option="--leaf")
+
+
+def _at_least(minimum: int) -> Callable:
+    def check(value: int | None) -> int | None:
+        if value is not None and value < minimum:
+            raise typer.BadParameter(f"must be {minimum} or more, not {value}")
+        return value
+
+    return check
+
+
+def count_option(default: int | None, *names: str, help: str = "", minimum: int = 0, hidden: bool = False) -> Any:
+    """An option that counts something (lines, entries, levels): an integer of at least
+    ``minimum``, anything less a usage error (exit 2; with ``--json`` the JSON error document) in
+    every command alike.  The names of one idea are the same in every command: ``--max-lines``
+    (lines of each message's tool output and long text), ``--top`` (the N largest), ``--depth``,
+    ``--count``; ``--dry-run`` is fork's only dry run."""
+    return typer.Option(default, *names, metavar="N", help=help, hidden=hidden, callback=_at_least(minimum))
+
+
+MAX_LINES_HELP = "Lines of each tool result and command output to keep (0: all)."
 
 
 def complete_session(incomplete: str) -> list[str]:
@@ -206,7 +236,8 @@ def say(message: str) -> None:
 
 def exit_code_for(err: PisessError) -> int:
     """One table for every command: 2 for usage errors and input that cannot be read (a missing
-    file, permissions, I/O), 1 for findings, no hits, not found (an id, an entry) and ambiguity."""
+    file, permissions, I/O; also an entry id ``--leaf`` names none of), 1 for findings, no hits,
+    not found (a session id; the entry fork is given, as pi says) and ambiguity (an id prefix)."""
     return EXIT_USAGE if err.unreadable else EXIT_BY_CODE.get(err.code, EXIT_FINDINGS)
 
 

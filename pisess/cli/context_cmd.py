@@ -76,7 +76,9 @@ def context(
     llm: bool = typer.Option(False, "--llm", help="Show llmMessages: what is sent to the provider after convertToLlm."),
     thinking: bool = typer.Option(False, "--thinking", help="Show thinking blocks in full."),
     full: bool = typer.Option(False, "--full", help="Do not shorten tool results and long texts."),
-    max_lines: int = typer.Option(12, "--lines", "-n", metavar="N", help="Lines of each tool result to show."),
+    max_lines: int = common.count_option(12, "--max-lines", help=common.MAX_LINES_HELP
+                                         + " Long texts keep 4x as many, summaries 2x."),
+    old_lines: int | None = common.count_option(None, "--lines", "-n", hidden=True),  # the spelling before --max-lines
     pager: bool = typer.Option(True, "--pager/--no-pager", help="Page long output when stdout is a terminal."),
     system: bool = typer.Option(False, "--system", help="Show the system prompt and tools pi 1.x folds from the "
                                 "context's system messages."),
@@ -98,9 +100,10 @@ def context(
     Example: pisess context 0195e682 --leaf d00dfeed --llm
     """
     from pisess.core.context import build_context
-    from pisess.core.js import UNDEF
     from pisess.core.session import open_session
 
+    if old_lines is not None:
+        max_lines = old_lines
     reader = common.check_reader(reader, lenient)
     w = common.where(sessions_dir, cwd)
     path = common.resolve_session(session, w, sessions_dir, pi_version)
@@ -112,7 +115,7 @@ def context(
     s = open_session(path, reader, light=True, pi_version=pi_version, gather=gather)
     if not json_out:
         common.report_dropped(s.path, s.dropped_lines)
-    ctx = build_context(s, UNDEF if leaf is None else leaf, full_path=False)  # only the path's ids are shown
+    ctx = build_context(s, common.leaf_argument(s, leaf), full_path=False)  # only the path's ids are shown
     if json_out:
         common.emit_json(context_json(ctx))
         return

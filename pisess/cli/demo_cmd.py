@@ -17,6 +17,7 @@ def demo_views(root: str, tmp: str, *, width: int) -> list:
     from pisess.cli.common import Where
     from pisess.cli.tree_cmd import tree_entries
     from pisess.core.context import build_context
+    from pisess.core.ids import unique_prefix_width
     from pisess.core.repo import list_sessions
     from pisess.core.session import open_session
     from pisess.core.summary import summarize_file
@@ -33,14 +34,15 @@ def demo_views(root: str, tmp: str, *, width: int) -> list:
     listing = list_sessions(root, None)
     out.extend(render.ls_view(listing, Where(root, tmp), all_projects=True,
                               details={s.path: summarize_file(s.path) for s in listing.sessions}, width=width))
+    w = unique_prefix_width(info.id for info in listing.sessions)  # as ls shows them: each names one session
     for info in listing.sessions:
         s = open_session(info.path, "auto")
         view = build_tree(s)
-        step(f"pisess tree {info.id[:8]}")
+        step(f"pisess tree {info.id[:w]}")
         out.extend(render.tree_view(view, tree_entries(view), width=width))
-    step(f"pisess context {listing.sessions[-1].id[:8]}")
+    step(f"pisess context {listing.sessions[-1].id[:w]}")
     out.extend(render.context_view(build_context(open_session(listing.sessions[-1].path, "auto")), max_lines=4))
-    step(f"pisess path {listing.sessions[0].id[:8]}")
+    step(f"pisess path {listing.sessions[0].id[:w]}")
     out.extend(render.path_view(build_context(open_session(listing.sessions[0].path, "auto")), width=width))
     step(f"pisess validate {root}")
     reports = [validate_file(p) for p in sorted(str(x) for x in pathlib.Path(root).rglob("*.jsonl"))]

@@ -141,7 +141,8 @@ def entry_kind(e: Any) -> str:
     }.get(t, f"?{escape_controls(s(t))}" if t is not UNDEF else "?")
 
 
-def entry_preview(e: Any) -> str:
+def entry_preview(e: Any, id_width: int = 8) -> str:
+    """A line about ``e``; the ids it names are cut to ``id_width`` (the session's, see ``Session.id_width``)."""
     if not isinstance(e, dict):
         return s(e)
     t = e.get("type")
@@ -163,14 +164,14 @@ def entry_preview(e: Any) -> str:
             tail = e.get("retainedTail")
             parts.append(f"retains {len(tail) if isinstance(tail, list) else '?'} messages")
         if js.truthy(e.get("firstKeptEntryId")):
-            parts.append(f"keeps from {s(e.get('firstKeptEntryId'))[:8]}")
+            parts.append(f"keeps from {s(e.get('firstKeptEntryId'))[:id_width]}")
         summary = s(e.get("summary")).split("\n", 1)[0]
         return " \u00b7 ".join(parts) + (f"  {summary}" if summary else "")
     if t == "branch_summary":
         return s(e.get("summary"))
     if t == "label":
         lbl = e.get("label")
-        target = s(e.get("targetId"))[:8]
+        target = s(e.get("targetId"))[:id_width]
         return f"[{s(lbl)}] \u2192 {target}" if js.truthy(lbl) else f"clear \u2192 {target}"
     if t == "session_info":
         name = e.get("name")
@@ -181,9 +182,9 @@ def entry_preview(e: Any) -> str:
         return f"[{s(e.get('customType'))}] {content_text(e.get('content'))}"
     if t == "leaf":
         target = e.get("targetId")
-        return f"\u21b7 leaf \u2192 {s(target)[:8] if target else '(before the first entry)'}"
+        return f"\u21b7 leaf \u2192 {s(target)[:id_width] if target else '(before the first entry)'}"
     if t == "context_edit":
-        return edit_preview(e)
+        return edit_preview(e, id_width)
     if t == "usage":
         kind = e.get("kind")
         model = model_words(e.get("provider"), e.get("model"))
@@ -195,9 +196,9 @@ def entry_preview(e: Any) -> str:
     return s(rest)
 
 
-def edit_preview(e: dict) -> str:
+def edit_preview(e: dict, id_width: int = 8) -> str:
     """``hides a1b2c3d4`` / ``replaces a1b2c3d4: new text`` (pi 1.x context edits)."""
-    target = s(e.get("targetId"))[:8] or "?"
+    target = s(e.get("targetId"))[:id_width] or "?"
     if "replacement" not in e:
         return f"edits {target} (no replacement: pi throws)"
     r = e["replacement"]

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import typer
-
 from pisess.cli import common, sets
 from pisess.cli.common import handles_errors
 
@@ -12,7 +10,8 @@ from pisess.cli.common import handles_errors
 def du(
     sessions: list[str] | None = sets.sessions_argument(),
     all_projects: sets.AllOpt = False,
-    top: int = typer.Option(10, "--top", "-n", metavar="N", help="How many of the largest entries to list."),
+    top: int = common.count_option(10, "--top", help="How many of the largest entries to list."),
+    old_top: int | None = common.count_option(None, "-n", hidden=True),  # the spelling before --top alone
     reader: common.ReaderOpt = "auto",
     pi_version: common.PiVersionOpt = "1.6.0",
     json_out: common.JsonOpt = False,
@@ -27,11 +26,10 @@ def du(
     Example: pisess du 0195e682
     """
     from pisess.core.du import disk_usage
-    from pisess.core.errors import PisessError
 
+    if old_top is not None:
+        top = old_top
     reader = common.check_reader(reader)
-    if top < 0:
-        raise PisessError("usage", f"--top must be 0 or more, not {top}")
     common.check_color(color)  # before any work
     sets.run_report(lambda files, tick, skip: disk_usage(files, reader=reader, top=top, tick=tick, on_skip=skip,
                                                             pi_version=pi_version),

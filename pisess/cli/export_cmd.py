@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 import typer
 
 from pisess.cli import common
@@ -19,8 +17,7 @@ def export(
     output: str | None = typer.Option(None, "--output", "-o", metavar="FILE",
                                          help="Write to FILE (created exclusively) instead of stdout."),
     force: bool = typer.Option(False, "--force", help="Overwrite FILE if it exists and is not a session file."),
-    max_lines: int = typer.Option(200, "--max-lines", metavar="N",
-                                  help="Lines of each tool result and command output to keep (0: all)."),
+    max_lines: int = common.count_option(200, "--max-lines", help=common.MAX_LINES_HELP),
     images: bool = typer.Option(False, "--images", help="Embed images (data: URIs) instead of references."),
     redact: bool = typer.Option(False, "--redact", help="Replace every secret found with [REDACTED:kind]."),
     reader: common.ReaderOpt = "auto",
@@ -41,50 +38,27 @@ def export(
 
     Example: pisess export 0195e682 --format html -o session.html --redact
     """
-    from pisess.core.context import build_context
-    from pisess.core.errors import PisessError
-    from pisess.core.export import ExportOptions, export_branch, export_context, format_for, write_export
-    from pisess.core.js import UNDEF, now_iso
-    from pisess.core.paths import leaf_of
-    from pisess.core.session import open_session
+    from pisess.core.export import ExportOptions, check_export_request, export_session, format_for, write_export
+    from pisess.core.js import now_iso
 
     fmt = format_for(output, format)
-    if max_lines < 0:
-        raise PisessError("usage", f"--max-lines must be 0 or more, not {max_lines}")
-    if force and not output:
-        raise PisessError("usage", "--force needs -o FILE")
+    check_export_request(fmt, output, force)
     reader = common.check_reader(reader)
     w = common.where(sessions_dir, cwd)
     path = common.resolve_session(session, w, sessions_dir, pi_version)
-    s = open_session(path, reader, light=True, pi_version=pi_version)
-    if not json_out:
-        common.report_dropped(s.path, s.dropped_lines)
-    if fmt == "jsonl":
-        import uuid6
+    import uuid6
 
-        leaf_id = leaf if leaf is not None else leaf_of(s)
-        if leaf is not None and s.lookup(leaf) is None:
-            raise PisessError("not_found", f"Entry {leaf} not found", path=path, stage="leaf")
-        cli = s if s.reader == "cli" else open_session(path, "cli", light=True, pi_version=pi_version)
-        result = export_branch(cli, leaf_id, new_id=str(uuid6.uuid7()), now_iso=now_iso(),
-                               source_path=os.path.abspath(path), redact=redact)
-    else:
-        ctx = build_context(s, UNDEF if leaf is None else leaf, full_path=False)
-        result = export_context(ctx, fmt, ExportOptions(max_lines=max_lines, images=images, redact=redact))
-    written = write_export(output, result.data, force=force) if output else None
+    run = export_session(path, fmt, leaf=leaf, reader=reader, pi_version=pi_version,
+                         options=ExportOptions(max_lines=max_lines, images=images, redact=redact),
+                         new_id=str(uuid6.uuid7()), now_iso=now_iso())
+    if not json_out:
+        common.report_dropped(run.path, run.dropped_lines)
+    written = write_export(output, run.export.data, force=force) if output else None
     from pisess.cli import render_share
     from pisess.cli.output import Printer, talk
 
     if json_out:
-        doc = {"reader": s.reader, "piVersion": s.pi_version, "file": path, "format": fmt, "leafId": result.leaf_id,
-               "checkpointId": result.checkpoint_id, "messages": result.message_count,
-               "droppedLines": s.dropped_lines, "output": written,
-               "bytes": len(result.data), "secrets": result.secrets, "redacted": result.redacted}
-        if fmt == "jsonl":
-            doc["id"] = result.session_id
-        if written is None:
-            doc["content"] = result.data.decode("utf-8", "replace")
-        common.emit_json(doc)
+        common.emit_json(run.to_json(written))
     elif written is None:
-        Printer().data(result.data)
-    talk(render_share.export_summary(result, written), color)
+        Printer().data(run.export.data)
+    talk(render_share.export_summary(run, written), color)

@@ -18,7 +18,8 @@ def fork(
     position: str = typer.Option("before", "--position", "-p",
                                  help="before: the new session ends before this user message (pi's /fork); "
                                       "at: it ends at this entry (pi's /clone)."),
-    dry_run: bool = typer.Option(False, "--dry-run", "-n", help="Show what would be written; write nothing."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Show what would be written; write nothing."),
+    old_dry_run: bool = typer.Option(False, "-n", hidden=True),  # the spelling before --dry-run alone
     reader: common.ReaderOpt = "auto",
     pi_version: common.PiVersionOpt = "1.6.0",
     json_out: common.JsonOpt = False,
@@ -34,11 +35,12 @@ def fork(
     Example: pisess fork 0195e682 d00dfeed --position before
     """
     from pisess.core.errors import PisessError
-    from pisess.core.fork import plan_fork, write_fork
+    from pisess.core.fork import plan_fork, resume_prefix, write_fork
     from pisess.core.js import now_iso
     from pisess.core.repo import default_fork_dir
     from pisess.core.session import open_session
 
+    dry_run = dry_run or old_dry_run
     if position not in ("before", "at"):
         raise PisessError("usage", f"--position must be before or at, not {position!r}")
     reader = common.check_reader(reader)
@@ -50,6 +52,8 @@ def fork(
     import uuid6
 
     target_cwd = w.cwd if cwd else None
+    # a prefix of one entry id names it; an id no entry has or starts with gets pi's own answer
+    entry = s.entry_id(entry, option="ENTRY", keep_unknown=True)
     plan = plan_fork(s, entry, position, new_id=str(uuid6.uuid7()), now_iso=now_iso(), cwd=target_cwd,
                      source_path=os.path.abspath(path))
     directory = (default_fork_dir(w.root, plan.header["cwd"]) if plan.header["cwd"]
@@ -70,7 +74,8 @@ def fork(
     from pisess.cli import render
     from pisess.cli.output import show, talk
 
-    before, out, after = render.fork_view(plan, written or target, dry_run=dry_run)
+    before, out, after = render.fork_view(plan, written or target, dry_run=dry_run,
+                                          resume=resume_prefix(plan.header["id"], directory) if written else None)
     talk(before, color)
     show(out, color)
     talk(after, color)

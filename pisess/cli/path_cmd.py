@@ -34,7 +34,7 @@ def path(
     s = open_session(common.resolve_session(session, w, sessions_dir, pi_version), reader, light=True, pi_version=pi_version)
     if not json_out:
         common.report_dropped(s.path, s.dropped_lines)
-    ctx = build_context(s, UNDEF if leaf is None else leaf)
+    ctx = build_context(s, common.leaf_argument(s, leaf))
     if json_out:
         in_ctx = {id(e) for e in ctx.context_entries}
         common.emit_json({

@@ -22,6 +22,7 @@ from pisess.cli import describe as d
 from pisess.cli.text import NO_SESSIONS_HINT, escape_controls, human_size, ls_heading, one_line, plural, tilde
 from pisess.cli.text import short_id as _sid
 from pisess.core import js
+from pisess.core.ids import unique_prefix_width
 from pisess.core.js import UNDEF, get
 
 ACTIVE, OTHER, COMPACTED = "\u25cf", "\u25cb", "\u25d0"
@@ -137,7 +138,8 @@ def tree_view(view, entries: list | None = None, *, width: int = 100, show_time:
               (plural(view.branch_points, 'branch point'), "")]
     if view.roots > 1:
         pieces.append((f"{view.roots} roots", ""))
-    pieces += [(f"leaf {_sid(leaf) if leaf not in (None, UNDEF) else '(none)'}", ""), (_reader_words(s), "dim")]
+    pieces += [(f"leaf {_sid(leaf, s.id_width) if leaf not in (None, UNDEF) else '(none)'}", ""),
+               (_reader_words(s), "dim")]
     out: list = heading(pieces, width)
     if view.leaf_error:
         out.append(safe(f"{WARN} the leaf cannot be resolved: {view.leaf_error}", "bold red"))
@@ -193,7 +195,7 @@ def _tree_row(session, r, width: int, show_time: bool, whole: Any = None) -> Tex
     # usage entries are bookkeeping (pi's tree hides them): dimmed wherever they sit
     base = "" if r.active and not compacted and get(e, "type") != "usage" else "dim"
     t.append(mark + " ", "bold" if r.active and not compacted else "dim")
-    t.append(_sid(get(e, "id")), "bold" if r.active else "dim")
+    t.append(_sid(get(e, "id"), session.id_width), "bold" if r.active else "dim")
     t.append("  ")
     if show_time:
         t.append(d.local_time(get(e, "timestamp")) + "  ", "dim")
@@ -206,7 +208,7 @@ def _tree_row(session, r, width: int, show_time: bool, whole: Any = None) -> Tex
     if "checkpoint" in r.flags:
         tail.append(f"  {CHECKPOINT_MARK} checkpoint", "bold magenta")
     if "dangling" in r.flags:
-        tail.append(f"  {WARN} parent {_sid(get(e, 'parentId'))} missing", "bold red")
+        tail.append(f"  {WARN} parent {_sid(get(e, 'parentId'), session.id_width)} missing", "bold red")
     if "cycle" in r.flags:
         tail.append(f"  {WARN} on a parentId cycle", "bold red")
     if "self_parent" in r.flags:
@@ -218,7 +220,7 @@ def _tree_row(session, r, width: int, show_time: bool, whole: Any = None) -> Tex
         if f"writer_{side}" in r.flags:  # one of two conversations two processes interleaved
             t.append(f"{WRITERS_MARK}{side.upper()} ", style)
     room = max(10, width - t.cell_len - tail.cell_len - 1)
-    t.append(one_line(d.entry_preview(e), room), base)
+    t.append(one_line(d.entry_preview(e, session.id_width), room), base)
     t.append_text(tail)
     return t
 
@@ -229,13 +231,13 @@ def _tree_row(session, r, width: int, show_time: bool, whole: Any = None) -> Tex
 def path_view(ctx, *, width: int = 100, show_time: bool = False) -> list:
     s = ctx.session
     out: list = heading([(_session_title(s), "bold"),
-                         (f"path to leaf {_sid(ctx.leaf_id) if ctx.leaf_id is not None else '(none)'}", ""),
+                         (f"path to leaf {_sid(ctx.leaf_id, s.id_width) if ctx.leaf_id is not None else '(none)'}", ""),
                          (plural(len(ctx.path), 'entry', 'entries'), ""), (_reader_words(s), "dim")], width)
     if ctx.path and s.reader == "harness" and js.truthy(get(ctx.path[0], "parentId")):
         first = ctx.path[0]
         why = ("compaction with retainedTail" if get(first, "type") == "compaction"
                else "the first kept entry of a compaction")
-        out.append(T(f"\u2504\u2504 cut here: {why} ({_sid(get(first, 'id'))}); older entries are not read "
+        out.append(T(f"\u2504\u2504 cut here: {why} ({_sid(get(first, 'id'), s.id_width)}); older entries are not read "
                      f"\u2504\u2504", "magenta"))
     in_ctx = {id(e) for e in ctx.context_entries}
     for e in ctx.path:
@@ -244,7 +246,7 @@ def path_view(ctx, *, width: int = 100, show_time: bool = False) -> list:
         t.append(f"{line if line else '?':>6}  ", "dim")
         seen = id(e) in in_ctx
         t.append((ACTIVE if seen else COMPACTED) + " ", "bold" if seen else "dim")
-        t.append(_sid(get(e, "id")) + "  ", "bold" if seen else "dim")
+        t.append(_sid(get(e, "id"), s.id_width) + "  ", "bold" if seen else "dim")
         if show_time:
             t.append(d.local_time(get(e, "timestamp")) + "  ", "dim")
         kind = d.entry_kind(e)
@@ -261,7 +263,7 @@ def path_view(ctx, *, width: int = 100, show_time: bool = False) -> list:
         if e is (ctx.path[-1] if ctx.path else None):
             tail.append(f"  {LEAF_MARK}", "bold reverse")
         room = max(10, width - t.cell_len - tail.cell_len - 1)
-        t.append(one_line(d.entry_preview(e), room), "" if seen else "dim")
+        t.append(one_line(d.entry_preview(e, s.id_width), room), "" if seen else "dim")
         t.append_text(tail)
         out.append(t)
     legend = [f"{ACTIVE} the model sees it", f"{COMPACTED} replaced by the compaction summary"]
@@ -315,14 +317,14 @@ def context_view(ctx, *, llm: bool = False, thinking: bool = False, full: bool =
     info.append("\n")
     if ctx.checkpoint is not None:
         cp = ctx.checkpoint
-        info.append(f"checkpoint {_sid(get(cp, 'id'))}", "magenta")
+        info.append(f"checkpoint {_sid(get(cp, 'id'), s.id_width)}", "magenta")
         fk = get(cp, "firstKeptEntryId")
         if js.truthy(get(cp, "retainedTail")):
             info.append(" (retainedTail)", "dim")
         elif js.strict_eq(fk, get(cp, "id")):
             info.append(" (retain-none)", "dim")
         elif js.truthy(fk):
-            info.append(f" (firstKeptEntryId {_sid(fk)})", "dim")
+            info.append(f" (firstKeptEntryId {_sid(fk, s.id_width)})", "dim")
         info.append(" \u00b7 ")
     msgs = ctx.llm_messages if llm else ctx.messages
     info.append(f"{plural(len(msgs), 'provider message' if llm else 'message')} \u00b7 ~{_approx_tokens(msgs):,} tokens")
@@ -331,13 +333,14 @@ def context_view(ctx, *, llm: bool = False, thinking: bool = False, full: bool =
         info.append(f" \u00b7 {len(edited)} edited", "yellow")
     if ctx.omitted:
         info.append(f" \u00b7 {len(ctx.omitted)} hidden by context edits: "
-                    + ", ".join(_sid(get(e, "id")) for e in ctx.omitted[:6]) + (" \u2026" if len(ctx.omitted) > 6 else ""),
+                    + ", ".join(_sid(get(e, "id"), s.id_width) for e in ctx.omitted[:6])
+                    + (" \u2026" if len(ctx.omitted) > 6 else ""),
                     "yellow")
     for note in s.notes:
         info.append("\nnote: " + escape_controls(note), "yellow")
     reader_words = f"{s.reader} reader, {versions.short(s.pi_version)}"
     title = (f" context \u00b7 {_sid((s.header or {}).get('id'))} \u00b7 leaf "
-             f"{_sid(ctx.leaf_id) if ctx.leaf_id is not None else '(none)'} \u00b7 {reader_words} ")
+             f"{_sid(ctx.leaf_id, s.id_width) if ctx.leaf_id is not None else '(none)'} \u00b7 {reader_words} ")
     out: list = [Panel(info, title=Text(title, "bold"), title_align="left", expand=True)]
     if system:
         out.extend(system_prompt_view(sm))
@@ -400,7 +403,7 @@ def _context_messages(ctx, *, llm: bool, thinking: bool, limits_n: int, full: bo
             shown = conv[0]
             converted_from = None if shown is m else role_kind(m)
         view = message_view(shown, src, limits, converted_from=converted_from)
-        return message_block(replace(view, **marks) if marks else view, thinking=thinking)
+        return message_block(replace(view, **marks) if marks else view, thinking=thinking, id_width=s.id_width)
 
     for entry, n in ctx.projection or [(src, 1) for _, src in zip(ctx.messages, ctx.message_sources)]:
         edit = ctx.edit_of(entry)
@@ -409,7 +412,7 @@ def _context_messages(ctx, *, llm: bool, thinking: bool, limits_n: int, full: bo
             m, src = next(messages)
             out.extend(block(m, src, edit=Edit(get(edit, "id"))) if edit is not None else block(m, src))
         if original and edit is not None:
-            by = _sid(get(edit, "id"))
+            by = _sid(get(edit, "id"), s.id_width)
             for m in before:
                 out.extend(block(m, entry, hidden=f"by {by}" if n == 0 else f"original, replaced by {by}"))
     return out
@@ -433,10 +436,10 @@ def _more(b) -> list:
 _SOURCE_WORDS = {"retained": "retained in ", "checkpoint": "compaction "}
 
 
-def _heading(v) -> Text:
+def _heading(v, id_width: int = 8) -> Text:
     """The rule above a message: what it is, where it came from, when, and its facts."""
     title = Text()
-    sid = _sid(v.source_id)
+    sid = _sid(v.source_id, id_width)
     src_label = f" ({_SOURCE_WORDS.get(v.source, '')}{sid})"
     if v.role == "toolResult":
         title.append(v.heading, "yellow")
@@ -458,13 +461,13 @@ def _heading(v) -> Text:
     if v.hidden:
         facts.insert(0, f"hidden: {escape_controls(v.hidden)}")
     if v.edit is not None:
-        facts.insert(0, f"edited by {_sid(v.edit.entry_id)}")
+        facts.insert(0, f"edited by {_sid(v.edit.entry_id, id_width)}")
     if facts:
         title.append(" \u00b7 " + " \u00b7 ".join(facts), "dim")
     return title
 
 
-def message_block(v, *, thinking: bool = False) -> list:
+def message_block(v, *, thinking: bool = False, id_width: int = 8) -> list:
     """A ``MessageView`` (pisess.core.messages) on a terminal: a rule, then its blocks."""
     from pisess.core.text import image_words
 
@@ -498,7 +501,7 @@ def message_block(v, *, thinking: bool = False) -> list:
         else:  # text, output, json
             body.append(safe(b.text + _cut(b), "red" if v.error and b.kind == "output" else ""))
             body.extend(_more(b))
-    return [Rule(_heading(v), align="left", style="dim"), *body]
+    return [Rule(_heading(v, id_width), align="left", style="dim"), *body]
 
 
 # --- ls --------------------------------------------------------------------------------------
@@ -513,13 +516,13 @@ def _now_ms() -> float:
     return time.time() * 1000
 
 
-def _session_id_from_path(p: Any) -> str:
+def _session_id_from_path(p: Any, width: int = 8) -> str:
     if not isinstance(p, str):
         return "-"
     base = os.path.basename(p)
     if base.endswith(".jsonl"):
         base = base[:-6]
-    return escape_controls(base.split("_", 1)[1] if "_" in base else base)[:8]
+    return escape_controls((base.split("_", 1)[1] if "_" in base else base)[:width])
 
 
 def ls_view(listing, where, *, all_projects: bool, details: dict | None, width: int = 100,
@@ -532,17 +535,14 @@ def ls_view(listing, where, *, all_projects: bool, details: dict | None, width: 
     if not n:
         return [*head, T(NO_SESSIONS_HINT, "dim")]
     # ids made within the same minute share 8 characters: show as many as tell them apart
-    ids = [s.id for s in listing.sessions]
-    width_id = 8
-    while width_id < 36 and len({i[:width_id] for i in ids}) < len(set(ids)):
-        width_id += 1
+    width_id = unique_prefix_width(s.id for s in listing.sessions)
 
     def cells(s) -> dict:
         # (text, style) per column: plain strings until the row is joined (10,000 rows)
         c = {"id": ("  " + escape_controls(s.id[:width_id]), "bold"),
              "created": (d.local_time(s.created_at)[:16], ""), "age": (d.relative_age(s.created_at, now), "dim"),
              "size": (human_size(s.size), ""),
-             "forked": (_session_id_from_path(s.parent_session_path) if s.parent_session_path else "-",
+             "forked": (_session_id_from_path(s.parent_session_path, width_id) if s.parent_session_path else "-",
                         "" if s.parent_session_path else "dim"),
              "cwd": (escape_controls(tilde(s.cwd)), "dim")}
         if details is not None:
@@ -716,16 +716,17 @@ def validate_github(reports: list, unreadable: list, strict: bool) -> list[str]:
 # --- fork ------------------------------------------------------------------------------------
 
 
-def fork_view(plan, path: str, *, dry_run: bool) -> tuple[list, list, list]:
+def fork_view(plan, path: str, *, dry_run: bool, resume: str | None = None) -> tuple[list, list, list]:
     """``(talk, out, more talk)``: what was (or would be) written on stderr, the new file's path on
-    stdout (nothing with ``dry_run``), then how to resume it."""
+    stdout (nothing with ``dry_run``), then how to resume it (``resume``: a prefix of the new id
+    that no other session of its directory has, ``fork.resume_prefix``)."""
     from pisess.cli.output import soft
 
     src = plan.source
     n = len(plan.entries)
     start = ""
     if plan.entries and src.reader == "harness" and js.truthy(get(plan.entries[0], "parentId")):
-        start = f" (path from checkpoint {_sid(get(plan.entries[0], 'id'))})"
+        start = f" (path from checkpoint {_sid(get(plan.entries[0], 'id'), src.id_width)})"
     verb = "Would fork" if dry_run else "Forked"
     msg = Text()
     msg.append(f"{verb} {_sid((src.header or {}).get('id'))} {plan.position} {escape_controls(plan.entry_id or '')}: ")
@@ -737,7 +738,9 @@ def fork_view(plan, path: str, *, dry_run: bool) -> tuple[list, list, list]:
     talk: list = [soft(msg)]
     if dry_run:
         for e in plan.entries[-5:]:
-            talk.append(Text(f"  {_sid(get(e, 'id'))}  {d.entry_kind(e):<10} " + one_line(d.entry_preview(e), 60), "dim"))
+            talk.append(Text(f"  {_sid(get(e, 'id'), src.id_width)}  {d.entry_kind(e):<10} "
+                             + one_line(d.entry_preview(e, src.id_width), 60), "dim"))
         talk.append(soft(Text(f"\u2192 {escape_controls(path)} (not written: --dry-run)", "dim")))
         return talk, [], []
-    return talk, [escape_controls(path)], [Text(f"  resume it with: pi --session {plan.header['id'][:8]}", "dim")]
+    resume_with = Text(f"  resume it with: pi --session {escape_controls(resume or plan.header['id'])}", "dim")
+    return talk, [escape_controls(path)], [resume_with]

@@ -7,7 +7,7 @@ from rich.text import Text
 
 from pisess.cli.output import soft
 from pisess.cli.render import gh_escape, relative
-from pisess.cli.text import escape_controls, plural
+from pisess.cli.text import escape_controls, plural, short_id
 
 
 def _kinds(counts: dict) -> str:
@@ -17,14 +17,15 @@ def _kinds(counts: dict) -> str:
 # --- export --------------------------------------------------------------------------------------
 
 
-def export_summary(result, written: str | None) -> list:
-    """What was exported and what the secret scan saw (talk, for stderr)."""
+def export_summary(run, written: str | None) -> list:
+    """What was exported (an ``ExportRun``) and what the secret scan saw (talk, for stderr)."""
     out: list = []
+    result = run.export
     if written:
         t = Text()
         what = "entries" if result.format == "jsonl" else "messages"
         t.append(f"Exported {result.message_count:,} {what} ({result.format}, {result.reader} reader, leaf ")
-        t.append(escape_controls(str(result.leaf_id))[:8] if result.leaf_id is not None else "(none)")
+        t.append(short_id(result.leaf_id, run.id_width) if result.leaf_id is not None else "(none)")
         t.append(") \u2192 ")
         t.append(escape_controls(written), "bold")
         out.append(soft(t))

@@ -89,7 +89,7 @@ def search_view(results: list, *, width: int, searched: int, label: str, active_
         out.append(head)
         for h in r.hits:
             t = Text(no_wrap=True, overflow="ellipsis")
-            t.append("  " + _sid(h.entry_id).ljust(8) + "  ", "bold" if h.where == "active" else "")
+            t.append("  " + _sid(h.entry_id, r.id_width).ljust(r.id_width) + "  ", "bold" if h.where == "active" else "")
             kind = h.match.kind
             t.append(f"{kind:<10} ", KIND_STYLE.get(kind, "yellow" if kind == "tool call" else ""))
             t.append(f"{h.where:<10} ", WHERE_STYLE.get(h.where, ""))
@@ -392,7 +392,7 @@ def du_view(report, *, label: str, width: int = 100) -> list:
                      human_size(s.size), _n(s.entries), human_size(s.where["active"]),
                      human_size(s.where["compacted"]), human_size(s.where["branch"]),
                      human_size(s.images["bytes"]) if s.images["count"] else "-",
-                     f"{human_size(big.bytes)} {_sid(big.entry_id)}" if big else "-"])
+                     f"{human_size(big.bytes)} {_sid(big.entry_id, big.id_width)}" if big else "-"])
     rows, align, header, dropped = fit(rows, "llrrrrrrl", ["SESSION", "NAME", "SIZE", "ENTRIES", "CONTEXT", "COMPACTED",
                                                           "BRANCHES", "IMAGES", "LARGEST"], width, flex=1, least=6,
                                        drop=(8, 7, 3))  # LARGEST, IMAGES, ENTRIES go first
@@ -434,7 +434,7 @@ def du_view(report, *, label: str, width: int = 100) -> list:
         what = one_line(b.detail or "", 50)
         if b.images:
             what += f" \u00b7 {plural(b.images, 'image')} ({human_size(b.image_bytes)})"
-        rows.append([human_size(b.bytes), _sid(b.session_id), Text(_sid(b.entry_id), "bold"), str(b.line),
+        rows.append([human_size(b.bytes), _sid(b.session_id), Text(_sid(b.entry_id, b.id_width), "bold"), str(b.line),
                      kind_word(b.type, b.role), Text(b.where, WHERE_STYLE.get(b.where, "")), what])
     out.extend(columns(rows, "rllrlll", header=["SIZE", "SESSION", "ENTRY", "LINE", "KIND", "WHERE", "WHAT"]))
     return out

@@ -43,7 +43,7 @@ def tree_entries(view) -> list:
 def tree(
     session: str | None = common.session_argument(),
     full: bool = typer.Option(False, "--full", help="Do not fold long linear runs."),
-    depth: int | None = typer.Option(None, "--depth", "-d", metavar="N", help="Show at most N levels of branches."),
+    depth: int | None = common.count_option(None, "--depth", "-d", help="Show at most N levels of branches."),
     labels_only: bool = typer.Option(False, "--labels-only", help="Only labelled entries."),
     branches_only: bool = typer.Option(False, "--branches-only",
                                        help="Only entries with siblings, and their ancestors."),
@@ -62,7 +62,6 @@ def tree(
 
     Example: pisess tree 0195e682 --branches-only
     """
-    from pisess.core.js import UNDEF
     from pisess.core.session import open_session
     from pisess.core.tree import build_tree
 
@@ -71,7 +70,7 @@ def tree(
     s = open_session(common.resolve_session(session, w, sessions_dir, pi_version), reader, light=True, pi_version=pi_version)
     if not json_out:
         common.report_dropped(s.path, s.dropped_lines)
-    view = build_tree(s, leaf_id=UNDEF if leaf is None else leaf, full=full, depth=depth,
+    view = build_tree(s, leaf_id=common.leaf_argument(s, leaf), full=full, depth=depth,
                       branches_only=branches_only, labels_only=labels_only)
     if json_out:
         common.emit_json(tree_json(view))

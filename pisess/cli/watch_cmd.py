@@ -23,7 +23,7 @@ def watch(
                                     "starts one in the project."),
     until_idle: float | None = typer.Option(None, "--until-idle", metavar="SECONDS", min=0,
                                                help="End (exit 0) after SECONDS without an append."),
-    count: int | None = typer.Option(None, "--count", metavar="N", min=1, help="End (exit 0) after N appended entries."),
+    count: int | None = common.count_option(None, "--count", minimum=1, help="End (exit 0) after N appended entries."),
     exit_on_delete: bool = typer.Option(False, "--exit-on-delete", help="End (exit 1) when the file is deleted "
                                         "instead of waiting for it to come back."),
     interval: float = typer.Option(0.1, "--interval", metavar="S", min=0.01, help="Seconds between two looks at the file."),
@@ -180,27 +180,29 @@ class HumanView:
         if s.name:
             head.append(" \u00b7 " + one_line(s.name, 50), "bold")
         head.append(f" \u00b7 {plural(s.entries, 'entry', 'entries')} \u00b7 {plural(s.branches, 'branch', 'branches')}")
-        head.append(f" \u00b7 leaf {escape_controls(d.s(s.leaf))[:8] if s.leaf else '(none)'}")
+        head.append(f" \u00b7 leaf {escape_controls(d.s(s.leaf)[:s.id_width]) if s.leaf else '(none)'}")
         head.append(f"  watching {escape_controls(tilde(watcher.path))}", "dim")
         self._print(head)
         recent = _active_tail(watcher, RECENT)
         if recent and s.entries > len(recent):
             self._print(Text(f"  \u2026 {s.entries - len(recent):,} earlier entries \u2026", "dim"))
         for _line, e in recent:
-            self._print(_row(e, None, dim=True, width=self.console.width))
+            self._print(_row(e, None, dim=True, width=self.console.width, id_width=s.id_width))
         for ev in damage:
-            self._print(_event_row(ev))
+            self._print(_event_row(ev, s.id_width))
 
     def events(self, watcher, events: list) -> None:
         meaning: dict = {}
         for ev in events:
             if ev.kind not in ("entry", "damage", "rewritten", "deleted", "concurrent_writers") and ev.entry is not None:
                 meaning.setdefault(id(ev.entry), []).append(ev)
+        w = watcher.state.id_width
         for ev in events:
             if ev.kind == "entry":
-                self._print(_row(ev.entry, meaning.get(id(ev.entry), []), line=ev.line, width=self.console.width))
+                self._print(_row(ev.entry, meaning.get(id(ev.entry), []), line=ev.line, width=self.console.width,
+                                 id_width=w))
             elif ev.kind in ("damage", "rewritten", "deleted", "concurrent_writers"):
-                self._print(_event_row(ev))
+                self._print(_event_row(ev, w))
         self._refresh(watcher)
 
     def switched(self, watcher) -> None:
@@ -280,11 +282,11 @@ MEANING_STYLE = {"branch": "bold yellow", "leaf_moved": "bold yellow", "compacti
                  "context_edit": "bold", "session_name": "bold blue"}
 
 
-def _meaning_text(ev) -> str:
+def _meaning_text(ev, id_width: int = 8) -> str:
     from pisess.cli import describe as d
 
     def short(v: Any) -> str:
-        return d.s(v)[:8] if v is not None else "root"
+        return d.s(v)[:id_width] if v is not None else "root"
 
     k, data = ev.kind, ev.data
     if k == "branch":
@@ -310,7 +312,8 @@ def _meaning_text(ev) -> str:
     return k
 
 
-def _row(e: Any, meanings: list | None, *, line: int | None = None, dim: bool = False, width: int = 100):
+def _row(e: Any, meanings: list | None, *, line: int | None = None, dim: bool = False, width: int = 100,
+         id_width: int = 8):
     from rich.text import Text
 
     from pisess.cli import describe as d
@@ -320,15 +323,15 @@ def _row(e: Any, meanings: list | None, *, line: int | None = None, dim: bool = 
     t.append(d.local_time(e.get("timestamp"), with_date=False) + " ", "dim")
     moved = any(m.kind in ("branch", "leaf_moved") for m in meanings or ())
     t.append(("\u25cb " if dim else "\u21b1 " if moved else "\u25cf "), "dim" if dim else "bold")
-    t.append(escape_controls(d.s(e.get("id")))[:8], "dim" if dim else "bold")
+    t.append(escape_controls(d.s(e.get("id"))[:id_width]), "dim" if dim else "bold")
     t.append("  ")
-    kind, preview = d.entry_kind(e), d.entry_preview(e)
+    kind, preview = d.entry_kind(e), d.entry_preview(e, id_width)
     from pisess.cli.render import KIND_STYLE
 
     t.append(f"{kind:<10} ", "dim" if dim else KIND_STYLE.get(kind, ""))
     tail = Text()
     for m in meanings or ():
-        tail.append("  " + _meaning_text(m), MEANING_STYLE.get(m.kind, "bold"))
+        tail.append("  " + _meaning_text(m, id_width), MEANING_STYLE.get(m.kind, "bold"))
     if line is not None:
         tail.append(f"  :{line}", "dim")
     room = max(10, width - t.cell_len - tail.cell_len - 1)
@@ -337,7 +340,7 @@ def _row(e: Any, meanings: list | None, *, line: int | None = None, dim: bool = 
     return t
 
 
-def _event_row(ev):
+def _event_row(ev, id_width: int = 8):
     from rich.text import Text
 
     from pisess.cli.text import escape_controls
@@ -352,7 +355,7 @@ def _event_row(ev):
         return Text("\u2717 the file was deleted; waiting for it to come back (--exit-on-delete ends instead)",
                     "bold red")
     tips = data.get("tips") or []
-    tip_text = " and ".join(f"{escape_controls(str(t.get('id')))[:8]} (line {t.get('line')})" for t in tips)
+    tip_text = " and ".join(f"{escape_controls(str(t.get('id'))[:id_width])} (line {t.get('line')})" for t in tips)
     return Text(f"\u21c4 two writers: from line {data.get('startLine')} the appends alternate between two growing tips "
                 f"({tip_text}): two pi processes are writing this session at once; pi will resume only one of them "
                 "(pisess validate: concurrent_writers)", "bold yellow")

@@ -67,6 +67,7 @@ class BigEntry:
     image_bytes: int = 0
     tool: str | None = None  # toolResult's toolName
     detail: str | None = None  # what it is, in a few words (plain text, not escaped)
+    id_width: int = 8  # characters of the entry id a view shows (its session's Session.id_width)
 
     def to_json(self) -> dict:
         return {"session": self.session_id, "path": self.path, "entryId": self.entry_id, "line": self.line,
@@ -210,12 +211,12 @@ def _session_usage(path: str, got: Read, largest: _Largest) -> tuple[SessionUsag
             biggest = (size, i, number, offset, k, im)
         if largest.wants(size):
             largest.add(size, BigEntry(path, sid, entry_id(session.entries[i]), number, offset, size, k[0], k[1], w,
-                                       im[0], im[1]))
+                                       im[0], im[1], id_width=session.id_width))
     big_one = None
     if biggest is not None:
         size, i, number, offset, k, im = biggest
         big_one = BigEntry(path, sid, entry_id(session.entries[i]), number, offset, size, k[0], k[1], pl.where[i],
-                           im[0], im[1])
+                           im[0], im[1], id_width=session.id_width)
     other = max(0, session.raw.size - entry_bytes - header_bytes)
     usage = SessionUsage(path, sid, session_name(session), h.get("cwd"), h.get("timestamp"), session.reader,
                          session.raw.size, len(session.entries), entry_bytes, header_bytes, other, where, where_n,
@@ -355,7 +356,7 @@ def _describe(entries: list) -> list:
             continue
         tool, detail = describe(v)
         out.append(BigEntry(b.path, b.session_id, b.entry_id, b.line, b.offset, b.bytes, b.type, b.role, b.where,
-                            b.images, b.image_bytes, tool, detail))
+                            b.images, b.image_bytes, tool, detail, b.id_width))
     return out
 
 

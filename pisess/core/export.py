@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import js
+from . import js, versions
 from .errors import PisessError
 from .js import UNDEF, get
 from .jsonl import dumps
@@ -83,8 +83,8 @@ def _n(count: int, word: str) -> str:
     return f"{count:,} {word}{'' if count == 1 else 's'}"
 
 
-def _sid(v: Any) -> str:
-    return short_id(v, 8, visible)
+def _sid(v: Any, width: int = 8) -> str:
+    return short_id(v, width, visible)
 
 
 # --- the context as a document: facts, then the message model of pisess.core.messages -------------
@@ -95,15 +95,16 @@ class Doc:
     title: str
     facts: list  # (label, value), visible-safe (not yet escaped)
     items: list  # MessageView
+    id_width: int = 8  # characters of an entry id shown (Session.id_width)
 
 
 _SOURCE_WORDS = {"entry": "entry", "retained": "retained in compaction", "checkpoint": "checkpoint of compaction",
                  "compaction": "compaction", "branch summary": "branch summary"}
 
 
-def meta_of(v: MessageView) -> list:
+def meta_of(v: MessageView, id_width: int = 8) -> list:
     """The words under a message's heading, visible-safe: where it came from, when, and its facts."""
-    meta = [f"{_SOURCE_WORDS[v.source]} {_sid(v.source_id)}"]
+    meta = [f"{_SOURCE_WORDS[v.source]} {_sid(v.source_id, id_width)}"]
     when = utc(v.time_ms)
     if when:
         meta.append(when)
@@ -111,7 +112,7 @@ def meta_of(v: MessageView) -> list:
         meta.append(f"extension {plain(v.subject)}")
     meta.extend(plain(f) for f in v.facts)
     if v.edit is not None:
-        meta.append(f"edited by {_sid(v.edit.entry_id)}")
+        meta.append(f"edited by {_sid(v.edit.entry_id, id_width)}")
     if v.hidden:
         meta.append(f"hidden: {plain(v.hidden)}")
     return meta
@@ -158,7 +159,7 @@ def context_doc(ctx, limits: Limits, name: Any = None) -> Doc:
     cp = ctx.checkpoint
     if cp is not None:
         tokens = get(cp, "tokensBefore")
-        facts.append(("Checkpoint", f"compaction {_sid(get(cp, 'id'))}" +
+        facts.append(("Checkpoint", f"compaction {_sid(get(cp, 'id'), s.id_width)}" +
                       (f" \u00b7 {tokens:,.0f} tokens before" if isinstance(tokens, (int, float))
                        and not isinstance(tokens, bool) else "")))
     else:
@@ -166,7 +167,7 @@ def context_doc(ctx, limits: Limits, name: Any = None) -> Doc:
     facts.append(("Messages", f"{len(ctx.messages):,} \u00b7 read as pi's {s.reader} reader does"))
     title = f"pi session {_sid(h.get('id'))}" + (f" \u00b7 {plain(name)}" if isinstance(name, str) and name else "")
     items = [message_view(m, src, limits) for m, src in zip(ctx.messages, ctx.message_sources)]
-    return Doc(title, facts, items)
+    return Doc(title, facts, items, s.id_width)
 
 
 # --- Markdown -------------------------------------------------------------------------------------
@@ -269,7 +270,7 @@ def render_md(doc: Doc, limits: Limits | None = None) -> str:
         out.append("*" + md_escape("(the context is empty)") + "*")
     for n, item in enumerate(doc.items, 1):
         out.append(f"## {n}. {md_escape(flat(title_of(item)))}")
-        out.append(_md_meta(meta_of(item)))
+        out.append(_md_meta(meta_of(item, doc.id_width)))
         if item.about:
             out.append("*" + md_escape(item.about) + "*")
         out.extend(_md_blocks(item, limits))
@@ -372,7 +373,7 @@ def render_html(doc: Doc, limits: Limits | None = None) -> str:
     for n, item in enumerate(doc.items, 1):
         out.append(f'<section class="msg {h(HTML_CLASS.get(item.role or "", "unknown"))}" id="m{n}">')
         out.append(f"<h2>{n}. {h(title_of(item))}</h2>")
-        out.append(f'<p class="meta">{h(" · ".join(meta_of(item)))}</p>')
+        out.append(f'<p class="meta">{h(" · ".join(meta_of(item, doc.id_width)))}</p>')
         if item.about:
             out.append(f'<p class="note">{h(item.about)}</p>')
         out.extend(_html_blocks(item, limits))
@@ -449,6 +450,67 @@ def export_branch(session, leaf_id: Any, *, new_id: str, now_iso: str, source_pa
         header, entries = new_header, new_entries
     data = b"".join(dumps(v) + b"\n" for v in [header, *entries])
     return Export("jsonl", data, "cli", leaf_id, None, len(entries), _count(found), redact, new_id)
+
+
+# --- one run of pisess export ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ExportRun:
+    """What ``pisess export`` did with one session file: how it was read, what was exported."""
+
+    path: str
+    reader: str  # the reader the file was read with (a jsonl export is planned on the cli reader's view)
+    pi_version: str
+    id_width: int  # characters of an entry id the summary shows (Session.id_width)
+    export: Export
+    dropped_lines: list = field(default_factory=list)  # {line, reason} of each line the reader dropped
+
+    def to_json(self, written: str | None) -> dict:
+        """The ``--json`` document (without its version); ``content`` when nothing was written."""
+        r = self.export
+        doc = {"reader": self.reader, "piVersion": self.pi_version, "file": self.path, "format": r.format,
+               "leafId": r.leaf_id, "checkpointId": r.checkpoint_id, "messages": r.message_count,
+               "droppedLines": self.dropped_lines, "output": written,
+               "bytes": len(r.data), "secrets": r.secrets, "redacted": r.redacted}
+        if r.format == "jsonl":
+            doc["id"] = r.session_id
+        if written is None:
+            doc["content"] = r.data.decode("utf-8", "replace")
+        return doc
+
+
+def check_export_request(fmt: str, output: str | None, force: bool) -> None:
+    """The combinations of options that make no export (usage errors, before any reading)."""
+    if fmt not in FORMATS:
+        raise PisessError("usage", f"format must be md, html or jsonl, not {fmt!r}")
+    if force and not output:
+        raise PisessError("usage", "--force needs -o FILE")
+
+
+def export_session(path: str, fmt: str, *, leaf: str | None = None, reader: str = "auto",
+                   pi_version: str = versions.CURRENT, options: ExportOptions = ExportOptions(),
+                   new_id: str, now_iso: str) -> ExportRun:
+    """``fmt`` (md, html or jsonl) of the path to ``leaf`` in the session file ``path``, as
+    ``pisess export`` makes it, without writing it (``write_export`` does).
+
+    ``leaf``: an entry id or a prefix of exactly one (``Session.entry_id``), default the current
+    leaf.  md and html show the context at the leaf as ``reader`` reads the file; jsonl is pi's
+    ``/clone``, planned on the cli reader's view (``new_id`` and ``now_iso`` are its id and time).
+    """
+    from .context import build_context
+    from .paths import leaf_of
+    from .session import open_session
+
+    s = open_session(path, reader, light=True, pi_version=pi_version)
+    leaf_id = UNDEF if leaf is None else s.entry_id(leaf, option="--leaf")
+    if fmt == "jsonl":
+        cli = s if s.reader == "cli" else open_session(path, "cli", light=True, pi_version=pi_version)
+        result = export_branch(cli, leaf_of(s) if leaf_id is UNDEF else leaf_id, new_id=new_id, now_iso=now_iso,
+                               source_path=os.path.abspath(path), redact=options.redact)
+    else:
+        result = export_context(build_context(s, leaf_id, full_path=False), fmt, options)
+    return ExportRun(path, s.reader, s.pi_version, s.id_width, result, list(s.dropped_lines))
 
 
 # --- writing --------------------------------------------------------------------------------------

@@ -29,6 +29,7 @@ from typing import Any
 import orjson
 
 from . import js
+from .ids import PrefixWidth
 from .jsonl import NOT_JSON, is_blank, parse_json
 from .writers import WriterRule
 
@@ -213,6 +214,7 @@ class SessionState:
     def __init__(self, cost_of: Callable[[dict], float | None] | None = None) -> None:
         self.header: dict | None = None
         self.nodes: dict = {}  # id -> _Node (last occurrence wins, as pi's byId)
+        self.id_prefix = PrefixWidth()  # how many characters of an id the rows show (ids.unique_prefix_width)
         self.with_children: set = set()
         self.leaf: Any = None  # where pi's next append goes (cli: the last entry)
         self.last_type: Any = None
@@ -228,6 +230,11 @@ class SessionState:
         self._nonblank = 0
         self._leaf_target: tuple | None = None
         self.damaged = 0
+
+    @property
+    def id_width(self) -> int:
+        """Characters of an entry id the rows show: the fewest, at least 8, that tell the ids seen so far apart."""
+        return self.id_prefix.width
 
     @property
     def branches(self) -> int:
@@ -306,6 +313,7 @@ class SessionState:
         own = _context_bytes(e)
         ctx = own + (self._kept_bytes(e) if etype == "compaction" else parent.ctx if parent else 0)
         self.nodes[eid] = _Node(line, offset, pid, own, ctx)
+        self.id_prefix.add(eid)
         if isinstance(pid, str):
             self.with_children.add(pid)
         self._leaf_target = None

@@ -45,10 +45,13 @@ class Limits:
 
     @classmethod
     def terminal(cls, max_lines: int, full: bool) -> Limits:
-        """``pisess context``: ``-n`` lines of each result (4x for text, 2x for summaries), or all
-        with ``--full``; never more than ``TERMINAL_MAX_CHARS`` (``--json`` has everything)."""
+        """``pisess context``: ``--max-lines`` of each result (4x for text, 2x for summaries), or
+        all with ``--full``; never more than ``TERMINAL_MAX_CHARS`` (``--json`` has everything).
+        ``--max-lines 0`` keeps every line, as it does in ``pisess export``."""
         if full:
             return cls(chars=TERMINAL_MAX_CHARS, compact_json=False)
+        if not max_lines:
+            return cls(chars=TERMINAL_MAX_CHARS, compact_json=True)
         return cls(lines=max_lines, prose_lines=max_lines * 4, summary_lines=max_lines * 2,
                    chars=min(TERMINAL_MAX_CHARS, max(2_000, max_lines * 400)), compact_json=True)
 

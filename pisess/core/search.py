@@ -327,6 +327,7 @@ class FileResult:
     note: str | None = None  # read with another reader than asked, and why
     placement_error: str | None = None
     dropped_lines: list = field(default_factory=list)  # {line, reason} of each line the reader dropped
+    id_width: int = 8  # characters of an entry id the view shows (Session.id_width)
 
 
 def _match_line(raw: Any, key: int, m: Matcher, found: dict, line: Callable[[], int]) -> None:
@@ -495,7 +496,7 @@ def _placed(session: Session, found: dict, active_only: bool, note: str | None) 
         return None
     h = session.header if isinstance(session.header, dict) else {}
     return FileResult(session.path, h.get("id"), session_name(session), h.get("cwd"), h.get("timestamp"),
-                      session.reader, hits, note, pl.error, list(session.dropped_lines))
+                      session.reader, hits, note, pl.error, list(session.dropped_lines), session.id_width)
 
 
 # --- a set of files ---------------------------------------------------------------------------------

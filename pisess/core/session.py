@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import partial
+from functools import cached_property, partial
 from typing import Any, Literal
 
 from . import cache, js, lines, versions
 from .compact import CompactEntries, CompactIndex, scan_compact
 from .errors import JSError, PisessError
+from .ids import resolve_entry_id, unique_prefix_width
 from .js import UNDEF, get
 from .jsonl import Light, RawFile, RawLine, first_line_value, scan_file
 from .lines import NOT_JSON, check_harness_entry, check_harness_header  # noqa: F401 - re-exported
@@ -86,6 +87,16 @@ class Session:
     def lookup(self, entry_id: Any) -> Any:
         """``byId.get(id)`` (``None`` when absent)."""
         return self.store.by_id.get(js.key(entry_id))
+
+    @cached_property
+    def id_width(self) -> int:
+        """How many characters of an entry id every view shows: the fewest, at least 8, at which
+        no two ids of this file look alike (worked out once, when a view first asks)."""
+        return unique_prefix_width(self.store.string_ids())
+
+    def entry_id(self, arg: str, *, option: str = "entry id", keep_unknown: bool = False) -> str:
+        """The entry id an argument names: an id, or a prefix of exactly one (``ids.resolve_entry_id``)."""
+        return resolve_entry_id(self, arg, option=option, keep_unknown=keep_unknown)
 
     def iter_complete(self, wanted: Callable[[Any], bool | bytes] | None = None, batch: int = 2048,
                       start: int = 0, stop: int | None = None) -> Iterator[Any]:
