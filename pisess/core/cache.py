@@ -51,6 +51,10 @@ class Settings:
 
     directory: str | None = None
     cap: int = DEFAULT_CAP
+    # Files smaller than this get no index entry: checking one reads the whole file anyway (the
+    # fingerprint of up to ``WHOLE_PRINT`` bytes is all of them), and writing 10,000 entries for
+    # 10,000 small sessions costs more than it ever saves.
+    smallest: int = WHOLE_PRINT
 
 
 _settings = Settings()
@@ -101,7 +105,7 @@ def scan(path: str, scan_compact: Callable[[str], CompactIndex | None] | None = 
         return scan_compact(path)  # the scan reports what is wrong
     import stat as stat_mod
 
-    if not stat_mod.S_ISREG(st.st_mode):
+    if not stat_mod.S_ISREG(st.st_mode) or st.st_size < _settings.smallest:
         return scan_compact(path)
     entry = entry_path(directory, path, st)
     ix = _from_entry(entry, path, st)
@@ -332,9 +336,20 @@ def _store(entry: str, path: str, st: os.stat_result, ix: CompactIndex) -> None:
         write_atomic(entry, data)
         ix.cached = Prefix(entry, ix.size, print_, len(ix.ids), {})
         _unlink(entry[:-len(SUFFIX)] + SUMS)
-        evict(directory, current().cap, keep=entry)
+        _evict_once(directory, entry)
     except OSError:
         return
+
+
+_evicted: set = set()  # directories kept under the cap by this process since the last ``flush``
+
+
+def _evict_once(directory: str, keep: str) -> None:
+    """``evict`` after the first write of a process (and again at ``flush``), not after every one:
+    listing a directory of 10,000 entries after each of 10,000 writes would cost more than the reads."""
+    if directory not in _evicted:
+        _evicted.add(directory)
+        evict(directory, current().cap, keep=keep)
 
 
 # --- per-file summaries ------------------------------------------------------------------------------
@@ -383,6 +398,124 @@ def _store_summaries(note: Prefix) -> None:
             write_atomic(note.entry[:-len(SUFFIX)] + SUMS, data)
     except OSError:
         pass
+
+
+# --- summaries of whole files ----------------------------------------------------------------------
+#
+# What a command that reads many files keeps of each (``ls --long``'s details, ``du``'s and
+# ``stats``'s per-session figures): one bundle per directory and kind of summary,
+# ``<key>.sum`` = {path as given: (device, inode, size, mtime_ns, fingerprint, marshal'd value)}.
+# One file per directory rather than one per session: 10,000 sessions are one read, not 10,000.
+# A summary is used only for the very file it was made of: same device, inode, size and mtime, and
+# the same fingerprint (the index's check; the whole file up to 64 KiB).
+
+BUNDLE = ".sum"
+_bundles: dict = {}  # (directory, kind) -> [bundle path, {path: record}, dirty]
+
+
+def summary(path: str, kind: str, compute: Callable[[], Any]) -> Any:
+    """``compute()``, the summary of the file at ``path``: from the cache when it holds one of this
+    ``kind`` for the file as it is now, else computed and kept (written by ``flush``).  ``kind``
+    names everything besides the file's bytes that the value depends on (reader, pi version, ...)."""
+    got = recall(path, kind)
+    if got is not None:
+        return got[0]
+    value = compute()
+    remember(path, kind, value)
+    return value
+
+
+_seen: dict = {}  # (path, kind) -> the stat of the file when it was looked up (``remember`` compares)
+
+
+def recall(path: str, kind: str) -> tuple[Any] | None:
+    """``(value,)`` of the cached summary of ``path``, or ``None`` (then ``remember`` it)."""
+    directory = _settings.directory
+    if directory is None:
+        return None
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    _seen[(path, kind)] = st
+    rec = _bundle(directory, path, kind)[1].get(path)
+    if rec is None or rec[:4] != (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns):
+        return None
+    try:
+        with open(path, "rb") as fh:
+            if fingerprint(fh, st.st_size) != rec[4]:
+                return None
+        return (marshal.loads(rec[5]),)
+    except (OSError, ValueError, EOFError, TypeError):
+        return None
+
+
+def remember(path: str, kind: str, value: Any) -> None:
+    """Keep ``value`` as the summary of ``path`` when the file is still as ``recall`` found it."""
+    st = _seen.pop((path, kind), None)
+    if st is None or _settings.directory is None:
+        return
+    try:
+        now = os.stat(path)
+        if (now.st_dev, now.st_ino, now.st_size, now.st_mtime_ns) != (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns):
+            return  # written to while it was read: the value may be of neither state
+        with open(path, "rb") as fh:
+            print_ = fingerprint(fh, st.st_size)
+        blob = marshal.dumps(value)
+    except (OSError, ValueError):
+        return
+    if not print_:
+        return
+    b = _bundle(_settings.directory, path, kind)
+    b[1][path] = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, print_, blob)
+    b[2] = True
+
+
+def _bundle(directory: str, path: str, kind: str) -> list:
+    import hashlib
+
+    where = os.path.dirname(os.path.abspath(path))
+    memo = (directory, where, kind)
+    b = _bundles.get(memo)
+    if b is None:
+        key = f"{kind}\0{where}".encode("utf-8", "surrogateescape")
+        target = os.path.join(directory, hashlib.blake2b(key, digest_size=16).hexdigest() + BUNDLE)
+        records: dict = {}
+        try:
+            with open(target, "rb") as fh:
+                got = _unframe(fh.read())
+            if type(got) is tuple and got[0] == (kind, where) and type(got[1]) is dict:
+                records = got[1]
+                os.utime(target)  # recently used
+        except Exception:  # noqa: BLE001 - missing, unreadable or damaged: no summaries, made again
+            pass
+        b = _bundles[memo] = [target, records, False]
+    return b
+
+
+def flush() -> None:
+    """Write the bundles that gained summaries and keep the directory under its cap (the CLI calls
+    this after each command); forget what was loaded, so the next command reads the cache afresh."""
+    bundles = list(_bundles.items())
+    _bundles.clear()
+    _seen.clear()
+    written, _evicted_before = set(), set(_evicted)
+    _evicted.clear()
+    for (directory, where, kind), (target, records, dirty) in bundles:
+        if not dirty:
+            continue
+        data = _frame(((kind, where), records))
+        if data is None:
+            continue
+        try:
+            if _ready(directory):
+                write_atomic(target, data)
+                written.add(directory)
+                evict(directory, current().cap, keep=target)
+        except OSError:
+            pass
+    for directory in _evicted_before - written:  # entries written since the first one's eviction
+        evict(directory, current().cap)
 
 
 def _ready(directory: str) -> bool:
@@ -434,7 +567,7 @@ def _listing(directory: str) -> list[tuple[float, int, str]]:
     try:
         with os.scandir(directory) as it:
             for d in it:
-                if d.name.endswith((SUFFIX, SUMS)) and d.is_file(follow_symlinks=False):
+                if d.name.endswith((SUFFIX, SUMS, BUNDLE)) and d.is_file(follow_symlinks=False):
                     try:
                         st = d.stat(follow_symlinks=False)
                     except OSError:

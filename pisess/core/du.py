@@ -133,6 +133,8 @@ def _kinds_json(kinds: dict) -> list:
 
 def disk_usage(paths: list[str], *, reader: str = "auto", top: int = TOP, tick: Callable[[int], None] | None = None,
                on_skip: Callable[[PisessError], None] | None = None, pi_version: str = versions.CURRENT) -> DuReport:
+    from . import cache
+
     sessions: list[SessionUsage] = []
     skipped: list = []
     heap: list = []  # (bytes, seq, BigEntry) smallest first, at most ``top``
@@ -144,7 +146,8 @@ def disk_usage(paths: list[str], *, reader: str = "auto", top: int = TOP, tick: 
     tot = dict(size=0, entries=0, entry_bytes=0, header_bytes=0, other_bytes=0)
     for path in paths:
         try:
-            got = _read_indexed(path, reader, tick, pi_version) or _read_scanned(path, reader, tick, pi_version)
+            fields, kinds, biggest = cache.summary(path, f"du:{reader}:{pi_version}:{top}",
+                                                   lambda path=path: _file_usage(path, reader, top, tick, pi_version))
         except PisessError as e:
             if e.code in ("storage", "not_found") and on_skip is None:
                 raise
@@ -152,63 +155,79 @@ def disk_usage(paths: list[str], *, reader: str = "auto", top: int = TOP, tick: 
             if on_skip is not None:
                 on_skip(e)
             continue
-        session, note, header_bytes, rows = got
-        pl = place(session, branches=False)
-        h = session.header if isinstance(session.header, dict) else {}
-        sid = h.get("id")
-        kinds: dict = {}
-        where = dict.fromkeys(WHERE, 0)
-        where_n = dict.fromkeys(WHERE, 0)
-        entry_bytes = 0
-        n_img = img_bytes = 0
-        largest = None
-        no_image = (0, 0)
-        for i, number, offset, size, k, im in rows:
-            entry_bytes += size
-            c = kinds.get(k)
-            kinds[k] = (1, size) if c is None else (c[0] + 1, c[1] + size)
-            w = pl.where[i]
-            where[w] += size
-            where_n[w] += 1
-            im = im or no_image
-            n_img += im[0]
-            img_bytes += im[1]
-            if largest is None or size > largest[0]:
-                largest = (size, i, number, offset, k, im)
-            if top > 0 and (len(heap) < top or size > heap[0][0]):
-                big = BigEntry(path, sid, entry_id(session.entries[i]), number, offset, size, k[0], k[1], w, im[0],
-                               im[1])
-                seq += 1
-                (heapq.heappush if len(heap) < top else heapq.heapreplace)(heap, (size, -seq, big))
-        big_one = None
-        if largest is not None:
-            size, i, number, offset, k, im = largest
-            big_one = BigEntry(path, sid, entry_id(session.entries[i]), number, offset, size, k[0], k[1], pl.where[i],
-                               im[0], im[1])
-        other = max(0, session.raw.size - entry_bytes - header_bytes)
-        su = SessionUsage(path, sid, session_name(session), h.get("cwd"), h.get("timestamp"), session.reader,
-                          session.raw.size, len(session.entries), entry_bytes, header_bytes, other, where, where_n,
-                          _kinds_json(kinds), {"count": n_img, "bytes": img_bytes}, big_one, note)
+        su = SessionUsage(*fields[:15], None if fields[15] is None else BigEntry(*fields[15]), fields[16])
+        # the file's own largest entries, in file order: the set's largest are among them, and
+        # pushed in the same order they end the same as when every entry was pushed
+        for big in biggest:
+            seq += 1
+            if len(heap) < top or big[5] > heap[0][0]:
+                (heapq.heappush if len(heap) < top else heapq.heapreplace)(heap, (big[5], -seq, BigEntry(*big)))
         sessions.append(su)
-        for kk, (n, b) in kinds.items():
+        for kk, (n, b) in kinds:
             c = kinds_all.get(kk, (0, 0))
             kinds_all[kk] = (c[0] + n, c[1] + b)
         for w in WHERE:
-            where_all[w] += where[w]
-            where_n_all[w] += where_n[w]
-        img_all[0] += n_img
-        img_all[1] += img_bytes
+            where_all[w] += su.where[w]
+            where_n_all[w] += su.where_entries[w]
+        img_all[0] += su.images["count"]
+        img_all[1] += su.images["bytes"]
         tot["size"] += su.size
         tot["entries"] += su.entries
-        tot["entry_bytes"] += entry_bytes
-        tot["header_bytes"] += header_bytes
-        tot["other_bytes"] += other
+        tot["entry_bytes"] += su.entry_bytes
+        tot["header_bytes"] += su.header_bytes
+        tot["other_bytes"] += su.other_bytes
     biggest = [b for _, _, b in sorted(heap, key=lambda x: (-x[0], -x[1]))]
     described = _describe(biggest)
     sessions.sort(key=lambda s: (-s.size, created_key({"timestamp": s.created_at})))
     return DuReport(sessions, tot["size"], tot["entries"], tot["entry_bytes"], tot["header_bytes"], tot["other_bytes"],
                     where_all, where_n_all, _kinds_json(kinds_all), {"count": img_all[0], "bytes": img_all[1]},
                     described, skipped)
+
+
+def _file_usage(path: str, reader: str, top: int, tick, pi_version: str) -> tuple:
+    """One file's figures as plain values (what the cache keeps of it): the ``SessionUsage``
+    fields (``largest`` a tuple of ``BigEntry``'s), its ``(kind, (entries, bytes))`` pairs and its
+    ``top`` largest entries (``BigEntry`` tuples) in file order."""
+    session, note, header_bytes, rows = _read_indexed(path, reader, tick, pi_version) or \
+        _read_scanned(path, reader, tick, pi_version)
+    pl = place(session, branches=False)
+    h = session.header if isinstance(session.header, dict) else {}
+    sid = h.get("id")
+    kinds: dict = {}
+    where = dict.fromkeys(WHERE, 0)
+    where_n = dict.fromkeys(WHERE, 0)
+    entry_bytes = 0
+    n_img = img_bytes = 0
+    largest = None
+    no_image = (0, 0)
+    heap: list = []  # (bytes, -position, row) smallest first: ties keep the earlier entry, as the set's heap does
+    for i, number, offset, size, k, im in rows:
+        entry_bytes += size
+        c = kinds.get(k)
+        kinds[k] = (1, size) if c is None else (c[0] + 1, c[1] + size)
+        w = pl.where[i]
+        where[w] += size
+        where_n[w] += 1
+        im = im or no_image
+        n_img += im[0]
+        img_bytes += im[1]
+        if largest is None or size > largest[0]:
+            largest = (size, i, number, offset, k, im)
+        if top > 0 and (len(heap) < top or size > heap[0][0]):
+            (heapq.heappush if len(heap) < top else heapq.heapreplace)(heap, (size, -i, (i, number, offset, size, k, w, im)))
+
+    def big(i, number, offset, size, k, w, im) -> tuple:
+        return (path, sid, entry_id(session.entries[i]), number, offset, size, k[0], k[1], w, im[0], im[1])
+
+    big_one = None
+    if largest is not None:
+        size, i, number, offset, k, im = largest
+        big_one = big(i, number, offset, size, k, pl.where[i], im)
+    other = max(0, session.raw.size - entry_bytes - header_bytes)
+    fields = (path, sid, session_name(session), h.get("cwd"), h.get("timestamp"), session.reader,
+              session.raw.size, len(session.entries), entry_bytes, header_bytes, other, where, where_n,
+              _kinds_json(kinds), {"count": n_img, "bytes": img_bytes}, big_one, note)
+    return fields, list(kinds.items()), [big(*row) for _, _, row in sorted(heap, key=lambda x: -x[1])]
 
 
 def _read_scanned(path: str, reader: str, tick, pi_version: str = versions.CURRENT) -> tuple:

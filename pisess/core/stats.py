@@ -18,10 +18,10 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
-from . import js, versions
+from . import cache, js, versions
 from .errors import JSError, PisessError
 from .js import UNDEF, get
 from .sessionset import WHERE, created_key, entry_id, header_of, open_lenient, place, scan_visit, session_name
@@ -326,6 +326,20 @@ def compute_stats(paths: list[str], *, reader: str = "auto", by: str | None = No
     bp_total = ab_total = 0
 
     for path in order:
+        # a session that is neither a fork nor a parent in the set counts alone: its figures can be
+        # the cache's (``by`` groups are left to the read)
+        lone = f"stats:{reader}:{pi_version}" if by is None and path not in parent_of and path not in children_left \
+            else None
+        got = cache.recall(path, lone) if lone else None
+        if got is not None:
+            own, own_where, ss = _thaw(got[0])
+            total.merge(own)
+            for w in WHERE:
+                where_t[w].merge(own_where[w])
+            bp_total += ss.branch_points
+            ab_total += ss.abandoned_branches
+            results.append(ss)
+            continue
         facts: dict[int, Fact] = {}
 
         def visit(number: int, v: Any, _raw: bytes, facts: dict = facts) -> None:
@@ -415,6 +429,8 @@ def compute_stats(paths: list[str], *, reader: str = "auto", by: str | None = No
             h.get("parentSession") if isinstance(h.get("parentSession"), str) else None,
             parent if parent_keys is not None else None,
             pl.branch_points, len(roots), pl.leaf_id if pl.leaf_id is not UNDEF else None, note))
+        if lone:
+            cache.remember(path, lone, _frozen(own, own_where, results[-1]))
 
     results.sort(key=lambda s: created_key({"timestamp": s.created_at}))
     out_groups = []
@@ -433,6 +449,25 @@ def compute_stats(paths: list[str], *, reader: str = "auto", by: str | None = No
         out_groups = [{**labels[k], **groups[k].to_json()} for k in order_keys]
     return StatsReport(results, total.to_json(), {w: where_t[w].to_json() for w in WHERE}, copied.to_json(), forks,
                        by, out_groups, skipped, bp_total, ab_total)
+
+
+def _frozen(own: Tally, own_where: dict, ss: SessionStats) -> tuple:
+    """A lone session's figures as plain values (what the cache keeps of it)."""
+    def state(t: Tally) -> list:
+        return [getattr(t, k) for k in Tally.__slots__]
+
+    return state(own), [state(own_where[w]) for w in WHERE], [getattr(ss, f.name) for f in fields(SessionStats)]
+
+
+def _thaw(value: tuple) -> tuple:
+    def tally(state: list) -> Tally:
+        t = Tally.__new__(Tally)
+        for k, v in zip(Tally.__slots__, state, strict=True):
+            setattr(t, k, v)
+        return t
+
+    own, where, ss = value
+    return tally(own), {w: tally(st) for w, st in zip(WHERE, where, strict=True)}, SessionStats(*ss)
 
 
 def _from(session, root: Any) -> Any:
