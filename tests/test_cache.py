@@ -166,6 +166,8 @@ def test_where_the_cache_lives_and_its_modes(tmp_path):
     assert cache.default_directory({}, "/home/u") == "/home/u/.cache/pisess"
     assert cache.from_environ({"PISESS_CACHE": "off"}, "/h").directory is None
     assert cache.from_environ({"PISESS_CACHE": "on"}, "/h").directory == "/h/.cache/pisess"
+    assert cache.from_environ({"PISESS_CACHE": "on"}, "/h").smallest == cache.WHOLE_PRINT  # small files: no entry
+    assert cache.from_environ({"PISESS_CACHE": "all"}, "/h").smallest == 0
     where = tmp_path / "c" / "pisess"
     path = tmp_path / "s.jsonl"
     _write(path, [header(), *_conversation(5)])

@@ -82,9 +82,11 @@ def default_directory(environ: Mapping[str, str], home: str) -> str:
 
 def from_environ(environ: Mapping[str, str], home: str) -> Settings:
     """The CLI's settings: the default directory, or none with ``PISESS_CACHE=off`` (also ``0``,
-    ``no``, ``false``)."""
-    off = environ.get("PISESS_CACHE", "").strip().lower() in ("off", "0", "no", "false")
-    return Settings(directory=None if off else default_directory(environ, home))
+    ``no``, ``false``); ``PISESS_CACHE=all`` indexes small files too (the tests' warm runs)."""
+    value = environ.get("PISESS_CACHE", "").strip().lower()
+    off = value in ("off", "0", "no", "false")
+    return Settings(directory=None if off else default_directory(environ, home),
+                    smallest=0 if value == "all" else Settings.smallest)
 
 
 # --- the read ------------------------------------------------------------------------------------
