@@ -511,3 +511,53 @@ def test_a_warm_set_reads_no_session_whole(tmp_path, cache_dir, monkeypatch):
     # only the fork pair is read again, by stats (its copies are matched entry by entry)
     assert sorted(n for n, _ in calls) == ["scan_visit", "scan_visit"]
     assert {Path(p).name[-8:] for _, p in calls} == {"s0.jsonl", "s3.jsonl"}
+
+
+# --- watch resumes from the cached end -----------------------------------------------------------------
+
+
+def _watch_picture(w) -> tuple:
+    s = w.state
+    return (s.entries, s.branches, s.context_tokens(), s.cost, s.name, s.model, s.thinking, s.leaf, s.last_line,
+            s.damaged, [(n, e) for n, e in s.recent], w.tail.offset, w.tail.line)
+
+
+def test_watch_resumes_from_the_kept_state(tmp_path, cache_dir, monkeypatch):
+    """A second watch of a grown file reads only the appended bytes, and then sees what a watch
+    that read the whole file sees: the same state, the same damage, the same events next."""
+    from pisess.core import follow
+
+    path = tmp_path / "s.jsonl"
+    lines = [header(), *_conversation(30), b"{oops", {"type": "session_info", "id": "i1", "parentId": "e29",
+                                                        "timestamp": "2026-01-01T00:00:00.000Z", "name": "n"}]
+    lines[5]["parentId"] = "e1"  # a branch
+    _write(path, lines)
+    first = follow.Watch(str(path))
+    first_damage = first.start(0.0)
+    assert first_damage and list(cache_dir.glob("*.state-watch"))
+    with path.open("ab") as fh:
+        fh.write(b"".join(_line(x) for x in _conversation(4, 30, "i1")))
+    reads: list = []
+    real = follow.Tail._read_lines
+    monkeypatch.setattr(follow.Tail, "_read_lines", lambda self, *a: reads.append(self.offset) or real(self, *a))
+    resumed = follow.Watch(str(path))
+    damage = resumed.start(1.0)
+    assert reads == [first.tail.offset]  # from the kept end, not from 0
+    previous = cache.configure(cache.Settings())
+    try:
+        fresh = follow.Watch(str(path))
+        fresh_damage = fresh.start(1.0)
+    finally:
+        cache.configure(previous)
+    assert [e.to_json() for e in damage] == [e.to_json() for e in fresh_damage]
+    assert _watch_picture(resumed) == _watch_picture(fresh)
+    with path.open("ab") as fh:
+        fh.write(_line(user("z", "e3")) + _line(assistant("z2", "z")))
+    assert [e.to_json() for e in resumed.poll(2.0)] == [e.to_json() for e in fresh.poll(2.0)]
+    assert _watch_picture(resumed) == _watch_picture(fresh)
+    # a rewritten file is read from the start
+    _write(path, [header(id="other"), *_conversation(3)])
+    reads.clear()
+    again = follow.Watch(str(path))
+    again.start(3.0)
+    assert reads == [0] and again.state.entries == 3

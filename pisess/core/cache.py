@@ -520,6 +520,57 @@ def flush() -> None:
         evict(directory, current().cap)
 
 
+# --- a reader's state at the cached end (watch) ---------------------------------------------------
+#
+# ``<key>.state-<kind>`` beside the index entry: the file's identity, the size the state was read
+# up to (a line end), that prefix's fingerprint, and the state as plain values.  Used where the
+# file still starts with that prefix: the reader goes on from there, as after any append.
+
+
+def resume(path: str, kind: str) -> tuple[int, Any] | None:
+    """``(size, state)`` kept by ``keep`` for a prefix the file at ``path`` still starts with."""
+    directory = _settings.directory
+    if directory is None:
+        return None
+    try:
+        st = os.stat(path)
+        with open(_state_path(directory, path, st, kind), "rb") as fh:
+            meta, state = _unframe(fh.read())
+        cached_path, dev, ino, size, print_ = meta
+        if (cached_path, dev, ino) != (os.path.abspath(path), st.st_dev, st.st_ino) or st.st_size < size:
+            return None
+        with open(path, "rb") as fh:
+            if fingerprint(fh, size) != print_:
+                return None
+        return size, state
+    except Exception:  # noqa: BLE001 - missing, unreadable, damaged or another file's: read from the start
+        return None
+
+
+def keep(path: str, kind: str, size: int, state: Any) -> None:
+    """Keep ``state``, what a reader built from the first ``size`` bytes (a line end) of ``path``."""
+    directory = _settings.directory
+    if directory is None or size <= 0:
+        return
+    try:
+        st = os.stat(path)
+        with open(path, "rb") as fh:
+            print_ = fingerprint(fh, size)
+        data = _frame(((os.path.abspath(path), st.st_dev, st.st_ino, size, print_), state)) if print_ else None
+        if data is not None and _ready(directory):
+            write_atomic(_state_path(directory, path, st, kind), data)
+            _evict_once(directory, "")
+    except OSError:
+        pass
+
+
+def _state_path(directory: str, path: str, st: os.stat_result, kind: str) -> str:
+    return entry_path(directory, path, st)[:-len(SUFFIX)] + STATE + kind
+
+
+STATE = ".state-"
+
+
 def _ready(directory: str) -> bool:
     """The directory exists, is ours and is 0700 (made so when missing)."""
     os.makedirs(directory, mode=0o700, exist_ok=True)
@@ -569,7 +620,7 @@ def _listing(directory: str) -> list[tuple[float, int, str]]:
     try:
         with os.scandir(directory) as it:
             for d in it:
-                if d.name.endswith((SUFFIX, SUMS, BUNDLE)) and d.is_file(follow_symlinks=False):
+                if (d.name.endswith((SUFFIX, SUMS, BUNDLE)) or STATE in d.name) and d.is_file(follow_symlinks=False):
                     try:
                         st = d.stat(follow_symlinks=False)
                     except OSError:

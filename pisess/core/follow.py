@@ -397,8 +397,56 @@ class Watch:
         self.last_append: float | None = None
 
     def start(self, now: float) -> list[Event]:
-        """Read the file as it is; only damage is returned (the rest is the summary's)."""
-        return self._read(now, quiet=True)
+        """Read the file as it is; only damage is returned (the rest is the summary's).  Where the
+        cache kept the state at an earlier end of this file, only what came after it is read."""
+        from . import cache
+
+        got = cache.resume(self.path, "watch")
+        if got is not None:
+            try:
+                damage = self._restore(got[1])
+            except (ValueError, TypeError, KeyError):  # another shape of state: read from the start
+                self.__init__(self.path, cost_of=self._cost_of, stat=self.tail._stat, live_seconds=self._live)
+            else:
+                if self.tail.offset == got[0]:
+                    out = damage + self._read(now, quiet=True)
+                    if self.tail.offset - got[0] > cache.REFRESH_AFTER:
+                        self._keep(out)
+                    return out
+                self.__init__(self.path, cost_of=self._cost_of, stat=self.tail._stat, live_seconds=self._live)
+        out = self._read(now, quiet=True)
+        self._keep(out)
+        return out
+
+    def _keep(self, out: list) -> None:
+        from . import cache
+
+        if not self.tail.missing:
+            try:
+                state = _plain((self._tail_state(), _fields_of(self.state, "_cost_of"), out))
+            except ValueError:  # a value the cache cannot hold: nothing kept
+                return
+            cache.keep(self.path, "watch", self.tail.offset, state)
+
+    def _tail_state(self) -> tuple:
+        t = self.tail
+        return t.offset, t.line, t._guard, t._head, t._ino
+
+    def _restore(self, plain: Any) -> list[Event]:
+        (offset, line, guard, head, ino), state, damage = _unplain(plain)
+        self.tail.offset, self.tail.line, self.tail._guard, self.tail._head, self.tail._ino = offset, line, guard, head, ino
+        s = SessionState(self._cost_of)
+        writers = state.pop("_writers")
+        for k, v in state.items():
+            if not hasattr(s, k):
+                raise KeyError(k)
+            setattr(s, k, v)
+        role_of = s._writers._role_of
+        for k, v in writers.items():
+            setattr(s._writers, k, v)
+        s._writers._role_of = role_of
+        self.state = s
+        return damage
 
     def poll(self, now: float) -> list[Event]:
         return self._read(now, quiet=False)
@@ -444,3 +492,64 @@ class Watch:
     @property
     def has_pending(self) -> bool:
         return self._pending_since is not None
+
+
+# --- the state as plain values (what the cache can hold) --------------------------------------------
+
+
+def _fields_of(obj: Any, *leave: str) -> dict:
+    """An object's attributes but ``leave`` (callables the owner passes in again)."""
+    out = {k: v for k, v in vars(obj).items() if k not in leave}
+    if "_writers" in out:
+        out["_writers"] = _fields_of(out["_writers"], "_role_of")
+    return out
+
+
+_CLASSES: dict = {}
+
+
+def _classes() -> dict:
+    if not _CLASSES:
+        from .writers import Alternation, Tip, _Run
+
+        _CLASSES.update((c.__name__, c) for c in (_Node, _Run, Alternation, Tip, Event))
+    return _CLASSES
+
+
+def _plain(v: Any) -> Any:
+    """Tuples tagged ``("t", items)``, the state's dataclasses ``("d", name, fields)``; JSON values,
+    sets of plain keys and bytes as they are.  Anything else raises ``ValueError``."""
+    t = type(v)
+    if v is None or t in (str, int, float, bool, bytes):
+        return v
+    if t is list:
+        return [_plain(x) for x in v]
+    if t is dict:
+        for k in v:
+            if type(k) not in (str, int, float, bool) and k is not None:
+                raise ValueError("a key the cache cannot hold")
+        return {k: _plain(x) for k, x in v.items()}
+    if t is tuple:
+        return ("t", [_plain(x) for x in v])
+    if t in (set, frozenset) and all(type(x) in (str, int) for x in v):
+        return v
+    if t is _Node:  # (most of the state: one per entry)
+        return ("d", "_Node", [v.line, v.offset, _plain(v.parent), v.own, v.ctx])
+    if _classes().get(t.__name__) is t:
+        from dataclasses import fields
+
+        return ("d", t.__name__, [_plain(getattr(v, f.name)) for f in fields(v)])
+    raise ValueError(f"{t.__name__} is not kept in the cache")
+
+
+def _unplain(v: Any) -> Any:
+    t = type(v)
+    if t is list:
+        return [_unplain(x) for x in v]
+    if t is dict:
+        return {k: _unplain(x) for k, x in v.items()}
+    if t is tuple:
+        if v[0] == "t":
+            return tuple(_unplain(x) for x in v[1])
+        return _classes()[v[1]](*(_unplain(x) for x in v[2]))
+    return v
