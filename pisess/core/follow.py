@@ -405,7 +405,7 @@ class Watch:
         if got is not None:
             try:
                 damage = self._restore(got[1])
-            except (ValueError, TypeError, KeyError):  # another shape of state: read from the start
+            except (ValueError, TypeError, KeyError, OSError):  # another shape of state: read from the start
                 self.__init__(self.path, cost_of=self._cost_of, stat=self.tail._stat, live_seconds=self._live)
             else:
                 if self.tail.offset == got[0]:
@@ -422,9 +422,14 @@ class Watch:
         from . import cache
 
         if not self.tail.missing:
+            fields = _fields_of(self.state, "_cost_of")
             try:
-                state = _plain((self._tail_state(), _fields_of(self.state, "_cost_of"), out))
-            except ValueError:  # a value the cache cannot hold: nothing kept
+                # the last entries as where they are (read again from the file), not their text
+                fields["recent"] = [(line, self.state.nodes[e["id"]].offset) for line, e in fields["recent"]]
+                if any(self.state.nodes[e["id"]].line != line for line, e in self.state.recent):
+                    return
+                state = _plain((self._tail_state(), fields, out))
+            except (ValueError, KeyError, TypeError):  # a value the cache cannot hold: nothing kept
                 return
             cache.keep(self.path, "watch", self.tail.offset, state)
 
@@ -437,6 +442,15 @@ class Watch:
         self.tail.offset, self.tail.line, self.tail._guard, self.tail._head, self.tail._ino = offset, line, guard, head, ino
         s = SessionState(self._cost_of)
         writers = state.pop("_writers")
+        recent = []
+        with open(self.path, "rb") as fh:
+            for line_no, at in state.pop("recent"):
+                fh.seek(at)
+                e = parse_json(fh.readline().rstrip(b"\n"))
+                if not isinstance(e, dict):
+                    raise ValueError("not the entry kept")
+                recent.append((line_no, e))
+        s.recent = recent
         for k, v in state.items():
             if not hasattr(s, k):
                 raise KeyError(k)
