@@ -58,7 +58,7 @@ class Using:
     """The cache configured in ``directory`` for the test (the suite's own is put back after)."""
 
     def __init__(self, directory: Path, cap: int = cache.DEFAULT_CAP) -> None:
-        self.settings = cache.Settings(directory=str(directory), cap=cap)
+        self.settings = cache.Settings(directory=str(directory), cap=cap, smallest=0)  # the tests' files are small
 
     def __enter__(self) -> Using:
         self.previous = cache.configure(self.settings)
@@ -166,6 +166,8 @@ def test_where_the_cache_lives_and_its_modes(tmp_path):
     assert cache.default_directory({}, "/home/u") == "/home/u/.cache/pisess"
     assert cache.from_environ({"PISESS_CACHE": "off"}, "/h").directory is None
     assert cache.from_environ({"PISESS_CACHE": "on"}, "/h").directory == "/h/.cache/pisess"
+    assert cache.from_environ({"PISESS_CACHE": "on"}, "/h").smallest == cache.WHOLE_PRINT  # small files: no entry
+    assert cache.from_environ({"PISESS_CACHE": "all"}, "/h").smallest == 0
     where = tmp_path / "c" / "pisess"
     path = tmp_path / "s.jsonl"
     _write(path, [header(), *_conversation(5)])
@@ -365,7 +367,7 @@ def _apply(path: Path, directory: Path, op: tuple, pending: list) -> None:
         tmp.write_bytes(_line(header()) + b"".join(op[1]))
         os.replace(tmp, path)
     elif kind == "damage":
-        for e in _entries(directory):
+        for e in [*_entries(directory), *sorted(directory.glob("*.sum"))]:
             good = e.read_bytes()
             e.write_bytes(good[: len(good) // 3] if op[1] == "cut" else os.urandom(len(good)))
 
@@ -433,3 +435,142 @@ def test_blank_lines_appended_after_entries_that_do_not_follow_one_another(tmp_p
     with path.open("ab") as fh:
         fh.write(b"\n\n")
     assert_same_as_fresh(str(path))
+
+
+# --- per-file summaries: ls --long, stats --all, du --all -------------------------------------------
+
+SET_VIEWS = (("ls", "--all", "--long", "--json"), ("stats", "--all", "--json"), ("du", "--all", "--json"),
+             ("du", "--all", "--top", "3", "--json"), ("search", "message 1", "--all", "--json"))
+
+
+def _set_views(root: Path, *extra: str) -> list:
+    out = []
+    for cmd, *opts in SET_VIEWS:
+        r = RUNNER.invoke(app, [cmd, *opts, "--sessions-dir", str(root), *extra], catch_exceptions=False)
+        out.append((cmd, r.exit_code, r.stdout))
+    return out
+
+
+def _a_set(root: Path) -> list[Path]:
+    """Four sessions of one project, one of them a fork of another (counted apart by stats)."""
+    d = root / "--work-project--"
+    d.mkdir(parents=True)
+    paths = []
+    for k in range(4):
+        p = d / f"2026-01-0{k + 1}T00-00-00-000Z_s{k}.jsonl"
+        h = header(id=f"s{k}", timestamp=f"2026-01-0{k + 1}T00:00:00.000Z", cwd="/work/project")
+        if k == 3:
+            h["parentSession"] = str(paths[0])
+        lines = [h, *_conversation(6 + 3 * k)]
+        for j, x in enumerate(lines[2::2]):
+            x["message"]["usage"] = {"input": j + k, "output": 2, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 3,
+                                     "cost": {"total": 0.1 * (j + 1)}}
+        _write(p, lines)
+        paths.append(p)
+    return paths
+
+
+def test_many_file_views_through_the_summaries_are_the_fresh_read(tmp_path, cache_dir):
+    """ls --long, stats --all, du --all (and search's placing) through the cache say what they say
+    without it: cold, warm, and after appends, a same-size rewrite, a truncation and a replacement."""
+    root = tmp_path / "sessions"
+    paths = _a_set(root)
+
+    def same() -> None:
+        fresh = _set_views(root, "--no-cache")
+        assert _set_views(root) == fresh
+        assert _set_views(root) == fresh
+
+    same()
+    assert list(cache_dir.glob("*.sum"))  # the summaries were kept
+    with paths[1].open("ab") as fh:
+        fh.write(b"".join(_line(x) for x in _conversation(2, 20, "e8")))
+    same()
+    data = bytearray(paths[2].read_bytes())
+    at = data.rindex(b"message ")
+    data[at] = ord("M")  # same size, a changed byte
+    paths[2].write_bytes(bytes(data))
+    same()
+    with paths[0].open("r+b") as fh:
+        fh.truncate(paths[0].stat().st_size // 2)
+    same()
+    tmp = paths[3].with_suffix(".new")
+    tmp.write_bytes(_line(header(id="s3b")) + b"".join(_line(x) for x in _conversation(3)))
+    os.replace(tmp, paths[3])
+    same()
+    for b in cache_dir.glob("*.sum"):
+        b.write_bytes(b.read_bytes()[:50])  # cut short: a miss, made again
+    same()
+
+
+def test_a_warm_set_reads_no_session_whole(tmp_path, cache_dir, monkeypatch):
+    """Warm, ls --long, du --all and stats --all (of the sessions without forks) take each file's
+    figures from the cache: none of them is read whole again."""
+    from pisess.core import du, stats, summary
+
+    root = tmp_path / "sessions"
+    _a_set(root)
+    views = [v for v in SET_VIEWS if v[0] != "search"]
+    cold = [x for x in _set_views(root) if x[0] != "search"]
+    calls: list = []
+    for mod, name in ((summary, "summarize_file"), (du, "_file_usage"), (stats, "scan_visit")):
+        real = getattr(mod, name)
+        monkeypatch.setattr(mod, name, lambda *a, _real=real, _n=name, **k: calls.append((_n, a[0])) or _real(*a, **k))
+    warm = []
+    for cmd, *opts in views:
+        r = RUNNER.invoke(app, [cmd, *opts, "--sessions-dir", str(root)], catch_exceptions=False)
+        warm.append((cmd, r.exit_code, r.stdout))
+    assert warm == cold
+    # only the fork pair is read again, by stats (its copies are matched entry by entry)
+    assert sorted(n for n, _ in calls) == ["scan_visit", "scan_visit"]
+    assert {Path(p).name[-8:] for _, p in calls} == {"s0.jsonl", "s3.jsonl"}
+
+
+# --- watch resumes from the cached end -----------------------------------------------------------------
+
+
+def _watch_picture(w) -> tuple:
+    s = w.state
+    return (s.entries, s.branches, s.context_tokens(), s.cost, s.name, s.model, s.thinking, s.leaf, s.last_line,
+            s.damaged, [(n, e) for n, e in s.recent], w.tail.offset, w.tail.line)
+
+
+def test_watch_resumes_from_the_kept_state(tmp_path, cache_dir, monkeypatch):
+    """A second watch of a grown file reads only the appended bytes, and then sees what a watch
+    that read the whole file sees: the same state, the same damage, the same events next."""
+    from pisess.core import follow
+
+    path = tmp_path / "s.jsonl"
+    lines = [header(), *_conversation(30), b"{oops", {"type": "session_info", "id": "i1", "parentId": "e29",
+                                                        "timestamp": "2026-01-01T00:00:00.000Z", "name": "n"}]
+    lines[5]["parentId"] = "e1"  # a branch
+    _write(path, lines)
+    first = follow.Watch(str(path))
+    first_damage = first.start(0.0)
+    assert first_damage and list(cache_dir.glob("*.state-watch"))
+    with path.open("ab") as fh:
+        fh.write(b"".join(_line(x) for x in _conversation(4, 30, "i1")))
+    reads: list = []
+    real = follow.Tail._read_lines
+    monkeypatch.setattr(follow.Tail, "_read_lines", lambda self, *a: reads.append(self.offset) or real(self, *a))
+    resumed = follow.Watch(str(path))
+    damage = resumed.start(1.0)
+    assert reads == [first.tail.offset]  # from the kept end, not from 0
+    previous = cache.configure(cache.Settings())
+    try:
+        fresh = follow.Watch(str(path))
+        fresh_damage = fresh.start(1.0)
+    finally:
+        cache.configure(previous)
+    assert [e.to_json() for e in damage] == [e.to_json() for e in fresh_damage]
+    assert _watch_picture(resumed) == _watch_picture(fresh)
+    with path.open("ab") as fh:
+        fh.write(_line(user("z", "e3")) + _line(assistant("z2", "z")))
+    assert [e.to_json() for e in resumed.poll(2.0)] == [e.to_json() for e in fresh.poll(2.0)]
+    assert _watch_picture(resumed) == _watch_picture(fresh)
+    # a rewritten file is read from the start
+    _write(path, [header(id="other"), *_conversation(3)])
+    reads.clear()
+    again = follow.Watch(str(path))
+    again.start(3.0)
+    assert reads == [0] and again.state.entries == 3

@@ -4,6 +4,8 @@ lenient cli parse (§2.3, §4.2), leaf rules, labels and session names (§5)."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import DROP, assistant, entry, header, ids, user, write_bytes, write_session
 from pisess.core.errors import PisessError
@@ -509,3 +511,26 @@ def test_dumps_writes_numbers_as_json_stringify():
     doc = parse_json(b'{"tokens":12345678901234567890,"f":1.5e17,"big":2.5e21,"tiny":1e-7,"s":"1e5 \\"2e7\\""}')
     assert dumps(doc) == (b'{"tokens":12345678901234567000,"f":150000000000000000,"big":2.5e+21,"tiny":1e-7,'
                           b'"s":"1e5 \\"2e7\\""}')
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.recursive(st.one_of(st.floats(allow_nan=False, allow_infinity=False), st.integers(-10**6, 10**6),
+                              st.text(alphabet=st.sampled_from('0123456789e+-.:,"\\ \x00[]{}'), max_size=12)),
+                    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=3), inner, max_size=4),
+                    max_leaves=12))
+def test_dumps_rewrites_numbers_only_outside_strings(value):
+    """Whatever strings hold (exponents, quotes, backslashes, NULs): they come out as they went in,
+    and every number reads back as the same double."""
+    import json as std_json
+
+    from pisess.core.jsonl import dumps
+
+    def doubles(v):
+        if isinstance(v, dict):
+            return {k: doubles(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [doubles(x) for x in v]
+        return float(v) if isinstance(v, (int, float)) else v
+
+    for indent in (False, True):
+        assert doubles(std_json.loads(dumps(value, indent), parse_int=int)) == doubles(value)

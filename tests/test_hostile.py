@@ -1153,3 +1153,35 @@ def test_zz_corpus_unchanged(request, corpus_name):
     after = tree_snapshot(c.root)
     assert after == c.snapshot, "\n".join(diff_snapshots(c.snapshot, after)[:20])
     assert os.listdir(c.home) == [], f"something was written to $HOME: {os.listdir(c.home)}"
+
+
+# --- the same through a warm cache ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", quick_or_slow(CASE_NAMES, QUICK_CASES))
+def test_file_warm_cache(corpus_rw, tmp_path, name):
+    """Every file command (and stats, du) through a cache its first run wrote (small files
+    indexed too, ``PISESS_CACHE=all``): the checks above hold, and stdout and the exit code are
+    those of the run without a cache (but for fork, whose new session id differs on every run)."""
+    c = corpus_rw
+    case = c.case(name)
+    invs = [i for command in FILE_COMMANDS for i in file_invocations(c, name, command)]
+    if name not in QUICK_CASES:  # (the slow rest: --json only, where the comparison is exact, to bound the time)
+        invs = [i for i in invs if i.mode == "json"]
+    invs += [Inv([cmd, case.path, "--json"], "json", (name, cmd), f"{cmd} --json (cache)") for cmd in ("stats", "du")]
+    warm_env = {**c.env, "XDG_CACHE_HOME": str(tmp_path / "xdg"), "PISESS_CACHE": "all"}
+    w = Watch(watch_paths(case), c.root, True)
+    args = [i.args for i in invs]
+    off = run_many(args, {**c.env, "PISESS_CACHE": "off"})
+    run_many(args, warm_env)  # cold: the entries and summaries written
+    warm = run_many(args, warm_env)
+    # (stats and du are held to the run without a cache only: a file they skip exits non-zero
+    # with a skipped list, not the error object the file commands' contract asks for)
+    files = [k for k, i in enumerate(invs) if i.key[1] in FILE_COMMANDS]
+    failures = check_results([invs[k] for k in files], [warm[k] for k in files], w.changes(),
+                             extra=case_extra(c, name))
+    failures += [f"{i.label}: through the warm cache exit {a.code}, stdout {a.out[:300]!r}; without it exit "
+                 f"{b.code}, stdout {b.out[:300]!r}" for i, a, b in zip(invs, warm, off)
+                 if (a.code, a.out) != (b.code, b.out) and not a.timed_out and not b.timed_out
+                 and i.key[1] != "fork"]  # (a fork's dry run names a new session: its own id and time)
+    assert not failures, "\n\n".join(failures)

@@ -139,7 +139,8 @@ def test_an_index_from_the_cache_has_nothing_gathered(tmp_path, monkeypatch):
     """A cached prefix was not parsed by this read: the breakdown folds it as before."""
     from pisess.core import cache
 
-    monkeypatch.setattr(cache, "_settings", cache.Settings(directory=str(tmp_path / "cache")))
+    # (smallest=0: a file this small gets an index entry too)
+    monkeypatch.setattr(cache, "_settings", cache.Settings(directory=str(tmp_path / "cache"), smallest=0))
     path = random_session(tmp_path, 5)
     first = open_session(path, "cli", light=True, pi_version="1.6.0", gather=UsageGather)
     assert gathered_usage(first) is not None

@@ -96,10 +96,13 @@ def without_cache_option(fn: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(fn)
     def run(*args: Any, no_cache: bool = False, **kwargs: Any) -> Any:
-        if not no_cache:
-            return fn(*args, **kwargs)
         from pisess.core import cache
 
+        if not no_cache:
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                cache.flush()  # the per-file summaries the command made (one write per directory)
         previous = cache.configure(cache.Settings(directory=None, cap=cache.current().cap))
         try:
             return fn(*args, **kwargs)

@@ -34,9 +34,10 @@ def ls(
                             sort=sort.lower() if sort else None, whole=long)
     details = None
     if long:
+        from pisess.core.cache import summary
         from pisess.core.summary import summarize_file
 
-        details = {s.path: summarize_file(s.path) for s in listing.sessions}
+        details = {s.path: summary(s.path, "ls-long", lambda p=s.path: summarize_file(p)) for s in listing.sessions}
     unreadable = listing.unreadable
     common.note_unreadable(unreadable)
     if json_out:

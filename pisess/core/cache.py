@@ -51,6 +51,10 @@ class Settings:
 
     directory: str | None = None
     cap: int = DEFAULT_CAP
+    # Files smaller than this get no index entry: checking one reads the whole file anyway (the
+    # fingerprint of up to ``WHOLE_PRINT`` bytes is all of them), and writing 10,000 entries for
+    # 10,000 small sessions costs more than it ever saves.
+    smallest: int = WHOLE_PRINT
 
 
 _settings = Settings()
@@ -78,9 +82,11 @@ def default_directory(environ: Mapping[str, str], home: str) -> str:
 
 def from_environ(environ: Mapping[str, str], home: str) -> Settings:
     """The CLI's settings: the default directory, or none with ``PISESS_CACHE=off`` (also ``0``,
-    ``no``, ``false``)."""
-    off = environ.get("PISESS_CACHE", "").strip().lower() in ("off", "0", "no", "false")
-    return Settings(directory=None if off else default_directory(environ, home))
+    ``no``, ``false``); ``PISESS_CACHE=all`` indexes small files too (the tests' warm runs)."""
+    value = environ.get("PISESS_CACHE", "").strip().lower()
+    off = value in ("off", "0", "no", "false")
+    return Settings(directory=None if off else default_directory(environ, home),
+                    smallest=0 if value == "all" else Settings.smallest)
 
 
 # --- the read ------------------------------------------------------------------------------------
@@ -103,7 +109,7 @@ def scan(path: str, scan_compact: Callable[[str], CompactIndex | None] | None = 
         return scan_compact(path)  # the scan reports what is wrong
     import stat as stat_mod
 
-    if not stat_mod.S_ISREG(st.st_mode):
+    if not stat_mod.S_ISREG(st.st_mode) or st.st_size < _settings.smallest:
         return scan_compact(path)
     entry = entry_path(directory, path, st)
     ix = _from_entry(entry, path, st)
@@ -343,9 +349,20 @@ def _store(entry: str, path: str, st: os.stat_result, ix: CompactIndex) -> None:
         write_atomic(entry, data)
         ix.cached = Prefix(entry, ix.size, print_, len(ix.ids), {})
         _unlink(entry[:-len(SUFFIX)] + SUMS)
-        evict(directory, current().cap, keep=entry)
+        _evict_once(directory, entry)
     except OSError:
         return
+
+
+_evicted: set = set()  # directories kept under the cap by this process since the last ``flush``
+
+
+def _evict_once(directory: str, keep: str) -> None:
+    """``evict`` after the first write of a process (and again at ``flush``), not after every one:
+    listing a directory of 10,000 entries after each of 10,000 writes would cost more than the reads."""
+    if directory not in _evicted:
+        _evicted.add(directory)
+        evict(directory, current().cap, keep=keep)
 
 
 # --- per-file summaries ------------------------------------------------------------------------------
@@ -394,6 +411,175 @@ def _store_summaries(note: Prefix) -> None:
             write_atomic(note.entry[:-len(SUFFIX)] + SUMS, data)
     except OSError:
         pass
+
+
+# --- summaries of whole files ----------------------------------------------------------------------
+#
+# What a command that reads many files keeps of each (``ls --long``'s details, ``du``'s and
+# ``stats``'s per-session figures): one bundle per directory and kind of summary,
+# ``<key>.sum`` = {path as given: (device, inode, size, mtime_ns, fingerprint, marshal'd value)}.
+# One file per directory rather than one per session: 10,000 sessions are one read, not 10,000.
+# A summary is used only for the very file it was made of: same device, inode, size and mtime, and
+# the same fingerprint (the index's check; the whole file up to 64 KiB).
+
+BUNDLE = ".sum"
+_bundles: dict = {}  # (directory, kind) -> [bundle path, {path: record}, dirty]
+
+
+def summary(path: str, kind: str, compute: Callable[[], Any]) -> Any:
+    """``compute()``, the summary of the file at ``path``: from the cache when it holds one of this
+    ``kind`` for the file as it is now, else computed and kept (written by ``flush``).  ``kind``
+    names everything besides the file's bytes that the value depends on (reader, pi version, ...)."""
+    got = recall(path, kind)
+    if got is not None:
+        return got[0]
+    value = compute()
+    remember(path, kind, value)
+    return value
+
+
+_seen: dict = {}  # (path, kind) -> the stat of the file when it was looked up (``remember`` compares)
+
+
+def recall(path: str, kind: str) -> tuple[Any] | None:
+    """``(value,)`` of the cached summary of ``path``, or ``None`` (then ``remember`` it)."""
+    directory = _settings.directory
+    if directory is None:
+        return None
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    _seen[(path, kind)] = st
+    rec = _bundle(directory, path, kind)[1].get(path)
+    if rec is None or rec[:4] != (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns):
+        return None
+    try:
+        with open(path, "rb") as fh:
+            if fingerprint(fh, st.st_size) != rec[4]:
+                return None
+        return (marshal.loads(rec[5]),)
+    except (OSError, ValueError, EOFError, TypeError):
+        return None
+
+
+def remember(path: str, kind: str, value: Any) -> None:
+    """Keep ``value`` as the summary of ``path`` when the file is still as ``recall`` found it."""
+    st = _seen.pop((path, kind), None)
+    if st is None or _settings.directory is None:
+        return
+    try:
+        now = os.stat(path)
+        if (now.st_dev, now.st_ino, now.st_size, now.st_mtime_ns) != (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns):
+            return  # written to while it was read: the value may be of neither state
+        with open(path, "rb") as fh:
+            print_ = fingerprint(fh, st.st_size)
+        blob = marshal.dumps(value)
+    except (OSError, ValueError):
+        return
+    if not print_:
+        return
+    b = _bundle(_settings.directory, path, kind)
+    b[1][path] = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, print_, blob)
+    b[2] = True
+
+
+def _bundle(directory: str, path: str, kind: str) -> list:
+    import hashlib
+
+    where = os.path.dirname(os.path.abspath(path))
+    memo = (directory, where, kind)
+    b = _bundles.get(memo)
+    if b is None:
+        key = f"{kind}\0{where}".encode("utf-8", "surrogateescape")
+        target = os.path.join(directory, hashlib.blake2b(key, digest_size=16).hexdigest() + BUNDLE)
+        records: dict = {}
+        try:
+            with open(target, "rb") as fh:
+                got = _unframe(fh.read())
+            if type(got) is tuple and got[0] == (kind, where) and type(got[1]) is dict:
+                records = got[1]
+                os.utime(target)  # recently used
+        except Exception:  # noqa: BLE001 - missing, unreadable or damaged: no summaries, made again
+            pass
+        b = _bundles[memo] = [target, records, False]
+    return b
+
+
+def flush() -> None:
+    """Write the bundles that gained summaries and keep the directory under its cap (the CLI calls
+    this after each command); forget what was loaded, so the next command reads the cache afresh."""
+    bundles = list(_bundles.items())
+    _bundles.clear()
+    _seen.clear()
+    written, _evicted_before = set(), set(_evicted)
+    _evicted.clear()
+    for (directory, where, kind), (target, records, dirty) in bundles:
+        if not dirty:
+            continue
+        data = _frame(((kind, where), records))
+        if data is None:
+            continue
+        try:
+            if _ready(directory):
+                write_atomic(target, data)
+                written.add(directory)
+                evict(directory, current().cap, keep=target)
+        except OSError:
+            pass
+    for directory in _evicted_before - written:  # entries written since the first one's eviction
+        evict(directory, current().cap)
+
+
+# --- a reader's state at the cached end (watch) ---------------------------------------------------
+#
+# ``<key>.state-<kind>`` beside the index entry: the file's identity, the size the state was read
+# up to (a line end), that prefix's fingerprint, and the state as plain values.  Used where the
+# file still starts with that prefix: the reader goes on from there, as after any append.
+
+
+def resume(path: str, kind: str) -> tuple[int, Any] | None:
+    """``(size, state)`` kept by ``keep`` for a prefix the file at ``path`` still starts with."""
+    directory = _settings.directory
+    if directory is None:
+        return None
+    try:
+        st = os.stat(path)
+        with open(_state_path(directory, path, st, kind), "rb") as fh:
+            meta, state = _unframe(fh.read())
+        cached_path, dev, ino, size, print_ = meta
+        if (cached_path, dev, ino) != (os.path.abspath(path), st.st_dev, st.st_ino) or st.st_size < size:
+            return None
+        with open(path, "rb") as fh:
+            if fingerprint(fh, size) != print_:
+                return None
+        return size, state
+    except Exception:  # noqa: BLE001 - missing, unreadable, damaged or another file's: read from the start
+        return None
+
+
+def keep(path: str, kind: str, size: int, state: Any) -> None:
+    """Keep ``state``, what a reader built from the first ``size`` bytes (a line end) of ``path``."""
+    directory = _settings.directory
+    if directory is None or size <= 0:
+        return
+    try:
+        st = os.stat(path)
+        with open(path, "rb") as fh:
+            print_ = fingerprint(fh, size)
+        data = _frame(((os.path.abspath(path), st.st_dev, st.st_ino, size, print_), state)) if print_ else None
+        if data is not None and _ready(directory):
+            write_atomic(_state_path(directory, path, st, kind), data)
+            _evict_once(directory, "")
+    except OSError:
+        pass
+
+
+def _state_path(directory: str, path: str, st: os.stat_result, kind: str) -> str:
+    return entry_path(directory, path, st)[:-len(SUFFIX)] + STATE + kind
+
+
+STATE = ".state-"
 
 
 def _ready(directory: str) -> bool:
@@ -445,7 +631,7 @@ def _listing(directory: str) -> list[tuple[float, int, str]]:
     try:
         with os.scandir(directory) as it:
             for d in it:
-                if d.name.endswith((SUFFIX, SUMS)) and d.is_file(follow_symlinks=False):
+                if (d.name.endswith((SUFFIX, SUMS, BUNDLE)) or STATE in d.name) and d.is_file(follow_symlinks=False):
                     try:
                         st = d.stat(follow_symlinks=False)
                     except OSError:

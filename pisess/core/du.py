@@ -9,6 +9,7 @@ by offset, to say what they are.
 
 from __future__ import annotations
 
+import functools
 import heapq
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -135,13 +136,16 @@ def _kinds_json(kinds: dict) -> list:
 
 def disk_usage(paths: list[str], *, reader: str = "auto", top: int = TOP, tick: Callable[[int], None] | None = None,
                on_skip: Callable[[PisessError], None] | None = None, pi_version: str = versions.CURRENT) -> DuReport:
+    from . import cache
+
     sessions: list[SessionUsage] = []
     skipped: list = []
     largest = _Largest(top)
     totals = _Totals()
     for path in paths:
         try:
-            got = _read_indexed(path, reader, tick, pi_version) or _read_scanned(path, reader, tick, pi_version)
+            fields, kinds, biggest = cache.summary(path, f"du:{reader}:{pi_version}:{top}",
+                                                   functools.partial(_file_usage, path, reader, top, tick, pi_version))
         except PisessError as e:
             if e.code in ("storage", "not_found") and on_skip is None:
                 raise
@@ -149,9 +153,17 @@ def disk_usage(paths: list[str], *, reader: str = "auto", top: int = TOP, tick: 
             if on_skip is not None:
                 on_skip(e)
             continue
-        usage, kinds = _session_usage(path, got, largest)
+        values = list(fields)  # SessionUsage's fields in order, its largest entry as BigEntry's
+        if values[15] is not None:
+            values[15] = BigEntry(*values[15])
+        usage = SessionUsage(*values)
+        # the file's own largest entries, in file order: the set's largest are among them, and
+        # offered in the same order they end the same as when every entry was offered
+        for big in biggest:
+            if largest.wants(big[5]):
+                largest.add(big[5], BigEntry(*big))
         sessions.append(usage)
-        totals.add(usage, kinds)
+        totals.add(usage, dict(kinds))
     described = _describe(largest.biggest())
     sessions.sort(key=lambda s: (-s.size, created_key({"timestamp": s.created_at})))
     return totals.report(sessions, described, skipped)
@@ -183,10 +195,12 @@ class _Largest:
         return [b for _, _, b in sorted(self.heap, key=lambda x: (-x[0], -x[1]))]
 
 
-def _session_usage(path: str, got: Read, largest: _Largest) -> tuple[SessionUsage, dict]:
-    """One file's usage, and its ``kind -> (entries, bytes)``; its biggest entries are offered to
-    ``largest``."""
-    session, note, header_bytes, rows = got
+def _file_usage(path: str, reader: str, top: int, tick: Callable[[int], None] | None, pi_version: str) -> tuple:
+    """One file's figures as plain values (what the cache keeps of it): the ``SessionUsage``
+    fields (``largest`` as a tuple of ``BigEntry``'s fields), its ``(kind, (entries, bytes))`` pairs
+    and its ``top`` largest entries (``BigEntry`` tuples) in file order."""
+    session, note, header_bytes, rows = _read_indexed(path, reader, tick, pi_version) or \
+        _read_scanned(path, reader, tick, pi_version)
     pl = place(session, branches=False)
     h = session.header if isinstance(session.header, dict) else {}
     sid = h.get("id")
@@ -197,6 +211,7 @@ def _session_usage(path: str, got: Read, largest: _Largest) -> tuple[SessionUsag
     n_img = img_bytes = 0
     biggest: tuple | None = None
     no_image = (0, 0)
+    heap: list = []  # (bytes, -position, row) smallest first: ties keep the earlier entry, as the set's heap does
     for i, number, offset, size, k, found in rows:
         entry_bytes += size
         c = kinds.get(k)
@@ -209,20 +224,23 @@ def _session_usage(path: str, got: Read, largest: _Largest) -> tuple[SessionUsag
         img_bytes += im[1]
         if biggest is None or size > biggest[0]:
             biggest = (size, i, number, offset, k, im)
-        if largest.wants(size):
-            largest.add(size, BigEntry(path, sid, entry_id(session.entries[i]), number, offset, size, k[0], k[1], w,
-                                       im[0], im[1], id_width=session.id_width))
+        if top > 0 and (len(heap) < top or size > heap[0][0]):
+            (heapq.heappush if len(heap) < top else heapq.heapreplace)(heap, (size, -i, (i, number, offset, size, k, w, im)))
+    width = session.id_width
+
+    def big(i: int, number: int, offset: int, size: int, k: Kind, w: str, im: tuple) -> tuple:
+        return (path, sid, entry_id(session.entries[i]), number, offset, size, k[0], k[1], w, im[0], im[1], None, None,
+                width)
+
     big_one = None
     if biggest is not None:
         size, i, number, offset, k, im = biggest
-        big_one = BigEntry(path, sid, entry_id(session.entries[i]), number, offset, size, k[0], k[1], pl.where[i],
-                           im[0], im[1], id_width=session.id_width)
+        big_one = big(i, number, offset, size, k, pl.where[i], im)
     other = max(0, session.raw.size - entry_bytes - header_bytes)
-    usage = SessionUsage(path, sid, session_name(session), h.get("cwd"), h.get("timestamp"), session.reader,
-                         session.raw.size, len(session.entries), entry_bytes, header_bytes, other, where, where_n,
-                         _kinds_json(kinds), {"count": n_img, "bytes": img_bytes}, big_one, note,
-                         list(session.dropped_lines))
-    return usage, kinds
+    fields = (path, sid, session_name(session), h.get("cwd"), h.get("timestamp"), session.reader,
+              session.raw.size, len(session.entries), entry_bytes, header_bytes, other, where, where_n,
+              _kinds_json(kinds), {"count": n_img, "bytes": img_bytes}, big_one, note, list(session.dropped_lines))
+    return fields, list(kinds.items()), [big(*row) for _, _, row in sorted(heap, key=lambda x: -x[1])]
 
 
 class _Totals:

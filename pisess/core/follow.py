@@ -405,8 +405,70 @@ class Watch:
         self.last_append: float | None = None
 
     def start(self, now: float) -> list[Event]:
-        """Read the file as it is; only damage is returned (the rest is the summary's)."""
-        return self._read(now, quiet=True)
+        """Read the file as it is; only damage is returned (the rest is the summary's).  Where the
+        cache kept the state at an earlier end of this file, only what came after it is read."""
+        from . import cache
+
+        got = cache.resume(self.path, "watch")
+        if got is not None:
+            try:
+                damage = self._restore(got[1])
+            except (ValueError, TypeError, KeyError, OSError):  # another shape of state: read from the start
+                Watch.__init__(self, self.path, cost_of=self._cost_of, stat=self.tail._stat, live_seconds=self._live)
+            else:
+                if self.tail.offset == got[0]:
+                    out = damage + self._read(now, quiet=True)
+                    if self.tail.offset - got[0] > cache.REFRESH_AFTER:
+                        self._keep(out)
+                    return out
+                Watch.__init__(self, self.path, cost_of=self._cost_of, stat=self.tail._stat, live_seconds=self._live)
+        out = self._read(now, quiet=True)
+        self._keep(out)
+        return out
+
+    def _keep(self, out: list) -> None:
+        from . import cache
+
+        if not self.tail.missing:
+            fields = _fields_of(self.state, "_cost_of")
+            try:
+                # the last entries as where they are (read again from the file), not their text
+                fields["recent"] = [(line, self.state.nodes[e["id"]].offset) for line, e in fields["recent"]]
+                if any(self.state.nodes[e["id"]].line != line for line, e in self.state.recent):
+                    return
+                state = _plain((self._tail_state(), fields, out))
+            except (ValueError, KeyError, TypeError):  # a value the cache cannot hold: nothing kept
+                return
+            cache.keep(self.path, "watch", self.tail.offset, state)
+
+    def _tail_state(self) -> tuple:
+        t = self.tail
+        return t.offset, t.line, t._guard, t._head, t._ino
+
+    def _restore(self, plain: Any) -> list[Event]:
+        (offset, line, guard, head, ino), state, damage = _unplain(plain)
+        self.tail.offset, self.tail.line, self.tail._guard, self.tail._head, self.tail._ino = offset, line, guard, head, ino
+        s = SessionState(self._cost_of)
+        writers = state.pop("_writers")
+        recent = []
+        with open(self.path, "rb") as fh:
+            for line_no, at in state.pop("recent"):
+                fh.seek(at)
+                e = parse_json(fh.readline().rstrip(b"\n"))
+                if not isinstance(e, dict):
+                    raise ValueError("not the entry kept")
+                recent.append((line_no, e))
+        s.recent = recent
+        for k, v in state.items():
+            if not hasattr(s, k):
+                raise KeyError(k)
+            setattr(s, k, v)
+        role_of = s._writers._role_of
+        for k, v in writers.items():
+            setattr(s._writers, k, v)
+        s._writers._role_of = role_of
+        self.state = s
+        return damage
 
     def poll(self, now: float) -> list[Event]:
         return self._read(now, quiet=False)
@@ -452,3 +514,70 @@ class Watch:
     @property
     def has_pending(self) -> bool:
         return self._pending_since is not None
+
+
+# --- the state as plain values (what the cache can hold) --------------------------------------------
+
+
+def _fields_of(obj: Any, *leave: str) -> dict:
+    """An object's attributes but ``leave`` (callables the owner passes in again)."""
+    out = {k: v for k, v in vars(obj).items() if k not in leave}
+    if "_writers" in out:
+        out["_writers"] = _fields_of(out["_writers"], "_role_of")
+    return out
+
+
+_CLASSES: dict = {}
+
+
+def _classes() -> dict:
+    if not _CLASSES:
+        from .writers import Alternation, Tip, _Run
+
+        _CLASSES.update((c.__name__, c) for c in (_Node, _Run, Alternation, Tip, Event))
+    return _CLASSES
+
+
+def _plain(v: Any) -> Any:
+    """Tuples tagged ``("t", items)``, the state's dataclasses ``("d", name, fields)``; JSON values,
+    sets of plain keys and bytes as they are.  Anything else raises ``ValueError``."""
+    t = type(v)
+    if v is None or t in (str, int, float, bool, bytes):
+        return v
+    if t is list:
+        return [_plain(x) for x in v]
+    if t is dict:
+        for k in v:
+            if type(k) not in (str, int, float, bool) and k is not None:
+                raise ValueError("a key the cache cannot hold")
+        return {k: _plain(x) for k, x in v.items()}
+    if t is tuple:
+        return ("t", [_plain(x) for x in v])
+    if t in (set, frozenset) and all(type(x) in (str, int) for x in v):
+        return v
+    if t is PrefixWidth:  # (a plain class: its state, not its constructor's arguments)
+        return ("w", [v.minimum, v.width, v._ids, v._prefixes])
+    if t is _Node:  # (most of the state: one per entry)
+        return ("d", "_Node", [v.line, v.offset, _plain(v.parent), v.own, v.ctx])
+    if _classes().get(t.__name__) is t:
+        from dataclasses import fields
+
+        return ("d", t.__name__, [_plain(getattr(v, f.name)) for f in fields(v)])
+    raise ValueError(f"{t.__name__} is not kept in the cache")
+
+
+def _unplain(v: Any) -> Any:
+    t = type(v)
+    if t is list:
+        return [_unplain(x) for x in v]
+    if t is dict:
+        return {k: _unplain(x) for k, x in v.items()}
+    if t is tuple:
+        if v[0] == "t":
+            return tuple(_unplain(x) for x in v[1])
+        if v[0] == "w":
+            w = PrefixWidth(v[1][0])
+            w.width, w._ids, w._prefixes = v[1][1], set(v[1][2]), set(v[1][3])
+            return w
+        return _classes()[v[1]](*(_unplain(x) for x in v[2]))
+    return v

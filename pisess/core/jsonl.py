@@ -78,26 +78,42 @@ def dumps(v: Any, indent: bool = False) -> bytes:
                               "(thousands of levels); the human views show it") from None
 
 
-_EXPONENT = re.compile(rb"[0-9]e[+-]?[0-9]")
-_TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|-?[0-9][0-9.]*e[+-]?[0-9]+')
+_EXPONENT = re.compile(rb"e[+-]?[0-9]+")  # (a literal first: the scan jumps from 'e' to 'e')
+_MANTISSA = frozenset(b"0123456789.")
 
 
 def _js_exponents(out: bytes) -> bytes:
     """Numbers as ``JSON.stringify`` writes them: a double below 1e21 in full digits
-    (``12345678901234567000``, not ``1.2345678901234567e+19``), larger ones as ``1e+21``.  Only a
-    document with an exponent anywhere (strings included) is looked at token by token."""
-    if not _EXPONENT.search(out):
+    (``12345678901234567000``, not ``1.2345678901234567e+19``), larger ones as ``1e+21``.  Only the
+    few places that look like such a number are looked at: one is a number when an even count of
+    quotes comes before it (escaped backslashes and quotes blanked first, keeping every offset),
+    rather than reading every token of a document to tell strings from numbers."""
+    pieces: list = []
+    last = quotes = counted = floor = 0
+    quotes_of = None
+    for mo in _EXPONENT.finditer(out):
+        start, low = mo.start(), max(floor, counted)  # (never back into what was counted)
+        floor = mo.end()
+        while start > low and out[start - 1] in _MANTISSA:
+            start -= 1
+        if start == mo.start():
+            continue  # no digits before the 'e': a word, not a number
+        if start > low and out[start - 1] == 45:  # '-'
+            start -= 1
+        if quotes_of is None:
+            from .js import number_to_string
+
+            quotes_of = out.replace(b"\\\\", b"__").replace(b'\\"', b"__")  # each '"' left opens or closes a string
+        quotes += quotes_of.count(b'"', counted, start)
+        counted = start
+        if quotes % 2:
+            continue  # inside a string
+        pieces += (out[last:start], number_to_string(float(out[start:mo.end()])).encode())
+        last = mo.end()
+    if not pieces:
         return out
-
-    def fix(mo: re.Match) -> bytes:
-        tok = mo.group(0)
-        if tok[:1] == b'"':
-            return tok
-        from .js import number_to_string
-
-        return number_to_string(float(tok)).encode()
-
-    return _TOKEN.sub(fix, out)
+    pieces.append(out[last:])
+    return b"".join(pieces)
 
 
 def is_blank(raw: bytes) -> bool:

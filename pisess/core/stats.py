@@ -19,10 +19,10 @@ import os
 import time
 from array import array
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
-from . import js, versions
+from . import cache, js, versions
 from .errors import JSError, PisessError
 from .js import UNDEF, get
 from .sessionset import WHERE, created_key, entry_id, header_of, open_lenient, place, scan_visit, session_name
@@ -299,6 +299,14 @@ def compute_stats(paths: list[str], *, reader: str = "auto", by: str | None = No
     parent_of = {p: parent for p, (parent, _) in links.items() if parent is not None}
     run = _Run(by, parent_of)
     for path in _parents_first(paths, parent_of):
+        # a session that is neither a fork nor a parent in the set counts alone: its figures can be
+        # the cache's (``by`` groups are left to the read)
+        lone = f"stats:{reader}:{pi_version}" if by is None and path not in parent_of and path not in run.children_left \
+            else None
+        got = cache.recall(path, lone) if lone else None
+        if got is not None:
+            run.add_cached(*_thaw(got[0]))
+            continue
         read = _read(path, reader, tick, pi_version)
         if isinstance(read, PisessError):
             if read.code in ("storage", "not_found") and on_skip is None:
@@ -307,7 +315,9 @@ def compute_stats(paths: list[str], *, reader: str = "auto", by: str | None = No
             if on_skip is not None:
                 on_skip(read)
             continue
-        run.add_session(path, *read, links.get(path, (None, None))[1])
+        own, own_where = run.add_session(path, *read, links.get(path, (None, None))[1])
+        if lone:
+            cache.remember(path, lone, _frozen(own, own_where, run.results[-1]))
     return run.report()
 
 
@@ -430,7 +440,8 @@ class _Run:
         self.branch_points = self.abandoned_branches = 0
 
     def add_session(self, path: str, session: Any, note: str | None, facts: dict[int, Fact],
-                    match: str | None) -> None:
+                    match: str | None) -> tuple[Tally, dict]:
+        """Add one session read; returns its own figures (total, by placement)."""
         pl = place(session)
         parent = self.parent_of.get(path)
         parent_keys = self.kept_keys.get(parent) if parent else None
@@ -484,6 +495,16 @@ class _Run:
             parent if parent_keys is not None else None,
             pl.branch_points, len(roots), pl.leaf_id if pl.leaf_id is not UNDEF else None, note, match,
             list(session.dropped_lines)))
+        return own, own_where
+
+    def add_cached(self, own: Tally, own_where: dict, ss: SessionStats) -> None:
+        """A lone session's figures as the cache kept them (``_frozen``)."""
+        self.total.merge(own)
+        for w in WHERE:
+            self.where[w].merge(own_where[w])
+        self.branch_points += ss.branch_points
+        self.abandoned_branches += ss.abandoned_branches
+        self.results.append(ss)
 
     def _group_key(self, path: str, session: Any, sid: Any, e: Any, etype: Any, fact: Fact | None,
                    root: Any) -> Any:
@@ -537,6 +558,25 @@ class _Run:
         else:
             order_keys.sort(key=lambda k: (rank.get(k[0], 0), k[1] != "active"))
         return [{**self.labels[k], **groups[k].to_json()} for k in order_keys]
+
+
+def _frozen(own: Tally, own_where: dict, ss: SessionStats) -> tuple:
+    """A lone session's figures as plain values (what the cache keeps of it)."""
+    def state(t: Tally) -> list:
+        return [getattr(t, k) for k in Tally.__slots__]
+
+    return state(own), [state(own_where[w]) for w in WHERE], [getattr(ss, f.name) for f in fields(SessionStats)]
+
+
+def _thaw(value: tuple) -> tuple:
+    def tally(state: list) -> Tally:
+        t = Tally.__new__(Tally)
+        for k, v in zip(Tally.__slots__, state, strict=True):
+            setattr(t, k, v)
+        return t
+
+    own, where, ss = value
+    return tally(own), {w: tally(st) for w, st in zip(WHERE, where, strict=True)}, SessionStats(*ss)
 
 
 def _from(session, root: Any) -> Any:

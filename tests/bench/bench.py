@@ -28,6 +28,10 @@ Cases (``--cases``, by number or name; default all):
  14 cache     case 13's command through the index cache: cold (no entry, the entry written) vs the
               read without the cache (--no-cache), and warm after a 10 KB append vs pi 1.6.0's bare
               open + buildSessionContext of the appended file (every other case runs with PISESS_CACHE=off)
+ 15 cache1g   case 14 on a 1 GiB session written by pi 1.6.0 (pi-oracle's big mode): cold vs --no-cache, warm
+              after a 10 KB append (pi's own open of 1 GiB is not run: it needs several GB)
+ 16 summaries ls --long, stats --all, du --all over the 10,000 files of case 5: --no-cache, cold cache,
+              warm cache, beside ls --all --json (first lines only) without a cache
 
 This is a benchmark, not a test: a MISS is printed, never turned into a failing exit code.
 
@@ -59,12 +63,12 @@ REPO = Path(__file__).resolve().parents[2]
 GEN_VERSION = 3  # bump when the Python generator changes, so cached inputs are rebuilt
 CASES = {"1": "context", "2": "cli", "3": "entries", "4": "validate", "5": "ls", "6": "cold", "7": "search",
          "8": "du", "9": "search10k", "10": "du10k", "11": "entries-cli", "12": "validate-entries",
-         "13": "context16", "14": "cache"}
+         "13": "context16", "14": "cache", "15": "cache1g", "16": "summaries"}
 SEARCH_HIT = "Summarize the open TODOs"  # a user prompt of both generators: a few dozen lines of the big file
 SEARCH_MISS = "no-such-literal-7f3a"
 SEARCH_FEW = "retry the cache"  # in a few dozen of the small sessions of case 5
-FULL = {"big_mb": 200, "cli_mb": 50, "entries": 1_000_000, "files": 10_000}
-QUICK = {"big_mb": 20, "cli_mb": 10, "entries": 100_000, "files": 1_000}
+FULL = {"big_mb": 200, "cli_mb": 50, "entries": 1_000_000, "files": 10_000, "huge_mb": 1024}
+QUICK = {"big_mb": 20, "cli_mb": 10, "entries": 100_000, "files": 1_000, "huge_mb": 100}
 BIG_CWD = "/home/dev/projects/monorepo"  # generate.mjs big writes there
 LS_CWD = "/home/dev/projects/many-sessions"
 
@@ -814,6 +818,84 @@ class Bench:
             Target(case, "cold (entry written) <= 1.10x today's read", 1.10, ratio(cold.wall, off.wall)),
         ]
 
+    def _cache_runs(self, case: str, path: Path, xdg: Path, cmd: list, rep: int) -> tuple:
+        """(--no-cache, cold with the entry written, warm) runs of ``cmd`` with the cache in ``xdg``."""
+        meter = Meter(self.meter.mode, {**(self.meter.env or os.environ), "XDG_CACHE_HOME": str(xdg),
+                                        "PISESS_CACHE": "on"})
+        off = self.meter.best([*cmd, "--no-cache"], rep, stdout=self.out(f"{case}-fresh.json"))
+        colds = []
+        for _ in range(max(1, rep)):
+            shutil.rmtree(xdg, ignore_errors=True)
+            colds.append(meter.once(cmd))
+        cold = Run(statistics.median(r.wall for r in colds), max((r.rss_kb or 0) for r in colds) or None,
+                   next((r.rc for r in colds if r.rc), 0), [r.wall for r in colds])
+        return meter, off, cold
+
+    def case_cache1g(self) -> None:
+        """A 1 GiB pi 1.6.0 session through the cache: warm context after a 10 KB append (target
+        250 ms), cold beside the read without the cache."""
+        mb = self.sizes["huge_mb"]
+        src, origin = self.inputs.big(mb, "cli", mb, pi_version="1.6.0")
+        case, rep = "15", self.args.repeat
+        d = self.workdir / "cache1g-case"
+        shutil.rmtree(d, ignore_errors=True)
+        d.mkdir()
+        path = d / src.name
+        shutil.copyfile(src, path)
+        xdg = d / "xdg"
+        cmd = [*self.pisess, "context", "--json", "--reader", "cli", "--pi-version", "1.6.0", path]
+        size = path.stat().st_size
+        label = f"{origin}, {size / 1048576:.0f} MiB"
+        warm([path])
+        log(f"[{case}] pisess context --json: --no-cache, then a cold cache")
+        meter, off, cold = self._cache_runs(case, path, xdg, cmd, rep)
+        log(f"    --no-cache {off.wall:.2f} s {kb(off.rss_kb)}; cold {cold.wall:.2f} s {kb(cold.rss_kb)}")
+        added = append_messages(path, 10 * 1024)
+        warm([path])
+        hot = meter.best(cmd, rep, stdout=self.out(f"{case}-warm.json"), warmup=0)
+        log(f"[{case}] warm after a {added / 1024:.1f} KB append: {hot.wall * 1000:.0f} ms {kb(hot.rss_kb)}")
+        self.meter.once([*cmd, "--no-cache"], stdout=self.out(f"{case}-fresh.json"))
+        same = Path(self.out(f"{case}-warm.json")).read_bytes() == Path(self.out(f"{case}-fresh.json")).read_bytes()
+        self.checks.append(f"[{case}] warm output vs --no-cache: " + ("identical" if same else "DIFFER"))
+        self.rows.append(Row(case, "context --json (cache cold)", label, fmt_size(size), cold, "pisess --no-cache", off))
+        self.rows.append(Row(case, "context --json (cache warm, +10 KB)", label, fmt_size(size), hot,
+                             "pisess --no-cache", off))
+        self.targets += [
+            Target(case, "1 GiB warm wall <= 250 ms", 250, hot.wall * 1000, unit="ms"),
+            Target(case, "cold (entry written) <= 1.10x today's read", 1.10, ratio(cold.wall, off.wall)),
+        ]
+        shutil.rmtree(d, ignore_errors=True)
+
+    def case_summaries(self) -> None:
+        """ls --long, stats --all, du --all over case 5's files: through the per-file summaries
+        (warm) within 3x of ls --all --json without a cache (first lines only)."""
+        root, origin = self.inputs.many_files(self.sizes["files"])
+        d = root / encode_cwd(LS_CWD)
+        names = sorted(os.listdir(d))
+        total = sum((d / n).stat().st_size for n in names)
+        warm([d / n for n in names])
+        label = f"{len(names):,} files, 1 project"
+        rep = max(self.args.repeat, 1)
+        base = [*self.pisess, "ls", "--all", "--json", "--sessions-dir", root]
+        log("[16] pisess ls --all --json (no cache)")
+        ls = self.meter.best(base, max(rep, 3), warmup=1)
+        log(f"    {ls.wall:.2f} s {kb(ls.rss_kb)}")
+        for what, argv in (("ls --all --long --json", ["ls", "--all", "--long", "--json"]),
+                           ("stats --all --json", ["stats", "--all", "--json"]),
+                           ("du --all --json", ["du", "--all", "--json"])):
+            xdg = self.workdir / "summaries-xdg"
+            cmd = [*self.pisess, *argv, "--sessions-dir", root]
+            log(f"[16] pisess {what}: --no-cache, cold, warm")
+            meter, off, cold = self._cache_runs("16", root, xdg, cmd, rep)
+            hot = meter.best(cmd, rep, stdout=self.out("16-warm.json"), warmup=0)
+            log(f"    --no-cache {off.wall:.2f} s; cold {cold.wall:.2f} s; warm {hot.wall:.2f} s {kb(hot.rss_kb)}")
+            same = Path(self.out("16-warm.json")).read_bytes() == Path(self.out("16-fresh.json")).read_bytes()
+            self.checks.append(f"[16] {what} warm vs --no-cache: " + ("identical" if same else "DIFFER"))
+            self.rows.append(Row("16", f"{what} (cache cold)", label, fmt_size(total), cold, "pisess --no-cache", off))
+            self.rows.append(Row("16", f"{what} (cache warm)", label, fmt_size(total), hot, "ls --all --json", ls))
+            self.targets.append(Target("16", f"{what.split()[0]} warm <= 3x ls --all --json", 3.0, ratio(hot.wall, ls.wall)))
+            shutil.rmtree(xdg, ignore_errors=True)
+
     def case_validate(self) -> None:
         path, origin = self.inputs.big(self.sizes["big_mb"], "harness", 200)
         self._validate_case("4", path, origin, target=True)
@@ -1091,6 +1173,7 @@ def parse_args(argv=None):
     p.add_argument("--cli-mb", dest="cli_mb", type=int, help="size of the CLI file (case 2)")
     p.add_argument("--entries", type=int, help="entries of case 3")
     p.add_argument("--files", type=int, help="session files of case 5")
+    p.add_argument("--huge-mb", dest="huge_mb", type=int, help="size of the pi 1.6.0 file of case 15 (default 1024)")
     p.add_argument("--python", help="python with orjson for the floor (default: the repo's .venv)")
     p.add_argument("--pisess", help="pisess command line (default: .venv/bin/pisess)")
     p.add_argument("--timer", choices=["auto", "time", "wait4"], default="auto")
