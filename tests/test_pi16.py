@@ -413,3 +413,32 @@ def test_tree_and_path_mark_edit_targets(tmp_path):
     assert "hidden" in flags["a1"] and "edited" in flags["u2"] and not {"hidden", "edited"} & flags["a2"]
     old = {r.entry["id"]: r.flags for r in build_tree(open16(tmp_path, lines, "0.82.1"), full=True).rows}
     assert not {"hidden", "edited"} & old["a1"]
+
+
+def test_export_system_begins_with_the_prompt_and_tools(tmp_path):
+    """export --system (md and html): the prompt and tools the model is given at the leaf, as
+    context --system folds them; without it, no such section."""
+    from pisess.core.export import ExportOptions, export_context
+
+    lines = [header(), system("s1", None, content="Be brief.", sections={"cwd": "cwd: /p <b>"},
+                              toolsAdded=[tool("read"), tool("write")]),
+             user("u1", "s1", "hi"), assistant("a1", "u1", "hello")]
+    ctx = ctx16(tmp_path, lines)
+    md = export_context(ctx, "md", ExportOptions(system=True)).data.decode()
+    assert "## System prompt" in md and "Be brief." in md and "cwd: /p <b>" in md
+    assert "**Tools:** read, write" in md
+    assert md.index("## System prompt") < md.index("## 1.")
+    page = export_context(ctx, "html", ExportOptions(system=True)).data.decode()
+    assert 'id="system"' in page and "cwd: /p &lt;b&gt;" in page and "tools: read, write" in page
+    assert "System prompt" not in export_context(ctx, "md").data.decode()
+    assert 'id="system"' not in export_context(ctx, "html").data.decode()
+
+
+def test_export_names_what_context_edits_hid_and_replaced(tmp_path):
+    from pisess.core.export import export_context
+
+    lines = [header(), user("u1", None, "first"), assistant("a1", "u1", "secret attempt"),
+             user("u2", "a1", "again"), edit("e1", "u2", "a1", None)]
+    md = export_context(ctx16(tmp_path, lines), "md").data.decode()
+    assert "secret attempt" not in md
+    assert "**Hidden:** 1 message hidden by context edits: a1" in md

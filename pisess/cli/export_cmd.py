@@ -20,6 +20,8 @@ def export(
     max_lines: int = common.count_option(200, "--max-lines", help=common.MAX_LINES_HELP),
     images: bool = typer.Option(False, "--images", help="Embed images (data: URIs) instead of references."),
     redact: bool = typer.Option(False, "--redact", help="Replace every secret found with [REDACTED:kind]."),
+    system: bool = typer.Option(False, "--system", help="Begin with the system prompt and tools pi 1.x folds from "
+                                "the context's system messages (md and html)."),
     reader: common.ReaderOpt = "auto",
     pi_version: common.PiVersionOpt = "1.6.0",
     json_out: common.JsonOpt = False,
@@ -49,7 +51,7 @@ def export(
     import uuid6
 
     run = export_session(path, fmt, leaf=leaf, reader=reader, pi_version=pi_version,
-                         options=ExportOptions(max_lines=max_lines, images=images, redact=redact),
+                         options=ExportOptions(max_lines=max_lines, images=images, redact=redact, system=system),
                          new_id=str(uuid6.uuid7()), now_iso=now_iso())
     if not json_out:
         common.report_dropped(run.path, run.dropped_lines)

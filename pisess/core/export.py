@@ -42,6 +42,7 @@ class ExportOptions:
     max_lines: int = 200  # lines of each tool result / bash output; 0 = no cap
     images: bool = False  # embed images as data: URIs instead of references
     redact: bool = False  # replace every secret found with [REDACTED:kind]
+    system: bool = False  # begin with the system prompt and tools pi 1.x folds from the system messages
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,7 @@ class Doc:
     facts: list  # (label, value), visible-safe (not yet escaped)
     items: list  # MessageView
     id_width: int = 8  # characters of an entry id shown (Session.id_width)
+    system: tuple[str, list[str]] | None = None  # (prompt text, tool names) at the leaf, when asked for
 
 
 _SOURCE_WORDS = {"entry": "entry", "retained": "retained in compaction", "checkpoint": "checkpoint of compaction",
@@ -142,7 +144,7 @@ def thinking_label(b: Block) -> str:
     return "Thinking (redacted by the provider)" if b.redacted else f"Thinking ({_n(len(b.text), 'char')})"
 
 
-def context_doc(ctx, limits: Limits, name: Any = None) -> Doc:
+def context_doc(ctx, limits: Limits, name: Any = None, system: bool = False) -> Doc:
     """The context as facts and a list of message views."""
     s = ctx.session
     h = s.header or {}
@@ -165,9 +167,23 @@ def context_doc(ctx, limits: Limits, name: Any = None) -> Doc:
     else:
         facts.append(("Checkpoint", "none (the whole path is in context)"))
     facts.append(("Messages", f"{len(ctx.messages):,} \u00b7 read as pi's {s.reader} reader does"))
+    if ctx.omitted:  # pi 1.6 context edits: left out as the model does not see them, named here
+        facts.append(("Hidden", f"{_n(len(ctx.omitted), 'message')} hidden by context edits: " +
+                      ", ".join(_sid(get(e, "id"), s.id_width) for e in ctx.omitted)))
+    if ctx.applied_edits:
+        facts.append(("Edited", f"{_n(len(ctx.applied_edits), 'message')} shown as context edits replaced them"))
     title = f"pi session {_sid(h.get('id'))}" + (f" \u00b7 {plain(name)}" if isinstance(name, str) and name else "")
     items = [message_view(m, src, limits) for m, src in zip(ctx.messages, ctx.message_sources)]
-    return Doc(title, facts, items, s.id_width)
+    return Doc(title, facts, items, s.id_width, _system_of(ctx) if system else None)
+
+
+def _system_of(ctx) -> tuple[str, list[str]]:
+    """The prompt and tools the model is given at the leaf (pi-ai's getCurrentSystemMessage of
+    the context's system messages), visible-safe: what ``pisess context --system`` prints."""
+    from .system import prompt_text, tool_names
+
+    current = ctx.system_message()
+    return plain(prompt_text(current)), [plain(t) for t in tool_names(current)]
 
 
 # --- Markdown -------------------------------------------------------------------------------------
@@ -266,6 +282,11 @@ def render_md(doc: Doc, limits: Limits | None = None) -> str:
     limits = limits or Limits()
     out = [f"# {md_escape(flat(doc.title))}",
            "\n".join(f"- **{md_escape(k)}:** {md_escape(flat(v))}" for k, v in doc.facts)]
+    if doc.system is not None:
+        prompt, tools = doc.system
+        out.append("## " + md_escape("System prompt"))
+        out.append(md_fence(prompt) if prompt else "*" + md_escape("(no system message: pi's own prompt)") + "*")
+        out.append("**Tools:** " + (md_escape(", ".join(tools)) if tools else "*" + md_escape("(none added)") + "*"))
     if not doc.items:
         out.append("*" + md_escape("(the context is empty)") + "*")
     for n, item in enumerate(doc.items, 1):
@@ -368,6 +389,11 @@ def render_html(doc: Doc, limits: Limits | None = None) -> str:
            f"<h1>{h(doc.title)}</h1>", '<dl class="facts">']
     out.extend(f"<dt>{h(k)}</dt><dd>{h(v)}</dd>" for k, v in doc.facts)
     out += ["</dl>", "</header>", "<main>"]
+    if doc.system is not None:
+        prompt, tools = doc.system
+        out += ['<section class="msg system" id="system">', "<h2>System prompt</h2>",
+                f"<pre>{h(prompt)}</pre>" if prompt else '<p class="note">(no system message: pi\'s own prompt)</p>',
+                f'<p class="meta">tools: {h(", ".join(tools)) if tools else "(none added)"}</p>', "</section>"]
     if not doc.items:
         out.append('<p class="note">(the context is empty)</p>')
     for n, item in enumerate(doc.items, 1):
@@ -417,7 +443,7 @@ def export_context(ctx, fmt: str, opts: ExportOptions = ExportOptions()) -> Expo
         ctx = replace(ctx, messages=messages)
         name = name_r
     limits = Limits.document(opts.max_lines, opts.images)
-    doc = context_doc(ctx, limits, name)
+    doc = context_doc(ctx, limits, name, opts.system)
     text = render_md(doc, limits) if fmt == "md" else render_html(doc, limits)
     checkpoint = get(ctx.checkpoint, "id") if ctx.checkpoint is not None else None
     return Export(fmt, text.encode("utf-8"), s.reader, ctx.leaf_id, checkpoint, len(ctx.messages), _count(found),
