@@ -872,6 +872,7 @@ def test_validate_project_dirs(corpus_rw):
     assert not failures, "\n\n".join(failures)
 
 
+@SLOW  # every id form against the whole corpus, 1.6 s
 def test_resolve_by_id_and_prefix(corpus_rw):
     """SESSION as an id or a prefix: pisess lists every project (the escape-named one too)."""
     c = corpus_rw
@@ -1158,7 +1159,11 @@ def test_zz_corpus_unchanged(request, corpus_name):
 # --- the same through a warm cache ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", quick_or_slow(CASE_NAMES, QUICK_CASES))
+#: the warm-cache pass's default share: one case per reader (all of them with -m '', as CI runs)
+QUICK_WARM_CASES = ("escapes", "glued")
+
+
+@pytest.mark.parametrize("name", quick_or_slow(CASE_NAMES, QUICK_WARM_CASES))
 def test_file_warm_cache(corpus_rw, tmp_path, name):
     """Every file command (and stats, du) through a cache its first run wrote (small files
     indexed too, ``PISESS_CACHE=all``): the checks above hold, and stdout and the exit code are
