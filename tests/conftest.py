@@ -161,3 +161,26 @@ def _isolated_cache(tmp_path_factory):
             os.environ.pop(k, None)
         else:
             os.environ[k] = v
+
+
+def cli_runner(monkeypatch, columns: int = 100, **env: str):
+    """A ``CliRunner`` for the commands as a user's plain terminal runs them: no colour, ``columns``
+    wide, no GitHub annotations, the environment ``env`` adds; stderr kept apart where click can."""
+    from typer.testing import CliRunner
+
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("COLUMNS", str(columns))
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    try:
+        return CliRunner(mix_stderr=False)
+    except TypeError:  # click >= 8.2 keeps them apart always
+        return CliRunner()
+
+
+def invoke(runner, *args: str):
+    """``pisess ARGS`` through ``runner``, exceptions raised (a traceback is a failure)."""
+    from pisess.cli.app import app
+
+    return runner.invoke(app, list(args), catch_exceptions=False)

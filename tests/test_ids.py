@@ -13,10 +13,8 @@ import random
 import uuid
 
 import pytest
-from typer.testing import CliRunner
 
-from conftest import CWD, assistant, entry, header, user, write_session
-from pisess.cli.app import app
+from conftest import CWD, assistant, cli_runner, entry, header, invoke, user, write_session
 from pisess.core.errors import PisessError
 from pisess.core.ids import PrefixWidth, matching_ids, unique_prefix_width
 from pisess.core.session import open_session
@@ -35,17 +33,11 @@ def src(tmp_path) -> str:
 
 
 @pytest.fixture()
-def runner(monkeypatch) -> CliRunner:
-    monkeypatch.setenv("NO_COLOR", "1")
-    monkeypatch.setenv("COLUMNS", "120")
-    try:
-        return CliRunner(mix_stderr=False)
-    except TypeError:
-        return CliRunner()
+def runner(monkeypatch):
+    return cli_runner(monkeypatch, columns=120)
 
 
-def run(runner, *args):
-    return runner.invoke(app, list(args), catch_exceptions=False)
+run = invoke
 
 
 # --- the width -------------------------------------------------------------------------------------

@@ -14,10 +14,8 @@ import os
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from conftest import assistant, header, user, write_session
-from pisess.cli.app import app
+from conftest import assistant, cli_runner, header, invoke, user, write_session
 
 SECRET = "sk-ant-api03-" + "Q9xA7bZ2" * 11
 IDS = {"a": "aaaa1111-0000-7000-8000-000000000001", "b": "bbbb2222-0000-7000-8000-000000000002",
@@ -33,20 +31,12 @@ def _project(root: Path, name: str) -> Path:
 
 
 @pytest.fixture()
-def runner(monkeypatch) -> CliRunner:
-    monkeypatch.setenv("NO_COLOR", "1")
-    monkeypatch.setenv("COLUMNS", "200")
-    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+def runner(monkeypatch):
     monkeypatch.delenv("PI_CODING_AGENT_DIR", raising=False)
-    monkeypatch.setenv("PISESS_CACHE", "off")
-    try:
-        return CliRunner(mix_stderr=False)
-    except TypeError:
-        return CliRunner()
+    return cli_runner(monkeypatch, columns=200, PISESS_CACHE="off")
 
 
-def run(runner: CliRunner, *args: str):
-    return runner.invoke(app, list(args), catch_exceptions=False)
+run = invoke
 
 
 def _refuse_listing(monkeypatch, blocked: Path) -> None:

@@ -7,28 +7,20 @@ import json
 import re
 
 import pytest
-from typer.testing import CliRunner
 
-from conftest import assistant, entry, header, message, user, write_session
+from conftest import assistant, cli_runner, entry, header, invoke, message, user, write_session
 from pisess.cli.app import app
 
 BEHIND, ACTIVE, OTHER = "\u25d0", "\u25cf", "\u25cb"
 
 
 @pytest.fixture()
-def runner(monkeypatch) -> CliRunner:
-    monkeypatch.setenv("NO_COLOR", "1")
-    monkeypatch.setenv("COLUMNS", "100")
-    monkeypatch.setenv("TZ", "UTC")
-    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
-    try:
-        return CliRunner(mix_stderr=False)
-    except TypeError:
-        return CliRunner()
+def runner(monkeypatch):
+    return cli_runner(monkeypatch, TZ="UTC")
 
 
-def run(runner: CliRunner, *args: str):
-    r = runner.invoke(app, list(args), catch_exceptions=False)
+def run(runner, *args: str):
+    r = invoke(runner, *args)
     assert r.exit_code == 0, r.stdout + r.stderr
     return r.stdout
 
