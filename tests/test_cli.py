@@ -322,6 +322,26 @@ def test_demo_runs(runner):
         assert marker in r.stdout
 
 
+def test_demo_json_is_one_document_of_the_examples(runner):
+    """demo --json: the example sessions as data (as ls lists them, their trees, validate's answer)."""
+    r = run(runner, "demo", "--json")
+    assert r.exit_code == 0
+    doc = json.loads(r.stdout)
+    assert doc["version"] == 1 and len(doc["sessions"]) >= 2
+    for s in doc["sessions"]:
+        assert s["file"].endswith(".jsonl") and s["entries"] > 0 and s["validate"]["ok"] is True
+
+
+@pytest.mark.parametrize("fmt", ["text", "github"])
+def test_validate_json_with_another_format_is_a_usage_error(runner, root, fmt):
+    """--json and --format text/github ask for two outputs: refused (exit 2, a JSON error), never
+    one silently winning."""
+    r = run(runner, "validate", str(root), "--format", fmt, "--json")
+    assert r.exit_code == 2
+    assert json.loads(r.stdout)["error"]["code"] == "usage"
+    assert run(runner, "validate", str(root), "--format", "json", "--json").exit_code in (0, 1)
+
+
 def test_closed_pipe_ends_quietly(root):
     """`pisess tree | head`: a closed stdout ends the process quietly (SIGPIPE, as cat does), not with exit 1."""
     import subprocess

@@ -50,8 +50,30 @@ def demo_views(root: str, tmp: str, *, width: int) -> list:
     return out
 
 
+def demo_report(root: str) -> dict:
+    """What the demo shows, as data: each example session (as ``ls`` lists it, its tree's size and
+    leaf, what ``validate`` finds), for ``pisess demo --json``."""
+    import pathlib
+
+    from pisess.core.repo import list_sessions
+    from pisess.core.session import open_session
+    from pisess.core.tree import build_tree
+    from pisess.core.validate import validate_file
+
+    sessions = []
+    for info in list_sessions(root, None).sessions:
+        s = open_session(info.path, "auto")
+        view = build_tree(s)
+        report = validate_file(info.path)
+        sessions.append({"id": info.id, "cwd": info.cwd, "file": str(pathlib.Path(info.path).relative_to(root)),
+                         "reader": s.reader, "piVersion": s.pi_version, "entries": len(s.entries),
+                         "branchPoints": view.branch_points, "leafId": view.leaf_id,
+                         "validate": {"ok": report.ok(), "findings": [f.to_json() for f in report.findings]}})
+    return {"sessions": sessions}
+
+
 @handles_errors
-def demo(color: common.ColorOpt = "auto") -> None:
+def demo(color: common.ColorOpt = "auto", json_out: common.JsonOpt = False) -> None:
     """Copy the bundled example sessions to a temporary root and run ls, tree, context and validate on them.
 
     Example: pisess demo
@@ -72,6 +94,9 @@ def demo(color: common.ColorOpt = "auto") -> None:
         with resources.as_file(src) as src_dir:
             shutil.copytree(src_dir, root)
         projects = sorted(p for p in os.listdir(root) if p.startswith("--"))
+        if json_out:  # (paths relative to the temporary root, which is gone when this returns)
+            common.emit_json({**demo_report(root), "projects": projects})
+            return
         items = demo_views(root, tmp, width=printer.width)
     items += [Text(""), Text(f"(the example sessions were copied to a temporary root, now removed; projects: "
                              f"{', '.join(projects)})", "dim")]

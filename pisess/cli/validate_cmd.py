@@ -38,6 +38,8 @@ def validate(
     from pisess.core.repo import iter_jsonl
     from pisess.core.validate import validate_file
 
+    if json_out and format is not None and format.lower() != "json":
+        raise PisessError("usage", f"--json and --format {format} ask for two outputs: use one (--json is --format json)")
     default = "json" if json_out else ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
     fmt = (format or default).lower()
     if fmt not in ("text", "json", "github"):
