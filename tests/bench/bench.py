@@ -777,31 +777,14 @@ class Bench:
         path = d / src.name
         shutil.copyfile(src, path)
         xdg = d / "xdg"
-        meter = Meter(self.meter.mode, {**(self.meter.env or os.environ), "XDG_CACHE_HOME": str(xdg),
-                                        "PISESS_CACHE": "on"})
         cmd = [*self.pisess, "context", "--json", "--reader", "cli", "--pi-version", "1.6.0", path]
         size = path.stat().st_size
         label = f"{origin}, {size / 1048576:.0f} MiB"
         warm([path])
-        log(f"[{case}] pisess context --json --no-cache (today's read)")
-        off = self.meter.best([*cmd, "--no-cache"], rep)
-        log(f"    {off.wall:.2f} s {kb(off.rss_kb)}")
-        log(f"[{case}] pisess context --json, cold cache (the entry written)")
-        colds = []
-        for _ in range(max(1, rep)):
-            shutil.rmtree(xdg, ignore_errors=True)
-            colds.append(meter.once(cmd))
-        cold = Run(statistics.median(r.wall for r in colds), max((r.rss_kb or 0) for r in colds) or None,
-                   next((r.rc for r in colds if r.rc), 0), [r.wall for r in colds])
-        log(f"    {cold.wall:.2f} s {kb(cold.rss_kb)}")
-        added = append_messages(path, 10 * 1024)
-        warm([path])
-        log(f"[{case}] pisess context --json, warm cache, after a {added / 1024:.1f} KB append")
-        hot = meter.best(cmd, rep, stdout=self.out(f"{case}-warm.json"), warmup=0)
-        log(f"    {hot.wall * 1000:.0f} ms {kb(hot.rss_kb)}")
-        self.meter.once([*cmd, "--no-cache"], stdout=self.out(f"{case}-fresh.json"))
-        same = Path(self.out(f"{case}-warm.json")).read_bytes() == Path(self.out(f"{case}-fresh.json")).read_bytes()
-        self.checks.append(f"[{case}] warm output vs --no-cache: " + ("identical" if same else "DIFFER"))
+        log(f"[{case}] pisess context --json: --no-cache (today's read), then a cold cache (the entry written)")
+        meter, off, cold = self._cache_runs(case, path, xdg, cmd, rep)
+        log(f"    --no-cache {off.wall:.2f} s {kb(off.rss_kb)}; cold {cold.wall:.2f} s {kb(cold.rss_kb)}")
+        hot = self._warm_after_append(case, path, meter, cmd, rep)
         self.rows.append(Row(case, "context --json (cache cold)", label, fmt_size(size), cold,
                              "pisess --no-cache", off))
         c = None
@@ -831,6 +814,17 @@ class Bench:
                    next((r.rc for r in colds if r.rc), 0), [r.wall for r in colds])
         return meter, off, cold
 
+    def _warm_after_append(self, case: str, path: Path, meter: Meter, cmd: list, rep: int) -> Run:
+        """The warm run after a 10 KB append, its output checked against a --no-cache read."""
+        added = append_messages(path, 10 * 1024)
+        warm([path])
+        hot = meter.best(cmd, rep, stdout=self.out(f"{case}-warm.json"), warmup=0)
+        log(f"[{case}] warm after a {added / 1024:.1f} KB append: {hot.wall * 1000:.0f} ms {kb(hot.rss_kb)}")
+        self.meter.once([*cmd, "--no-cache"], stdout=self.out(f"{case}-fresh.json"))
+        same = Path(self.out(f"{case}-warm.json")).read_bytes() == Path(self.out(f"{case}-fresh.json")).read_bytes()
+        self.checks.append(f"[{case}] warm output vs --no-cache: " + ("identical" if same else "DIFFER"))
+        return hot
+
     def case_cache1g(self) -> None:
         """A 1 GiB pi 1.6.0 session through the cache: warm context after a 10 KB append (target
         250 ms), cold beside the read without the cache."""
@@ -850,13 +844,7 @@ class Bench:
         log(f"[{case}] pisess context --json: --no-cache, then a cold cache")
         meter, off, cold = self._cache_runs(case, path, xdg, cmd, rep)
         log(f"    --no-cache {off.wall:.2f} s {kb(off.rss_kb)}; cold {cold.wall:.2f} s {kb(cold.rss_kb)}")
-        added = append_messages(path, 10 * 1024)
-        warm([path])
-        hot = meter.best(cmd, rep, stdout=self.out(f"{case}-warm.json"), warmup=0)
-        log(f"[{case}] warm after a {added / 1024:.1f} KB append: {hot.wall * 1000:.0f} ms {kb(hot.rss_kb)}")
-        self.meter.once([*cmd, "--no-cache"], stdout=self.out(f"{case}-fresh.json"))
-        same = Path(self.out(f"{case}-warm.json")).read_bytes() == Path(self.out(f"{case}-fresh.json")).read_bytes()
-        self.checks.append(f"[{case}] warm output vs --no-cache: " + ("identical" if same else "DIFFER"))
+        hot = self._warm_after_append(case, path, meter, cmd, rep)
         self.rows.append(Row(case, "context --json (cache cold)", label, fmt_size(size), cold, "pisess --no-cache", off))
         self.rows.append(Row(case, "context --json (cache warm, +10 KB)", label, fmt_size(size), hot,
                              "pisess --no-cache", off))
