@@ -12,8 +12,8 @@ from pisess.core.context import build_context
 from pisess.core.errors import PisessError
 from pisess.core.fork import entries_to_fork
 from pisess.core.session import open_session
-from pisess.core.stats import usage_breakdown
 from pisess.core.system import current_system_message, js_key_order, prompt_text, tool_names
+from pisess.core.usage import usage_breakdown
 
 
 def open16(tmp_path, lines, version="1.6.0", name="s.jsonl"):

@@ -14,7 +14,7 @@ from pisess.cli.app import app
 from pisess.core import compact
 from pisess.core.compact import scan_compact
 from pisess.core.session import Session, open_session
-from pisess.core.stats import UsageGather, gathered_usage, may_carry_usage, usage_fold
+from pisess.core.usage import UsageGather, gathered_usage, may_carry_usage, usage_fold
 
 RUNNER = CliRunner()
 # what a usage field may hold: JavaScript's += makes a bool 0/1, null nothing, anything else NaN
@@ -113,7 +113,7 @@ def test_context_json_does_not_read_the_file_back_for_the_breakdown(tmp_path, mo
     """Cold, and with the cache on warm too: the first read keeps the gathered sums beside the
     entry it writes, the next one takes them from there."""
     from pisess.core import cache
-    from pisess.core.stats import usage_rows
+    from pisess.core.usage import usage_rows
 
     monkeypatch.setattr(cache, "_settings", cache.Settings(directory=str(tmp_path / "cache") if cache_on else None))
     path = random_session(tmp_path, 3)

@@ -46,7 +46,7 @@ def pi16_extras(ctx) -> dict:
     """What pi 1.6 itself derives beside the messages, under the names pi's oracle prints."""
     from pisess.core import cache, js
     from pisess.core.js import UNDEF, get
-    from pisess.core.stats import gathered_usage, may_carry_usage, usage_fold, usage_rows
+    from pisess.core.usage import gathered_usage, may_carry_usage, usage_fold, usage_rows
 
     s = ctx.session
 
@@ -109,7 +109,7 @@ def context(
     path = common.resolve_session(session, w, sessions_dir, pi_version)
     gather = None
     if json_out and since(versions.parse(pi_version), versions.SYSTEM_MESSAGES):
-        from pisess.core.stats import UsageGather
+        from pisess.core.usage import UsageGather
 
         gather = UsageGather  # the breakdown from the index's one parse, not from reading the file back
     s = open_session(path, reader, light=True, pi_version=pi_version, gather=gather)
