@@ -403,3 +403,23 @@ def test_parser_errors_keep_the_json_promise(argv, capsys):
     assert out.err.strip()
     assert run([a for a in argv if a != "--json"]) == 2
     assert capsys.readouterr().out == ""
+
+
+def test_the_app_built_for_one_command_answers_as_the_whole_app(monkeypatch):
+    """``run`` builds only the command it runs: each command's help, and its refusal of an option
+    it does not have, are the whole app's, word for word."""
+    from conftest import cli_runner
+    from pisess.cli.app import app, app_for
+
+    runner = cli_runner(monkeypatch)
+    names = [c.name for c in app.registered_commands] + [g.name for g in app.registered_groups]
+    assert "context" in names and "cache" in names
+    for name in names:
+        one = app_for([name, "--help"])
+        assert one is not app and len(one.registered_commands) + len(one.registered_groups) == 1
+        for args in ([name, "--help"], [name, "--no-such-option"]):
+            whole, alone = runner.invoke(app, args), runner.invoke(one, args)
+            assert (alone.exit_code, alone.stdout, alone.stderr) == (whole.exit_code, whole.stdout, whole.stderr)
+    assert app_for(["ctx"]) is app and app_for(["--version"]) is app and app_for([]) is app
+    monkeypatch.setenv("_PISESS_COMPLETE", "complete_bash")
+    assert app_for(["context"]) is app  # completion lists every command
