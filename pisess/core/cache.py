@@ -271,34 +271,45 @@ def _encode(path: str, st: os.stat_result, ix: CompactIndex, print_: bytes) -> b
     return _frame(value)
 
 
-def _decode(data: bytes) -> tuple[tuple, CompactIndex] | None:
+def _decode(data: bytearray) -> tuple[tuple, CompactIndex] | None:
+    """The entry's meta and index.  ``data`` is emptied as soon as it is unpacked, and each field
+    is dropped once it is converted: the bytes and the index are never all alive at once, so a
+    warm read's peak memory stays under the cold read's (which never holds the whole file)."""
     from . import js
     from .compact import CompactIndex
     from .jsonl import Light
 
-    (meta, ids, parents, other_parents, offsets, lines, lengths, first_line, last_length, roles, role_names, stamps,
-     extras, header, harness_error, cli_plain, sdk_marker, size, ends_with_newline, line_count, roots,
-     keys) = _unframe(data)
+    fields = list(_unframe(data))
+    del data[:]
+    take = fields.pop  # from the end, each field released as it is taken
+    keys, roots, line_count, ends_with_newline, size, sdk_marker, cli_plain, harness_error = (
+        take(), take(), take(), take(), take(), take(), take(), take())
     ix = CompactIndex()
-    ix.ids = ids.split("\n") if type(ids) is str else ids
-    ix.pos_of = dict(zip(ix.ids, range(len(ix.ids))))  # the last occurrence wins, as in the scan
-    ix.pos_of.pop(None, None)
-    ix.key_of = {(js.UNDEF if k == _UNDEF_KEY else k): p for k, p in keys}
-    ix.parents = _array("i", parents)
-    ix.other_parents = other_parents
-    ix.offsets = _array("q", offsets)
-    ix.lines = None if lines is None else _array("I", lines)
-    ix.lengths = None if lengths is None else _array("I", lengths)
-    ix.first_line, ix.last_length = first_line, last_length
-    ix.roles = bytearray(roles)
-    ix.role_stubs = [{"role": r} for r in role_names]
-    ix.stamps = bytearray(stamps)
-    for p, v, offset, length in extras:
+    ix.header = take()
+    for p, v, offset, length in take():
         if offset >= 0:
             v = Light(v)
             v.offset, v.length, v.index = offset, length, p
         ix.extras[p] = v
-    ix.header = header
+    ix.stamps = bytearray(take())
+    ix.role_stubs = [{"role": r} for r in take()]
+    ix.roles = bytearray(take())
+    ix.last_length = take()
+    ix.first_line = take()
+    lengths, lines = take(), take()
+    ix.lengths = None if lengths is None else _array("I", lengths)
+    ix.lines = None if lines is None else _array("I", lines)
+    del lengths, lines
+    ix.offsets = _array("q", take())
+    ix.other_parents = take()
+    ix.parents = _array("i", take())
+    ids = take()
+    ix.ids = ids.split("\n") if type(ids) is str else ids
+    del ids
+    meta = take()
+    ix.pos_of = dict(zip(ix.ids, range(len(ix.ids))))  # the last occurrence wins, as in the scan
+    ix.pos_of.pop(None, None)
+    ix.key_of = {(js.UNDEF if k == _UNDEF_KEY else k): p for k, p in keys}
     ix.harness_error, ix.cli_plain, ix.sdk_marker = harness_error, cli_plain, sdk_marker
     ix.size, ix.ends_with_newline, ix.line_count, ix.roots = size, ends_with_newline, line_count, roots
     n = len(ix.ids)
@@ -316,8 +327,10 @@ def _array(code: str, data: bytes) -> array:
 
 def _load(entry: str) -> tuple[tuple, CompactIndex] | None:
     try:
-        with open(entry, "rb") as fh:
-            data = fh.read()
+        with open(entry, "rb", buffering=0) as fh:
+            data = bytearray(os.fstat(fh.fileno()).st_size)  # (read into: no second copy)
+            if fh.readinto(data) != len(data):
+                return None
     except OSError:
         return None
     try:
@@ -381,7 +394,7 @@ def _frame(value: Any) -> bytes | None:
     return MAGIC + _stamp() + blob + len(blob).to_bytes(8, "little") + zlib.crc32(blob).to_bytes(4, "little")
 
 
-def _unframe(data: bytes) -> Any:
+def _unframe(data: bytes | bytearray) -> Any:
     head = MAGIC + _stamp()
     if not data.startswith(head) or len(data) < len(head) + 12:
         raise ValueError("not an entry of this version")
