@@ -249,3 +249,16 @@ def test_sessions_root_that_is_not_a_directory_is_exit_2(runner, tmp_path, monke
     what = "does not exist" if kind == "missing" else "is not a directory"
     assert f"sessions root {root} {what}" in r.stderr
     assert not (kind == "missing" and root.exists())  # nothing created
+
+
+def test_an_unreadable_file_is_one_unbroken_line_at_any_width(monkeypatch, tmp_path):
+    """validate's line for a file it cannot read is compiler style like its findings: the path is
+    never broken by the terminal's width (grep and copy-paste find it whole), however long."""
+    deep = tmp_path / ("d" * 90)
+    deep.mkdir()
+    fifo = deep / "pipe.jsonl"
+    os.mkfifo(fifo)
+    r = run(cli_runner(monkeypatch, columns=60, PISESS_CACHE="off"), "validate", str(fifo))
+    assert r.exit_code == 2
+    lines = [ln for ln in r.stdout.splitlines() if "error storage" in ln]
+    assert len(lines) == 1 and os.path.relpath(fifo) in lines[0] and len(lines[0]) > 60, r.stdout

@@ -661,7 +661,7 @@ def validate_text(reports: list, unreadable: list, strict: bool, *, quiet: bool)
 
     out: list = []
     for err in unreadable:
-        out.append(safe(f"{relative(err.path or '?')}: error {err.code}: {err.message}", "bold red"))
+        out.append(soft(safe(f"{relative(err.path or '?')}: error {err.code}: {err.message}", "bold red")))
     for r in reports:
         if quiet:
             continue
