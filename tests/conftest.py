@@ -122,7 +122,7 @@ def _reads_as_the_cli_reads():
 
 
 #: The default run tries this fraction of a property's examples; the ``slow`` variant tries them all.
-QUICK_FRACTION = 5
+QUICK_FRACTION = 10
 
 
 def quick_and_full(examples: int, base: Any, *strategies: Any, **kw_strategies: Any):
@@ -161,6 +161,29 @@ def _isolated_cache(tmp_path_factory):
             os.environ.pop(k, None)
         else:
             os.environ[k] = v
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _one_click_command_per_app():
+    """typer's ``CliRunner.invoke`` builds the click command from the app on every call (20 ms: a
+    third of the default run went there).  An app is the same object from test to test and click
+    makes a new context for each invocation, so each app's command is built once."""
+    import typer.testing
+
+    build = getattr(typer.testing, "_get_command", None)
+    if build is None:  # a typer that builds it elsewhere: slower, not different
+        yield
+        return
+    built: dict[int, tuple] = {}
+
+    def command_of(app):
+        if id(app) not in built:
+            built[id(app)] = (app, build(app))  # (the app kept alive: its id stays its own)
+        return built[id(app)][1]
+
+    typer.testing._get_command = command_of
+    yield
+    typer.testing._get_command = build
 
 
 def cli_runner(monkeypatch, columns: int = 100, **env: str):

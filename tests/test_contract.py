@@ -29,6 +29,15 @@ COMMANDS = {  # argv with a missing input; every command that reads sessions
 }
 
 
+#: The default run's share of each command matrix (a subprocess each, 130 ms): a file command, the
+#: directory command and fork (its human view talks on stderr); CI runs every command (``-m ''``).
+QUICK = {"context", "ls", "fork"}
+
+
+def commands() -> list:
+    return [name if name in QUICK else pytest.param(name, marks=pytest.mark.slow) for name in sorted(COMMANDS)]
+
+
 def pisess(argv: list[str], stdout=subprocess.PIPE) -> subprocess.CompletedProcess:
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "100", "HOME": "/nonexistent-home"}
     env.pop("PI_CODING_AGENT_DIR", None)
@@ -36,7 +45,7 @@ def pisess(argv: list[str], stdout=subprocess.PIPE) -> subprocess.CompletedProce
                           env=env, timeout=60)
 
 
-@pytest.mark.parametrize("name", sorted(COMMANDS))
+@pytest.mark.parametrize("name", commands())
 def test_missing_input_is_one_json_error_and_exit_2(name):
     p = pisess([*COMMANDS[name], "--json"])
     assert p.returncode == 2, p.stderr
@@ -46,7 +55,7 @@ def test_missing_input_is_one_json_error_and_exit_2(name):
     assert b"Traceback" not in p.stderr and p.stderr.strip()
 
 
-@pytest.mark.parametrize("name", sorted(COMMANDS))
+@pytest.mark.parametrize("name", commands())
 def test_usage_error_keeps_the_json_promise(name):
     p = pisess([name, "--no-such-option", "--json"])
     assert p.returncode == 2
@@ -55,7 +64,7 @@ def test_usage_error_keeps_the_json_promise(name):
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
-@pytest.mark.parametrize("name", sorted(COMMANDS))
+@pytest.mark.parametrize("name", commands())
 @pytest.mark.parametrize("as_json", [False, True])
 def test_a_full_stdout_is_a_clean_storage_error(name, as_json):
     with resources.as_file(resources.files("pisess") / "examples" / "sessions") as root:
