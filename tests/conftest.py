@@ -147,7 +147,7 @@ def _isolated_cache(tmp_path_factory):
     """The suite reads through the index cache as the CLI does, in a directory of its own: never
     the user's real cache (``XDG_CACHE_HOME`` points there too, for the pisess processes tests
     start).  Tests of the cache itself configure their own directory."""
-    from pisess.core import cache
+    from pisess.core.reading import cache
 
     where = tmp_path_factory.mktemp("xdg-cache")
     old = {k: os.environ.get(k) for k in ("XDG_CACHE_HOME", "PISESS_CACHE")}

@@ -22,7 +22,7 @@ from typer.testing import CliRunner
 
 from conftest import assistant, encode_line, header, user
 from pisess.cli.app import app
-from pisess.core import cache, compact
+from pisess.core.reading import cache, compact
 
 VIEWS = (("context", "--json"), ("tree", "--json"), ("path", "--json"), ("validate", "--json"),
          ("stats", "--json"), ("du", "--json"))
@@ -140,7 +140,7 @@ def test_the_usage_breakdown_is_folded_from_the_cached_prefix(tmp_path, cache_di
         more = assistant("tail", parent)
         more["message"]["usage"] = usage
         fh.write(_line(more))
-    from pisess.core import session as session_mod
+    from pisess.core.reading import session as session_mod
 
     read: list = []
     real = session_mod.Session.iter_complete
@@ -508,7 +508,8 @@ def test_many_file_views_through_the_summaries_are_the_fresh_read(tmp_path, cach
 def test_a_warm_set_reads_no_session_whole(tmp_path, cache_dir, monkeypatch):
     """Warm, ls --long, du --all and stats --all (of the sessions without forks) take each file's
     figures from the cache: none of them is read whole again."""
-    from pisess.core import du, stats, summary
+    from pisess.core.analyses import du, stats
+    from pisess.core.listing import summary
 
     root = tmp_path / "sessions"
     _a_set(root)
@@ -540,7 +541,7 @@ def _watch_picture(w) -> tuple:
 def test_watch_resumes_from_the_kept_state(tmp_path, cache_dir, monkeypatch):
     """A second watch of a grown file reads only the appended bytes, and then sees what a watch
     that read the whole file sees: the same state, the same damage, the same events next."""
-    from pisess.core import follow
+    from pisess.core.model import follow
 
     path = tmp_path / "s.jsonl"
     lines = [header(), *_conversation(30), b"{oops", {"type": "session_info", "id": "i1", "parentId": "e29",

@@ -1,4 +1,4 @@
-"""The compact index (core/compact.py) must read every file exactly as the line scan does.
+"""The compact index (core/reading/compact.py) must read every file exactly as the line scan does.
 
 Files are generated with many entries and odd lines in random places, and read with small chunk
 and block sizes, so chunk and block boundaries fall everywhere: between a child and its parent,
@@ -14,11 +14,12 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 from conftest import assistant, entry, header, quick_and_full, session_bytes, user
-from pisess.core import compact, js
-from pisess.core.context import build_context
+from pisess.core import js
 from pisess.core.errors import PisessError
-from pisess.core.jsonl import Light, scan_file
-from pisess.core.session import open_session
+from pisess.core.model.context import build_context
+from pisess.core.reading import compact
+from pisess.core.reading.jsonl import Light, scan_file
+from pisess.core.reading.session import open_session
 
 SETTINGS = settings(max_examples=int(os.environ.get("PISESS_HYPOTHESIS_EXAMPLES", "60")), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
@@ -286,7 +287,7 @@ def test_ids_that_are_not_strings_survive_the_two_half_read(tmp_path, monkeypatc
 def test_a_parent_id_seen_again_later_is_the_later_entry(tmp_path):
     """B names A as its parent before A's id comes again: the readers take the last A, so the
     first A is off the path (the index's parent positions, made chunk by chunk, say the first)."""
-    from pisess.core.sessionset import place
+    from pisess.core.listing.sessionset import place
 
     path = tmp_path / "s.jsonl"
     path.write_bytes(session_bytes([header(), user("A", None), user("B", "A"), user("C", "B"),
@@ -299,7 +300,7 @@ def test_a_parent_id_seen_again_later_is_the_later_entry(tmp_path):
 
 
 def test_a_parent_id_that_is_empty_ends_the_path_even_with_an_entry_whose_id_is_empty(tmp_path):
-    from pisess.core.sessionset import place
+    from pisess.core.listing.sessionset import place
 
     path = tmp_path / "s.jsonl"
     path.write_bytes(session_bytes([header(), user("", None), user("B", ""), user("C", "B")]))
@@ -314,7 +315,7 @@ def test_a_parent_id_that_is_empty_ends_the_path_even_with_an_entry_whose_id_is_
 def test_placing_hits_by_position_is_placing_by_object(lines, reader, checkpoint_at, leaf_entry, chunk_lines, halves):
     """search places hits with a walk over the index's parent positions; it must give every
     entry the place the object walk (branches=True) gives it, compactions and cycles included."""
-    from pisess.core.sessionset import _active_positions, place
+    from pisess.core.listing.sessionset import _active_positions, place
 
     ids_ = [x["id"] for x in lines[1:] if isinstance(x, dict) and "id" in x]
     if ids_ and checkpoint_at < len(lines):
@@ -349,7 +350,7 @@ def test_placing_hits_by_position_is_placing_by_object(lines, reader, checkpoint
 def test_validate_on_the_index_reports_what_the_line_scan_reports(lines, chunk_lines, halves):
     """validate checks clean files on the compact index (duplicate ids, dangling parents, cycles,
     leaf and label targets, compactions, unknown types found on positions): the same report."""
-    from pisess.core.validate import validate_file, validate_raw
+    from pisess.core.analyses.validate import validate_file, validate_raw
 
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "s.jsonl")
@@ -368,7 +369,7 @@ def test_validate_on_the_index_reports_what_the_line_scan_reports(lines, chunk_l
 def test_du_on_the_index_reports_what_the_line_scan_reports(lines, chunk_lines, reader, block):
     """du reads clean files through the compact index (sizes, kinds and offsets from its arrays,
     images from a byte search in blocks of ``block`` bytes): the same report as the line scan's."""
-    from pisess.core import du
+    from pisess.core.analyses import du
 
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "s.jsonl")

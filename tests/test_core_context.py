@@ -8,9 +8,9 @@ from datetime import datetime, timezone
 import pytest
 
 from conftest import DROP, TS, assistant, entry, header, ids, message, user, write_session
-from pisess.core.context import build_context, convert_to_llm
 from pisess.core.errors import PisessError
-from pisess.core.session import open_session
+from pisess.core.model.context import build_context, convert_to_llm
+from pisess.core.reading.session import open_session
 
 TS_MS = int(datetime(2026, 7, 25, 9, 14, 3, 512000, tzinfo=timezone.utc).timestamp() * 1000)
 COMP_PREFIX = "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
@@ -472,7 +472,7 @@ def test_summary_timestamps_follow_js_date_parsing(tmp_path, stamp, expected):
 def test_an_entry_read_back_twice_is_the_same_object(tmp_path):
     """The model's last assistant message is read back for the state, then again as part of the
     context: one object, found at its line, without indexing every entry by identity."""
-    from pisess.core.session import open_session
+    from pisess.core.reading.session import open_session
 
     p = write_session(tmp_path, [header(), user("u1", None), assistant("a1", "u1"), user("u2", "a1")])
     s = open_session(p, "cli", light=True)

@@ -9,8 +9,8 @@ import pytest
 
 from conftest import DROP, assistant, entry, header, ids, user, write_session
 from pisess.core.errors import PisessError
-from pisess.core.fork import entries_to_fork, plan_fork, write_fork
-from pisess.core.session import open_session
+from pisess.core.model.fork import entries_to_fork, plan_fork, write_fork
+from pisess.core.reading.session import open_session
 
 NOW = "2026-07-25T10:00:00.000Z"
 

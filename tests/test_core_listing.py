@@ -9,9 +9,9 @@ import os
 import pytest
 
 from conftest import assistant, entry, header, user, write_bytes, write_session
-from pisess.core import summary
 from pisess.core.errors import PisessError
-from pisess.core.repo import (
+from pisess.core.listing import summary
+from pisess.core.listing.repo import (
     collation_key,
     discovery_header,
     encode_cwd,
@@ -20,7 +20,7 @@ from pisess.core.repo import (
     most_recent_session,
     resolve_session,
 )
-from pisess.core.summary import SDK_V4, read_cli_info
+from pisess.core.listing.summary import SDK_V4, read_cli_info
 
 CWD = "/work/proj"
 OTHER = "/work/other"
@@ -421,8 +421,8 @@ def test_ls_json_in_both_versions(tmp_path):
 def test_commands_name_an_sdk_v4_file(tmp_path, first):
     """Pointed at a v4 file, every reader's error names it; validate gives one finding for it,
     harness_v4 ("harness v4 session (unsupported)"), not a finding per record."""
-    from pisess.core.session import open_session
-    from pisess.core.validate import validate_file
+    from pisess.core.analyses.validate import validate_file
+    from pisess.core.reading.session import open_session
 
     p = write_session(tmp_path, [first, {"kind": "entry", "seq": 1, "entry": {"type": "message"}}], name="v4.jsonl")
     for reader in ("auto", "cli", "harness"):

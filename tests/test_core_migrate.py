@@ -8,10 +8,10 @@ import os
 import pytest
 
 from conftest import DROP, header, ids, write_session
-from pisess.core.context import build_context
 from pisess.core.errors import PisessError
-from pisess.core.migrate import migrate_in_memory, needs_migration, raw_version
-from pisess.core.session import open_session
+from pisess.core.model.context import build_context
+from pisess.core.reading.migrate import migrate_in_memory, needs_migration, raw_version
+from pisess.core.reading.session import open_session
 
 V1_HEADER = header(version=DROP, provider="anthropic", modelId="claude-sonnet-4-5", thinkingLevel="off",
                    branchedFrom="/old.jsonl")

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from conftest import DROP, assistant, entry, header, ids, user, write_bytes, write_session
 from pisess.core.errors import PisessError
-from pisess.core.session import open_session
+from pisess.core.reading.session import open_session
 
 HDR_BAD = "first line is not a valid session header"
 
@@ -283,7 +283,7 @@ def test_cli_ignores_mid_file_header(tmp_path):
 
 def test_cli_mid_file_header_children_are_orphans(tmp_path):
     """A mid-file header with an id is not indexed: its children become orphans (roots of their path)."""
-    from pisess.core.paths import active_path
+    from pisess.core.model.paths import active_path
 
     lines = [header(), user("a", None), header(id="mid"), user("b", "mid"), assistant("c", "b")]
     s = open_session(write_session(tmp_path, lines), "cli")
@@ -506,7 +506,7 @@ def test_session_name_non_string_is_error(tmp_path):
 
 def test_dumps_writes_numbers_as_json_stringify():
     """Doubles below 1e21 in full digits, as pi prints them; exponents inside strings untouched."""
-    from pisess.core.jsonl import dumps, parse_json
+    from pisess.core.reading.jsonl import dumps, parse_json
 
     doc = parse_json(b'{"tokens":12345678901234567890,"f":1.5e17,"big":2.5e21,"tiny":1e-7,"s":"1e5 \\"2e7\\""}')
     assert dumps(doc) == (b'{"tokens":12345678901234567000,"f":150000000000000000,"big":2.5e+21,"tiny":1e-7,'
@@ -523,7 +523,7 @@ def test_dumps_rewrites_numbers_only_outside_strings(value):
     and every number reads back as the same double."""
     import json as std_json
 
-    from pisess.core.jsonl import dumps
+    from pisess.core.reading.jsonl import dumps
 
     def doubles(v):
         if isinstance(v, dict):

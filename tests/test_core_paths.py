@@ -8,11 +8,11 @@ import time
 import pytest
 
 from conftest import DROP, assistant, entry, header, ids, user, write_session
-from pisess.core.context import build_context
 from pisess.core.errors import PisessError
-from pisess.core.jsonl import scan_bytes
-from pisess.core.paths import active_path, cli_branch, cli_context_path, path_to_checkpoint, path_to_root
-from pisess.core.session import open_session
+from pisess.core.model.context import build_context
+from pisess.core.model.paths import active_path, cli_branch, cli_context_path, path_to_checkpoint, path_to_root
+from pisess.core.reading.jsonl import scan_bytes
+from pisess.core.reading.session import open_session
 
 
 def comp(id_, parent, fk=DROP, tail=DROP, summary=None):

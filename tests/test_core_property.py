@@ -10,14 +10,14 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 from conftest import header, quick_and_full, session_bytes
-from pisess.core.context import build_context
+from pisess.core.analyses.validate import validate_bytes, validate_file
 from pisess.core.errors import PisessError
-from pisess.core.fork import entries_to_fork
-from pisess.core.jsonl import scan_bytes
-from pisess.core.paths import active_path, path_to_checkpoint, path_to_root
-from pisess.core.session import open_session
-from pisess.core.tree import build_tree
-from pisess.core.validate import validate_bytes, validate_file
+from pisess.core.model.context import build_context
+from pisess.core.model.fork import entries_to_fork
+from pisess.core.model.paths import active_path, path_to_checkpoint, path_to_root
+from pisess.core.model.tree import build_tree
+from pisess.core.reading.jsonl import scan_bytes
+from pisess.core.reading.session import open_session
 
 MAX_EXAMPLES = int(os.environ.get("PISESS_HYPOTHESIS_EXAMPLES", "60"))
 SETTINGS = settings(max_examples=MAX_EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])

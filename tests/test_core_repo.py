@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from conftest import header, write_bytes, write_session
 from pisess.core.errors import PisessError
 from pisess.core.js import parse_date
-from pisess.core.repo import absolute_cwd, encode_cwd, list_sessions, resolve_session, sessions_root
+from pisess.core.listing.repo import absolute_cwd, encode_cwd, list_sessions, resolve_session, sessions_root
 
 CWD = "/work/proj"
 OTHER = "/work/other"
@@ -285,7 +285,8 @@ def user_line(i):
 
 
 def _shared(monkeypatch, processes):
-    from pisess.core import parallel, repo
+    from pisess.core import parallel
+    from pisess.core.listing import repo
 
     monkeypatch.setattr(repo, "SHARE_MIN", 2)
     monkeypatch.setattr(parallel, "cpus", lambda: processes)
@@ -300,7 +301,8 @@ def test_list_shared_among_processes_is_the_one_process_listing(tmp_path, monkey
     monkeypatch.setenv("PISESS_JOBS", "1")
     one = list_sessions(str(tmp_path), CWD)
     _shared(monkeypatch, processes)
-    from pisess.core import parallel, repo
+    from pisess.core import parallel
+    from pisess.core.listing import repo
 
     assert parallel.workers(limit=8) == processes
     read_here = []  # counted in this process only: the children's reads do not come back here

@@ -1,4 +1,4 @@
-"""The entry stores (core/store.py, compact.CompactEntries) answer ``EntryStore`` alike.
+"""The entry stores (core/reading/store.py, compact.CompactEntries) answer ``EntryStore`` alike.
 
 A file the compact index reads is also read by the line scan into a list store; every question of
 the protocol must get the same answer from both (positions, lookups with the last-wins rule,
@@ -16,12 +16,12 @@ import pytest
 from hypothesis import given
 
 from conftest import assistant, entry, header, message, session_bytes, user
-from pisess.core import compact, jsonl
-from pisess.core import session as session_mod
-from pisess.core.compact import CompactEntries
-from pisess.core.jsonl import scan_file
-from pisess.core.session import open_session
-from pisess.core.store import EntryStore, ListStore
+from pisess.core.reading import compact, jsonl
+from pisess.core.reading import session as session_mod
+from pisess.core.reading.compact import CompactEntries
+from pisess.core.reading.jsonl import scan_file
+from pisess.core.reading.session import open_session
+from pisess.core.reading.store import EntryStore, ListStore
 from test_core_compact import SETTINGS, many_entry_files
 
 
@@ -113,7 +113,7 @@ def test_reads_never_touch_the_collector(tmp_path, monkeypatch):
     """Not even for the length of a read: the collector is the program's (the CLI turns it off for
     its whole run); a library read that turned it off and on again would turn it on under a
     caller that had it off, and off under another thread."""
-    from pisess.core import repo
+    from pisess.core.listing import repo
 
     calls: list = []
     for name in ("disable", "enable", "freeze", "unfreeze", "collect"):

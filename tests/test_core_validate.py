@@ -7,7 +7,7 @@ import json
 import pytest
 
 from conftest import DROP, SESSION_ID, assistant, encode_line, entry, header, user, write_bytes, write_session
-from pisess.core.validate import validate_file
+from pisess.core.analyses.validate import validate_file
 
 
 def validate(tmp_path, lines, **kw):
@@ -271,8 +271,8 @@ def test_file_replaced_while_read_is_an_io_condition(tmp_path, monkeypatch):
     """An entry read back that is not the one the scan saw means the file changed: storage, not a finding."""
     import pytest
 
-    from pisess.core import jsonl
     from pisess.core.errors import PisessError
+    from pisess.core.reading import jsonl
 
     path = write_session(tmp_path, [header(), user("a", None), assistant("b", "a")])
     real = jsonl.RawFile.parse_back

@@ -10,7 +10,7 @@ import pytest
 
 from answers_store import invoke
 from conftest import assistant, header, user
-from pisess.core.search import make_matcher, search_file
+from pisess.core.analyses.search import make_matcher, search_file
 
 CUT = '{"type":"message","id":"cut","parentId":"a2","timestamp":"2026-07-25T09:14:03.512Z","mess'
 CONFLICT = "<<<<<<< HEAD"
@@ -151,7 +151,7 @@ def test_search_view_says_beside_the_hits_that_lines_were_skipped(quiet, tmp_pat
 def test_search_files_in_the_core(tmp_path):
     """The command's loop is core: unreadable and non-session files set aside, results newest
     first, the JSON document with droppedLines beside the hits."""
-    from pisess.core.search import parse_fields, search_files
+    from pisess.core.analyses.search import parse_fields, search_files
 
     f = _damaged(tmp_path)
     newer = _write(tmp_path / "newer.jsonl", [header(id="n", timestamp="2027-01-01T00:00:00.000Z"),

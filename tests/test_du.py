@@ -7,7 +7,7 @@ import json
 import pytest
 
 from answers_store import CWD, H_ID, IMAGE, P_ID, check_golden, invoke
-from pisess.core.du import disk_usage
+from pisess.core.analyses.du import disk_usage
 
 ROOT = ["--sessions-dir", "sessions"]
 HERE = [*ROOT, "--cwd", CWD]

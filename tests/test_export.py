@@ -24,11 +24,11 @@ from typer.testing import CliRunner
 
 from conftest import entry, header, message, write_session
 from pisess.cli.app import app
-from pisess.core.context import build_context
+from pisess.core.analyses.export import ExportOptions, export_branch, export_context, is_session_file, plain, write_export
+from pisess.core.analyses.validate import validate_file
 from pisess.core.errors import PisessError
-from pisess.core.export import ExportOptions, export_branch, export_context, is_session_file, plain, write_export
-from pisess.core.session import open_session
-from pisess.core.validate import validate_file
+from pisess.core.model.context import build_context
+from pisess.core.reading.session import open_session
 
 GOLDEN = Path(__file__).parent / "golden"
 T0 = 1784970845000
@@ -293,7 +293,7 @@ def test_html_header_theme_and_policy(src):
 def _export_jsonl(src: str, tmp_path, leaf=None, reader="cli", redact=False) -> str:
     s = open_session(src, reader, light=True)
     cli = s if s.reader == "cli" else open_session(src, "cli", light=True)
-    from pisess.core.paths import leaf_of
+    from pisess.core.model.paths import leaf_of
 
     out = export_branch(cli, leaf if leaf is not None else leaf_of(s), new_id="01984b00-0000-7000-8000-00000000000a",
                         now_iso="2026-07-26T10:00:00.000Z", source_path=os.path.abspath(src), redact=redact)
@@ -472,7 +472,7 @@ def test_help_has_an_example(runner):
 
 def test_export_session_runs_without_the_command_line(src):
     """What pisess export does, short of writing, is one core call: read, pick the leaf, export."""
-    from pisess.core.export import check_export_request, export_session
+    from pisess.core.analyses.export import check_export_request, export_session
 
     run_ = export_session(src, "jsonl", leaf="a2", new_id="0198aaaa-0000-7000-8000-000000000000",
                           now_iso="2026-01-01T00:00:00.000Z")

@@ -17,7 +17,7 @@ import pytest
 from conftest import CWD, assistant, cli_runner, entry, header, invoke, user, write_session
 from pisess.core.errors import PisessError
 from pisess.core.ids import PrefixWidth, matching_ids, unique_prefix_width
-from pisess.core.session import open_session
+from pisess.core.reading.session import open_session
 
 A, B = "oc-custom-alpha", "oc-custom-beta"  # share 10 characters: 11 tell them apart
 
@@ -145,8 +145,8 @@ def test_hex_ids_stay_8_characters(runner, tmp_path):
 
 
 def test_watch_rows_show_ids_that_differ():
-    from pisess.cli.watch_cmd import _row
-    from pisess.core.follow import SessionState
+    from pisess.cli.commands.watch_cmd import _row
+    from pisess.core.model.follow import SessionState
 
     state = SessionState()
     for n, v in enumerate(lines(), 1):

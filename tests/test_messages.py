@@ -1,4 +1,4 @@
-"""The message model (pisess.core.messages) and its three backends: the terminal's context view,
+"""The message model (pisess.core.model.messages) and its three backends: the terminal's context view,
 Markdown and HTML.  Each message is read once, so what the three show agrees: an image's size, a
 role's words, where text is clipped, a system message's sections and tools."""
 
@@ -11,11 +11,11 @@ from typer.testing import CliRunner
 
 from conftest import header, message, write_session
 from pisess.cli.app import app
-from pisess.core.context import build_context
-from pisess.core.export import ExportOptions, export_context
-from pisess.core.messages import Limits, clip, message_view
-from pisess.core.session import open_session
-from pisess.core.text import image_size, role_kind, short_id
+from pisess.core.analyses.export import ExportOptions, export_context
+from pisess.core.model.context import build_context
+from pisess.core.model.messages import Limits, clip, message_view
+from pisess.core.model.text import image_size, role_kind, short_id
+from pisess.core.reading.session import open_session
 
 # 100 bytes: base64 with two "=" of padding (the terminal used to count 101 B, the exports 100 B)
 IMAGE = base64.b64encode(bytes(range(100))).decode()

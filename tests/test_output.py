@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 
 from conftest import entry, header, message, user, write_session
-from pisess.cli import render, render_share
 from pisess.cli.output import Printer, soft
-from pisess.core.fork import plan_fork
-from pisess.core.session import open_session
-from pisess.core.tree import build_tree
-from pisess.core.validate import summary_counts, validate_file
+from pisess.cli.views import render, render_share
+from pisess.core.analyses.validate import summary_counts, validate_file
+from pisess.core.model.fork import plan_fork
+from pisess.core.model.tree import build_tree
+from pisess.core.reading.session import open_session
 
 CLI = Path(__file__).parent.parent / "pisess" / "cli"
 
@@ -36,12 +36,14 @@ def _writes_to_stdout(tree: ast.AST) -> list[str]:
 def test_only_the_printer_writes_to_stdout():
     """No CLI module but output.py calls print, typer.echo, sys.stdout.write or a console's print."""
     offenders = {}
-    for path in sorted(CLI.glob("*.py")):
+    paths = sorted(CLI.rglob("*.py"))
+    assert CLI / "views" / "render.py" in paths and CLI / "commands" / "ls_cmd.py" in paths
+    for path in paths:
         if path.name == "output.py":
             continue
         hits = _writes_to_stdout(ast.parse(path.read_text()))
         if hits:
-            offenders[path.name] = hits
+            offenders[str(path.relative_to(CLI))] = hits
     assert offenders == {}
 
 
@@ -63,7 +65,7 @@ def test_views_return_items_and_print_nothing(src, capsys):
                                           "/tmp/x.jsonl", dry_run=True)
     assert before and out == [] and after == []
     from pisess.cli.common import Where
-    from pisess.core.repo import list_sessions
+    from pisess.core.listing.repo import list_sessions
 
     listing = list_sessions(str(Path(src).parent), None)
     assert render.ls_view(listing, Where(str(Path(src).parent), "/"), all_projects=True, details=None, width=80)
@@ -73,7 +75,7 @@ def test_views_return_items_and_print_nothing(src, capsys):
 
 def test_the_tree_view_never_reads_the_file(src, monkeypatch):
     """The command reads the rows' whole entries and passes them; the view only draws."""
-    from pisess.cli.tree_cmd import tree_entries
+    from pisess.cli.commands.tree_cmd import tree_entries
 
     s = open_session(src, "cli", light=True)
     view = build_tree(s)
@@ -131,7 +133,7 @@ def test_summary_counts_in_the_core(src):
 
 
 def test_export_summary_is_talk_not_output(src):
-    from pisess.core.export import export_session
+    from pisess.core.analyses.export import export_session
 
     run = export_session(src, "md", reader="cli", new_id="x", now_iso="2026-01-01T00:00:00.000Z")
     items = render_share.export_summary(run, "/tmp/out.md")

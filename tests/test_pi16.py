@@ -8,12 +8,12 @@ import json
 import pytest
 
 from conftest import DROP, assistant, entry, header, ids, message, user, write_session
-from pisess.core.context import build_context
+from pisess.core.analyses.usage import usage_breakdown
 from pisess.core.errors import PisessError
-from pisess.core.fork import entries_to_fork
-from pisess.core.session import open_session
-from pisess.core.system import current_system_message, js_key_order, prompt_text, tool_names
-from pisess.core.usage import usage_breakdown
+from pisess.core.model.context import build_context
+from pisess.core.model.fork import entries_to_fork
+from pisess.core.model.system import current_system_message, js_key_order, prompt_text, tool_names
+from pisess.core.reading.session import open_session
 
 
 def open16(tmp_path, lines, version="1.6.0", name="s.jsonl"):
@@ -313,7 +313,7 @@ def test_fork_keeps_retain_none(tmp_path):
 
 
 def codes(tmp_path, lines, version="1.6.0", name="v.jsonl"):
-    from pisess.core.validate import validate_file
+    from pisess.core.analyses.validate import validate_file
 
     report = validate_file(write_session(tmp_path, lines, name=name), pi_version=version)
     return {f.code for f in report.findings}
@@ -348,7 +348,7 @@ def test_validate_clean_16_file_and_several_roots(tmp_path):
 
 
 def test_validate_unterminated_last_line_wording(tmp_path):
-    from pisess.core.validate import validate_file
+    from pisess.core.analyses.validate import validate_file
 
     path = unterminated(tmp_path)
     new = [f for f in validate_file(path).findings if f.code == "unterminated_line"]
@@ -362,7 +362,7 @@ def test_validate_unterminated_last_line_wording(tmp_path):
 
 
 def test_stats_counts_usage_entries_by_kind_with_16_only(tmp_path):
-    from pisess.core.stats import compute_stats
+    from pisess.core.analyses.stats import compute_stats
 
     a1 = assistant("a1", "u1")
     a1["message"].update(usage=usage_of(0.5), responseModel="claude-x-2", thinkingLevel="high")
@@ -388,7 +388,7 @@ def test_stats_counts_usage_entries_by_kind_with_16_only(tmp_path):
 
 
 def test_search_finds_system_sections_tools_and_edit_replacements(tmp_path):
-    from pisess.core.search import make_matcher, search_file
+    from pisess.core.analyses.search import make_matcher, search_file
 
     lines = [header(), system("s1", None, "base", sections={"rules": "never rm -rf"},
                               toolsAdded=[{"name": "grepper", "description": "find rm calls", "parameters": {}}]),
@@ -404,7 +404,7 @@ def test_search_finds_system_sections_tools_and_edit_replacements(tmp_path):
 
 def test_tree_and_path_mark_edit_targets(tmp_path):
     """tree flags an edited target edited, a hidden one hidden; path --json names the edit."""
-    from pisess.core.tree import build_tree
+    from pisess.core.model.tree import build_tree
 
     lines = [header(), user("u1", None, "q"), assistant("a1", "u1"), user("u2", "a1", "again"),
              assistant("a2", "u2"), edit("e1", "a2", "a1", None), edit("e2", "e1", "u2", {"content": "x"})]
@@ -418,7 +418,7 @@ def test_tree_and_path_mark_edit_targets(tmp_path):
 def test_export_system_begins_with_the_prompt_and_tools(tmp_path):
     """export --system (md and html): the prompt and tools the model is given at the leaf, as
     context --system folds them; without it, no such section."""
-    from pisess.core.export import ExportOptions, export_context
+    from pisess.core.analyses.export import ExportOptions, export_context
 
     lines = [header(), system("s1", None, content="Be brief.", sections={"cwd": "cwd: /p <b>"},
                               toolsAdded=[tool("read"), tool("write")]),
@@ -435,7 +435,7 @@ def test_export_system_begins_with_the_prompt_and_tools(tmp_path):
 
 
 def test_export_names_what_context_edits_hid_and_replaced(tmp_path):
-    from pisess.core.export import export_context
+    from pisess.core.analyses.export import export_context
 
     lines = [header(), user("u1", None, "first"), assistant("a1", "u1", "secret attempt"),
              user("u2", "a1", "again"), edit("e1", "u2", "a1", None)]

@@ -11,10 +11,10 @@ import pytest
 
 from answers_store import invoke
 from conftest import assistant, entry, header, user
-from pisess.core.context import build_context
-from pisess.core.search import make_matcher, search_file
-from pisess.core.session import open_session
-from pisess.core.sessionset import place
+from pisess.core.analyses.search import make_matcher, search_file
+from pisess.core.listing.sessionset import place
+from pisess.core.model.context import build_context
+from pisess.core.reading.session import open_session
 
 
 def _tail_of(*entries):

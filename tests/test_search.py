@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from answers_store import CWD, F_ID, H_ID, P_ID, check_golden, invoke
 from conftest import quick_and_full
-from pisess.core import search as core_search
-from pisess.core.search import make_matcher, search_file, value_matches
+from pisess.core.analyses import search as core_search
+from pisess.core.analyses.search import make_matcher, search_file, value_matches
 
 ROOT = ["--sessions-dir", "sessions"]
 HERE = [*ROOT, "--cwd", CWD]
@@ -129,7 +129,7 @@ def test_not_a_session_is_skipped(store):
 
 def test_unreadable_file_exits_2(store, monkeypatch):
     """A file that cannot be opened (EACCES, simulated so it holds for root too): exit 2, the file named as unreadable."""
-    from pisess.core import sessionset
+    from pisess.core.listing import sessionset
 
     real_open = os.open
     target = os.path.realpath(store["P"])
@@ -264,7 +264,8 @@ def test_prefilter_never_loses_a_match(tmp_path, texts, pattern, ignore_case, en
 def test_core_modules_import_no_cli():
     """search, stats, du and their shared module import neither typer nor rich."""
     probe = ("import importlib, json, sys\n"
-             "for n in ('pisess.core.search', 'pisess.core.stats', 'pisess.core.du', 'pisess.core.sessionset'):\n"
+             "for n in ('pisess.core.analyses.search', 'pisess.core.analyses.stats', 'pisess.core.analyses.du',\n"
+             "          'pisess.core.listing.sessionset'):\n"
              "    importlib.import_module(n)\n"
              "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('typer', 'rich', 'click'))))")
     out = subprocess.run([sys.executable, "-I", "-c", probe], capture_output=True, text=True, timeout=60)

@@ -19,8 +19,7 @@ from typer.testing import CliRunner
 
 from conftest import assistant, header, user, write_session
 from pisess.cli.app import app
-from pisess.core.errors import PisessError
-from pisess.core.secrets import (
+from pisess.core.analyses.secrets import (
     KINDS,
     find_secrets,
     fingerprint,
@@ -31,6 +30,7 @@ from pisess.core.secrets import (
     scan_file,
     scan_lines,
 )
+from pisess.core.errors import PisessError
 
 ALNUM = string.ascii_letters + string.digits
 
@@ -379,7 +379,7 @@ def test_new_core_modules_stay_pure():
     import subprocess
     import sys
 
-    probe = ("import sys, pisess.core.export, pisess.core.secrets; "
+    probe = ("import sys, pisess.core.analyses.export, pisess.core.analyses.secrets; "
              "print(sorted(m for m in sys.modules if m.split('.')[0] in ('typer', 'rich', 'click')))")
     out = subprocess.run([sys.executable, "-I", "-c", probe], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and out.stdout.strip() == "[]", out.stderr

@@ -195,7 +195,7 @@ def test_human_view_says_how_forks_were_matched(store):
 
 
 def test_file_name_session_id():
-    from pisess.core.stats import file_session_id
+    from pisess.core.analyses.stats import file_session_id
 
     assert file_session_id(f"/a/b/2025-03-01T09-00-00-000Z_{P_ID}.jsonl") == P_ID
     assert file_session_id("/a/b/notes.jsonl") is None

@@ -195,8 +195,8 @@ def test_unreadable_file_in_a_named_directory(runner, tmp_path, monkeypatch):
 
 
 def test_core_listing_lists_unreadable_directories(tmp_path, monkeypatch):
-    from pisess.core.repo import list_sessions
-    from pisess.core.sessionset import collect
+    from pisess.core.listing.repo import list_sessions
+    from pisess.core.listing.sessionset import collect
 
     root = tmp_path / "sessions"
     _, b, _ = (_project(root, n) for n in "abc")

@@ -11,10 +11,10 @@ from typer.testing import CliRunner
 
 from conftest import assistant, entry, header, message, user, write_session
 from pisess.cli.app import app
-from pisess.core import compact
-from pisess.core.compact import scan_compact
-from pisess.core.session import Session, open_session
-from pisess.core.usage import UsageGather, gathered_usage, may_carry_usage, usage_fold
+from pisess.core.analyses.usage import UsageGather, gathered_usage, may_carry_usage, usage_fold
+from pisess.core.reading import compact
+from pisess.core.reading.compact import scan_compact
+from pisess.core.reading.session import Session, open_session
 
 RUNNER = CliRunner()
 # what a usage field may hold: JavaScript's += makes a bool 0/1, null nothing, anything else NaN
@@ -112,8 +112,8 @@ def test_two_halves_fold_in_file_order(tmp_path, monkeypatch, seed):
 def test_context_json_does_not_read_the_file_back_for_the_breakdown(tmp_path, monkeypatch, cache_on):
     """Cold, and with the cache on warm too: the first read keeps the gathered sums beside the
     entry it writes, the next one takes them from there."""
-    from pisess.core import cache
-    from pisess.core.usage import usage_rows
+    from pisess.core.analyses.usage import usage_rows
+    from pisess.core.reading import cache
 
     monkeypatch.setattr(cache, "_settings", cache.Settings(directory=str(tmp_path / "cache") if cache_on else None))
     path = random_session(tmp_path, 3)
@@ -137,7 +137,7 @@ def test_context_json_does_not_read_the_file_back_for_the_breakdown(tmp_path, mo
 
 def test_an_index_from_the_cache_has_nothing_gathered(tmp_path, monkeypatch):
     """A cached prefix was not parsed by this read: the breakdown folds it as before."""
-    from pisess.core import cache
+    from pisess.core.reading import cache
 
     # (smallest=0: a file this small gets an index entry too)
     monkeypatch.setattr(cache, "_settings", cache.Settings(directory=str(tmp_path / "cache"), smallest=0))

@@ -1,4 +1,4 @@
-"""pisess watch and the two-writer rule (core/follow.py, core/writers.py, cli/watch_cmd.py).
+"""pisess watch and the two-writer rule (core/model/follow.py, core/model/writers.py, cli/commands/watch_cmd.py).
 
 The two-writer files and the one-writer files with much /tree navigation were written by pi's own
 SessionManager (tests/fixtures/writers/make.mjs); ``*.lines.json`` beside each two-writer file says
@@ -23,9 +23,9 @@ from typer.testing import CliRunner
 
 from conftest import entry, header
 from pisess.cli.app import app
-from pisess.core.follow import Watch
-from pisess.core.validate import validate_file
-from pisess.core.writers import find_alternations
+from pisess.core.analyses.validate import validate_file
+from pisess.core.model.follow import Watch
+from pisess.core.model.writers import find_alternations
 
 HERE = Path(__file__).parent
 WRITERS = HERE / "fixtures" / "writers"
@@ -279,7 +279,7 @@ def test_deleted_then_back(live):
 
 def test_idle_polls_only_stat(live, monkeypatch):
     """While nothing changes a poll is one stat: the file is not opened, whatever its size."""
-    import pisess.core.follow as follow
+    import pisess.core.model.follow as follow
 
     w = Watch(str(live))
     w.start(0)
@@ -292,7 +292,8 @@ def test_idle_polls_only_stat(live, monkeypatch):
 
 def test_core_follow_imports_no_ui():
     """The follow and writers modules stay core: no typer, no rich."""
-    code = "import sys, pisess.core.follow, pisess.core.writers; print('typer' in sys.modules or 'rich' in sys.modules)"
+    code = ("import sys, pisess.core.model.follow, pisess.core.model.writers; "
+            "print('typer' in sys.modules or 'rich' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
     assert out.stdout.strip() == "False"
 
@@ -433,8 +434,8 @@ def test_ctrl_c_ends_with_130_and_count_with_0(tmp_path):
 def test_the_compact_index_path_gives_the_same_alternations(path):
     """validate reads a clean file through the compact index and feeds the rule only switches
     and the entries before them: the answer is the one of feeding every entry."""
-    from pisess.core.compact import scan_compact
-    from pisess.core.session import index_raw, index_view
+    from pisess.core.reading.compact import scan_compact
+    from pisess.core.reading.session import index_raw, index_view
 
     ix = scan_compact(str(path))
     cli = index_view(ix, index_raw(str(path), ix), "cli")
@@ -444,7 +445,7 @@ def test_the_compact_index_path_gives_the_same_alternations(path):
 
 def test_start_summary_counts_cost_as_stats_does():
     """The status line's cost is the session's cost as `pisess stats` sums it."""
-    from pisess.cli.watch_cmd import _cost_of
+    from pisess.cli.commands.watch_cmd import _cost_of
 
     path = WRITERS / "one-branchy-16.jsonl"
     w = Watch(str(path), cost_of=_cost_of)
@@ -456,8 +457,8 @@ def test_start_summary_counts_cost_as_stats_does():
 def test_after_a_leaf_record_the_compact_path_looks_again(tmp_path):
     """An entry whose parent is the leaf record before it continues in the file but not for the
     rule (after a leaf record the leaf is its target): the compact path must feed it too."""
-    from pisess.core.compact import scan_compact
-    from pisess.core.session import index_raw, index_view
+    from pisess.core.reading.compact import scan_compact
+    from pisess.core.reading.session import index_raw, index_view
 
     es = _chain("x:r a1:x b1:x a2:a1")
     es += [entry("leaf", "L", "a2", ts=es[-1]["timestamp"], targetId="x"), _msg("b2", "L"), _msg("a3", "a2"),

@@ -7,7 +7,7 @@ import os
 import typer
 
 from pisess import __version__
-from pisess.cli import (
+from pisess.cli.commands import (
     cache_cmd,
     context_cmd,
     demo_cmd,

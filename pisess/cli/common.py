@@ -95,7 +95,7 @@ MAX_LINES_HELP = "Lines of each tool result and command output to keep (0: all).
 def complete_session(incomplete: str) -> list[str]:
     """Tab completion: session ids of the current project (header lines only, so it is quick)."""
     try:
-        from pisess.core.repo import list_sessions
+        from pisess.core.listing.repo import list_sessions
 
         w = where(None, None)
         return [s.id for s in list_sessions(w.root, w.cwd).sessions if s.id.startswith(incomplete)]
@@ -116,7 +116,7 @@ class Where:
 
 
 def where(sessions_dir: str | None, cwd: str | None) -> Where:
-    from pisess.core.repo import absolute_cwd, sessions_root
+    from pisess.core.listing.repo import absolute_cwd, sessions_root
 
     here = os.environ.get("PWD") or os.getcwd()
     try:
@@ -132,7 +132,7 @@ def check_root(w: Where, sessions_dir: str | None, names: list | None = None) ->
     """A sessions root that was asked for (``--sessions-dir``, ``PI_CODING_AGENT_DIR``) must be a
     directory when it is needed (no name given, or a name that is not a path): else exit 2
     naming it, not "0 sessions".  The default root may be missing: pi has simply not run yet."""
-    from pisess.core.repo import looks_like_path
+    from pisess.core.listing.repo import looks_like_path
 
     if names and all(n is None or looks_like_path(n) or os.path.exists(n) for n in names):
         return
@@ -146,7 +146,7 @@ def resolve_session(session: str | None, w: Where, sessions_dir: str | None, pi_
     """``repo.resolve_session`` for a command that reads one session: the root checked, and what
     could not be read on the way named on stderr.  A session found is the one pi finds (pi skips
     what it cannot read too): the exit code stays; nothing found is exit 2 (it may be there)."""
-    from pisess.core.repo import resolve_session as resolve
+    from pisess.core.listing.repo import resolve_session as resolve
 
     check_root(w, sessions_dir, [session] if session else None)
     met: list = []
@@ -176,7 +176,7 @@ def check_reader(reader: str, lenient: bool = False) -> str:
 
 
 def dumps(doc: Any) -> bytes:
-    from pisess.core.jsonl import dumps as js_dumps
+    from pisess.core.reading.jsonl import dumps as js_dumps
 
     return js_dumps(doc, indent=sys.stdout.isatty())
 
@@ -229,7 +229,7 @@ def report_unreadable() -> None:
 
 def say(message: str) -> None:
     """Talk goes to stderr, escaped so file content cannot drive the terminal."""
-    from pisess.cli.text import escape_controls
+    from pisess.cli.views.text import escape_controls
 
     sys.stderr.write(escape_controls(message, keep_newlines=True) + "\n")
 

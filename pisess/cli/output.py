@@ -78,7 +78,7 @@ class Printer:
     @property
     def console(self):
         if self._console is None:
-            from pisess.cli.render import make_console
+            from pisess.cli.views.render import make_console
 
             self._console = make_console(self.color, stderr=self.stderr)
         return self._console

@@ -26,8 +26,8 @@ def resolve(sessions: list[str] | None, all_projects: bool, sessions_dir: str | 
     """The files to read; raises ``not_found`` when a name matches nothing or there is nothing to
     read.  What cannot be read is noted (``common.note_unreadable``): the rest is read."""
     from pisess.core.errors import PisessError
-    from pisess.core.repo import encode_cwd
-    from pisess.core.sessionset import collect
+    from pisess.core.listing.repo import encode_cwd
+    from pisess.core.listing.sessionset import collect
 
     w = common.where(sessions_dir, cwd)
     common.check_root(w, sessions_dir, sessions)
@@ -102,7 +102,7 @@ class Progress:
         if self.bar is None:
             if now - self.t0 < self.delay:
                 return
-            from pisess.cli.render_stats import progress_bar
+            from pisess.cli.views.render_stats import progress_bar
 
             self.total = max(total_bytes(self.files), self.done, 1)
             self.bar = progress_bar(self.color)
@@ -150,8 +150,8 @@ def run_report(compute, view: str, *, sessions, all_projects: bool, sessions_dir
         doc["skipped"] = [e.to_dict() for e in report.skipped if not e.unreadable]
         common.emit_json({"scope": scope.label, "piVersion": pi_version, **doc, "unreadable": common.unreadable_json()})
     else:
-        from pisess.cli import render_stats
         from pisess.cli.output import Printer
+        from pisess.cli.views import render_stats
 
         printer = Printer(color)  # the view is laid out for the printer's width
         printer.show(getattr(render_stats, view)(report, label=scope.label, width=printer.width))

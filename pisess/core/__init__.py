@@ -2,6 +2,18 @@
 
 Pure library code: it never imports typer or rich, never prints, and returns plain data.
 
+Laid out as the pipeline runs, each layer importing only the ones above it (``listing`` and the
+model's fork planning meet where a fork finds its directory):
+
+- the base: ``errors`` (the one ``PisessError`` family), ``js`` (JavaScript's values and rules),
+  ``versions`` (which pi's rules), ``ids`` (ids as people type them), ``parallel`` (forked reads);
+- ``reading``: pi's line rules (``lines``), the line scan (``jsonl``), the compact index and its
+  cache, migration, the entry stores, ``session`` (a file as one of pi's readers sees it);
+- ``model``: paths, context, tree, fork planning, the message model (``messages``, ``text``,
+  ``system``), the two-writer rule, following appends;
+- ``listing``: where sessions live (``repo``), sets of sessions, per-file summaries;
+- ``analyses``: validate, search, stats, usage, du, secrets, export.
+
 The names below are imported on first use: the command line imports ``pisess.core.errors`` on
 every run (completion runs pisess on each Tab) and must not pay for the whole core each time.
 """
@@ -11,15 +23,16 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-_WHERE = {
-    "Context": "context", "State": "context", "build_context": "context", "convert_to_llm": "context",
-    "PisessError": "errors",
-    "ForkPlan": "fork", "entries_to_fork": "fork", "plan_fork": "fork", "write_fork": "fork",
-    "active_path": "paths", "path_to_checkpoint": "paths", "path_to_root": "paths",
-    "encode_cwd": "repo", "list_sessions": "repo", "resolve_session": "repo", "sessions_root": "repo",
-    "Session": "session", "choose_reader": "session", "open_session": "session",
-    "FileReport": "validate", "Finding": "validate", "validate_file": "validate",
+_PUBLIC = {
+    "model.context": ("Context", "State", "build_context", "convert_to_llm"),
+    "errors": ("PisessError",),
+    "model.fork": ("ForkPlan", "entries_to_fork", "plan_fork", "write_fork"),
+    "model.paths": ("active_path", "path_to_checkpoint", "path_to_root"),
+    "listing.repo": ("encode_cwd", "list_sessions", "resolve_session", "sessions_root"),
+    "reading.session": ("Session", "choose_reader", "open_session"),
+    "analyses.validate": ("FileReport", "Finding", "validate_file"),
 }
+_WHERE = {name: module for module, names in _PUBLIC.items() for name in names}
 
 __all__ = list(_WHERE)
 

@@ -1,0 +1,1 @@
+"""One module per command: argument parsing, one call into the core, one view, one exit code."""

@@ -1,0 +1,116 @@
+"""``pisess cache``: where the index cache is, what it holds, clearing it; and ``--no-cache``.
+
+The cache itself is ``pisess.core.reading.cache``; this module decides where it lives (``configure``, from
+the environment, called once by ``main``) and gives every command that reads sessions the
+``--no-cache`` option (``add_no_cache``).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import os
+from collections.abc import Callable, Mapping
+from typing import Annotated, Any
+
+import typer
+
+from pisess.cli import common, output
+
+NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Neither use nor write the index cache: read every "
+                                          "file whole (also PISESS_CACHE=off).")]
+
+app = typer.Typer(
+    name="cache",
+    help="Show the index cache (where, size, entries); 'pisess cache clear' empties it.\n\n"
+    "pisess keeps the index of each session it reads under $XDG_CACHE_HOME/pisess (else ~/.cache/pisess), "
+    "so the next read parses only what was appended.  PISESS_CACHE=off or --no-cache turns it off.\n\n"
+    "Example: pisess cache --json",
+    invoke_without_command=True,
+    no_args_is_help=False,
+    rich_markup_mode=None,
+)
+
+
+def configure(environ: Mapping[str, str]) -> None:
+    """The CLI's cache settings, from the environment (``main`` calls this once)."""
+    from pisess.core.reading import cache
+
+    cache.configure(cache.from_environ(environ, os.path.expanduser("~")))
+
+
+def _directory() -> tuple[str, bool]:
+    """The cache directory, and whether reads use it (``PISESS_CACHE=off`` shows where it would be)."""
+    from pisess.core.reading import cache
+
+    on = cache.current().directory
+    return (on, True) if on is not None else (cache.default_directory(os.environ, os.path.expanduser("~")), False)
+
+
+@app.callback()
+@common.handles_errors
+def show(ctx: typer.Context, json_out: common.JsonOpt = False) -> None:
+    """Where the cache is, how big, how many entries."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from pisess.core.reading import cache
+
+    directory, enabled = _directory()
+    u = cache.usage(directory)
+    if json_out:
+        common.emit_json({"cache": {"directory": directory, "enabled": enabled, "exists": u.exists,
+                                    "entries": u.entries, "bytes": u.size, "cap": cache.current().cap}})
+        return
+    state = "on" if enabled else "off (PISESS_CACHE=off)"
+    output.show([f"directory  {directory}", f"enabled    {state}", f"entries    {u.entries}",
+                 f"size       {u.size:,} bytes (cap {cache.current().cap:,})"])
+
+
+@app.command("clear")
+@common.handles_errors
+def clear(json_out: common.JsonOpt = False) -> None:
+    """Remove every entry of the cache.  Example: pisess cache clear"""
+    from pisess.core.reading import cache
+
+    directory, _ = _directory()
+    removed = cache.clear(directory)
+    if json_out:
+        common.emit_json({"cache": {"directory": directory, "removed": removed}})
+        return
+    output.show([f"removed {removed} entries from {directory}"])
+
+
+def add_no_cache(typer_app: typer.Typer, skip: tuple[str, ...] = ()) -> None:
+    """Give every registered command but ``skip`` the ``--no-cache`` option."""
+    for info in typer_app.registered_commands:
+        if info.name not in skip:
+            info.callback = without_cache_option(info.callback)
+
+
+def without_cache_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` with a ``--no-cache`` option: with it, the command runs with the cache off (and
+    the settings are put back after it, for a caller that runs several commands in one process)."""
+    sig = inspect.signature(fn, eval_str=True)
+    params = list(sig.parameters.values())
+    params.append(inspect.Parameter("no_cache", inspect.Parameter.KEYWORD_ONLY, default=False, annotation=NoCacheOpt))
+
+    @functools.wraps(fn)
+    def run(*args: Any, no_cache: bool = False, **kwargs: Any) -> Any:
+        from pisess.core.reading import cache
+
+        if not no_cache:
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                cache.flush()  # the per-file summaries the command made (one write per directory)
+        previous = cache.configure(cache.Settings(directory=None, cap=cache.current().cap))
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            cache.configure(previous)
+
+    run.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
+    run.__annotations__ = {p.name: p.annotation for p in params}
+    if sig.return_annotation is not inspect.Signature.empty:
+        run.__annotations__["return"] = sig.return_annotation
+    return run

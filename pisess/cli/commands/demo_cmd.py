@@ -1,0 +1,103 @@
+"""pisess demo: the example sessions shipped in the package, shown with every view."""
+
+from __future__ import annotations
+
+from pisess.cli import common
+from pisess.cli.common import handles_errors
+
+
+def demo_views(root: str, tmp: str, *, width: int) -> list:
+    """Every view on the sessions under ``root``, each after the command that shows it."""
+    import pathlib
+
+    from rich.rule import Rule
+    from rich.text import Text
+
+    from pisess.cli.commands.tree_cmd import tree_entries
+    from pisess.cli.common import Where
+    from pisess.cli.views import render
+    from pisess.core.analyses.validate import validate_file
+    from pisess.core.ids import unique_prefix_width
+    from pisess.core.listing.repo import list_sessions
+    from pisess.core.listing.summary import summarize_file
+    from pisess.core.model.context import build_context
+    from pisess.core.model.tree import build_tree
+    from pisess.core.reading.session import open_session
+
+    out: list = []
+
+    def step(cmd: str) -> None:
+        out.append(Text(""))
+        out.append(Rule(Text("$ " + cmd, "bold"), align="left", style="cyan"))
+
+    step(f"pisess ls --all --long --sessions-dir {root}")
+    listing = list_sessions(root, None)
+    out.extend(render.ls_view(listing, Where(root, tmp), all_projects=True,
+                              details={s.path: summarize_file(s.path) for s in listing.sessions}, width=width))
+    w = unique_prefix_width(info.id for info in listing.sessions)  # as ls shows them: each names one session
+    for info in listing.sessions:
+        s = open_session(info.path, "auto")
+        view = build_tree(s)
+        step(f"pisess tree {info.id[:w]}")
+        out.extend(render.tree_view(view, tree_entries(view), width=width))
+    step(f"pisess context {listing.sessions[-1].id[:w]}")
+    out.extend(render.context_view(build_context(open_session(listing.sessions[-1].path, "auto")), max_lines=4))
+    step(f"pisess path {listing.sessions[0].id[:w]}")
+    out.extend(render.path_view(build_context(open_session(listing.sessions[0].path, "auto")), width=width))
+    step(f"pisess validate {root}")
+    reports = [validate_file(p) for p in sorted(str(x) for x in pathlib.Path(root).rglob("*.jsonl"))]
+    out.extend(render.validate_text(reports, [], False, quiet=False))
+    return out
+
+
+def demo_report(root: str) -> dict:
+    """What the demo shows, as data: each example session (as ``ls`` lists it, its tree's size and
+    leaf, what ``validate`` finds), for ``pisess demo --json``."""
+    import pathlib
+
+    from pisess.core.analyses.validate import validate_file
+    from pisess.core.listing.repo import list_sessions
+    from pisess.core.model.tree import build_tree
+    from pisess.core.reading.session import open_session
+
+    sessions = []
+    for info in list_sessions(root, None).sessions:
+        s = open_session(info.path, "auto")
+        view = build_tree(s)
+        report = validate_file(info.path)
+        sessions.append({"id": info.id, "cwd": info.cwd, "file": str(pathlib.Path(info.path).relative_to(root)),
+                         "reader": s.reader, "piVersion": s.pi_version, "entries": len(s.entries),
+                         "branchPoints": view.branch_points, "leafId": view.leaf_id,
+                         "validate": {"ok": report.ok(), "findings": [f.to_json() for f in report.findings]}})
+    return {"sessions": sessions}
+
+
+@handles_errors
+def demo(color: common.ColorOpt = "auto", json_out: common.JsonOpt = False) -> None:
+    """Copy the bundled example sessions to a temporary root and run ls, tree, context and validate on them.
+
+    Example: pisess demo
+    """
+    import os
+    import shutil
+    import tempfile
+    from importlib import resources
+
+    from rich.text import Text
+
+    from pisess.cli.output import Printer
+
+    printer = Printer(color)
+    src = resources.files("pisess") / "examples" / "sessions"
+    with tempfile.TemporaryDirectory(prefix="pisess-demo-") as tmp:
+        root = os.path.join(tmp, "sessions")
+        with resources.as_file(src) as src_dir:
+            shutil.copytree(src_dir, root)
+        projects = sorted(p for p in os.listdir(root) if p.startswith("--"))
+        if json_out:  # (paths relative to the temporary root, which is gone when this returns)
+            common.emit_json({**demo_report(root), "projects": projects})
+            return
+        items = demo_views(root, tmp, width=printer.width)
+    items += [Text(""), Text(f"(the example sessions were copied to a temporary root, now removed; projects: "
+                             f"{', '.join(projects)})", "dim")]
+    printer.show(items)

@@ -1,0 +1,66 @@
+"""pisess export: the active branch as Markdown, HTML or a session file, safe to share."""
+
+from __future__ import annotations
+
+import typer
+
+from pisess.cli import common
+from pisess.cli.common import handles_errors
+
+
+@handles_errors
+def export(
+    session: str | None = common.session_argument(),
+    leaf: common.LeafOpt = None,
+    format: str | None = typer.Option(None, "--format", "-f", metavar="FORMAT",
+                                         help="md, html or jsonl (default: from the -o extension, else md)."),
+    output: str | None = typer.Option(None, "--output", "-o", metavar="FILE",
+                                         help="Write to FILE (created exclusively) instead of stdout."),
+    force: bool = typer.Option(False, "--force", help="Overwrite FILE if it exists and is not a session file."),
+    max_lines: int = common.count_option(200, "--max-lines", help=common.MAX_LINES_HELP),
+    images: bool = typer.Option(False, "--images", help="Embed images (data: URIs) instead of references."),
+    redact: bool = typer.Option(False, "--redact", help="Replace every secret found with [REDACTED:kind]."),
+    system: bool = typer.Option(False, "--system", help="Begin with the system prompt and tools pi 1.x folds from "
+                                "the context's system messages (md and html)."),
+    reader: common.ReaderOpt = "auto",
+    pi_version: common.PiVersionOpt = "1.6.0",
+    json_out: common.JsonOpt = False,
+    sessions_dir: common.SessionsDirOpt = None,
+    cwd: common.CwdOpt = None,
+    color: common.ColorOpt = "auto",
+) -> None:
+    """Export what the model sees on the path to the leaf (as pisess context shows it).
+
+    md and html: the messages in reading order, summaries marked, thinking collapsible, tool calls
+    and results fenced (results cut to --max-lines), images as references; every piece of session
+    text escaped, and the html page runs no script and loads nothing.  jsonl: a new session file
+    holding the branch from the root to the leaf, as pi's /clone writes it (new id, parentSession =
+    the source).  Secrets are looked for in everything exported: --redact replaces them, otherwise
+    they are counted on stderr.
+
+    Example: pisess export 0195e682 --format html -o session.html --redact
+    """
+    from pisess.core.analyses.export import ExportOptions, check_export_request, export_session, format_for, write_export
+    from pisess.core.js import now_iso
+
+    fmt = format_for(output, format)
+    check_export_request(fmt, output, force)
+    reader = common.check_reader(reader)
+    w = common.where(sessions_dir, cwd)
+    path = common.resolve_session(session, w, sessions_dir, pi_version)
+    import uuid6
+
+    run = export_session(path, fmt, leaf=leaf, reader=reader, pi_version=pi_version,
+                         options=ExportOptions(max_lines=max_lines, images=images, redact=redact, system=system),
+                         new_id=str(uuid6.uuid7()), now_iso=now_iso())
+    if not json_out:
+        common.report_dropped(run.path, run.dropped_lines)
+    written = write_export(output, run.export.data, force=force) if output else None
+    from pisess.cli.output import Printer, talk
+    from pisess.cli.views import render_share
+
+    if json_out:
+        common.emit_json(run.to_json(written))
+    elif written is None:
+        Printer().data(run.export.data)
+    talk(render_share.export_summary(run, written), color)

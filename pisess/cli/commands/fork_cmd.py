@@ -1,0 +1,81 @@
+"""pisess fork: a new session file holding the path to an entry, as pi's fork writes it."""
+
+from __future__ import annotations
+
+import os
+
+import typer
+
+from pisess.cli import common
+from pisess.cli.common import handles_errors
+
+
+@handles_errors
+def fork(
+    session: str = typer.Argument(..., metavar="SESSION", help="File path, session id or unique id prefix.",
+                                  autocompletion=common.complete_session),
+    entry: str = typer.Argument(..., metavar="ENTRY", help="Entry id to fork at (see pisess tree)."),
+    position: str = typer.Option("before", "--position", "-p",
+                                 help="before: the new session ends before this user message (pi's /fork); "
+                                      "at: it ends at this entry (pi's /clone)."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Show what would be written; write nothing."),
+    old_dry_run: bool = typer.Option(False, "-n", hidden=True),  # the spelling before --dry-run alone
+    reader: common.ReaderOpt = "auto",
+    pi_version: common.PiVersionOpt = "1.6.0",
+    json_out: common.JsonOpt = False,
+    sessions_dir: common.SessionsDirOpt = None,
+    cwd: common.CwdOpt = None,
+    color: common.ColorOpt = "auto",
+) -> None:
+    """Write a new session forked from SESSION at ENTRY; the source is never touched.
+
+    The file is created in the project's session directory (--cwd, else the source's cwd) under a
+    new UUIDv7, exclusively (never overwriting) and atomically; its path is printed.
+
+    Example: pisess fork 0195e682 d00dfeed --position before
+    """
+    from pisess.core.errors import PisessError
+    from pisess.core.js import now_iso
+    from pisess.core.listing.repo import default_fork_dir
+    from pisess.core.model.fork import plan_fork, resume_prefix, write_fork
+    from pisess.core.reading.session import open_session
+
+    dry_run = dry_run or old_dry_run
+    if position not in ("before", "at"):
+        raise PisessError("usage", f"--position must be before or at, not {position!r}")
+    reader = common.check_reader(reader)
+    w = common.where(sessions_dir, cwd)
+    path = common.resolve_session(session, w, sessions_dir, pi_version)
+    s = open_session(path, reader, light=True, pi_version=pi_version)
+    if not json_out:
+        common.report_dropped(s.path, s.dropped_lines)
+    import uuid6
+
+    target_cwd = w.cwd if cwd else None
+    # a prefix of one entry id names it; an id no entry has or starts with gets pi's own answer
+    entry = s.entry_id(entry, option="ENTRY", keep_unknown=True)
+    plan = plan_fork(s, entry, position, new_id=str(uuid6.uuid7()), now_iso=now_iso(), cwd=target_cwd,
+                     source_path=os.path.abspath(path))
+    directory = (default_fork_dir(w.root, plan.header["cwd"]) if plan.header["cwd"]
+                 else os.path.dirname(os.path.abspath(path)))
+    target = os.path.join(directory, plan.file_name)
+    written = None
+    if not dry_run:
+        if not os.path.isdir(directory):
+            raise PisessError("not_found", f"session directory {directory} does not exist (pisess never creates "
+                              "directories; run pi once in that project, or pass --cwd)", path=directory)
+        written = write_fork(plan, directory)
+    if json_out:
+        common.emit_json({"reader": s.reader, "piVersion": s.pi_version, "dryRun": dry_run,
+                          "droppedLines": s.dropped_lines, "path": written or target,
+                          "id": plan.header["id"],
+                          "header": plan.header, "newEmptySession": plan.new_empty_session, "entries": plan.entries})
+        return
+    from pisess.cli.output import show, talk
+    from pisess.cli.views import render
+
+    before, out, after = render.fork_view(plan, written or target, dry_run=dry_run,
+                                          resume=resume_prefix(plan.header["id"], directory) if written else None)
+    talk(before, color)
+    show(out, color)
+    talk(after, color)

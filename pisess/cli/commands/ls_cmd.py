@@ -1,0 +1,83 @@
+"""pisess ls: the sessions of this project (or all), as pi lists them."""
+
+from __future__ import annotations
+
+import typer
+
+from pisess.cli import common
+from pisess.cli.common import handles_errors
+
+
+@handles_errors
+def ls(
+    all_projects: bool = typer.Option(False, "--all", "-a", help="Every project under the sessions root."),
+    long: bool = typer.Option(False, "--long", "-l", help="Read whole files: name, messages, branches, last activity."),
+    sort: str | None = typer.Option(None, "--sort", metavar="activity|created",
+                                       help="activity: last activity first, as pi's /resume lists (default with "
+                                            "pi 1.6); created: newest header first (pi 0.82.1's SDK listing)."),
+    pi_version: common.PiVersionOpt = "1.6.0",
+    json_out: common.JsonOpt = False,
+    sessions_dir: common.SessionsDirOpt = None,
+    cwd: common.CwdOpt = None,
+    color: common.ColorOpt = "auto",
+) -> None:
+    """List sessions as pi lists them: with pi 1.6, last activity first (read from the end of
+    each file, so it stays fast on thousands of files); with pi 0.82.1, newest header first.
+
+    Example: pisess ls --all --long
+    """
+    from pisess.core.listing.repo import list_sessions
+
+    w = common.where(sessions_dir, cwd)
+    common.check_root(w, sessions_dir)
+    listing = list_sessions(w.root, None if all_projects else w.cwd, pi_version=pi_version,
+                            sort=sort.lower() if sort else None, whole=long)
+    details = None
+    if long:
+        from pisess.core.listing.summary import summarize_file
+        from pisess.core.reading.cache import summary
+
+        details = {s.path: summary(s.path, "ls-long", lambda p=s.path: summarize_file(p)) for s in listing.sessions}
+    unreadable = listing.unreadable
+    common.note_unreadable(unreadable)
+    if json_out:
+        rows = []
+        for s in listing.sessions:
+            row = s.to_json()
+            if details is not None:
+                row["details"] = details[s.path]
+            rows.append(row)
+        doc = {"piVersion": pi_version, "root": w.root, "cwd": None if all_projects else w.cwd,
+               "sessions": rows, "skipped": [k.to_json() for k in listing.skipped],
+               "unreadable": [e.to_dict() for e in unreadable]}
+        if unreadable:  # the listing is incomplete: say so as every command's error does
+            doc["error"] = {"code": unreadable[0].code, "path": unreadable[0].path,
+                            "message": f"{len(unreadable)} file{'s' if len(unreadable) != 1 else ''} could not be read"}
+        common.emit_json(doc)
+    elif not listing.sessions and common.check_color(color) != "always":
+        # nothing to align or colour: plain lines, without loading Rich (a fresh project's first ls)
+        from pisess.cli.output import Printer
+        from pisess.cli.views.text import NO_SESSIONS_HINT, ls_heading
+
+        Printer(color).show(["".join(piece for piece, _ in ls_heading(listing, w, all_projects)), NO_SESSIONS_HINT])
+    else:
+        from pisess.cli.output import Printer
+        from pisess.cli.views import render
+
+        printer = Printer(color)
+        printer.show(render.ls_view(listing, w, all_projects=all_projects, details=details, width=printer.width))
+    _report_skipped(listing.skipped)
+
+
+def _report_skipped(skipped: list) -> None:
+    """What was left out, on stderr: v4 files named, the rest counted (those that cannot be read are
+    named at the end, as every command names them)."""
+    from pisess.core.listing.summary import SDK_V4
+
+    v4 = [k for k in skipped if SDK_V4 in k.reason]
+    unreadable = [k for k in skipped if k.code in ("storage", "not_found")]
+    rest = len(skipped) - len(v4) - len(unreadable)
+    if v4:
+        common.say(f"{len(v4)} file{'s are' if len(v4) != 1 else ' is'} {'' if len(v4) == 1 else 'each '}{SDK_V4}")
+    if rest:
+        common.say(f"{rest} file{'s are' if rest != 1 else ' is'} not a session; run pisess validate for details")

@@ -1,0 +1,71 @@
+"""pisess path: the entries from the root (or the checkpoint) to the leaf."""
+
+from __future__ import annotations
+
+import typer
+
+from pisess.cli import common
+from pisess.cli.common import handles_errors
+
+
+@handles_errors
+def path(
+    session: str | None = common.session_argument(),
+    leaf: common.LeafOpt = None,
+    time: bool = typer.Option(False, "--time", "-t", help="Show each entry's timestamp (local time)."),
+    reader: common.ReaderOpt = "auto",
+    lenient: common.LenientOpt = False,
+    pi_version: common.PiVersionOpt = "1.6.0",
+    json_out: common.JsonOpt = False,
+    sessions_dir: common.SessionsDirOpt = None,
+    cwd: common.CwdOpt = None,
+    color: common.ColorOpt = "auto",
+) -> None:
+    """The current leaf path, one entry per line, marking where the compaction stop rule cut it.
+
+    Example: pisess path --leaf e0c1d2a3 --reader harness
+    """
+    from pisess.core.js import UNDEF, get
+    from pisess.core.model.context import build_context
+    from pisess.core.reading.session import open_session
+
+    reader = common.check_reader(reader, lenient)
+    w = common.where(sessions_dir, cwd)
+    s = open_session(common.resolve_session(session, w, sessions_dir, pi_version), reader, light=True, pi_version=pi_version)
+    if not json_out:
+        common.report_dropped(s.path, s.dropped_lines)
+    ctx = build_context(s, common.leaf_argument(s, leaf))
+    if json_out:
+        in_ctx = {id(e) for e in ctx.context_entries}
+        common.emit_json({
+            "reader": s.reader, "piVersion": s.pi_version, "file": s.path, "leafId": ctx.leaf_id,
+            "droppedLines": s.dropped_lines,
+            "cutAtCheckpoint": bool(ctx.path) and s.reader == "harness" and js_truthy_parent(ctx.path[0]),
+            "entries": [{"id": get(e, "id") if get(e, "id") is not UNDEF else None,
+                         "parentId": get(e, "parentId") if get(e, "parentId") is not UNDEF else None,
+                         "type": get(e, "type") if get(e, "type") is not UNDEF else None,
+                         "line": s.line_of(e), "inContext": id(e) in in_ctx, "edit": edit_of(ctx, e)}
+                        for e in ctx.path],
+        })
+        return
+    from pisess.cli.output import Printer
+    from pisess.cli.views import render
+
+    printer = Printer(color)
+    printer.show(render.path_view(ctx, width=printer.width, show_time=time))
+
+
+def edit_of(ctx, entry) -> dict | None:
+    """The context_edit that changes ``entry`` in this context (pi 1.6): its id and what it does."""
+    from pisess.core.js import get
+
+    edit = ctx.edit_of(entry)
+    if edit is None:
+        return None
+    return {"id": get(edit, "id"), "hides": get(edit, "replacement") is None}
+
+
+def js_truthy_parent(entry) -> bool:
+    from pisess.core import js
+
+    return js.truthy(js.get(entry, "parentId"))

@@ -1,0 +1,80 @@
+"""pisess search: text across sessions, with where each hit sits in the tree."""
+
+from __future__ import annotations
+
+import typer
+
+from pisess.cli import common, sets
+from pisess.cli.common import handles_errors
+
+
+@handles_errors
+def search(
+    pattern: str = typer.Argument(..., metavar="PATTERN", help="Text to find (a literal unless --regex)."),
+    sessions: list[str] | None = sets.sessions_argument(),
+    all_projects: sets.AllOpt = False,
+    fields: str | None = typer.Option(None, "--in", metavar="FIELDS",
+                                         help="Only these, comma separated: user, assistant, thinking, tool (calls, "
+                                         "results, bash), summary, custom, label, name, system (pi 1.x prompt "
+                                         "sections and tool definitions), edit (context_edit replacements)."),
+    regex: bool = typer.Option(False, "--regex", "-e", help="PATTERN is a (Python) regular expression."),
+    ignore_case: bool = typer.Option(False, "--ignore-case", "-i", help="Ignore case."),
+    active_only: bool = typer.Option(False, "--active-only",
+                                     help="Only hits the model sees at the current leaf (active, retained)."),
+    reader: common.ReaderOpt = "auto",
+    pi_version: common.PiVersionOpt = "1.6.0",
+    json_out: common.JsonOpt = False,
+    sessions_dir: common.SessionsDirOpt = None,
+    cwd: common.CwdOpt = None,
+    color: common.ColorOpt = "auto",
+) -> None:
+    """Search message text, thinking, tool calls and results, bash, summaries, labels and names.
+
+    Each hit names its session and entry and where it sits: active (the model sees it),
+    retained (before the checkpoint, which keeps a copy the model sees: pi's SDK retainedTail),
+    compacted (before the checkpoint: the model sees the summary) or branch (abandoned).
+    Exit 0 with hits, 1 without, 2 when a file cannot be read.
+
+    Example: pisess search "cache.ts" --all --in user,tool
+    """
+    from pisess.core.analyses.search import make_matcher, parse_fields, search_files
+
+    reader = common.check_reader(reader)
+    matcher = make_matcher(pattern, regex=regex, ignore_case=ignore_case, fields=parse_fields(fields))
+    common.check_color(color)  # before any work
+    scope = sets.resolve(sessions, all_projects, sessions_dir, cwd)
+    with sets.Progress(scope.files, "searching", color=color) as bar:
+        report = search_files(scope.files, matcher, reader=reader, active_only=active_only, tick=bar.tick,
+                              on_hits=lambda n: bar.note(f"{n:,} hits"), pi_version=pi_version)
+    common.note_unreadable(report.unreadable)
+    results = report.results
+    if json_out:
+        common.emit_json({**report.to_json(), "unreadable": common.unreadable_json()})
+    elif results:
+        from pisess.cli.output import Printer
+        from pisess.cli.views import render_stats
+
+        printer = Printer(color)
+        printer.show(render_stats.search_view(results, width=printer.width, searched=report.files,
+                                              label=scope.label, active_only=active_only))
+    for r in results:
+        if r.note:
+            common.say(f"{r.path}: {r.note}")
+        if not json_out:
+            common.report_dropped(r.path, r.dropped_lines)
+    sets.report_skipped(report.skipped)
+    if not json_out:
+        first = next(((r, h) for r in results for h in r.hits if h.entry_id is not None), None)
+        if first:
+            import shlex
+
+            common.say(f"see a hit in context: pisess context {shlex.quote(first[0].path)} --leaf "
+                       f"{shlex.quote(str(first[1].entry_id))}")
+        elif results:  # every hit is on a damaged line
+            import shlex
+
+            common.say(f"see what is wrong with the file: pisess validate {shlex.quote(results[0].path)}")
+        else:
+            common.say(f"no hits in {report.files} file{'s' if report.files != 1 else ''} ({scope.label})")
+    if not report.hit_count:
+        raise typer.Exit(common.EXIT_FINDINGS)

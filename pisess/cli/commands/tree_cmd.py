@@ -1,0 +1,82 @@
+"""pisess tree: the branch tree, the active path and the leaf at a glance."""
+
+from __future__ import annotations
+
+import typer
+
+from pisess.cli import common
+from pisess.cli.common import handles_errors
+
+
+def tree_json(view) -> dict:
+    from pisess.core.js import UNDEF, get
+
+    s = view.session
+
+    def entry_json(e):
+        return {"id": None if get(e, "id") is UNDEF else get(e, "id"),
+                "parentId": None if get(e, "parentId") is UNDEF else get(e, "parentId"),
+                "type": None if get(e, "type") is UNDEF else get(e, "type")}
+
+    rows = []
+    for r in view.rows:
+        if r.kind == "fold":
+            rows.append({"kind": "fold", "count": r.count, "branches": r.branches,
+                         "indent": len(r.guides + r.connector) // 2})
+        else:
+            rows.append({"kind": "entry", **entry_json(r.entry), "line": r.line, "active": r.active,
+                         "label": s.label_of(get(r.entry, "id")), "flags": sorted(r.flags),
+                         "indent": len(r.guides + r.connector) // 2})
+    return {"reader": s.reader, "piVersion": s.pi_version, "file": s.path,
+            "leafId": view.leaf_id if view.leaf_id is not UNDEF else None,
+            "leafError": view.leaf_error, "entryCount": view.entry_count, "branchPoints": view.branch_points,
+            "roots": view.roots, "droppedLines": s.dropped_lines, "rows": rows}
+
+
+def tree_entries(view) -> list:
+    """The whole entries of the view's entry rows, in order: a compact index holds light ones, and
+    the rows' previews need the text (read back here, so the view never touches the file)."""
+    return view.session.materialize([r.entry for r in view.rows if r.kind == "entry"])
+
+
+@handles_errors
+def tree(
+    session: str | None = common.session_argument(),
+    full: bool = typer.Option(False, "--full", help="Do not fold long linear runs."),
+    depth: int | None = common.count_option(None, "--depth", "-d", help="Show at most N levels of branches."),
+    labels_only: bool = typer.Option(False, "--labels-only", help="Only labelled entries."),
+    branches_only: bool = typer.Option(False, "--branches-only",
+                                       help="Only entries with siblings, and their ancestors."),
+    time: bool = typer.Option(False, "--time", "-t", help="Show each entry's timestamp (local time)."),
+    leaf: common.LeafOpt = None,
+    reader: common.ReaderOpt = "auto",
+    lenient: common.LenientOpt = False,
+    pi_version: common.PiVersionOpt = "1.6.0",
+    json_out: common.JsonOpt = False,
+    sessions_dir: common.SessionsDirOpt = None,
+    cwd: common.CwdOpt = None,
+    color: common.ColorOpt = "auto",
+    pager: bool = typer.Option(True, "--pager/--no-pager", help="Page long output when stdout is a terminal."),
+) -> None:
+    """Show the branch tree: ● on the active path, ○ elsewhere, ◀ the leaf, ◆ the checkpoint.
+
+    Example: pisess tree 0195e682 --branches-only
+    """
+    from pisess.core.model.tree import build_tree
+    from pisess.core.reading.session import open_session
+
+    reader = common.check_reader(reader, lenient)
+    w = common.where(sessions_dir, cwd)
+    s = open_session(common.resolve_session(session, w, sessions_dir, pi_version), reader, light=True, pi_version=pi_version)
+    if not json_out:
+        common.report_dropped(s.path, s.dropped_lines)
+    view = build_tree(s, leaf_id=common.leaf_argument(s, leaf), full=full, depth=depth,
+                      branches_only=branches_only, labels_only=labels_only)
+    if json_out:
+        common.emit_json(tree_json(view))
+        return
+    from pisess.cli.output import Printer
+    from pisess.cli.views import render
+
+    printer = Printer(color)
+    printer.show(render.tree_view(view, tree_entries(view), width=printer.width, show_time=time), pager=pager)

@@ -1,0 +1,129 @@
+"""Human output of the sharing commands (export, secrets).  Rich ``Text`` only, never markup;
+every string that came from a session file is escaped first."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from pisess.cli.output import soft
+from pisess.cli.views.render import gh_escape, relative
+from pisess.cli.views.text import escape_controls, plural, short_id
+
+
+def _kinds(counts: dict) -> str:
+    return ", ".join(f"{k} \u00d7{n}" for k, n in counts.items())
+
+
+# --- export --------------------------------------------------------------------------------------
+
+
+def export_summary(run, written: str | None) -> list:
+    """What was exported (an ``ExportRun``) and what the secret scan saw (talk, for stderr)."""
+    out: list = []
+    result = run.export
+    if written:
+        t = Text()
+        what = "entries" if result.format == "jsonl" else "messages"
+        t.append(f"Exported {result.message_count:,} {what} ({result.format}, {result.reader} reader, leaf ")
+        t.append(short_id(result.leaf_id, run.id_width) if result.leaf_id is not None else "(none)")
+        t.append(") \u2192 ")
+        t.append(escape_controls(written), "bold")
+        out.append(soft(t))
+    total = sum(result.secrets.values())
+    if not total:
+        return out
+    if result.redacted:
+        out.append(soft(Text(f"redacted {plural(total, 'secret')}: {_kinds(result.secrets)}", "yellow")))
+    else:
+        out.append(soft(Text(f"warning: {plural(total, 'possible secret')} in this export ({_kinds(result.secrets)}); "
+                             "--redact replaces them, pisess secrets FILE shows where they are", "bold yellow")))
+    return out
+
+
+# --- secrets -------------------------------------------------------------------------------------
+
+
+def _where(f) -> str:
+    parts = []
+    if f.entry_id:
+        parts.append(f"entry {f.entry_id[:8]}")
+    who = f.role or f.type
+    if who:
+        parts.append(who if f.type != "session" else "header")
+    parts.append(f.field)
+    return escape_controls(" \u00b7 ".join(parts))
+
+
+def secrets_summary(files: list, findings: list, allowed: frozenset) -> dict:
+    shown = [f for f in findings if f.fingerprint not in allowed]
+    return {"files": len(files), "findings": len(shown), "allowlisted": len(findings) - len(shown),
+            "filesWithFindings": len({f.path for f in shown}),
+            "kinds": dict(sorted(_count(f.kind for f in shown).items()))}
+
+
+def _count(kinds) -> dict:
+    out: dict = {}
+    for k in kinds:
+        out[k] = out.get(k, 0) + 1
+    return out
+
+
+def secrets_json(files: list, findings: list, allowed: frozenset, unreadable: list, allow_path: str | None) -> dict:
+    by_file: dict = {p: [] for p in files}
+    for f in findings:
+        by_file.setdefault(f.path, []).append(f.to_json(f.fingerprint in allowed))
+    return {"files": [{"path": p, "findings": fs} for p, fs in by_file.items()],
+            "unreadable": [e.to_dict() for e in unreadable], "allowlist": allow_path,
+            "summary": secrets_summary(files, findings, allowed)}
+
+
+def secrets_report(fmt: str, files: list, findings: list, allowed: frozenset, unreadable: list,
+                   allow_path: str | None) -> tuple[list, list]:
+    """``(out, talk)`` of ``text``, ``github`` or ``allowlist``: the findings for stdout, a hint
+    for stderr."""
+    c = secrets_summary(files, findings, allowed)
+    shown = [f for f in findings if f.fingerprint not in allowed]
+    lines: list = []
+    if fmt == "github":
+        for e in unreadable:
+            lines.append(f"::error file={gh_escape(e.path or '?', True)},title={e.code}::{gh_escape(e.message)}")
+        for f in shown:
+            title = gh_escape("secret " + f.kind, True)
+            lines.append(f"::error file={gh_escape(f.path, True)},line={f.line},title={title}"
+                         f"::{gh_escape(f.preview + ' (' + _where(f) + ')')}")
+        lines.append(f"{plural(c['files'], 'file')} scanned, {plural(c['findings'], 'secret')} found, "
+                     f"{c['allowlisted']:,} allowlisted")
+        return lines, []
+    if fmt == "allowlist":
+        seen: set = set()
+        for f in shown:
+            if f.fingerprint in seen:
+                continue
+            seen.add(f.fingerprint)
+            note = escape_controls(f"{f.kind} {f.preview} {relative(f.path)}:{f.line}").replace("#", "%23")
+            lines.append(f"{f.fingerprint}  # {note}")
+        return lines, []
+    out: list = []
+    for e in unreadable:
+        out.append(soft(Text(escape_controls(f"{relative(e.path or '?')}: error {e.code}: {e.message}"), "bold red")))
+    for f in shown:
+        t = Text()
+        t.append(escape_controls(relative(f.path)) + f":{f.line}: ", "bold")
+        t.append(f.kind, "bold red")
+        t.append(" " + escape_controls(f.preview))
+        t.append(f"  ({_where(f)} \u00b7 fp {f.fingerprint[:12]})", "dim")
+        out.append(soft(t))
+    line = Text()
+    line.append(f"{plural(c['files'], 'file')} scanned \u00b7 ")
+    if c["findings"]:
+        line.append(f"{plural(c['findings'], 'secret')} found in {plural(c['filesWithFindings'], 'file')}",
+                    "bold red")
+    else:
+        line.append("no secrets found", "green")
+    if c["allowlisted"]:
+        line.append(f" \u00b7 {c['allowlisted']:,} allowlisted ({escape_controls(allow_path or '')})", "dim")
+    if unreadable:
+        line.append(f" \u00b7 {len(unreadable)} unreadable", "bold red")
+    out.append(soft(line))
+    hint = "accept a finding: pisess secrets --format allowlist >> .pisess-secrets-allow (then review the file)"
+    return out, [soft(Text(hint, "dim"))] if c["findings"] else []

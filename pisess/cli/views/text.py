@@ -1,0 +1,83 @@
+"""Session text is data: control characters and escape sequences are shown, never executed.
+
+Everything a session file holds (messages, tool output, labels, names, cwd) passes through
+``escape_controls`` before it reaches a terminal: ESC, CSI, OSC, CR, BS and the rest of C0/C1
+become visible ``\\x1b``-style escapes; Rich markup is never interpreted because renderers build
+``Text`` objects, not markup strings.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pisess.core.model.text import short_id as _core_short_id
+
+# C0/C1 controls, DEL, line/paragraph separators, bidi overrides, lone surrogates
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_CONTROL_NL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def _visible(m: re.Match) -> str:
+    c = m.group()
+    if c == "\t":
+        return "    "
+    o = ord(c)
+    return f"\\x{o:02x}" if o < 0x100 else f"\\u{o:04x}"
+
+
+def escape_controls(s: str, keep_newlines: bool = False) -> str:
+    """Make every control character visible (``\\x1b``, ``\\r``→``\\x0d``); tabs become spaces."""
+    if keep_newlines:
+        return _CONTROL_NL.sub(_visible, s) if _CONTROL_NL.search(s) else s
+    s = s.replace("\n", "\u21b5 ") if "\n" in s else s
+    return _CONTROL.sub(_visible, s) if _CONTROL.search(s) else s
+
+
+def one_line(s: str, width: int) -> str:
+    """First meaningful line of ``s``, whitespace folded, cut to ``width`` with an ellipsis."""
+    s = " ".join(s.split())
+    s = escape_controls(s)
+    if width > 0 and len(s) > width:
+        return s[: max(1, width - 1)] + "\u2026"
+    return s
+
+
+def human_size(n: int) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n} {unit}" if unit == "B" else f"{n:.1f} {unit}".replace(".0 ", " ")
+        n /= 1024
+    return f"{n:.1f} TB"
+
+
+def short_id(v, n: int = 8) -> str:
+    """The first ``n`` characters of an id as a terminal shows it (escaped), ``-`` for none: the
+    core's ``short_id`` with the terminal's escaping."""
+    return _core_short_id(v, n, escape_controls)
+
+
+def tilde(p: str) -> str:
+    """``/home/me/x`` -> ``~/x``."""
+    import os
+
+    home = os.path.expanduser("~")
+    return "~" + p[len(home):] if home and home != "/" and (p == home or p.startswith(home + os.sep)) else p
+
+
+NO_SESSIONS_HINT = "  (no sessions here; try --all, --cwd DIR or --sessions-dir DIR)"
+
+
+def ls_heading(listing, where, all_projects: bool) -> list[tuple[str, str]]:
+    """The first line of ``pisess ls`` as ``(text, style)`` pieces."""
+    n = len(listing.sessions)
+    count = f"{n} session{'s' if n != 1 else ''}"
+    if all_projects:
+        return [(f"all projects \u00b7 {count}", "bold"), (f" \u00b7 {escape_controls(tilde(where.root))}", "dim")]
+    d = listing.directories[0] if listing.directories else where.root
+    return [(escape_controls(tilde(where.cwd)), "bold"), (f" \u00b7 {count}", ""),
+            (f" \u00b7 {escape_controls(tilde(d))}", "dim")]
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``1 message``, ``2 messages``, ``1,200 entries`` (with ``many``)."""
+    return f"{n:,} {word if n == 1 else (many or word + 's')}"

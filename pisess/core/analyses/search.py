@@ -1,0 +1,574 @@
+"""Search the text of sessions, and say where each hit sits in the tree.
+
+What is searched, by field (``--in``):
+
+==========  ================================================================================
+user        user message text
+assistant   assistant text blocks and error messages
+thinking    assistant thinking blocks
+tool        tool calls (the tool's name and every string in its arguments), tool results,
+            ``bashExecution`` commands and output
+summary     compaction and branch summaries
+custom      ``custom_message`` content (extension messages the model sees), ``custom`` role messages
+label       labels
+name        session names (``session_info``)
+system      pi 1.x system messages and compaction checkpoints: prompt text, sections, tool names
+            and descriptions
+edit        pi 1.x ``context_edit`` replacements (the text the model sees instead of the target's)
+==========  ================================================================================
+
+A match is looked for in each decoded string, line by line (``^``/``$`` are line anchors); each
+line with a match is one hit.  Copies held in a compaction's ``retainedTail`` are not searched
+again: their originals are, marked ``retained``.  A line that is not JSON (cut off, two entries
+glued together, a conflict marker) is searched as raw text: no reader keeps it, but its hits are
+there (``dropped``, field ``raw``), as grep would find them.
+
+Streaming.  A file larger than ``SMALL`` is read in blocks into one reused buffer and only the
+lines whose bytes could hold the pattern are parsed: a literal's longest run of characters that no
+JSON writer escapes (printable ASCII other than ``" \\ / < > & ' + ```) is looked for in the raw
+bytes first (lower-cased for ``-i``).  A pattern without such a run, and a regular expression,
+parse every line.  Escapes of plain letters and digits (``\\u0061``, which no JSON writer
+produces) are therefore not seen through by a literal search.  With ``-i`` a literal matches case
+insensitively except for the four non-ASCII letters Unicode folds to ASCII (``İ ı ſ K``), which
+then match only themselves, so the raw-byte check stays exact.
+
+Only files with a hit are read a second time, light, for their structure (leaf, active path,
+checkpoint), exactly as the other commands read them.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from .. import versions
+from ..errors import PisessError
+from ..js import UNDEF, get
+from ..listing.sessionset import _value, line_blocks, open_lenient, place, read_small, scan_visit, session_name
+from ..reading.jsonl import NOT_JSON, is_blank, scan_bytes, storage_error
+from ..reading.session import Session
+
+FIELDS = ("user", "assistant", "thinking", "tool", "summary", "custom", "label", "name", "system", "edit")
+SMALL = 8 << 20  # files up to this size are read whole (one read, exact structure)
+BLOCK = 8 << 20
+BEFORE, AFTER = 60, 160  # snippet context, in characters
+
+_SAFE_CHARS = frozenset(chr(c) for c in range(0x20, 0x7F)) - set('"\\/<>&\'+`')
+_SAFE_RUN = re.compile("[" + re.escape("".join(sorted(_SAFE_CHARS))) + "]+")
+# Unicode letters that ``re.IGNORECASE`` folds to an ASCII letter: kept apart for a literal -i search
+_FOLD_TO_ASCII = {0x130: 0xE000, 0x131: 0xE001, 0x17F: 0xE002, 0x212A: 0xE003}
+
+
+# --- the pattern -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Matcher:
+    pattern: str
+    regex: bool
+    ignore_case: bool
+    fields: frozenset
+    rx: Any  # compiled on str
+    needle: bytes | None  # looked for in the raw bytes (lower-cased with -i); None: parse every line
+
+    def search_text(self, text: str) -> str:
+        """The text the pattern runs on (same length: positions carry over to the original)."""
+        if self.ignore_case and not self.regex and not text.isascii():
+            return text.translate(_FOLD_TO_ASCII)
+        return text
+
+
+def make_matcher(pattern: str, *, regex: bool = False, ignore_case: bool = False,
+                 fields: Any = None) -> Matcher:
+    """Raises ``PisessError("usage")`` for an empty pattern, a bad regex or an unknown field."""
+    if pattern == "":
+        raise PisessError("usage", "the pattern is empty (it would match every line)")
+    wanted = frozenset(FIELDS if not fields else fields)
+    unknown = sorted(wanted - set(FIELDS))
+    if unknown:
+        raise PisessError("usage", f"unknown --in value {', '.join(unknown)}: use {','.join(FIELDS)}")
+    flags = re.MULTILINE | (re.IGNORECASE if ignore_case else 0)
+    source = pattern if regex else re.escape(pattern.translate(_FOLD_TO_ASCII) if ignore_case else pattern)
+    try:
+        rx = re.compile(source, flags)
+    except (re.error, OverflowError, RecursionError) as e:
+        raise PisessError("usage", f"invalid regular expression {pattern!r}: {e}") from None
+    needle = None
+    if not regex:
+        best = max(_SAFE_RUN.findall(pattern), key=len, default="")
+        if best:
+            needle = (best.lower() if ignore_case else best).encode("ascii")
+    return Matcher(pattern, regex, ignore_case, wanted, rx, needle)
+
+
+def _candidate_starts(buf: Any, end: int, m: Matcher) -> list[int]:
+    """Start offsets of the lines of ``buf[:end]`` that hold the needle (sorted, no duplicates)."""
+    if m.ignore_case:
+        hay = buf[:end].lower()
+        stop = len(hay)
+    else:
+        hay, stop = buf, end
+    needle = m.needle
+    find, rfind, nl = hay.find, buf.rfind, buf.find
+    starts = []
+    p = find(needle, 0, stop)
+    while p >= 0:
+        starts.append(rfind(b"\n", 0, p) + 1)
+        e = nl(b"\n", p, end)
+        if e < 0:
+            break
+        p = find(needle, e + 1, stop)
+    return starts
+
+
+# --- the text of an entry ---------------------------------------------------------------------------
+
+
+def _text_blocks(content: Any) -> Iterator[str]:
+    if isinstance(content, str):
+        yield content
+    elif isinstance(content, list):
+        for b in content:
+            if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str):
+                yield b["text"]
+
+
+def _strings(v: Any) -> Iterator[str]:
+    """Every string value inside ``v`` (not keys), depth-first, without recursion."""
+    stack = [v]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, str):
+            yield x
+        elif isinstance(x, dict):
+            stack.extend(reversed(list(x.values())))
+        elif isinstance(x, list):
+            stack.extend(reversed(x))
+
+
+def entry_texts(e: Any) -> Iterator[tuple[str, str, str, str]]:
+    """``(field, kind, prefix, text)`` for each searchable string of a complete entry.  ``kind`` is
+    what the hit is (``user``, ``tool call``, ``bash``...); ``prefix`` goes before the snippet."""
+    if not isinstance(e, dict):
+        return
+    t = e.get("type")
+    if t == "message":
+        m = e.get("message")
+        if not isinstance(m, dict):
+            return
+        role = m.get("role")
+        content = m.get("content")
+        if role == "user":
+            for s in _text_blocks(content):
+                yield "user", "user", "", s
+        elif role == "assistant":
+            for b in content if isinstance(content, list) else [content]:
+                if isinstance(b, str):
+                    yield "assistant", "assistant", "", b
+                if not isinstance(b, dict):
+                    continue
+                bt = b.get("type")
+                if bt == "text" and isinstance(b.get("text"), str):
+                    yield "assistant", "assistant", "", b["text"]
+                elif bt == "thinking" and isinstance(b.get("thinking"), str):
+                    yield "thinking", "thinking", "", b["thinking"]
+                elif bt == "toolCall":
+                    name = b.get("name")
+                    name_s = name if isinstance(name, str) else ""
+                    if name_s:
+                        yield "tool", "tool call", "", name_s
+                    for s in _strings(b.get("arguments")):
+                        yield "tool", "tool call", f"{name_s}: " if name_s else "", s
+            if isinstance(m.get("errorMessage"), str):
+                yield "assistant", "assistant", "error: ", m["errorMessage"]
+        elif role == "toolResult":
+            for s in _text_blocks(content):
+                yield "tool", "tool", "", s
+        elif role == "bashExecution":
+            cmd = m.get("command")
+            for s in [cmd] if isinstance(cmd, str) else _strings(cmd):
+                yield "tool", "bash", "$ ", s
+            if isinstance(m.get("output"), str):
+                yield "tool", "bash", "", m["output"]
+        elif role in ("custom", "hookMessage"):
+            for s in _text_blocks(content):
+                yield "custom", "ext msg", "", s
+        elif role in ("compactionSummary", "branchSummary") and isinstance(m.get("summary"), str):
+            yield "summary", "compaction" if role == "compactionSummary" else "branch sum", "", m["summary"]
+        elif role == "system":
+            yield from _system_texts(m)
+    elif t == "compaction":
+        if isinstance(e.get("summary"), str):
+            yield "summary", "compaction", "", e["summary"]
+        if isinstance(e.get("systemMessage"), dict):
+            yield from _system_texts(e["systemMessage"])
+    elif t == "context_edit":
+        r = e.get("replacement")
+        for s in _text_blocks(r.get("content")) if isinstance(r, dict) else ():
+            yield "edit", "edit", "", s
+    elif t == "branch_summary" and isinstance(e.get("summary"), str):
+        yield "summary", "branch sum", "", e["summary"]
+    elif t == "custom_message":
+        for s in _text_blocks(e.get("content")):
+            yield "custom", "ext msg", "", s
+    elif t == "label" and isinstance(e.get("label"), str):
+        yield "label", "label", "", e["label"]
+    elif t == "session_info" and isinstance(e.get("name"), str):
+        yield "name", "name", "", e["name"]
+
+
+def _system_texts(m: dict) -> Iterator[tuple[str, str, str, str]]:
+    """A system message's prompt text, its sections (named) and its tools' names and descriptions."""
+    for s in _text_blocks(m.get("content")):
+        yield "system", "system", "", s
+    sections = m.get("sections")
+    for name, value in sections.items() if isinstance(sections, dict) else ():
+        if isinstance(value, str):
+            yield "system", "system", f"[{name}] ", value
+    tools = m.get("toolsAdded")
+    for tool in tools if isinstance(tools, list) else ():
+        if not isinstance(tool, dict):
+            continue
+        name = tool.get("name") if isinstance(tool.get("name"), str) else ""
+        if name:
+            yield "system", "tool def", "", name
+        if isinstance(tool.get("description"), str):
+            yield "system", "tool def", f"{name}: " if name else "", tool["description"]
+
+
+@dataclass(frozen=True)
+class Match:
+    """One matching line of one string of an entry (before the entry is placed in the tree)."""
+
+    line: int  # physical line of the entry in the file
+    field: str
+    kind: str
+    snippet: str
+    start: int  # the match in ``snippet`` (code points)
+    end: int
+    clipped_left: bool
+    clipped_right: bool
+
+
+def _line_matches(m: Matcher, text: str, prefix: str) -> Iterator[tuple[str, int, int, bool, bool]]:
+    """For each line of ``text`` with a match: (snippet, start, end, clipped left, clipped right)."""
+    hay = m.search_text(text)
+    search = m.rx.search
+    pos = 0
+    n = len(text)
+    while pos <= n:
+        mo = search(hay, pos)
+        if mo is None:
+            return
+        s, e = mo.span()
+        ls = text.rfind("\n", 0, s) + 1
+        le = text.find("\n", s)
+        if le < 0:
+            le = n
+        line = text[ls:le]
+        if line.endswith("\r"):
+            line = line[:-1]
+        rs, re_ = s - ls, min(e, ls + len(line)) - ls
+        a = max(0, rs - BEFORE)
+        b = min(len(line), max(re_, rs) + AFTER)
+        lead = line[a:rs]
+        clipped_left = a > 0
+        if not clipped_left or not line[:a].strip():
+            a += len(lead) - len(lead.lstrip())  # no indentation before the match
+            clipped_left = False
+        snippet = prefix + line[a:b]
+        yield snippet, len(prefix) + rs - a, len(prefix) + re_ - a, clipped_left, b < len(line)
+        pos = le + 1
+
+
+def value_matches(value: Any, line: int, m: Matcher) -> list[Match]:
+    """The matches in one complete entry (``line`` is its physical line)."""
+    out: list[Match] = []
+    if not isinstance(value, dict):
+        return out
+    for fld, kind, prefix, text in entry_texts(value):
+        if fld not in m.fields or not text:
+            continue
+        for snippet, s, e, cl, cr in _line_matches(m, text, prefix):
+            out.append(Match(line, fld, kind, snippet, s, e, cl, cr))
+    return out
+
+
+# --- one file ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Hit:
+    entry_id: Any
+    entry_type: Any
+    role: Any
+    where: str  # active | retained | compacted | branch | dropped (a line no reader keeps)
+    match: Match
+
+    def to_json(self, result: FileResult) -> dict:
+        m = self.match
+        return {"session": result.session_id, "path": result.path, "entryId": self.entry_id,
+                "type": self.entry_type, "role": self.role, "where": self.where, "field": m.field,
+                "line": m.line, "snippet": m.snippet, "start": m.start, "end": m.end}
+
+
+@dataclass(frozen=True)
+class FileResult:
+    path: str
+    session_id: Any
+    name: str | None
+    cwd: Any
+    created_at: Any
+    reader: str
+    hits: list
+    note: str | None = None  # read with another reader than asked, and why
+    placement_error: str | None = None
+    dropped_lines: list = field(default_factory=list)  # {line, reason} of each line the reader dropped
+    id_width: int = 8  # characters of an entry id the view shows (Session.id_width)
+
+
+def _match_line(raw: Any, key: int, m: Matcher, found: dict, line: Callable[[], int]) -> None:
+    if is_blank(raw):
+        return
+    v = _value(raw)
+    if v is NOT_JSON:
+        got = damaged_matches(raw, line(), m)
+        if got:
+            found[key] = got
+        return
+    if not isinstance(v, dict) or v.get("type") == "session":
+        return
+    got = value_matches(v, 0, m)
+    if got:
+        found[key] = got
+
+
+def damaged_matches(raw: bytes, line: int, m: Matcher) -> list[Match]:
+    """The matches in the raw text of a line that is not JSON (a cut-off entry, two entries glued
+    together, a conflict marker): no reader keeps it, grep still finds it, and so does search
+    (field ``raw``, escapes as written).  ``line`` is its physical line."""
+    text = raw.decode("utf-8", "replace")
+    return [Match(line, "raw", "damaged", snippet, s, e, cl, cr) for snippet, s, e, cl, cr in _line_matches(m, text, "")]
+
+
+def _match_lines(buf: Any, end: int, base: int, starts: list[int], m: Matcher, found: dict,
+                 lines_before: int = 0) -> None:
+    """Parse and match the lines of ``buf[:end]`` starting at ``starts``; matches are keyed by
+    their line's byte offset in the file (``base`` is the offset of ``buf[0]``, ``lines_before``
+    the number of lines before it)."""
+    find = buf.find
+    for s in starts:
+        e = find(b"\n", s, end)
+        _match_line(bytes(buf[s:end if e < 0 else e]), base + s, m, found,
+                    functools.partial(_line_number, buf, s, lines_before))  # only asked for a damaged line
+
+
+def _line_number(buf: Any, start: int, lines_before: int) -> int:
+    return lines_before + buf.count(b"\n", 0, start) + 1
+
+
+def _matches_small(data: bytes, m: Matcher) -> dict[int, list[Match]]:
+    found: dict[int, list[Match]] = {}
+    if m.needle is None:
+        starts = list(_all_starts(data))
+    else:
+        starts = _candidate_starts(data, len(data), m)
+    if starts:
+        _match_lines(data, len(data), 0, starts, m, found)
+    return found
+
+
+def _all_starts(data: bytes) -> Iterator[int]:
+    s = 0
+    n = len(data)
+    while s < n:
+        yield s
+        e = data.find(b"\n", s)
+        if e < 0:
+            return
+        s = e + 1
+
+
+def _matches_streamed(path: str, m: Matcher, tick) -> dict[int, list[Match]]:
+    found: dict[int, list[Match]] = {}
+    lines_before = 0
+    for buf, end, base in line_blocks(path, tick, BLOCK):
+        starts = _candidate_starts(buf, end, m)
+        if starts:
+            _match_lines(buf, end, base, starts, m, found, lines_before)
+        lines_before += buf.count(b"\n", 0, end)
+    return found
+
+
+def _damaged_lines_matches(raw: Any, m: Matcher) -> dict[int, list[Match]]:
+    """``damaged_matches`` of each line of a line scan that is not JSON, read back by offset."""
+    found: dict[int, list[Match]] = {}
+    bad = [ln for ln in raw.lines if not ln.blank and ln.value is NOT_JSON]
+    if not bad:
+        return found
+    with open(raw.path, "rb") as fh:
+        for ln in bad:
+            fh.seek(ln.offset)
+            got = damaged_matches(fh.read(ln.length), ln.number, m)
+            if got:
+                found[ln.offset] = got
+    return found
+
+
+def search_file(path: str, m: Matcher, *, reader: str = "auto", active_only: bool = False,
+                tick: Callable[[int], None] | None = None, small: int = SMALL,
+                pi_version: str = versions.CURRENT) -> FileResult | None:
+    """The hits in one file, or ``None`` when there is none.  Raises ``PisessError`` when the file
+    cannot be read, or holds hits but is not a session either of pi's readers opens."""
+    data = read_small(path, small)
+    if data is not None:
+        if tick:
+            tick(len(data))
+        found = _matches_small(data, m)
+        if not found:
+            return None
+        raw = scan_bytes(data, path)
+    elif m.needle is None:
+        by_line: dict = {}
+
+        def visit(number: int, v: Any, _raw: bytes) -> None:
+            if isinstance(v, dict) and v.get("type") != "session":
+                got = value_matches(v, 0, m)
+                if got:
+                    by_line[number] = got
+
+        raw = scan_visit(path, visit, tick)
+        found = {raw.lines[n - 1].offset: got for n, got in by_line.items()}
+        try:
+            found.update(_damaged_lines_matches(raw, m))
+        except OSError as e:
+            raise storage_error(path, e) from None
+        if not found:
+            return None
+    else:
+        found = _matches_streamed(path, m, tick)
+        if not found:
+            return None
+        raw = None  # read light: the structure, not every value again
+    session, note = open_lenient(path, reader, raw, pi_version=pi_version)
+    return _placed(session, found, active_only, note)
+
+
+def _entries_at(session: Session, offsets: dict) -> list[tuple[int, int]]:
+    """``(position, offset)`` of the entries whose line starts at one of ``offsets``, in order
+    (entry offsets ascend)."""
+    from bisect import bisect_left
+
+    at = session.store.spans()[0]
+    hits = [(bisect_left(at, off), off) for off in offsets]
+    return sorted((i, off) for i, off in hits if i < len(at) and at[i] == off)
+
+
+def _placed(session: Session, found: dict, active_only: bool, note: str | None) -> FileResult | None:
+    """Matches keyed by the byte offset of their line, placed on the entries of ``session``."""
+    at = _entries_at(session, found)
+    pl = place(session, branches=False, positions=[i for i, _ in at])
+    hits: list[Hit] = []
+    for i, offset in at:
+        line = session.entry_lines[i]
+        got = found[offset]
+        where = pl.where[i]
+        if active_only and where not in ("active", "retained"):  # a retained entry's copy is in the context
+            continue
+        e = session.entries[i]
+        eid = get(e, "id")
+        msg = get(e, "message") if get(e, "type") == "message" else UNDEF
+        role = get(msg, "role") if isinstance(msg, dict) else UNDEF
+        for mt in got:
+            mt = replace(mt, line=line)
+            hits.append(Hit(None if eid is UNDEF else eid, None if get(e, "type") is UNDEF else get(e, "type"),
+                            None if role is UNDEF else role, where, mt))
+    if not active_only:  # no reader keeps a damaged line: its hits are where no context reaches
+        placed = {off for _, off in at}
+        damaged = [Hit(None, None, None, "dropped", mt) for off, got in found.items() if off not in placed
+                   for mt in got if mt.field == "raw"]
+        if damaged:
+            hits = sorted(hits + damaged, key=lambda h: h.match.line)
+    if not hits:
+        return None
+    h = session.header if isinstance(session.header, dict) else {}
+    return FileResult(session.path, h.get("id"), session_name(session), h.get("cwd"), h.get("timestamp"),
+                      session.reader, hits, note, pl.error, list(session.dropped_lines), session.id_width)
+
+
+# --- a set of files ---------------------------------------------------------------------------------
+
+
+def parse_fields(text: str | None) -> list[str] | None:
+    """``--in``'s value (comma separated field names; ``None``: every field).  Raises
+    ``PisessError("usage")`` when it names none."""
+    if text is None:
+        return None
+    wanted = [f.strip().lower() for f in text.split(",") if f.strip()]
+    if not wanted:
+        raise PisessError("usage", f"--in needs at least one of {', '.join(FIELDS)}")
+    return wanted
+
+
+@dataclass(frozen=True)
+class SearchReport:
+    """The hits in a set of files: one ``FileResult`` per file with a hit (newest session first),
+    the files that are not sessions either reader opens (``skipped``) and those that cannot be
+    read at all (``unreadable``)."""
+
+    matcher: Matcher
+    active_only: bool
+    pi_version: str
+    files: int
+    results: list
+    skipped: list
+    unreadable: list
+
+    @property
+    def hit_count(self) -> int:
+        return sum(len(r.hits) for r in self.results)
+
+    def to_json(self) -> dict:
+        m = self.matcher
+        return {
+            "piVersion": self.pi_version, "pattern": m.pattern, "regex": m.regex, "ignoreCase": m.ignore_case,
+            "in": sorted(m.fields), "activeOnly": self.active_only,
+            "hits": [h.to_json(r) for r in self.results for h in r.hits],
+            "files": self.files, "sessions": len(self.results),
+            "droppedLines": [{"path": r.path, **d} for r in self.results for d in r.dropped_lines],
+            "skipped": [e.to_dict() for e in self.skipped], "unreadable": [e.to_dict() for e in self.unreadable],
+        }
+
+
+def search_files(files: list, m: Matcher, *, reader: str = "auto", active_only: bool = False,
+                 tick: Callable[[int], None] | None = None, on_hits: Callable[[int], None] | None = None,
+                 pi_version: str = versions.CURRENT) -> SearchReport:
+    """``search_file`` over ``files``; a file that cannot be read or is not a session is set aside
+    (``skipped``, ``unreadable``), never the end of the search.  ``on_hits(total)`` is called after
+    each file with a hit (a progress bar's status)."""
+    from ..listing.sessionset import created_key
+
+    results: list = []
+    skipped: list = []
+    unreadable: list = []
+    total = 0
+    for path in files:
+        try:
+            r = search_file(path, m, reader=reader, active_only=active_only, tick=tick, pi_version=pi_version)
+        except PisessError as e:
+            (unreadable if e.unreadable or e.code in ("storage", "not_found") else skipped).append(e)
+            continue
+        if r is not None:
+            results.append(r)
+            total += len(r.hits)
+            if on_hits:
+                on_hits(total)
+    results.sort(key=lambda r: created_key({"timestamp": r.created_at}))
+    return SearchReport(m, active_only, pi_version, len(files), results, skipped, unreadable)
+
+
+__all__ = ["FIELDS", "Matcher", "make_matcher", "entry_texts", "value_matches", "search_file", "FileResult", "Hit",
+           "Match", "parse_fields", "search_files", "SearchReport"]

@@ -1,0 +1,719 @@
+"""Where sessions live and how pi lists them (spec §1, §8).
+
+Nothing here creates a directory: pi's CLI ``mkdir -p``s the per-project folder just by computing
+it; pisess only looks.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import os
+import re
+import stat
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import js, parallel, versions
+from ..errors import PisessError
+from ..reading.files import first_line_of, list_dir, open_regular, os_error
+from ..reading.jsonl import NOT_JSON, parse_json
+from ..reading.session import check_harness_header
+
+
+def encode_cwd(cwd: str) -> str:
+    """``/home/u/proj`` → ``--home-u-proj--`` (one leading separator removed, ``/\\:`` → ``-``)."""
+    return "--" + re.sub(r"[/\\:]", "-", re.sub(r"^[/\\]", "", cwd)) + "--"
+
+
+def sessions_root(explicit: str | None, environ: Mapping[str, str], home: str) -> str:
+    """``--sessions-dir``, else ``$PI_CODING_AGENT_DIR/sessions``, else ``~/.pi/agent/sessions``."""
+    if explicit:
+        return os.path.expanduser(explicit)
+    agent = environ.get("PI_CODING_AGENT_DIR", "")
+    if agent:
+        if agent.startswith("file://"):
+            from urllib.parse import unquote, urlparse
+
+            agent = unquote(urlparse(agent).path)
+        if agent == "~" or agent.startswith("~/"):
+            agent = home + agent[1:]
+        return os.path.join(agent, "sessions")
+    return os.path.join(home, ".pi", "agent", "sessions")
+
+
+def absolute_cwd(cwd: str, base: str) -> str:
+    """``path.resolve``: absolute and normalised, symlinks not resolved."""
+    return os.path.normpath(os.path.join(base, os.path.expanduser(cwd)))
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    """One listed session.  ``listing`` says whose listing it comes from: ``harness`` (pi 0.82.1's
+    SDK: first line only) or ``cli`` (the pi command's ``/resume``: also ``created``/``modified``,
+    in ms, and ``activity_read``, how pisess found ``modified``: ``tail`` or ``file``)."""
+
+    id: str
+    created_at: Any
+    cwd: str
+    path: str
+    parent_session_path: Any = None
+    metadata: dict | None = None
+    has_metadata: bool = False
+    size: int = 0
+    listing: str = "harness"
+    has_parent: bool = False
+    created: float | int | None = None
+    modified: float | int | None = None
+    activity_read: str | None = None
+    mtime_ms: float | None = None
+
+    def to_json(self) -> dict:
+        out: dict = {"id": self.id, "createdAt": self.created_at, "cwd": self.cwd, "path": self.path}
+        if self.listing == "cli":
+            if self.has_parent:
+                out["parentSessionPath"] = self.parent_session_path
+            out["created"] = js.iso_utc(self.created) if self.created is not None else None
+            if self.activity_read != "header":  # --sort created reads headers only
+                out["modified"] = js.iso_utc(self.modified) if self.modified is not None else None
+                out["activityRead"] = self.activity_read
+            return out
+        if self.parent_session_path is not None:
+            out["parentSessionPath"] = self.parent_session_path
+        if self.has_metadata:
+            out["metadata"] = self.metadata
+        return out
+
+
+@dataclass(frozen=True)
+class Skipped:
+    path: str
+    code: str
+    reason: str
+
+    def to_json(self) -> dict:
+        return {"path": self.path, "code": self.code, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class Listing:
+    """``skipped``: files pi's listing leaves out (``Skipped``); ``unreadable``: the directories and
+    files that could not be read at all (``PisessError``, unreadable), so the listing may be
+    incomplete."""
+
+    sessions: list
+    skipped: list
+    directories: list = field(default_factory=list)
+    unreadable: list = field(default_factory=list)
+
+
+def unreadable_skip(k: Skipped) -> PisessError:
+    """A skipped file that could not be read, as the ``PisessError`` every unreadable is."""
+    return PisessError(k.code, f"cannot read {k.path}: {k.reason.removeprefix('cannot read: ')}", path=k.path,
+                       reason=k.reason, unreadable=True)
+
+
+def _is_unreadable(code: str) -> bool:
+    return code in ("storage", "not_found")
+
+
+def read_header_info(path: str, *, regular: bool = False) -> SessionInfo:
+    """pi's ``loadJsonlSessionMetadata``: only the first line, validated as a header.
+
+    ``regular``: the directory listing already said this is a regular file (no ``fstat``)."""
+    fd, _ = open_regular(path, regular=regular, subject="session header")
+    try:
+        line = first_line_of(fd)
+        size = os.lseek(fd, 0, os.SEEK_END)
+    except OSError as e:
+        raise os_error(path, e, subject="session header") from None
+    finally:
+        os.close(fd)
+    if line[:1] != b"{" and js.js_blank(line.decode("utf-8", "replace")):
+        raise PisessError("invalid_session", "missing session header", path=path, line=1)
+    v = parse_json(line)
+    reason = check_harness_header(v)
+    if reason:
+        from ..reading.sdk_v4 import SDK_V4, is_sdk_v4_header
+
+        raise PisessError("invalid_session", f"{reason}: {SDK_V4}" if is_sdk_v4_header(v) else reason,
+                          path=path, line=1)
+    return SessionInfo(v["id"], v["timestamp"], v["cwd"], path, v.get("parentSession"), v.get("metadata"),
+                       "metadata" in v, size)
+
+
+def list_children(directory: str, unreadable: list, *, missing_ok: bool = True) -> list[os.DirEntry]:
+    """The entries of ``directory``; one that cannot be listed is added to ``unreadable`` (a
+    missing one too unless ``missing_ok``: a project without sessions has no directory, but a
+    listed child that vanished or a dangling symlink is worth saying) and gives none."""
+    try:
+        return list_dir(directory)
+    except PisessError as e:
+        if not (missing_ok and e.code == "not_found") and not _not_a_directory(directory):
+            unreadable.append(e)
+        return []
+
+
+def _not_a_directory(path: str) -> bool:
+    try:
+        return not stat.S_ISDIR(os.stat(path).st_mode) and os.path.exists(path)
+    except OSError:
+        return False
+
+
+def _session_files(directory: str, unreadable: list) -> list[tuple[str, bool]]:
+    """``*.jsonl`` children that are not directories (symlinked files count), byte-wise name order,
+    each with whether the listing says it is a regular file (``d_type``: no ``fstat`` needed)."""
+    found = []
+    for e in list_children(directory, unreadable):
+        if e.name.endswith(".jsonl"):
+            try:
+                if not e.is_dir(follow_symlinks=False):
+                    found.append((e.name, e.is_file(follow_symlinks=False)))
+            except OSError as err:
+                unreadable.append(os_error(e.path, err))
+    if all(name.isascii() for name, _ in found):
+        found.sort()  # ASCII names sort the same as their bytes (names are unique: the flag never decides)
+    else:
+        found.sort(key=lambda f: os.fsencode(f[0]))
+    prefix = os.path.join(directory, "")  # what DirEntry.path would be
+    return [(prefix + name, regular) for name, regular in found]
+
+
+def _root_children(root: str) -> list[os.DirEntry]:
+    """The sessions root's entries; none when it does not exist (the command says so when it was
+    named); a root that cannot be listed raises: nothing under it can be read."""
+    try:
+        return list_dir(root)
+    except PisessError as e:
+        if e.code == "not_found" or _not_a_directory(root):
+            return []
+        raise PisessError(e.code, f"cannot list the sessions root {root}: {e.reason.removeprefix('cannot list: ')}",
+                          path=root, reason=e.reason, unreadable=True) from None
+
+
+def project_dirs(root: str, unreadable: list | None = None) -> list[str]:
+    """Direct children of the root that are real directories (``lstat``: symlinks skipped, as pi
+    does).  A root that cannot be listed raises; a child that cannot be ``lstat``ed is added to
+    ``unreadable``."""
+    names = sorted((e.name for e in _root_children(root)), key=os.fsencode)
+    out = []
+    for name in names:
+        p = os.path.join(root, name)
+        try:
+            if stat.S_ISDIR(os.lstat(p).st_mode):
+                out.append(p)
+        except OSError as e:
+            if unreadable is not None:
+                unreadable.append(os_error(p, e, "stat"))
+    return out
+
+
+def _by_created_desc(a: SessionInfo, b: SessionInfo) -> int:
+    # pi: new Date(b).getTime() - new Date(a).getTime(); NaN compares as "not less", like V8.
+    ta, tb = js.parse_date(a.created_at), js.parse_date(b.created_at)
+    if ta is None or tb is None:
+        return 0
+    d = tb - ta
+    return -1 if d < 0 else (1 if d > 0 else 0)
+
+
+def _all_canonical_utc(stamps: list) -> bool:
+    """Every string is ``YYYY-MM-DDTHH:MM:SS.sssZ`` (what pi writes) and a real instant: such
+    strings compare like the times they name, so sorting them needs no date parsing.  (A day past
+    the month's end is read by V8 as the next month: ``fromisoformat`` refusing it keeps those on
+    the slow path.)"""
+    from datetime import datetime
+
+    try:
+        for s in stamps:
+            if len(s) != 24 or s[-1] != "Z" or s[10] != "T" or s[19] != "." or not s.isascii():
+                return False
+            datetime.fromisoformat(s)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+SORTS = ("activity", "created")
+
+
+def list_sessions(root: str, cwd: str | None = None, *,
+                  pi_version: str = versions.PI_0_82, sort: str | None = None, whole: bool = False) -> Listing:
+    """The sessions of one project (``cwd``) or of every project under ``root``, as pi lists them.
+
+    ``sort`` is ``activity`` (the pi command's ``/resume``: last activity first, pi
+    ``pi_version``'s tie rules, v1/v2 files included) or ``created`` (newest header first).
+    Without it: ``activity`` for pi 1.6, and for pi 0.82.1 the SDK's own listing
+    (``JsonlSessionRepo.list``: the first line only, newest header first), whose sessions
+    are v3 headers only.  ``whole``: read every file completely (pi's answer even where the
+    end of a file does not prove it, see ``summary.tail_activity``).
+
+    What cannot be read (a project directory, a file) is left out and listed in ``unreadable``;
+    a root that cannot be listed raises.
+    """
+    if sort is not None and sort not in SORTS:
+        raise PisessError("usage", f"--sort must be {' or '.join(SORTS)}, not {sort!r}")
+    version = versions.parse(pi_version)
+    if sort is None:
+        sort = "activity" if versions.since(version, versions.LISTING_ORDER) else "created"
+    if sort == "created" and not versions.since(version, versions.LISTING_ORDER):
+        return _sdk_listing(root, cwd)
+    return _cli_listing(root, cwd, version, sort, whole)
+
+
+def _sdk_listing(root: str, cwd: str | None = None) -> Listing:
+    """HARNESS ``JsonlSessionRepo.list``: first line of each file, newest header first.
+
+    Files whose header is invalid are skipped; a file or directory that cannot be read is
+    skipped and listed in ``unreadable`` (pi's SDK would fail the whole listing).
+    """
+    unreadable: list = []
+    dirs = [os.path.join(root, encode_cwd(cwd))] if cwd is not None else project_dirs(root, unreadable)
+    files = [f for d in dirs for f in _session_files(d, unreadable)]
+    sessions, skipped = [], []
+    for (p, _), got in zip(files, _headers(files)):
+        if type(got) is SessionInfo:
+            sessions.append(got)
+        else:
+            skipped.append(Skipped(p, got.code, got.message))
+            if _is_unreadable(got.code):
+                unreadable.append(got)
+    return Listing(_newest_created_first(sessions), skipped, dirs, unreadable)
+
+
+def _newest_created_first(sessions: list) -> list:
+    """A stable sort by header time, newest first, with pi's comparator (an invalid date compares
+    equal to everything, Appendix B #19)."""
+    if _all_canonical_utc([x.created_at for x in sessions]):
+        # the same order, found without parsing: these strings sort as their instants do
+        order = sorted(range(len(sessions)), key=lambda i: sessions[i].created_at, reverse=True)
+        return [sessions[i] for i in order]
+    times = [js.parse_date(x.created_at) if isinstance(x.created_at, str) else None for x in sessions]
+    dates = [t for t in times if t is not None]
+    if len(dates) == len(times):
+        # a stable sort, newest first: the same order as pi's comparator when every date parses
+        order = sorted(range(len(sessions)), key=dates.__getitem__, reverse=True)
+        return [sessions[i] for i in order]
+    return sorted(sessions, key=functools.cmp_to_key(_by_created_desc))
+
+
+# --- the pi command's listing (/resume, --session, --continue) ---------------------------------------------
+
+# ICU's root collation (what pi 1.6's localeCompare uses) ranks ASCII punctuation and symbols in
+# this order, all before digits, digits before letters; case counts only when nothing else differs.
+_ICU_PUNCT = "_-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$"
+_ICU_RANK = {c: (1, i) for i, c in enumerate(_ICU_PUNCT)}
+_ICU_RANK.update({c: (2, ord(c)) for c in "0123456789"})
+_ICU_RANK.update({c: (3, ord(c.lower())) for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"})
+
+
+def collation_key(name: str) -> tuple:
+    """An approximation of ICU root collation (``a.localeCompare(b)`` in pi 1.6, en-US): first by
+    character class and letter ignoring case (``_`` < ``-`` < ``.`` < digits < letters), then
+    lower case before upper case.  Exact for pi's own names (``<ISO time>_<uuid>.jsonl``, where
+    it equals byte order) and for ASCII ids; characters beyond ASCII rank after the letters by
+    code point (ICU would interleave accented letters with their base letters)."""
+    prim = tuple(_ICU_RANK.get(c) or ((0, ord(c)) if c <= " " else (4, ord(c.casefold()[0]))) for c in name)
+    tert = tuple(c.isupper() for c in name)
+    return prim, tert
+
+
+# pi's own file names: for these, byte order is ICU's order (C.20)
+_PI_NAME = re.compile(r"\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z_[0-9a-f-]*\.jsonl")
+
+
+def _name_order(names: list[str]) -> Any:
+    """A sort key giving ``localeCompare``'s order of these names."""
+    if all(_PI_NAME.fullmatch(n) for n in names):
+        return None
+    return collation_key
+
+
+def _names_desc(names: list[str]) -> list[str]:
+    """``names.sort((a, b) => b.localeCompare(a))``."""
+    return sorted(names, key=_name_order(names), reverse=True)
+
+
+def _jsonl_names(directory: str, unreadable: list, *, missing_ok: bool = True) -> list[str]:
+    """``readdir(dir).filter(f => f.endsWith(".jsonl"))`` (any kind of entry), in code-unit order
+    (the order the oracle's readdir gives; pi itself gets the OS's order).  pi returns an empty
+    list on error; the directory is also added to ``unreadable``."""
+    names = [e.name for e in list_children(directory, unreadable, missing_ok=missing_ok) if e.name.endswith(".jsonl")]
+    return sorted(names, key=_utf16)
+
+
+def _utf16(name: str) -> bytes:
+    return name.encode("utf-16-be", "surrogatepass")
+
+
+def _cli_project_dirs(root: str, version: str) -> list[str]:
+    """``listAll``'s project directories: children that are directories (0.84: or symlinks).  A
+    root that cannot be listed raises (pi would list nothing)."""
+    found = [(e.name, e.is_dir(follow_symlinks=False), e.is_symlink()) for e in _root_children(root)]
+    links = versions.since(version, versions.LIST_ALL_SYMLINKS)
+    return [os.path.join(root, n) for n, is_dir, is_link in sorted(found, key=lambda f: _utf16(f[0]))
+            if is_dir or (links and is_link)]
+
+
+def _mtime_ms(path: str) -> float | None:
+    try:
+        ns = os.stat(path).st_mtime_ns
+    except OSError:
+        return None
+    return ns // 1_000_000_000 * 1e3 + (ns % 1_000_000_000) / 1e6
+
+
+def _cli_listing(root: str, cwd: str | None, version: str, sort: str, whole: bool) -> Listing:
+    """``SessionManager.list(cwd)`` / ``listAll()`` of pi ``version`` with the default layout
+    (a project's folder, no header-cwd filter), or, for ``sort="created"``, the same sessions
+    newest header first."""
+    ordered = versions.since(version, versions.LISTING_ORDER)
+    unreadable: list = []
+    if cwd is not None:
+        d = os.path.join(root, encode_cwd(cwd))
+        dirs = [d]
+        names = _jsonl_names(d, unreadable)
+        files = [os.path.join(d, n) for n in (_names_desc(names) if ordered and sort == "activity" else names)]
+    else:
+        dirs = _cli_project_dirs(root, version)
+        files = [os.path.join(d, n) for d in dirs for n in _jsonl_names(d, unreadable, missing_ok=False)]
+        if ordered and sort == "activity":
+            # by mtime, newest first (files that cannot be stat'ed last), then by name, descending
+            base = [os.path.basename(p) for p in files]
+            name_key = _name_order(base) or (lambda n: n)
+            keyed = sorted(((_mtime_ms(p), name_key(b), p) for p, b in zip(files, base)),
+                           key=lambda f: (f[0] if f[0] is not None else -math.inf, f[1]), reverse=True)
+            files = [p for *_, p in keyed]
+    sessions: list = []
+    skipped: list = []
+    for _p, got in zip(files, _cli_infos(files, whole, sort == "activity")):
+        (sessions if type(got) is SessionInfo else skipped).append(got)
+    unreadable += [unreadable_skip(k) for k in skipped if _is_unreadable(k.code)]
+    if sort == "created":
+        return Listing(_newest_created_first(sessions), skipped, dirs, unreadable)
+    return Listing(_newest_modified_first(sessions), skipped, dirs, unreadable)
+
+
+def _newest_modified_first(sessions: list) -> list:
+    """``sessions.sort((a, b) => b.modified.getTime() - a.modified.getTime())`` (stable)."""
+    if all(s.modified is not None for s in sessions):
+        return sorted(sessions, key=lambda s: s.modified, reverse=True)
+
+    def cmp(a: SessionInfo, b: SessionInfo) -> int:
+        if a.modified is None or b.modified is None:
+            return 0  # NaN: neither before the other
+        d = b.modified - a.modified
+        return -1 if d < 0 else (1 if d > 0 else 0)
+
+    return sorted(sessions, key=functools.cmp_to_key(cmp))
+
+
+def _cli_info(path: str, whole: bool, activity: bool = True) -> SessionInfo | Skipped:
+    from .summary import CliSkip, line_time, read_cli_info
+
+    got = read_cli_info(path, whole=whole, activity=activity)
+    if isinstance(got, CliSkip):
+        return Skipped(path, got.code, got.reason)
+    h = got.header
+    sid = h.get("id")
+    ts = h.get("timestamp", None)
+    return SessionInfo(sid if isinstance(sid, str) else js.to_string(sid), ts,
+                       h["cwd"] if isinstance(h.get("cwd"), str) else "", path,
+                       h.get("parentSession"), None, False, got.size, "cli", "parentSession" in h,
+                       line_time(ts) if type(ts) is str else js.date_ms(h.get("timestamp", js.UNDEF)),
+                       got.modified_ms() if activity else None,
+                       got.read, got.mtime_ms)
+
+
+def _cli_infos(files: list[str], whole: bool, activity: bool) -> list:
+    """``_cli_info`` of each file, thousands shared among forked processes like the headers."""
+    return _shared([(p, whole, activity) for p in files], _read_cli_infos, _sent_cli_infos, _received_cli_infos)
+
+
+def _read_cli_infos(files: list) -> list:
+    return [_cli_info(*f) for f in files]
+
+
+def _sent_cli_infos(files: list) -> list[tuple]:
+    return [(s.id, s.created_at, s.cwd, s.parent_session_path, s.size, s.has_parent, s.created, s.modified,
+             s.activity_read, s.mtime_ms) if type(s) is SessionInfo else (None, s.code, s.reason)
+            for s in _read_cli_infos(files)]
+
+
+def _received_cli_infos(files: list, sent: list | None) -> list:
+    if sent is None or len(sent) != len(files):
+        return _read_cli_infos(files)
+    return [SessionInfo(t[0], t[1], t[2], f[0], t[3], None, False, t[4], "cli", *t[5:]) if t[0] is not None
+            else Skipped(f[0], t[1], t[2]) for f, t in zip(files, sent)]
+
+
+SHARE_MIN = 1000  # headers per process: with fewer, a fork and sending the headers back cost more than they save
+
+
+def _headers(files: list[tuple[str, bool]]) -> list:
+    """``read_header_info`` of each ``(path, regular)``: its ``SessionInfo``, or the ``PisessError``
+    it raised."""
+    return _shared(files, _read_headers, _sent_headers, _received_headers)
+
+
+def _shared(items: list, read: Any, send: Any, receive: Any) -> list:
+    """``read(items)``, thousands of items shared among forked processes (``parallel.workers``):
+    the time goes to open/read/close, and each CPU makes its own.  ``send`` is a child's ``read``
+    as plain tuples (they pickle several times faster than objects), ``receive`` rebuilds them
+    (or reads the share itself when the child failed)."""
+    n = len(items)
+    parts = min(parallel.workers(limit=8), n // SHARE_MIN) if n >= 2 * SHARE_MIN else 1
+    if parts < 2:
+        return read(items)
+    # the parent also rebuilds what the children send: a slightly smaller share for it
+    cuts = [0, n * 9 // (10 * parts)]
+    cuts += [cuts[1] + (n - cuts[1]) * k // (parts - 1) for k in range(1, parts)]
+    shares = list(zip(cuts[1:], cuts[2:]))
+    children = []
+    try:
+        for a, b in shares:
+            children.append(parallel.Child(send, items[a:b]))
+        out = read(items[:cuts[1]])
+        for child, (a, b) in zip(children, shares):
+            out += receive(items[a:b], child.result())
+        return out
+    finally:
+        for child in children:
+            child.cancel()
+
+
+def _read_headers(files: list[tuple[str, bool]]) -> list:
+    out: list = []
+    for path, regular in files:
+        try:
+            out.append(read_header_info(path, regular=regular))
+        except PisessError as e:
+            out.append(e)
+    return out
+
+
+def _sent_headers(files: list[tuple[str, bool]]) -> list[tuple]:
+    """A child's headers as plain tuples (they pickle several times faster than the objects):
+    a header's fields after its path, or ``None`` and an error's code, message, line, reason and
+    whether it is unreadable."""
+    return [(s.id, s.created_at, s.cwd, s.parent_session_path, s.metadata, s.has_metadata, s.size)
+            if type(s) is SessionInfo else (None, s.code, s.message, s.line, s.reason, s.unreadable)
+            for s in _read_headers(files)]
+
+
+def _received_headers(files: list[tuple[str, bool]], sent: list[tuple] | None) -> list:
+    if sent is None or len(sent) != len(files):
+        return _read_headers(files)  # the child failed: read its share here
+    return [SessionInfo(t[0], t[1], t[2], p, *t[3:]) if t[0] is not None else
+            PisessError(t[1], t[2], path=p, line=t[3], reason=t[4], unreadable=t[5]) for (p, _), t in zip(files, sent)]
+
+
+def iter_jsonl(paths: list[str]) -> Iterator[tuple[str, PisessError | None]]:
+    """Files named, and ``*.jsonl`` below directories named (recursively, sorted), each with
+    ``None``; a name that matches nothing and a directory that cannot be listed come with their
+    error (unreadable) instead."""
+    for p in paths:
+        if os.path.isdir(p):
+            found: list[str] = []
+            failed: list[OSError] = []
+            for dirpath, dirnames, filenames in os.walk(p, onerror=failed.append):
+                dirnames.sort()
+                for f in filenames:
+                    if f.endswith(".jsonl"):
+                        found.append(os.path.join(dirpath, f))
+            yield from ((f, None) for f in sorted(found))
+            for e in failed:
+                err = os_error(e.filename or p, e, "list")
+                yield err.path or p, err
+        elif os.path.lexists(p):
+            yield p, None
+        else:
+            yield p, PisessError("not_found", f"no such file or directory: {p}", path=p, unreadable=True)
+
+
+def looks_like_path(arg: str) -> bool:
+    """pi's ``--session`` rule: a ``/`` or ``\\`` or a ``.jsonl`` ending makes it a path."""
+    return "/" in arg or "\\" in arg or arg.endswith(".jsonl")
+
+
+def resolve_session(arg: str | None, root: str, cwd: str, *, pi_version: str = versions.PI_0_82,
+                    unreadable: list | None = None) -> str:
+    """A file path, a session id or a unique id prefix, or, when ``arg`` is empty, the session
+    pi would continue.
+
+    pi 1.6 (C.23, C.24): an exact id is looked up in the project's headers first (the first file
+    by name holding it), then a prefix among the project's sessions (``/resume`` order), then all
+    projects' sessions, exact before prefix; no ``arg`` is ``pi --continue``'s choice (newest file
+    mtime with a session header).  pi 0.82.1: the SDK listing's sessions, newest header first.
+    A prefix that several sessions share is an error (pi would open the first: the message says
+    which).
+
+    What could not be read on the way (a directory, a file: a match may hide there) is added to
+    ``unreadable``; when nothing matches and something could not be read, the error is an
+    unreadable one (exit 2): the answer is not known."""
+    if arg and (looks_like_path(arg) or os.path.isfile(arg)):
+        if not os.path.lexists(arg):
+            raise PisessError("not_found", f"no such session file: {arg}", path=arg, unreadable=True)
+        return arg
+    met: list = []
+    try:
+        return _resolve(arg, root, cwd, versions.parse(pi_version), met)
+    except PisessError as e:
+        if met and e.code == "not_found" and not e.unreadable:
+            n = len(met)
+            raise PisessError("not_found", f"{e.message}; {n} director{'ies' if n != 1 else 'y'} or file"
+                              f"{'s' if n != 1 else ''} could not be read, it may be there", path=e.path,
+                              unreadable=True) from None
+        raise
+    finally:
+        if unreadable is not None:
+            unreadable.extend(met)
+
+
+def _resolve(arg: str | None, root: str, cwd: str, version: str, unreadable: list) -> str:
+    if versions.since(version, versions.LISTING_ORDER):
+        return _resolve_cli(arg, root, cwd, version, unreadable)
+
+    def listed(scope: str | None) -> list:
+        got = list_sessions(root, scope, pi_version=version)
+        unreadable.extend(got.unreadable)
+        return got.sessions
+
+    here = listed(cwd)
+    if not arg:
+        if not here:
+            raise PisessError("not_found", f"no sessions for {cwd} in {os.path.join(root, encode_cwd(cwd))}")
+        return here[0].path
+    for scope in (here, None):
+        pool = here if scope is not None else listed(None)
+        exact = [s for s in pool if s.id == arg]
+        if exact:
+            return exact[0].path
+        found = _by_prefix(arg, pool)
+        if found:
+            return found
+    raise PisessError("not_found", f"no session matches {arg!r} (looked in {root})")
+
+
+def _by_prefix(arg: str, pool: list) -> str | None:
+    matches = [s for s in pool if s.id.startswith(arg)]
+    if len(matches) == 1:
+        return matches[0].path
+    if len(matches) > 1:
+        listed = "\n".join(f"  {s.id}  {s.path}" for s in matches[:20])
+        raise PisessError("ambiguous", f"session id prefix {arg!r} matches {len(matches)} sessions "
+                          f"(pi would open the first):\n{listed}")
+    return None
+
+
+def _resolve_cli(arg: str | None, root: str, cwd: str, version: str, unreadable: list) -> str:
+    """``main.ts: resolveSessionPath`` and ``continueRecent`` of pi ``version`` (default layout)."""
+    project = os.path.join(root, encode_cwd(cwd))
+    if not arg:
+        return most_recent_session(project, unreadable)
+    found = find_by_id(project, arg, unreadable)
+    if found:
+        return found
+    for scope in (cwd, None):
+        listing = list_sessions(root, scope, pi_version=version)
+        # the project's own were met already by find_by_id
+        unreadable.extend(e for e in listing.unreadable if e.path not in {u.path for u in unreadable})
+        pool = listing.sessions
+        if scope is None:
+            exact = [s for s in pool if s.id == arg]
+            if exact:
+                return exact[0].path
+        found = _by_prefix(arg, pool)
+        if found:
+            return found
+    raise PisessError("not_found", f"no session matches {arg!r} (looked in {root})")
+
+
+HEADER_SCAN = 1 << 20  # pi's discovery reads at most 1 MiB looking for the header
+
+
+def discovery_header(path: str, unreadable: list | None = None) -> dict | None:
+    """pi 1.6's ``readSessionHeaderForDiscovery``: the first value parsed from a ``\n``-ended line
+    (blank and malformed lines skipped) if it is a session header (``type: "session"``, a string
+    ``id``); ``None`` for anything else, an unreadable file (added to ``unreadable``), or no answer
+    within 1 MiB."""
+    try:
+        fd, _ = open_regular(path)
+    except PisessError as e:
+        if unreadable is not None and not os.path.isdir(path):  # a directory is no session, as in pi's listing
+            unreadable.append(e)
+        return None
+    try:
+        data, scanned = b"", 0
+        while scanned < HEADER_SCAN:
+            chunk = os.read(fd, min(4096, HEADER_SCAN - scanned))
+            if not chunk:
+                got = _header_candidate(data)
+                return None if got is _KEEP else got
+            scanned += len(chunk)
+            *complete, data = (data + chunk).split(b"\n")
+            for line in complete:
+                got = _header_candidate(line)
+                if got is not _KEEP:
+                    return got
+        if os.read(fd, 1):
+            return None  # pi: "Session header exceeds 1048576-byte scan limit"
+        got = _header_candidate(data)
+        return None if got is _KEEP else got
+    except OSError as e:
+        if unreadable is not None:
+            unreadable.append(os_error(path, e))
+        return None
+    finally:
+        os.close(fd)
+
+
+_KEEP = object()
+
+
+def _header_candidate(line: bytes) -> Any:
+    """``parseSessionHeaderCandidate``: ``_KEEP`` to read on, ``None`` for a first value that is not
+    a header, or the header."""
+    if js.js_blank(line.decode("utf-8", "replace")):
+        return _KEEP
+    v = parse_json(line)
+    if v is NOT_JSON or not js.truthy(v):
+        return _KEEP
+    return v if isinstance(v, dict) and v.get("type") == "session" and isinstance(v.get("id"), str) else None
+
+
+def find_by_id(directory: str, session_id: str, unreadable: list | None = None) -> str | None:
+    """``SessionManager.findById`` (C.23): headers only, files in name order, the first match.
+    What cannot be read is added to ``unreadable``."""
+    met: list = [] if unreadable is None else unreadable
+    for name in _jsonl_names(directory, met):
+        p = os.path.join(directory, name)
+        h = discovery_header(p, met)
+        if h is not None and h.get("id") == session_id:
+            return p
+    return None
+
+
+def most_recent_session(directory: str, unreadable: list | None = None) -> str:
+    """``findMostRecentSession`` (C.24): the ``.jsonl`` with the newest mtime whose header pi
+    accepts.  pi finds nothing (and starts a new session) when any ``.jsonl`` cannot be
+    stat'ed: that is reported, naming the file, instead of skipping it."""
+    stamped = []
+    for name in _jsonl_names(directory, [] if unreadable is None else unreadable):
+        p = os.path.join(directory, name)
+        t = _mtime_ms(p)
+        if t is None:
+            raise PisessError("storage", f"{p} cannot be stat'ed: pi --continue finds no session in "
+                              f"{directory} then (it starts a new one)", path=p)
+        stamped.append((t, p))
+    stamped.sort(key=lambda f: f[0], reverse=True)
+    for _, p in stamped:
+        if discovery_header(p, unreadable) is not None:
+            return p
+    raise PisessError("not_found", f"no sessions in {directory} (pi --continue would start a new one)")
+
+
+def default_fork_dir(root: str, cwd: str) -> str:
+    return os.path.join(root, encode_cwd(cwd))

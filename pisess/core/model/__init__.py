@@ -1,0 +1,2 @@
+"""The model: what a session means (paths and leaves, the context pi sends, the tree, fork
+planning, the message model every view draws, the two-writer rule, following appends)."""

@@ -1,0 +1,194 @@
+"""The vocabulary every view shares: session text made safe to show (visible control
+characters, JSON as text, short ids), an image's size, the short word for each role, an
+assistant's usage, what a system message changes.  Plain functions on purpose (no dataclasses):
+the tree's and path's one-line previews use them without loading the message model
+(``pisess.core.model.messages``), which builds on them."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .. import js
+from ..js import UNDEF, get
+from .system import js_key_order
+
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def _visible_char(m: re.Match) -> str:
+    o = ord(m.group())
+    return f"\\x{o:02x}" if o < 0x100 else f"\\u{o:04x}"
+
+
+def visible(v: Any) -> str:
+    """Any value as text for a document: CRLF folded to LF, control characters, bidi overrides and
+    lone surrogates made visible (``\\x1b``), tabs and newlines kept."""
+    s = v if isinstance(v, str) else ("" if v is None or v is UNDEF else json_text(v, indent=False))
+    if "\r" in s:
+        s = s.replace("\r\n", "\n")
+    return _CONTROL.sub(_visible_char, s) if _CONTROL.search(s) else s
+
+
+def json_text(v: Any, indent: bool = True) -> str:
+    """A JSON value as text (non-ASCII kept); compact on one line unless ``indent``."""
+    try:
+        import orjson
+
+        return orjson.dumps(v, option=orjson.OPT_INDENT_2 if indent else 0).decode()
+    except TypeError:  # lone surrogates, integers beyond 64 bits, nesting beyond orjson's limit
+        pass
+    import json
+
+    try:
+        return json.dumps(v, indent=2 if indent else None, ensure_ascii=False,
+                          separators=None if indent else (",", ":"), default=str)
+    except (RecursionError, ValueError):
+        return "(a value nested too deeply to show)"
+
+
+def as_text(v: Any) -> str:
+    """A string as it is; anything else as compact JSON; nothing for null or missing."""
+    if isinstance(v, str):
+        return v
+    if v is None or v is UNDEF:
+        return ""
+    return json_text(v, indent=False)
+
+
+def short_id(v: Any, n: int = 8, escape=visible) -> str:
+    """The first ``n`` characters of an id as shown (escaped first by ``escape``); ``-`` for none."""
+    if v is None or v is UNDEF or v == "":
+        return "-"
+    return escape(v if isinstance(v, str) else js.to_string(v))[:n] or "-"
+
+
+def number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+# --- images ---------------------------------------------------------------------------------------
+
+IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
+
+
+def image_size(block: Any) -> int:
+    """Decoded bytes of an image block's base64 ``data`` (padding not counted)."""
+    data = get(block, "data") if isinstance(block, dict) else None
+    if not isinstance(data, str):
+        return 0
+    return max(0, len(data) * 3 // 4 - (len(data) - len(data.rstrip("="))))
+
+
+def size_text(n: int) -> str:
+    return f"{n / 1024:.0f} KB" if n >= 1024 else f"{n} B"
+
+
+def image_words(mime: str, size: int) -> str:
+    """``[image image/png, 12 KB]``: an image without its bytes (``mime`` escaped by the caller)."""
+    return f"[image {mime or '?'}, {size_text(size)}]"
+
+
+def image_ref(block: Any, escape=visible) -> str:
+    """``image_words`` of an image block."""
+    mime = get(block, "mimeType") if isinstance(block, dict) else None
+    return image_words(escape(as_text(mime)), image_size(block))
+
+
+def data_uri(block: Any) -> str | None:
+    """A ``data:`` URI for an image block pisess is willing to embed (raster types, base64 only)."""
+    if not isinstance(block, dict):
+        return None
+    mime, data = block.get("mimeType"), block.get("data")
+    if mime not in IMAGE_TYPES or not isinstance(data, str) or not re.fullmatch(r"[A-Za-z0-9+/]*={0,2}", data):
+        return None
+    return f"data:{mime};base64,{data}"
+
+
+# --- the words for roles, and what a message carries -----------------------------------------------
+
+# one word per kind in every view: a custom message is ``ext msg`` whether it is a
+# ``custom_message`` entry (tree, du, search) or the message it projects to (context)
+ROLE_KIND = {"user": "user", "assistant": "assistant", "toolResult": "tool", "bashExecution": "bash",
+             "custom": "ext msg", "branchSummary": "branch sum", "compactionSummary": "compaction",
+             "hookMessage": "ext msg", "system": "system"}
+
+
+def role_kind(m: Any) -> str:
+    """The short word for a message's role (``tool`` for ``toolResult``); the role itself, escaped
+    by the caller, when pisess does not know it; ``message`` without one."""
+    role = get(m, "role") if isinstance(m, dict) else UNDEF
+    kind = ROLE_KIND.get(role) if isinstance(role, str) else None
+    return kind or as_text(role) or "message"
+
+
+def usage_text(m: Any) -> str:
+    """``1,200 in / 34 out · 600 cached · $0.0100``."""
+    u = get(m, "usage") if isinstance(m, dict) else None
+    if not isinstance(u, dict):
+        return ""
+    parts = []
+    i, o = u.get("input"), u.get("output")
+    if number(i) and number(o):
+        parts.append(f"{i:,.0f} in / {o:,.0f} out")
+    cr = u.get("cacheRead")
+    if number(cr) and cr:
+        parts.append(f"{cr:,.0f} cached")
+    cost = u.get("cost")
+    if isinstance(cost, dict) and number(cost.get("total")) and cost["total"]:
+        parts.append(f"${cost['total']:.4f}")
+    return " \u00b7 ".join(parts)
+
+
+def content_parts(content: Any) -> tuple[list, list]:
+    """``(texts, others)`` of a message's content: a string is one text; ``others`` are the
+    blocks that are not text (images, unknown blocks), in order."""
+    if isinstance(content, str):
+        return [content], []
+    if not isinstance(content, list):
+        return [], ([] if content is None or content is UNDEF else [content])
+    texts, others = [], []
+    for b in content:
+        if isinstance(b, dict) and b.get("type") == "text":
+            texts.append(as_text(b.get("text")))
+        elif isinstance(b, str):
+            texts.append(b)
+        else:
+            others.append(b)
+    return texts, others
+
+
+def system_changes(m: dict) -> tuple[list, list, list, list]:
+    """A system message's ``(sections set, sections removed, tools added, tools removed)``: names,
+    and (name, description) pairs for tools added (spec C.2)."""
+    sections = m.get("sections")
+    set_: list = []
+    removed: list = []
+    if isinstance(sections, dict):
+        for name, value in js_key_order(sections):
+            (removed if value is None else set_).append(name)
+    added = [(as_text(get(t, "name")) if isinstance(t, dict) else as_text(t),
+              as_text(get(t, "description")) if isinstance(t, dict) else "")
+             for t in _list_or_empty(m.get("toolsAdded"))]
+    gone = [as_text(get(t, "name")) if isinstance(t, dict) else as_text(t) for t in _list_or_empty(m.get("toolsRemoved"))]
+    return set_, removed, added, gone
+
+
+def _list_or_empty(v: Any) -> list:
+    return v if isinstance(v, list) else []
+
+
+def system_summary(m: dict) -> str:
+    """One line for a system message: its text, then what it changes."""
+    texts, _ = content_parts(m.get("content"))
+    set_, removed, added, gone = system_changes(m)
+    parts = [" ".join(t for t in texts if t)] if any(texts) else []
+    if set_:
+        parts.append("sections " + ", ".join(set_))
+    if removed:
+        parts.append("removes sections " + ", ".join(removed))
+    if added:
+        parts.append("+tools " + ", ".join(n for n, _ in added))
+    if gone:
+        parts.append("-tools " + ", ".join(gone))
+    return " \u00b7 ".join(parts) or "(empty system message)"

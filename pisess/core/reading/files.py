@@ -1,0 +1,155 @@
+"""Files at the bottom of the core: the one way to open a file for reading, to read its first line,
+to list a directory, and to turn an ``OSError`` into a ``PisessError``; and the one place pisess
+creates files (fork, export -o).
+
+Reading: a file is opened non-blocking (a FIFO would wait for a writer; ``O_NONBLOCK`` means
+nothing to a regular file) and refused unless it is a regular file (``/dev/zero`` never ends).
+Every I/O failure becomes a ``PisessError`` with ``unreadable=True`` (exit 2), its ``reason``
+without the path (``cannot read: Permission denied``) so a list of unreadable paths reads
+``path: unreadable: reason``.
+
+Writing: the bytes go to a temporary file in the target directory, are fsynced, and only then get
+their name: ``os.link`` for a new name (it fails if the name exists, so nothing is overwritten, not
+even by a race), ``os.replace`` when the caller has decided an existing file may be replaced.  A
+failure leaves no partial file.  Permissions follow the umask, like any file pi writes.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import stat
+
+from ..errors import PisessError
+
+_OPEN_READ = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def os_error(path: str, e: OSError, doing: str = "read", *, subject: str = "", code: str | None = None) -> PisessError:
+    """The ``PisessError`` of ``e``, met trying to ``doing`` ``path`` (``subject`` names what the
+    path is: ``session``, ``allowlist``...).  Reading, a missing file is ``not_found``, anything
+    else ``storage`` (writing passes ``code="storage"``: pi's word for any failed write); both
+    are unreadable (exit 2)."""
+    why = e.strerror or str(e) or type(e).__name__
+    if isinstance(e, IsADirectoryError):
+        why = "is a directory"
+    what = f"{subject} {path}" if subject else path
+    if code is None:
+        code = "not_found" if isinstance(e, FileNotFoundError) else "storage"
+    return PisessError(code, f"cannot {doing} {what}: {why}", path=path, reason=f"cannot {doing}: {why}",
+                       unreadable=True)
+
+
+def not_regular(path: str, mode: int, subject: str = "") -> PisessError:
+    what = "is a directory" if stat.S_ISDIR(mode) else "not a regular file (a pipe, socket or device)"
+    return PisessError("storage", f"cannot read {subject + ' ' if subject else ''}{path}: {what}", path=path,
+                       reason=f"cannot read: {what}", unreadable=True)
+
+
+def open_regular(path: str, *, regular: bool = False, subject: str = "") -> tuple[int, os.stat_result | None]:
+    """A read-only descriptor on ``path`` and its ``fstat``; opening never blocks, and anything but a
+    regular file is refused.  ``regular``: a directory listing already said it is one (no
+    ``fstat``: the stat is ``None``).  Raises ``PisessError`` (see ``os_error``)."""
+    try:
+        fd = os.open(path, _OPEN_READ)
+    except OSError as e:
+        raise os_error(path, e, subject=subject) from None
+    if regular:
+        return fd, None
+    try:
+        st = os.fstat(fd)
+    except OSError as e:
+        os.close(fd)
+        raise os_error(path, e, subject=subject) from None
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        raise not_regular(path, st.st_mode, subject)
+    return fd, st
+
+
+def open_file(path: str, *, subject: str = "") -> io.BufferedReader:
+    """``open_regular`` as a binary file object."""
+    return os.fdopen(open_regular(path, subject=subject)[0], "rb")
+
+
+def first_line_of(fd: int) -> bytes:
+    """The bytes before the first ``\n`` or ``\r`` (Node's ``readline`` ends a line at either; a
+    header never holds one), read from ``fd``'s position."""
+    chunks = []
+    size = 1024  # a header is a few hundred bytes; a bigger first read only copies more
+    while True:
+        chunk = os.read(fd, size)
+        if not chunk:
+            break
+        n, r = chunk.find(b"\n"), chunk.find(b"\r")
+        cut = n if r < 0 else (r if n < 0 else min(n, r))
+        if cut >= 0:
+            chunks.append(chunk[:cut])
+            break
+        chunks.append(chunk)
+        size = 65536
+    return b"".join(chunks)
+
+
+def read_first_line(path: str, *, subject: str = "") -> bytes:
+    """The first line of a regular file (see ``first_line_of``); raises ``PisessError``."""
+    fd, _ = open_regular(path, subject=subject)
+    try:
+        return first_line_of(fd)
+    except OSError as e:
+        raise os_error(path, e, subject=subject) from None
+    finally:
+        os.close(fd)
+
+
+def list_dir(path: str) -> list[os.DirEntry]:
+    """The entries of a directory, in the order the OS gives them; raises ``PisessError`` (a
+    directory that cannot be listed: permissions, a symlink loop, an I/O error)."""
+    try:
+        with os.scandir(path) as it:
+            return list(it)
+    except OSError as e:
+        raise os_error(path, e, "list") from None
+
+
+def write_atomically(path: str, data: bytes, *, replace: bool = False, prefix: str = ".pisess-") -> str:
+    directory = os.path.dirname(os.path.abspath(path)) or "."
+    if not replace and os.path.lexists(path):
+        raise PisessError("storage", f"refusing to overwrite existing file {path}", path=path)
+    import tempfile  # (only a write needs it: 1.5 ms of every read's start-up)
+
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=directory)
+    except OSError as e:
+        raise os_error(directory, e, "create a file in", code="storage") from None
+    try:
+        mask = os.umask(0)
+        os.umask(mask)
+        os.fchmod(fd, 0o666 & ~mask)  # not mkstemp's 0600
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if replace:
+            os.replace(tmp, path)
+        else:
+            try:
+                os.link(tmp, path)
+            except FileExistsError:
+                raise PisessError("storage", f"refusing to overwrite existing file {path}", path=path) from None
+    except OSError as e:
+        raise os_error(path, e, "write", code="storage") from None
+    finally:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+    try:
+        dfd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+    except OSError:
+        pass
+    return path

@@ -1,0 +1,400 @@
+"""One pass over a session file's bytes: physical lines, offsets, parsed JSON values.
+
+Both of pi's readers split on ``\\n`` only (U+2028, U+2029 and U+0085 are ordinary characters
+inside strings), decode invalid UTF-8 as U+FFFD, and parse with ``JSON.parse``.  This module does
+that once; the harness and cli readers then apply their own rules to the same lines.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from ..js import js_blank
+from .deepjson import loads as deep_loads
+from .files import open_file, open_regular, os_error, read_first_line
+from .lines import NOT_JSON, written_by_sdk
+
+_ASCII_WS = b" \t\r\n\x0b\x0c"
+
+
+def _js_int(digits: str) -> int | float:
+    # JS reads every number as a double: a 5,000-digit integer is Infinity, not an error
+    return int(digits) if len(digits) <= 300 else float(digits)
+
+
+def _reject_constant(name: str):
+    raise ValueError(f"{name} is not JSON")
+
+
+from .deepjson import js_numbers  # noqa: E402 - re-exported
+
+
+def parse_json(raw: bytes) -> Any:
+    """``JSON.parse`` of one line (after U+FFFD decoding); ``NOT_JSON`` when it throws."""
+    try:
+        v = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        # orjson refuses what JSON.parse accepts: invalid UTF-8 (pi decodes it to U+FFFD),
+        # lone surrogate escapes, numbers that overflow to Infinity.
+        text = raw.decode("utf-8", "replace")
+        try:
+            v = json.loads(text, parse_constant=_reject_constant, parse_int=_js_int)
+        except RecursionError:
+            try:
+                v = deep_loads(text)  # deeper than json goes; JSON.parse has no such limit
+            except (ValueError, IndexError):
+                return NOT_JSON
+        except ValueError:
+            return NOT_JSON
+    except RecursionError:
+        return NOT_JSON
+    return v
+
+
+def dumps(v: Any, indent: bool = False) -> bytes:
+    """``JSON.stringify`` as pi's output would read: integers beyond 2**53 are doubles (rounded),
+    NaN and Infinity are null, lone surrogates are escaped.  The common case costs one orjson call:
+    big integers are found by orjson's strict-integer check, not by scanning every line."""
+    opt = orjson.OPT_STRICT_INTEGER | (orjson.OPT_INDENT_2 if indent else 0)
+    try:
+        return _js_exponents(orjson.dumps(v, option=opt))
+    except TypeError as e:
+        if "Integer" in str(e):
+            return dumps(js_numbers(v), indent)
+        try:
+            return _js_exponents(json.dumps(js_numbers(v), ensure_ascii=True, indent=2 if indent else None,
+                                            separators=None if indent else (",", ":"), default=str).encode())
+        except RecursionError:
+            from ..errors import PisessError
+
+            raise PisessError("invalid_value", "a value nests too deeply to print as JSON "
+                              "(thousands of levels); the human views show it") from None
+
+
+_EXPONENT = re.compile(rb"e[+-]?[0-9]+")  # (a literal first: the scan jumps from 'e' to 'e')
+_MANTISSA = frozenset(b"0123456789.")
+
+
+def _js_exponents(out: bytes) -> bytes:
+    """Numbers as ``JSON.stringify`` writes them: a double below 1e21 in full digits
+    (``12345678901234567000``, not ``1.2345678901234567e+19``), larger ones as ``1e+21``.  Only the
+    few places that look like such a number are looked at: one is a number when an even count of
+    quotes comes before it (escaped backslashes and quotes blanked first, keeping every offset),
+    rather than reading every token of a document to tell strings from numbers."""
+    pieces: list = []
+    last = quotes = counted = floor = 0
+    quotes_of = None
+    for mo in _EXPONENT.finditer(out):
+        start, low = mo.start(), max(floor, counted)  # (never back into what was counted)
+        floor = mo.end()
+        while start > low and out[start - 1] in _MANTISSA:
+            start -= 1
+        if start == mo.start():
+            continue  # no digits before the 'e': a word, not a number
+        if start > low and out[start - 1] == 45:  # '-'
+            start -= 1
+        if quotes_of is None:
+            from ..js import number_to_string
+
+            quotes_of = out.replace(b"\\\\", b"__").replace(b'\\"', b"__")  # each '"' left opens or closes a string
+        quotes += quotes_of.count(b'"', counted, start)
+        counted = start
+        if quotes % 2:
+            continue  # inside a string
+        pieces += (out[last:start], number_to_string(float(out[start:mo.end()])).encode())
+        last = mo.end()
+    if not pieces:
+        return out
+    pieces.append(out[last:])
+    return b"".join(pieces)
+
+
+def is_blank(raw: bytes) -> bool:
+    """``!line.trim()`` on the decoded line."""
+    if not raw:
+        return True
+    first = raw[0]
+    if first == 0x7B:  # "{": the common case, never blank
+        return False
+    if not raw.strip(_ASCII_WS):
+        return True
+    if raw.lstrip(_ASCII_WS)[:1] in (b"{", b"[", b'"'):
+        return False
+    return js_blank(raw.decode("utf-8", "replace"))
+
+
+# Keys the structure needs (tree, leaf, labels, name, compaction stop rules, harness line checks).
+# Everything else of an entry is read back from the file by offset when it is needed.
+LIGHT_KEYS = ("type", "id", "parentId", "timestamp", "targetId", "label", "name", "firstKeptEntryId",
+              "customType", "fromId", "tokensBefore", "activeToolNames", "thinkingLevel", "provider", "modelId")
+CHUNK = 8 << 20
+
+
+class Light(dict):
+    """An entry reduced to its structural keys; ``offset``/``length`` locate the full line,
+    ``index`` its position in the session's entries."""
+
+    __slots__ = ("offset", "length", "index")
+    offset: int
+    length: int
+    index: int
+
+
+_LIGHT_SET = frozenset(LIGHT_KEYS)
+_SHARED_VALUE_KEYS = frozenset(("type", "id", "parentId", "targetId"))
+_shared: dict = {}
+_ROLE_STUBS: dict = {}
+
+
+def lighten(v: Any, offset: int, length: int) -> Any:
+    if type(v) is not dict or v.get("type") == "session":
+        return v  # headers and non-objects stay as they are
+    out = Light()
+    for k, x in v.items():
+        if k in _LIGHT_SET:
+            if type(x) is str and k in _SHARED_VALUE_KEYS:
+                # one string object per distinct id and type, not one per line
+                x = _shared.setdefault(x, x) if len(_shared) < 4_000_000 else x
+            out[k] = x
+        elif k == "message":
+            if type(x) is dict:
+                role = x.get("role", UNDEF_ROLE)
+                if role is UNDEF_ROLE:
+                    out[k] = {}
+                else:
+                    # one shared stub per role: the stub is never mutated
+                    stub = _ROLE_STUBS.get(role) if type(role) is str else None
+                    if stub is None:
+                        stub = {"role": role}
+                        if type(role) is str and len(_ROLE_STUBS) < 64:
+                            _ROLE_STUBS[role] = stub
+                    out[k] = stub
+            else:
+                out[k] = x if not isinstance(x, (str, list)) else type(x)()  # keeps "present" and its type
+        elif k == "retainedTail":
+            # same truthiness and the same spread behaviour, without the copied messages
+            out[k] = [] if type(x) is list else x[:1] if type(x) is str else {} if type(x) is dict else x
+    out.offset = offset
+    out.length = length
+    out.index = -1
+    return out
+
+
+UNDEF_ROLE: Any = object()
+
+
+@dataclass(slots=True)
+class RawLine:
+    number: int  # physical line, 1-based
+    offset: int  # byte offset of the line's first byte
+    length: int  # bytes, without the "\n"
+    blank: bool
+    value: Any  # parsed JSON (``Light`` for entries of a streamed file), or NOT_JSON; None for blank lines
+
+
+@dataclass(slots=True)
+class RawFile:
+    path: str
+    size: int
+    lines: list[RawLine]
+    ends_with_newline: bool
+    light: bool = False
+    sdk_marker: bool | None = None  # holds an SDK-only record (None: not determined during the scan)
+
+    @property
+    def nonblank(self) -> list[RawLine]:
+        return [ln for ln in self.lines if not ln.blank]
+
+    def read_at(self, offset: int, length: int) -> bytes:
+        """Bytes of the file at ``offset`` (the file is re-opened: it is never held open)."""
+        try:
+            with open(self.path, "rb") as fh:
+                fh.seek(offset)
+                return fh.read(length)
+        except OSError as e:
+            raise storage_error(self.path, e, "re-read") from None
+
+    def full(self, entries: list) -> list:
+        """The complete parsed values of ``entries`` (``Light`` ones read back by offset)."""
+        wanted = [e for e in entries if type(e) is Light]
+        if not wanted:
+            return list(entries)
+        got = {id(e): self.parse_back(e, data) for e, data in self.lines_of(sorted(wanted, key=lambda x: x.offset))}
+        return [got.get(id(e), e) for e in entries]
+
+    def lines_of(self, lights: list) -> Iterator[tuple[Any, bytes]]:
+        """``(light, bytes of its line)`` for light entries in ascending offset order (one open)."""
+        if not lights:
+            return
+        try:
+            fh = open(self.path, "rb")
+        except OSError as err:
+            raise storage_error(self.path, err, "re-read") from None
+        with fh:
+            for e in lights:
+                fh.seek(e.offset)
+                yield e, fh.read(e.length)
+
+    def parse_back(self, light: Any, data: bytes) -> Any:
+        """The complete value of ``light`` from its line's bytes; a file changed since it was read
+        (another entry at that offset) is an I/O condition, not a session defect."""
+        from ..errors import PisessError
+
+        v = parse_json(data)
+        if type(v) is not dict or v.get("id", None) != light.get("id", None):
+            raise PisessError("storage", f"{self.path} changed while it was being read (the entry at byte "
+                              f"{light.offset} is not the one read before); run the command again",
+                              path=self.path, offset=light.offset)
+        return v
+
+
+def _line(number: int, offset: int, raw: bytes, light: bool) -> RawLine:
+    n = len(raw)
+    if is_blank(raw):
+        return RawLine(number, offset, n, True, None)
+    if light:
+        try:
+            v = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            v = parse_json(raw)
+        except RecursionError:
+            v = NOT_JSON
+        return RawLine(number, offset, n, False, lighten(v, offset, n))
+    return RawLine(number, offset, n, False, parse_json(raw))
+
+
+def scan_bytes(data: bytes, path: str = "<bytes>") -> RawFile:
+    """Split on ``\n`` and parse every non-blank line (all values kept whole)."""
+    lines: list[RawLine] = []
+    offset = 0
+    parts = data.split(b"\n")
+    # A trailing "\n" leaves an empty last piece that is not a line.
+    if parts and parts[-1] == b"":
+        parts.pop()
+    append = lines.append
+    for number, raw in enumerate(parts, 1):
+        append(_line(number, offset, raw, False))
+        offset += len(raw) + 1
+    return RawFile(path, len(data), lines, data.endswith(b"\n") or not data)
+
+
+def storage_error(path: str, e: OSError, what: str = "read") -> Any:
+    """The ``PisessError`` of an ``OSError`` met reading the session file ``path``."""
+    return os_error(path, e, what, subject="session")
+
+
+def open_fd(path: str) -> tuple[int, os.stat_result]:
+    """A read-only descriptor on a regular session file, and its ``fstat`` (``files.open_regular``)."""
+    fd, st = open_regular(path, subject="session")
+    assert st is not None
+    return fd, st
+
+
+def _open(path: str):
+    """A session file opened for reading (see ``open_fd``)."""
+    return open_file(path, subject="session")
+
+
+def first_line_value(path: str) -> Any:
+    """The first line parsed (``NOT_JSON`` when it is not JSON, ``None`` when unreadable)."""
+    from ..errors import PisessError
+
+    try:
+        raw = read_first_line(path)
+    except PisessError:
+        return None
+    return parse_json(raw)
+
+
+def read_bytes(path: str) -> bytes:
+    """Read a session file; I/O failures become ``PisessError`` (``not_found`` / ``storage``)."""
+    with _open(path) as fh:
+        try:
+            return fh.read()
+        except OSError as e:
+            raise storage_error(path, e) from None
+
+
+def forget_shared() -> None:
+    """``lighten`` shares one string per distinct id and type within one file; a read calls this
+    when its file is done."""
+    _shared.clear()
+
+
+def scan_file(path: str, light: bool = True) -> RawFile:
+    try:
+        return _scan_file(path, light)
+    finally:
+        forget_shared()
+
+
+def iter_blocks(path: str, tick=None, chunk_size: int = CHUNK, start: int = 0, stop: int | None = None):
+    """``(offset, lines, terminated)`` per chunk of about 8 MiB: the physical lines (split on
+    ``\\n`` only) that end in it, ``offset`` the byte offset of the first.  Only the last block
+    can be unterminated (a single line without its ``\\n``).  ``tick(bytes)`` is called after each
+    chunk.  Per-line work stays in the caller's loop: a generator step per line costs as much as
+    the split itself on files of a million short lines.  ``start``/``stop`` read a byte range
+    (``start`` at a line's first byte)."""
+    offset = start
+    pending: list[bytes] = []
+    with _open(path) as fh:
+        if start:
+            fh.seek(start)
+        left = -1 if stop is None else stop - start
+        while left:
+            try:
+                chunk = fh.read(chunk_size if left < 0 else min(chunk_size, left))
+                left -= len(chunk) if left > 0 else 0
+            except OSError as e:
+                raise storage_error(path, e) from None
+            if not chunk:
+                break
+            if tick:
+                tick(len(chunk))
+            if pending and b"\n" not in chunk:
+                pending.append(chunk)
+                continue
+            if pending:
+                pending.append(chunk)
+                chunk = b"".join(pending)
+                pending = []
+            parts = chunk.split(b"\n")
+            tail = parts.pop()
+            if parts:
+                yield offset, parts, True
+                offset += len(chunk) - len(tail)
+            if tail:
+                pending = [tail]
+    if pending:
+        yield offset, [b"".join(pending)], False
+
+
+def iter_lines(path: str, tick=None):
+    """``(number, offset, raw, terminated)`` for each physical line (see ``iter_blocks``)."""
+    number = 0
+    for offset, parts, terminated in iter_blocks(path, tick):
+        for raw in parts:
+            number += 1
+            yield number, offset, raw, terminated
+            offset += len(raw) + 1
+
+
+def _scan_file(path: str, light: bool = True) -> RawFile:
+    lines: list[RawLine] = []
+    append = lines.append
+    size = 0
+    terminated = True
+    for number, offset, raw, terminated in iter_lines(path):
+        append(_line(number, offset, raw, light))
+        size = offset + len(raw) + (1 if terminated else 0)
+    out = RawFile(path, size, lines, terminated, light)
+    if light:
+        out.sdk_marker = written_by_sdk(ln.value for ln in lines)
+    return out
