@@ -47,7 +47,7 @@ from typing import Any
 from .. import versions
 from ..errors import PisessError
 from ..js import UNDEF, get
-from ..listing.sessionset import _value, line_blocks, open_lenient, place, read_small, scan_visit, session_name
+from ..listing.sessionset import line_blocks, open_lenient, parse_line, place, read_small, scan_visit, session_name
 from ..reading.jsonl import NOT_JSON, is_blank, scan_bytes, storage_error
 from ..reading.session import Session
 
@@ -333,7 +333,7 @@ class FileResult:
 def _match_line(raw: Any, key: int, m: Matcher, found: dict, line: Callable[[], int]) -> None:
     if is_blank(raw):
         return
-    v = _value(raw)
+    v = parse_line(raw)
     if v is NOT_JSON:
         got = damaged_matches(raw, line(), m)
         if got:

@@ -209,7 +209,7 @@ def read_small(path: str, limit: int) -> bytes | None:
         os.close(fd)
 
 
-def _value(raw: bytes) -> Any:
+def parse_line(raw: bytes) -> Any:
     """The line parsed exactly as ``jsonl.scan_file`` parses it."""
     try:
         return orjson.loads(raw)
@@ -233,7 +233,7 @@ def scan_visit(path: str, visit: Visitor | None = None, tick: Callable[[int], No
         if is_blank(raw):
             append(RawLine(number, offset, n, True, None))
             continue
-        v = _value(raw)
+        v = parse_line(raw)
         if visit is not None and v is not NOT_JSON:
             visit(number, v, raw)
         append(RawLine(number, offset, n, False, lighten(v, offset, n)))

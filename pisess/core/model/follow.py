@@ -532,9 +532,9 @@ _CLASSES: dict = {}
 
 def _classes() -> dict:
     if not _CLASSES:
-        from .writers import Alternation, Tip, _Run
+        from .writers import Alternation, Run, Tip
 
-        _CLASSES.update((c.__name__, c) for c in (_Node, _Run, Alternation, Tip, Event))
+        _CLASSES.update((c.__name__, c) for c in (_Node, Run, Alternation, Tip, Event))
     return _CLASSES
 
 

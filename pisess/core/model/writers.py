@@ -87,7 +87,7 @@ class Alternation:
 
 
 @dataclass
-class _Run:
+class Run:
     first_line: int
     first_id: str
     first_is_agent: bool
@@ -113,7 +113,7 @@ class WriterRule:
         self._prev_ts: Any = None
         self._prev_leaf_record = False
         self._parent_of_first: Any = None  # parent of the last run's first entry (where it forked)
-        self._runs: list[_Run] = []  # the last three runs at most
+        self._runs: list[Run] = []  # the last three runs at most
         self._chain: dict | None = None  # the alternation being followed
         self._done: list[Alternation] = []
         self.confirmed: Alternation | None = None  # the alternation going on now, once confirmed
@@ -131,7 +131,7 @@ class WriterRule:
         ts = entry.get("timestamp")  # read as a date only at switches (most entries continue)
         found = None
         if not self._runs:
-            self._runs.append(_Run(line, eid, False, eid, line))
+            self._runs.append(Run(line, eid, False, eid, line))
         elif continues or (isinstance(pid, str) or pid is None) and pid == self._leaf:
             run = self._runs[-1]
             run.tip_id, run.tip_line = eid, line
@@ -158,7 +158,7 @@ class WriterRule:
                   and close)
         if isinstance(pid, str):
             self._switched_to.add(pid)
-        runs.append(_Run(line, eid, agent, eid, line))
+        runs.append(Run(line, eid, agent, eid, line))
         if not resume:
             self._parent_of_first = pid
             self._close_chain()
