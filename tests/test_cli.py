@@ -423,3 +423,17 @@ def test_the_app_built_for_one_command_answers_as_the_whole_app(monkeypatch):
     assert app_for(["ctx"]) is app and app_for(["--version"]) is app and app_for([]) is app
     monkeypatch.setenv("_PISESS_COMPLETE", "complete_bash")
     assert app_for(["context"]) is app  # completion lists every command
+
+
+def test_a_run_imports_only_the_command_it_runs(tmp_path):
+    """``pisess context ...`` imports context's module (and cache's, which gives every command
+    ``--no-cache``), not the other twelve: they cost ~30 ms of every run."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom pisess.cli.app import run\nrun(['context', '--help'])\n"
+            "print(sorted(m for m in sys.modules if m.startswith('pisess.cli.commands.')), file=sys.stderr)")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert "--no-cache" in p.stdout and "--reader" in p.stdout
+    assert p.stderr.strip() == "['pisess.cli.commands.cache_cmd', 'pisess.cli.commands.context_cmd']"
