@@ -47,6 +47,7 @@ SETTINGS: dict = {
     "context_settings": {"help_option_names": ["-h", "--help"]},
 }
 
+
 def _version(value: bool) -> None:
     if value:
         from pisess.cli.output import show
