@@ -101,6 +101,52 @@ def _write(path: Path, lines: list) -> None:
 # --- the cache is used, and where ----------------------------------------------------------------
 
 
+def _warm_index(path: Path):
+    from pisess.core.model.context import build_context
+    from pisess.core.reading.session import open_session
+
+    s = open_session(str(path), "cli", light=True)
+    build_context(s)
+    return s.store.ix
+
+
+def test_a_warm_read_of_distinct_ids_builds_no_id_map(tmp_path, cache_dir):
+    """A file whose ids are all distinct is read back from its entry without hashing every id:
+    its context (a walk up the recorded parent positions, extras included) needs no map, and is
+    the fresh read's."""
+    path = tmp_path / "s.jsonl"
+    conv = _conversation(30)
+    label = {"type": "label", "id": "l1", "parentId": "e29", "timestamp": "2026-07-25T09:14:03.512Z",
+             "targetId": "e3", "label": "here"}
+    model = {"type": "model_change", "id": "m1", "parentId": "l1", "timestamp": "2026-07-25T09:14:03.512Z",
+             "provider": "anthropic", "modelId": "claude-x"}
+    _write(path, [header(), *conv, label, model, *_conversation(5, 30, "m1")])
+    assert_same_as_fresh(str(path))  # (the entry written)
+    with path.open("ab") as fh:
+        fh.write(b"".join(_line(x) for x in _conversation(2, 35, "e34")))
+    ix = _warm_index(path)
+    assert ix.cached is not None and ix.deferred()  # read from the entry, no map built
+    assert_same_as_fresh(str(path))
+
+
+def test_an_appended_entry_that_repeats_a_cached_id_is_read_as_pi_reads_it(tmp_path, cache_dir):
+    """The recorded positions hold only while no appended entry repeats an id: one that does
+    (byId then finds the later entry) sends the walk back to the map, and every view is still
+    the fresh read's."""
+    path = tmp_path / "s.jsonl"
+    _write(path, [header(), *_conversation(20)])
+    assert_same_as_fresh(str(path))
+    with path.open("ab") as fh:  # e5 again (a root), then a child of e5: pi's byId finds the new e5
+        fh.write(b"".join(_line(x) for x in [user("e5", None, text="again"), assistant("e20", "e5"),
+                                             user("e21", "e20")]))
+    ix = _warm_index(path)
+    assert ix.cached is not None and not ix.ids_unique()
+    assert_same_as_fresh(str(path))
+    ctx = json.loads(RUNNER.invoke(app, ["context", str(path), "--json"], catch_exceptions=False).stdout)
+    texts = json.dumps(ctx)
+    assert "again" in texts and "message 4" not in texts  # the path runs e21, e20, the new e5
+
+
 def test_a_hit_parses_only_the_appended_bytes(tmp_path, cache_dir, monkeypatch):
     """After a first read writes the entry, the next read scans from the cached end, not from 0."""
     path = tmp_path / "s.jsonl"

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 # (the reading modules are imported on first use: the CLI configures this module on every run,
 # ``pisess --help`` and shell completion included)
 
-FORMAT = 1  # bump when what an entry holds, or how, changes
+FORMAT = 2  # bump when what an entry holds, or how, changes
 MAGIC = b"PISESS-INDEX\n"
 SUFFIX = ".idx"
 DEFAULT_CAP = 512 << 20  # bytes; a 200 MB session's entry is about 3 MB
@@ -260,13 +260,15 @@ def _encode(path: str, st: os.stat_result, ix: CompactIndex, print_: bytes) -> b
             extras.append((p, dict(e), e.offset, e.length))
         else:
             extras.append((p, e, -1, -1))
+    unique = ix.ids_unique()  # (what the reader of the entry may skip building: defer_pos_of)
+    extra_parents = ix.resolved_extra_parents() if unique else {}
     value = (
         (os.path.abspath(path), st.st_dev, st.st_ino, ix.size, print_),
         ids, ix.parents.tobytes(), ix.other_parents, ix.offsets.tobytes(),
         None if ix.lines is None else ix.lines.tobytes(), None if ix.lengths is None else ix.lengths.tobytes(),
         ix.first_line, ix.last_length, bytes(ix.roles), [s["role"] for s in ix.role_stubs], bytes(ix.stamps),
         extras, ix.header, ix.harness_error, ix.cli_plain, ix.sdk_marker, ix.size, ix.ends_with_newline,
-        ix.line_count, ix.roots, keys,
+        ix.line_count, ix.roots, keys, unique, extra_parents,
     )
     return _frame(value)
 
@@ -282,6 +284,7 @@ def _decode(data: bytearray) -> tuple[tuple, CompactIndex] | None:
     fields = list(_unframe(data))
     del data[:]
     take = fields.pop  # from the end, each field released as it is taken
+    extra_parents, unique = take(), take()
     keys, roots, line_count, ends_with_newline, size, sdk_marker, cli_plain, harness_error = (
         take(), take(), take(), take(), take(), take(), take(), take())
     ix = CompactIndex()
@@ -307,8 +310,7 @@ def _decode(data: bytearray) -> tuple[tuple, CompactIndex] | None:
     ix.ids = ids.split("\n") if type(ids) is str else ids
     del ids
     meta = take()
-    ix.pos_of = dict(zip(ix.ids, range(len(ix.ids))))  # the last occurrence wins, as in the scan
-    ix.pos_of.pop(None, None)
+    ix.defer_pos_of(unique, extra_parents)  # (the map from id to position built only if asked for)
     ix.key_of = {(js.UNDEF if k == _UNDEF_KEY else k): p for k, p in keys}
     ix.harness_error, ix.cli_plain, ix.sdk_marker = harness_error, cli_plain, sdk_marker
     ix.size, ix.ends_with_newline, ix.line_count, ix.roots = size, ends_with_newline, line_count, roots

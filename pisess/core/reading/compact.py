@@ -24,7 +24,7 @@ import os
 from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from itertools import accumulate, compress, repeat
+from itertools import accumulate, compress, islice, repeat
 from operator import add, and_, eq, not_, sub
 from typing import Any
 
@@ -47,19 +47,36 @@ from .store import Cached, ReadBack, role_is
 
 _TS_WIDTH = 24  # "2025-03-03T09:00:39.403Z": pi's Date.toISOString()
 _NO_PARENT, _OTHER_PARENT, _EXTRA = -1, -2, -3
+_SCANS = 16  # id lookups of a deferred index answered by a search of the ids before the map is built
+
+
+def _found(ids: list, key: str, stop: int) -> bool:
+    """``key`` is one of ``ids[:stop]`` (a search at C speed, no copy)."""
+    try:
+        ids.index(key, 0, stop)
+    except ValueError:
+        return False
+    return True
 
 
 class CompactIndex:
     """Positions are entry indexes (the header is not an entry)."""
 
-    __slots__ = ("ids", "pos_of", "key_of", "parents", "other_parents", "offsets", "lengths", "lines", "roles",
+    __slots__ = ("ids", "_pos_of", "key_of", "parents", "other_parents", "offsets", "lengths", "lines", "roles",
                  "role_stubs", "stamps", "extras", "header", "harness_error",
                  "cli_plain", "sdk_marker", "size", "ends_with_newline", "line_count", "roots", "first_line",
-                 "last_length", "later_pos_of", "cached", "gathered")
+                 "last_length", "later_pos_of", "cached", "gathered", "first_len", "first_unique", "extra_parents",
+                 "_lookups")
 
     def __init__(self) -> None:
         self.ids: list = []  # id of each entry (None for an extra whose id is not a string)
-        self.pos_of: dict = {}  # string id -> position of its last occurrence (in the first part, see below)
+        # string id -> position of its last occurrence (in the first part, see below); None until
+        # first used where the index came from the cache (``defer_pos_of``)
+        self._pos_of: dict | None = {}
+        self.first_len = 0  # (deferred) the entries the map covers, the first part's
+        self.first_unique = False  # (deferred) the first part's string ids are distinct, none empty
+        self.extra_parents: dict = {}  # (deferred) extra's position -> its parent's, where one was found
+        self._lookups = 0  # (deferred) lookups answered without the map
         # A file read in two parts keeps the ids of the second in their own map, looked up first:
         # merging them into pos_of would cost a rehash of the first part's map.
         self.later_pos_of: dict | None = None
@@ -111,6 +128,36 @@ class CompactIndex:
         out.index = pos
         return out
 
+    @property
+    def pos_of(self) -> dict:
+        """String id -> position of its last occurrence in the first part (``later_pos_of`` maps the
+        second part's)."""
+        got = self._pos_of
+        if got is None:
+            got = self._pos_of = dict(zip(islice(self.ids, self.first_len), range(self.first_len)))
+            got.pop(None, None)
+        return got
+
+    @pos_of.setter
+    def pos_of(self, value: dict) -> None:
+        self._pos_of = value
+
+    def defer_pos_of(self, unique: bool, extra_parents: dict) -> None:
+        """Build the id map on first use only (an index read from the cache): hashing the 300,000
+        ids of a 1 GiB session takes 60-100 ms, and a context read of a file whose ids are distinct
+        needs none of it.  ``unique``: the string ids are distinct and none is empty (the file as
+        it was cached); ``extra_parents``: the parent position of each extra whose parent was found
+        then.  Both hold for the whole file while no entry appended since repeats an id."""
+        self._pos_of = None
+        self.first_len = len(self.ids)
+        self.first_unique = unique
+        self.extra_parents = extra_parents
+        self._lookups = 0
+
+    def deferred(self) -> bool:
+        """The id map is not built (see ``defer_pos_of``)."""
+        return self._pos_of is None
+
     def position_of(self, eid: str) -> int | None:
         """The position of the last entry with string id ``eid``."""
         later = self.later_pos_of
@@ -118,7 +165,42 @@ class CompactIndex:
             pos = later.get(eid)
             if pos is not None:
                 return pos
+        if self._pos_of is None and self.first_unique and self._lookups < _SCANS:
+            # (distinct ids: the one occurrence is the last; a few searches cost less than the map)
+            self._lookups += 1
+            try:
+                return self.ids.index(eid, 0, self.first_len)
+            except ValueError:
+                return None
         return self.pos_of.get(eid)
+
+    def ids_unique(self) -> bool:
+        """No string id twice and none empty: a parent position the scan recorded is then the
+        entry ``byId.get(parentId)`` finds."""
+        later = self.later_pos_of or {}
+        if self._pos_of is None and len(later) <= _SCANS:
+            if not self.first_unique or "" in later:
+                return False
+            appended = self.ids[self.first_len:]
+            if len(later) != len(appended) - appended.count(None):
+                return False  # an id twice among the appended entries
+            ids, n = self.ids, self.first_len
+            return not any(_found(ids, k, n) for k in later)
+        pos_of = self.pos_of
+        distinct = len(pos_of) + sum(1 for k in later if k not in pos_of)
+        return distinct == len(self.ids) - self.ids.count(None) and "" not in pos_of and "" not in later
+
+    def resolved_extra_parents(self) -> dict:
+        """Each extra's parent position, where its ``parentId`` is a string found in the file (what
+        ``defer_pos_of`` takes back)."""
+        out = {}
+        for p, e in self.extras.items():
+            pid = e.get("parentId") if isinstance(e, dict) else None
+            if type(pid) is str and pid:
+                q = self.position_of(pid)
+                if q is not None:
+                    out[p] = q
+        return out
 
     def parent_id(self, pos: int) -> Any:
         """The ``parentId`` entry ``pos`` has in the file (``UNDEF`` when it has none)."""
@@ -585,11 +667,12 @@ class CompactEntries(Cached, Sequence):
     identity checks rely on that); ids, parents, lines and spans are answered from the index's
     arrays without building any."""
 
-    __slots__ = ("ix", "_made", "by_id")
+    __slots__ = ("ix", "_made", "by_id", "_unique_ids")
 
     def __init__(self, index: CompactIndex, read_back: ReadBack) -> None:
         self.ix = index
         self._made: dict = {}
+        self._unique_ids: bool | None = None
         self._init_caches(read_back)
         self.by_id = CompactById(self)
 
@@ -649,18 +732,27 @@ class CompactEntries(Cached, Sequence):
         return len(ix.pos_of) + sum(1 for k in later if k not in ix.pos_of)
 
     def _unique(self) -> bool:
-        """No duplicate string id and none empty: a parent position the scan recorded is then the
-        entry ``byId.get(parentId)`` finds."""
-        ix = self.ix
-        return self.distinct_ids() == len(ix.ids) - ix.ids.count(None) and "" not in ix.pos_of \
-            and "" not in (ix.later_pos_of or {})
+        """No duplicate string id and none empty (``CompactIndex.ids_unique``), asked once."""
+        got = self._unique_ids
+        if got is None:
+            got = self._unique_ids = self.ix.ids_unique()
+        return got
 
     def parent(self, pos: int) -> int | None:
         # ``parent_position`` inlined (a path walk calls this per entry).  The position comes from
         # the id maps, not the ``parents`` array: an int read from an array is a new object, and a
         # walk up a million entries keeps every position (28 MB more peak RSS measured that way).
+        # An index from the cache whose ids are distinct has no map to take it from (building it
+        # costs more than the ints): there the recorded position is the one byId finds.
         ix = self.ix
         q = ix.parents[pos]
+        if ix._pos_of is None and self._unique():
+            if q >= 0:
+                return q
+            if q == _EXTRA:
+                got = ix.extra_parents.get(pos)
+                if got is not None:
+                    return got
         if q >= 0:
             pid = ix.ids[q]
             if not pid:
