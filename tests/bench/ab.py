@@ -63,6 +63,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 COMMANDS = ["context", "context16", "entries", "validate", "du", "ls", "tree", "help", "warm"]
@@ -133,6 +134,13 @@ class Copy:
     env: dict
     cache_env: dict
     source_hash: str
+    meter: Any  # bench.Meter with env, and with cache_env: wait4's rusage of exactly one child
+    cache_meter: Any
+
+    def run(self, argv: list, cached: bool, stdout: Path | None = None) -> Any:
+        """One run of ``argv`` (bench.Run: wall, rss_kb, rc, cpu), in /tmp so the checkout shadows no copy."""
+        meter = self.cache_meter if cached else self.meter
+        return meter.once(argv, cwd="/tmp", stdout=str(stdout) if stdout else None)
 
 
 def source_hash(pkg: Path) -> str:
@@ -142,7 +150,7 @@ def source_hash(pkg: Path) -> str:
     return h.hexdigest()[:12]
 
 
-def make_copy(label: str, directory: str, python: Path, xdg: Path) -> Copy:
+def make_copy(label: str, directory: str, python: Path, xdg: Path, bench: ModuleType) -> Copy:
     d = Path(directory).resolve()
     if not (d / "pisess" / "__init__.py").is_file():
         sys.exit(f"--{label.lower()} {d}: no pisess/ package there "
@@ -156,48 +164,8 @@ def make_copy(label: str, directory: str, python: Path, xdg: Path) -> Copy:
                          capture_output=True, text=True, check=True).stdout.strip()
     if not Path(got).resolve().is_relative_to(d):
         sys.exit(f"copy {label}: pisess resolves to {got}, not under {d}")
-    return Copy(label, d, env, cache_env, source_hash(d / "pisess"))
-
-
-@dataclass
-class Run:
-    wall: float
-    cpu: float
-    rss_kb: int
-    rc: int
-
-
-def run_once(argv: list, env: dict, stdout: Path | None = None) -> Run:
-    out = open(stdout, "wb") if stdout else subprocess.DEVNULL
-    try:
-        t0 = time.perf_counter()
-        p = subprocess.Popen([str(a) for a in argv], env=env, cwd="/tmp", stdout=out, stderr=subprocess.PIPE)
-        assert p.stderr is not None
-        err = p.stderr.read()
-        # wait4, not getrusage(RUSAGE_CHILDREN): the latter's ru_maxrss is a maximum over all
-        # children so far, so it cannot give one run's figure.
-        _, status, ru = os.wait4(p.pid, 0)
-        wall = time.perf_counter() - t0
-        p.returncode = rc = os.waitstatus_to_exitcode(status)
-        p.stderr.close()
-    finally:
-        if stdout:
-            out.close()
-    if rc != 0:
-        text = err.decode(errors="replace").strip().splitlines()[-5:]
-        log(f"  [exit {rc}] {' '.join(map(str, argv[1:]))}\n    " + "\n    ".join(text))
-    rss = ru.ru_maxrss // 1024 if sys.platform == "darwin" else ru.ru_maxrss
-    return Run(wall, ru.ru_utime + ru.ru_stime, rss, rc)
-
-
-def warm_page_cache(paths: list[Path]) -> None:
-    """Read inputs once so no copy pays for the disk."""
-    for p in paths:
-        files = sorted(p.rglob("*.jsonl")) if p.is_dir() else [p]
-        for f in files:
-            with open(f, "rb") as fh:
-                while fh.read(1 << 22):
-                    pass
+    return Copy(label, d, env, cache_env, source_hash(d / "pisess"), bench.Meter("wait4", env),
+                bench.Meter("wait4", cache_env))
 
 
 @dataclass
@@ -249,7 +217,7 @@ def prepare_warm(cmd: Command, src: Path, copies: list[Copy], pisess: Path, benc
     for c in copies:
         shutil.rmtree(c.cache_env["XDG_CACHE_HOME"], ignore_errors=True)
         log(f"warm: cold run of {c.label} (writes its cache entry)")
-        if run_once([pisess, *cmd.argv], c.cache_env).rc != 0:
+        if c.run([pisess, *cmd.argv], cached=True).rc != 0:
             return False
     added = bench.append_messages(path, 10 * 1024)
     log(f"warm: appended {added:,} bytes to {path}")
@@ -341,7 +309,7 @@ def main(argv: list[str] | None = None) -> int:
     outdir.mkdir(parents=True, exist_ok=True)
     pisess = args.pisess
     python = pisess.parent / "python"
-    copies = [make_copy(label, d, python, abdir / f"xdg-{label}") for label, d in zip(COPIES, (args.a, args.b))]
+    copies = [make_copy(label, d, python, abdir / f"xdg-{label}", bench) for label, d in zip(COPIES, (args.a, args.b))]
     for c in copies:
         log(f"copy {c.label}: {c.dir} (sources {c.source_hash})")
 
@@ -355,10 +323,10 @@ def main(argv: list[str] | None = None) -> int:
     # Warm-ups for every command before any timing, so the one sync below also flushes what they
     # wrote (.pyc files, cache updates, the kept outputs) and no timed run shares the disk with it.
     for cmd in cmds:
-        warm_page_cache(cmd.inputs)
+        bench.warm([f for p in cmd.inputs for f in (sorted(p.rglob("*.jsonl")) if p.is_dir() else [p])])
         for c in copies:
             log(f"warm-up {cmd.name} {c.label}")
-            r = run_once([pisess, *cmd.argv], c.cache_env if cmd.cached else c.env, outdir / f"{cmd.name}.{c.label}.out")
+            r = c.run([pisess, *cmd.argv], cmd.cached, outdir / f"{cmd.name}.{c.label}.out")
             cmd.warmup_rc[c.label] = r.rc
         cmd.same = filecmp.cmp(outdir / f"{cmd.name}.A.out", outdir / f"{cmd.name}.B.out", shallow=False)
     subprocess.run(["sync"], check=False)
@@ -368,7 +336,7 @@ def main(argv: list[str] | None = None) -> int:
         for k in range(args.runs):
             order = copies if k % 2 == 0 else copies[::-1]  # A B, B A, A B, ...: each copy leads half the pairs
             for c in order:
-                cmd.runs[c.label].append(run_once([pisess, *cmd.argv], c.cache_env if cmd.cached else c.env))
+                cmd.runs[c.label].append(c.run([pisess, *cmd.argv], cmd.cached))
         s = summary(cmd)
         log(f"  A {s['A']['wall_median_s'] * 1000:.0f} ms, B {s['B']['wall_median_s'] * 1000:.0f} ms, "
             f"wall B/A {s['wall_ratio']:.3f}, cpu B/A {s['cpu_ratio'] or 0:.3f}")
