@@ -186,9 +186,14 @@ class CompactIndex:
                 return False  # an id twice among the appended entries
             ids, n = self.ids, self.first_len
             return not any(_found(ids, k, n) for k in later)
+        return self.distinct_ids() == len(self.ids) - self.ids.count(None) and "" not in self.pos_of \
+            and "" not in later
+
+    def distinct_ids(self) -> int:
+        """How many different string ids the entries have."""
+        later = self.later_pos_of or {}
         pos_of = self.pos_of
-        distinct = len(pos_of) + sum(1 for k in later if k not in pos_of)
-        return distinct == len(self.ids) - self.ids.count(None) and "" not in pos_of and "" not in later
+        return len(pos_of) + sum(1 for k in later if k not in pos_of)
 
     def resolved_extra_parents(self) -> dict:
         """Each extra's parent position, where its ``parentId`` is a string found in the file (what
@@ -727,9 +732,7 @@ class CompactEntries(Cached, Sequence):
         return ix.position_of(entry_id) if type(entry_id) is str else ix.key_of.get(js.key(entry_id))
 
     def distinct_ids(self) -> int:
-        ix = self.ix
-        later = ix.later_pos_of or {}
-        return len(ix.pos_of) + sum(1 for k in later if k not in ix.pos_of)
+        return self.ix.distinct_ids()
 
     def _unique(self) -> bool:
         """No duplicate string id and none empty (``CompactIndex.ids_unique``), asked once."""
