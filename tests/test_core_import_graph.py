@@ -39,8 +39,7 @@ def _targets(name: str, node: ast.AST) -> set[str]:
         package = name.split(".")[:-1]
         base = package[: len(package) - (node.level - 1)] if node.level > 1 else package
     elif node.module and node.module.startswith("pisess.core"):
-        base, node_module = [], node.module.removeprefix("pisess.core").lstrip(".")
-        return _resolve(base, node_module, node.names)
+        return _resolve([], node.module.removeprefix("pisess.core").lstrip("."), node.names)
     else:
         return set()
     return _resolve(base, node.module or "", node.names)
