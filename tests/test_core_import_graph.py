@@ -37,7 +37,7 @@ def _targets(name: str, node: ast.AST) -> set[str]:
         return set()
     if node.level:
         package = name.split(".")[:-1]
-        base = package[: len(package) - (node.level - 1)] if node.level > 1 else package
+        base = package[: len(package) - (node.level - 1)]  # level 1: the module's own package
     elif node.module and node.module.startswith("pisess.core"):
         return _resolve([], node.module.removeprefix("pisess.core").lstrip("."), node.names)
     else:

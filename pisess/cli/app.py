@@ -8,6 +8,7 @@ tests), is built on first use.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import os
 from collections.abc import Iterable
@@ -76,11 +77,10 @@ def build(names: Iterable[str] = (*COMMANDS, *GROUPS)) -> typer.Typer:
     return one
 
 
+@functools.cache
 def whole_app() -> typer.Typer:
     """Every command: built once, on first use (``pisess.cli.app.app`` is this too)."""
-    if "app" not in globals():
-        globals()["app"] = build()
-    return globals()["app"]
+    return build()
 
 
 def __getattr__(name: str) -> typer.Typer:

@@ -50,13 +50,12 @@ _NO_PARENT, _OTHER_PARENT, _EXTRA = -1, -2, -3
 _SCANS = 16  # id lookups of a deferred index answered by a search of the ids before the map is built
 
 
-def _found(ids: list, key: str, stop: int) -> bool:
-    """``key`` is one of ``ids[:stop]`` (a search at C speed, no copy)."""
+def _search(ids: list, key: str, stop: int) -> int | None:
+    """The first position of ``key`` in ``ids[:stop]``, or ``None`` (a search at C speed, no copy)."""
     try:
-        ids.index(key, 0, stop)
+        return ids.index(key, 0, stop)
     except ValueError:
-        return False
-    return True
+        return None
 
 
 class CompactIndex:
@@ -168,10 +167,7 @@ class CompactIndex:
         if self._pos_of is None and self.first_unique and self._lookups < _SCANS:
             # (distinct ids: the one occurrence is the last; a few searches cost less than the map)
             self._lookups += 1
-            try:
-                return self.ids.index(eid, 0, self.first_len)
-            except ValueError:
-                return None
+            return _search(self.ids, eid, self.first_len)
         return self.pos_of.get(eid)
 
     def ids_unique(self) -> bool:
@@ -185,7 +181,7 @@ class CompactIndex:
             if len(later) != len(appended) - appended.count(None):
                 return False  # an id twice among the appended entries
             ids, n = self.ids, self.first_len
-            return not any(_found(ids, k, n) for k in later)
+            return all(_search(ids, k, n) is None for k in later)
         return self.distinct_ids() == len(self.ids) - self.ids.count(None) and "" not in self.pos_of \
             and "" not in later
 
