@@ -15,7 +15,7 @@ def export(
     format: str | None = typer.Option(None, "--format", "-f", metavar="FORMAT",
                                          help="md, html or jsonl (default: from the -o extension, else md)."),
     output: str | None = typer.Option(None, "--output", "-o", metavar="FILE",
-                                         help="Write to FILE (created exclusively) instead of stdout."),
+                                         help="Write to FILE (created exclusively) instead of stdout ('-': stdout)."),
     force: bool = typer.Option(False, "--force", help="Overwrite FILE if it exists and is not a session file."),
     max_lines: int = common.count_option(200, "--max-lines", help=common.MAX_LINES_HELP),
     images: bool = typer.Option(False, "--images", help="Embed images (data: URIs) instead of references."),
@@ -43,6 +43,8 @@ def export(
     from pisess.core.analyses.export import ExportOptions, check_export_request, export_session, format_for, write_export
     from pisess.core.js import now_iso
 
+    if output == "-":  # the usual name for stdout, not a file called "-"
+        output = None
     fmt = format_for(output, format)
     check_export_request(fmt, output, force)
     reader = common.check_reader(reader)

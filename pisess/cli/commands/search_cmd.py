@@ -75,6 +75,20 @@ def search(
 
             common.say(f"see what is wrong with the file: pisess validate {shlex.quote(results[0].path)}")
         else:
-            common.say(f"no hits in {report.files} file{'s' if report.files != 1 else ''} ({scope.label})")
+            common.say(no_hits(report, scope.label))
     if not report.hit_count:
         raise typer.Exit(common.EXIT_FINDINGS)
+
+
+def no_hits(report, label: str) -> str:
+    """``no hits in 3 files (this project)``: the files searched, the scope when a name is not
+    its count, and what was not searched (unreadable, not a session: each named on stderr)."""
+    searched = report.files - len(report.unreadable) - len(report.skipped)
+    notes = [] if label.endswith((" file", " files")) else [label]
+    if report.unreadable:
+        notes.append(f"{len(report.unreadable)} unreadable")
+    if report.skipped:
+        n = len(report.skipped)
+        notes.append(f"{n} not a session" if n == 1 else f"{n} not sessions")
+    head = f"no hits in {searched} file{'s' if searched != 1 else ''}" if searched else "no file searched"
+    return head + (f" ({', '.join(notes)})" if notes else "")

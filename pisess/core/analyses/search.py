@@ -422,7 +422,29 @@ def search_file(path: str, m: Matcher, *, reader: str = "auto", active_only: boo
                 tick: Callable[[int], None] | None = None, small: int = SMALL,
                 pi_version: str = versions.CURRENT) -> FileResult | None:
     """The hits in one file, or ``None`` when there is none.  Raises ``PisessError`` when the file
-    cannot be read, or holds hits but is not a session either of pi's readers opens."""
+    cannot be read, or is not a session either of pi's readers opens (without a hit, its first
+    line is looked at: no session header is ``invalid_session``, as the other commands say)."""
+    found = _found(path, m, tick, small)
+    if not found:
+        _check_header(path)
+        return None
+    raw, found = found
+    session, note = open_lenient(path, reader, raw, pi_version=pi_version)
+    return _placed(session, found, active_only, note)
+
+
+def _check_header(path: str) -> None:
+    """Raise ``invalid_session`` when a non-empty file has no session header (pi's listing's
+    test: the first line that parses); the pi command opens an empty file as a new session."""
+    from ..listing.summary import CliSkip, read_cli_info
+
+    info = read_cli_info(path, activity=False)
+    if isinstance(info, CliSkip) and info.code == "invalid_session" and info.reason != "empty file":
+        raise PisessError("invalid_session", info.reason, path=path)
+
+
+def _found(path: str, m: Matcher, tick: Callable[[int], None] | None, small: int) -> tuple | None:
+    """``(raw or None, matches by line offset)``, or ``None`` without a match."""
     data = read_small(path, small)
     if data is not None:
         if tick:
@@ -430,7 +452,7 @@ def search_file(path: str, m: Matcher, *, reader: str = "auto", active_only: boo
         found = _matches_small(data, m)
         if not found:
             return None
-        raw = scan_bytes(data, path)
+        raw: Any = scan_bytes(data, path)
     elif m.needle is None:
         by_line: dict = {}
 
@@ -453,8 +475,7 @@ def search_file(path: str, m: Matcher, *, reader: str = "auto", active_only: boo
         if not found:
             return None
         raw = None  # read light: the structure, not every value again
-    session, note = open_lenient(path, reader, raw, pi_version=pi_version)
-    return _placed(session, found, active_only, note)
+    return raw, found
 
 
 def _entries_at(session: Session, offsets: dict) -> list[tuple[int, int]]:

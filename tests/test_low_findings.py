@@ -1,0 +1,52 @@
+"""Issue 22's low findings and pi's own tracker notes: each small, each with a test that failed
+before its fix (the name says which finding)."""
+
+from __future__ import annotations
+
+import os
+
+from conftest import assistant, cli_runner, header, invoke, user, write_session
+
+
+def small_session(tmp_path, name: str = "session.jsonl") -> str:
+    return write_session(tmp_path, [header(), user("a1", None, "hello"), assistant("b2", "a1", "hi there")], name)
+
+
+def test_export_output_dash_is_stdout(tmp_path, monkeypatch):
+    path = small_session(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    r = invoke(cli_runner(monkeypatch), "export", path, "-o", "-")
+    assert r.exit_code == 0, r.stderr
+    assert "hello" in r.stdout and "hi there" in r.stdout
+    assert not os.path.exists(tmp_path / "-")
+
+
+def test_search_no_hits_names_the_count_once(tmp_path, monkeypatch):
+    path = small_session(tmp_path)
+    r = invoke(cli_runner(monkeypatch), "search", "zzzz", path)
+    assert r.exit_code == 1
+    assert r.stderr.strip().splitlines()[-1] == "no hits in 1 file"
+
+
+def test_search_fifo_is_not_searched(tmp_path, monkeypatch):
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    r = invoke(cli_runner(monkeypatch), "search", "zzzz", str(fifo))
+    assert r.exit_code == 2
+    assert "no hits in 1 file" not in r.stderr
+    assert "no file searched (1 unreadable)" in r.stderr and "pipe.jsonl: unreadable" in r.stderr
+
+
+def test_search_binary_garbage_is_invalid_session(tmp_path, monkeypatch):
+    import random
+
+    garbage = tmp_path / "garbage.jsonl"
+    garbage.write_bytes(bytes(random.Random(3).randrange(256) for _ in range(3000)))
+    r = invoke(cli_runner(monkeypatch), "search", "zzzz", str(garbage), small_session(tmp_path))
+    assert r.exit_code == 1
+    assert "garbage.jsonl: invalid_session" in r.stderr
+    assert "no hits in 1 file (1 not a session)" in r.stderr
+    j = invoke(cli_runner(monkeypatch), "search", "zzzz", str(garbage), "--json")
+    import json
+
+    assert json.loads(j.stdout)["skipped"][0]["code"] == "invalid_session"
