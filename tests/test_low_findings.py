@@ -50,3 +50,31 @@ def test_search_binary_garbage_is_invalid_session(tmp_path, monkeypatch):
     import json
 
     assert json.loads(j.stdout)["skipped"][0]["code"] == "invalid_session"
+
+
+def two_fifos(tmp_path) -> list[str]:
+    out = []
+    for name in ("p1.jsonl", "p2.jsonl"):
+        os.mkfifo(tmp_path / name)
+        out.append(str(tmp_path / name))
+    return out
+
+
+def test_validate_summary_counts_unreadable_inputs_as_errors(tmp_path, monkeypatch):
+    fifos = two_fifos(tmp_path)
+    r = invoke(cli_runner(monkeypatch), "validate", *fifos)
+    assert r.exit_code == 2
+    lines = r.stdout.strip().splitlines()
+    assert sum(" error storage: " in ln for ln in lines) == 2
+    assert lines[-1].startswith("0 files checked, 2 unreadable \u00b7 2 errors \u00b7 ")
+    g = invoke(cli_runner(monkeypatch), "validate", "--format", "github", *fifos)
+    assert g.stdout.strip().splitlines()[-1] == "0 files checked, 2 unreadable, 2 errors, 0 warnings"
+
+
+def test_secrets_summary_counts_unreadable_inputs(tmp_path, monkeypatch):
+    fifos = two_fifos(tmp_path)
+    r = invoke(cli_runner(monkeypatch), "secrets", *fifos, small_session(tmp_path))
+    assert r.exit_code == 2
+    assert r.stdout.strip().splitlines()[-1] == "1 file scanned, 2 unreadable \u00b7 no secrets found"
+    g = invoke(cli_runner(monkeypatch), "secrets", "--format", "github", *fifos)
+    assert g.stdout.strip().splitlines()[-1] == "0 files scanned, 2 unreadable, 0 secrets found, 0 allowlisted"

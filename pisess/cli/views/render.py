@@ -19,7 +19,7 @@ from rich.rule import Rule
 from rich.text import Text
 
 from pisess.cli.views import describe as d
-from pisess.cli.views.text import NO_SESSIONS_HINT, escape_controls, human_size, ls_heading, one_line, plural, tilde
+from pisess.cli.views.text import NO_SESSIONS_HINT, escape_controls, files_read, human_size, ls_heading, one_line, plural, tilde
 from pisess.cli.views.text import short_id as _sid
 from pisess.core import js
 from pisess.core.ids import unique_prefix_width
@@ -673,17 +673,19 @@ def validate_text(reports: list, unreadable: list, strict: bool, *, quiet: bool)
             t.append(": " + escape_controls(f.message))
             out.append(soft(t))
     c = summary_counts(reports, strict)
+    errors = c["errors"] + len(unreadable)  # each unreadable input is an error line above
     line = Text()
-    line.append(f"{c['files']} file{'s' if c['files'] != 1 else ''} checked \u00b7 ")
-    line.append(f"{c['errors']} error{'s' if c['errors'] != 1 else ''}", "bold red" if c["errors"] else "green")
+    line.append(files_read(c["files"], "checked", 0))
+    if unreadable:
+        line.append(f", {len(unreadable):,} unreadable", "bold red")
+    line.append(" \u00b7 ")
+    line.append(plural(errors, "error"), "bold red" if errors else "green")
     line.append(f" \u00b7 {c['warnings']} warning{'s' if c['warnings'] != 1 else ''}", "yellow" if c["warnings"] else "")
     if c["infos"]:
         line.append(f" \u00b7 {c['infos']} note{'s' if c['infos'] != 1 else ''}", "dim")
     line.append(f" \u00b7 {c['sdkRefuses']} file{'s' if c['sdkRefuses'] != 1 else ''} pi's SDK would refuse"
                 f" \u00b7 {c['piCommandLosesData']} file{'s' if c['piCommandLosesData'] != 1 else ''} the pi command "
                 "would lose data from")
-    if unreadable:
-        line.append(f" \u00b7 {len(unreadable)} unreadable", "bold red")
     out.append(soft(line))
     return out
 
@@ -709,7 +711,8 @@ def validate_github(reports: list, unreadable: list, strict: bool) -> list[str]:
             loc = f"file={gh_escape(r.path, True)}" + (f",line={f.line}" if f.line else "")
             out.append(f"::{cmd} {loc},title={gh_escape(f.code, True)}::{gh_escape(f.message)}")
     c = summary_counts(reports, strict)
-    out.append(f"{c['files']} files checked, {c['errors']} errors, {c['warnings']} warnings")
+    out.append(f"{files_read(c['files'], 'checked', len(unreadable))}, {plural(c['errors'] + len(unreadable), 'error')}, "
+               f"{plural(c['warnings'], 'warning')}")
     return out
 
 

@@ -7,7 +7,7 @@ from rich.text import Text
 
 from pisess.cli.output import soft
 from pisess.cli.views.render import gh_escape, relative
-from pisess.cli.views.text import escape_controls, plural, short_id
+from pisess.cli.views.text import escape_controls, files_read, plural, short_id
 
 
 def _kinds(counts: dict) -> str:
@@ -91,7 +91,7 @@ def secrets_report(fmt: str, files: list, findings: list, allowed: frozenset, un
             title = gh_escape("secret " + f.kind, True)
             lines.append(f"::error file={gh_escape(f.path, True)},line={f.line},title={title}"
                          f"::{gh_escape(f.preview + ' (' + _where(f) + ')')}")
-        lines.append(f"{plural(c['files'], 'file')} scanned, {plural(c['findings'], 'secret')} found, "
+        lines.append(f"{files_read(c['files'], 'scanned', len(unreadable))}, {plural(c['findings'], 'secret')} found, "
                      f"{c['allowlisted']:,} allowlisted")
         return lines, []
     if fmt == "allowlist":
@@ -114,7 +114,10 @@ def secrets_report(fmt: str, files: list, findings: list, allowed: frozenset, un
         t.append(f"  ({_where(f)} \u00b7 fp {f.fingerprint[:12]})", "dim")
         out.append(soft(t))
     line = Text()
-    line.append(f"{plural(c['files'], 'file')} scanned \u00b7 ")
+    line.append(files_read(c["files"], "scanned", 0))
+    if unreadable:
+        line.append(f", {len(unreadable):,} unreadable", "bold red")
+    line.append(" \u00b7 ")
     if c["findings"]:
         line.append(f"{plural(c['findings'], 'secret')} found in {plural(c['filesWithFindings'], 'file')}",
                     "bold red")
@@ -122,8 +125,6 @@ def secrets_report(fmt: str, files: list, findings: list, allowed: frozenset, un
         line.append("no secrets found", "green")
     if c["allowlisted"]:
         line.append(f" \u00b7 {c['allowlisted']:,} allowlisted ({escape_controls(allow_path or '')})", "dim")
-    if unreadable:
-        line.append(f" \u00b7 {len(unreadable)} unreadable", "bold red")
     out.append(soft(line))
     hint = "accept a finding: pisess secrets --format allowlist >> .pisess-secrets-allow (then review the file)"
     return out, [soft(Text(hint, "dim"))] if c["findings"] else []

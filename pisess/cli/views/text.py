@@ -81,3 +81,9 @@ def ls_heading(listing, where, all_projects: bool) -> list[tuple[str, str]]:
 def plural(n: int, word: str, many: str | None = None) -> str:
     """``1 message``, ``2 messages``, ``1,200 entries`` (with ``many``)."""
     return f"{n:,} {word if n == 1 else (many or word + 's')}"
+
+
+def files_read(n: int, verb: str, unreadable: int) -> str:
+    """``2 files checked``, ``2 files checked, 1 unreadable``: the head of validate's and secrets'
+    summaries, the files read apart from those that could not be (each an error line above)."""
+    return plural(n, "file") + " " + verb + (f", {unreadable:,} unreadable" if unreadable else "")
