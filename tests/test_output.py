@@ -4,6 +4,7 @@ writes them; views never print and never touch files."""
 from __future__ import annotations
 
 import ast
+import io
 import subprocess
 import sys
 from pathlib import Path
@@ -115,6 +116,93 @@ def test_a_failed_write_is_a_storage_error(monkeypatch):
     with pytest.raises(PisessError) as e:
         Printer("never").show(["a line"])
     assert e.value.code == "storage" and "No space left" in e.value.message
+
+
+class _ShortWriter:
+    """A binary stream as a filling disk is: each write takes at most ``step`` bytes and returns
+    the count; once ``room`` bytes are in, a write raises ``ENOSPC``."""
+
+    def __init__(self, step: int, room: int) -> None:
+        self.step, self.room, self.got = step, room, bytearray()
+
+    def write(self, data) -> int:
+        data = bytes(data)
+        if data and len(self.got) >= self.room:
+            raise OSError(28, "No space left on device")
+        n = min(len(data), self.step, self.room - len(self.got))
+        self.got += data[:n]
+        return n
+
+    def flush(self) -> None:
+        pass
+
+
+class _ShortStdout(io.TextIOWrapper):
+    """``sys.stdout`` over a ``_ShortWriter`` (write_through, as ``PYTHONUNBUFFERED`` makes it)."""
+
+    def __init__(self, raw: _ShortWriter) -> None:
+        super().__init__(io.BytesIO(), encoding="utf-8", write_through=True)
+        self.raw_writer = raw
+
+    @property
+    def buffer(self):
+        return self.raw_writer
+
+
+def _many_rows() -> list:
+    from rich.text import Text
+
+    return [Text(f"row {i} " + "x" * 60, no_wrap=True) for i in range(2000)]
+
+
+@pytest.mark.parametrize("what", ["data", "rows", "rich"])
+def test_short_writes_are_written_again_until_all_is_written(monkeypatch, what):
+    """A write that takes only part of the bytes (a filling disk, ``PYTHONUNBUFFERED``) is
+    repeated with the rest: every byte arrives."""
+    from rich.rule import Rule
+
+    raw = _ShortWriter(step=777, room=10**7)
+    monkeypatch.setattr(sys, "stdout", _ShortStdout(raw))
+    monkeypatch.setenv("COLUMNS", "80")
+    if what == "data":
+        Printer("never").data(b"0123456789" * 20000)
+        assert bytes(raw.got) == b"0123456789" * 20000
+    else:
+        rows = _many_rows()
+        Printer("never").show([Rule("r")] + rows if what == "rich" else rows)
+        out = raw.got.decode().splitlines()
+        assert out[-1] == "row 1999 " + "x" * 60 and len(out) == 2000 + (what == "rich")
+
+
+@pytest.mark.parametrize("what", ["data", "rows", "rich"])
+def test_a_disk_that_fills_up_is_a_storage_error(monkeypatch, what):
+    """The write that finds the disk full raises, whatever the counts before it said: a
+    ``storage`` error, not output cut short and exit 0."""
+    from rich.rule import Rule
+
+    from pisess.core.errors import PisessError
+
+    raw = _ShortWriter(step=4096, room=65536)
+    monkeypatch.setattr(sys, "stdout", _ShortStdout(raw))
+    with pytest.raises(PisessError) as e:
+        if what == "data":
+            Printer("never").data(b"x" * 200000)
+        else:
+            Printer("never").show(([Rule("r")] if what == "rich" else []) + _many_rows())
+    assert e.value.code == "storage" and "No space left" in e.value.message
+    assert len(raw.got) == 65536
+
+
+def test_an_atomic_write_checks_the_count(tmp_path, monkeypatch):
+    """``export -o`` and fork write through ``write_all``: a short count is written again."""
+    from pisess.core.reading import files
+
+    raw = _ShortWriter(step=100, room=10**6)
+    files.write_all(raw, b"y" * 1234)
+    assert bytes(raw.got) == b"y" * 1234
+    full = _ShortWriter(step=100, room=500)
+    with pytest.raises(OSError):
+        files.write_all(full, b"y" * 1234)
 
 
 def test_validate_json_does_not_load_rich(src):

@@ -63,6 +63,51 @@ def _trimmed(r: Any) -> Any:
     return _Trimmed(r)
 
 
+class _WholeText:
+    """A text stream (stdout, stderr) whose every write reaches the file whole or raises: its
+    ``TextIOWrapper`` hands the encoded bytes to the binary layer and ignores the count that
+    returns, so a disk that fills up cut the output short with exit 0.  The rest (``isatty``,
+    ``fileno``, ``encoding``) is the stream's own."""
+
+    def __init__(self, stream: Any) -> None:
+        stream.flush()  # (nothing of it may come after what is written here)
+        self._stream = stream
+        self._buffer = stream.buffer
+        self._encoding = getattr(stream, "encoding", None) or "utf-8"
+        self._errors = getattr(stream, "errors", None) or "strict"
+
+    def write(self, text: str) -> int:
+        from pisess.core.reading.files import write_all
+
+        write_all(self._buffer, text.encode(self._encoding, self._errors))
+        return len(text)
+
+    def flush(self) -> None:
+        self._buffer.flush()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def whole(stream: Any) -> Any:
+    """``stream`` with whole writes (``_WholeText``), when it has a binary layer to write them to."""
+    return _WholeText(stream) if getattr(stream, "buffer", None) is not None else stream
+
+
+def _abandon(stream: Any) -> None:
+    """After a write failed: what the stream still holds goes to ``/dev/null``, so the
+    interpreter's last flush at exit does not fail a second time (``Exception ignored ...``,
+    exit 120 instead of the error's own code)."""
+    try:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(fd, stream.fileno())
+        finally:
+            os.close(fd)
+    except (OSError, ValueError, AttributeError):  # (io.UnsupportedOperation is both)
+        pass
+
+
 class Printer:
     """Prints views to stdout (or, with ``stderr``, talk to stderr) with colour decided once."""
 
@@ -70,10 +115,13 @@ class Printer:
         self.color = color
         self.stderr = stderr
         self._console = None
+        self._stream: Any = None
 
     @property
     def stream(self):
-        return sys.stderr if self.stderr else sys.stdout
+        if self._stream is None:
+            self._stream = whole(sys.stderr if self.stderr else sys.stdout)
+        return self._stream
 
     @property
     def console(self):
@@ -81,6 +129,7 @@ class Printer:
             from pisess.cli.views.render import make_console
 
             self._console = make_console(self.color, stderr=self.stderr)
+            self._console.file = self.stream
         return self._console
 
     @property
@@ -97,10 +146,13 @@ class Printer:
         except BrokenPipeError:
             raise
         except OSError as e:
-            from pisess.core.errors import PisessError
+            raise self._failed(e) from None
 
-            raise PisessError("storage", f"cannot write to {'stderr' if self.stderr else 'stdout'}: "
-                              f"{e.strerror or e}") from None
+    def _failed(self, e: OSError) -> Exception:
+        from pisess.core.errors import PisessError
+
+        _abandon(sys.stderr if self.stderr else sys.stdout)
+        return PisessError("storage", f"cannot write to {'stderr' if self.stderr else 'stdout'}: {e.strerror or e}")
 
     def _print(self, items: list) -> None:
         run: list = []
@@ -120,6 +172,13 @@ class Printer:
         # Rich's rendering of every segment (10,000 ls rows, a 100,000-entry tree).
         plain: bool | None = None  # decided at the first renderable: str lines need no Rich
         width = 0
+        lines: list[str] = []  # plain lines not yet written (written CHUNK at a time)
+
+        def write_lines() -> None:
+            if lines:
+                self.stream.write("".join(lines))
+                lines.clear()
+
         for r in items:
             if plain is None and not isinstance(r, str):
                 # (not on a terminal: a live status line, watch's, is drawn by the console)
@@ -130,17 +189,22 @@ class Printer:
                 if r.cell_len > width:
                     r = r.copy()
                     r.truncate(width, overflow=r.overflow or "ellipsis")
-                self.stream.write(r.plain.rstrip(" ") + "\n")
+                lines.append(r.plain.rstrip(" ") + "\n")
             elif isinstance(r, str):
                 flush()
-                if self._console is not None:
-                    self._console.file.flush()
-                self.stream.write(r + "\n")
+                lines.append(r + "\n")
             elif _is_soft(r):
+                write_lines()
                 flush()
                 self.console.print(r, soft_wrap=True)
+                continue
             else:
+                write_lines()
                 run.append(r)
+                continue
+            if len(lines) >= CHUNK:
+                write_lines()
+        write_lines()
         flush()
         self.stream.flush()
 
@@ -160,19 +224,21 @@ class Printer:
 
     def data(self, data: bytes) -> None:
         """Bytes as they are (JSON documents, an export) to the stream."""
+        stream = sys.stderr if self.stderr else sys.stdout
         try:
-            out = getattr(self.stream, "buffer", None)
+            out = getattr(stream, "buffer", None)
             if out is not None:
-                out.write(data)
+                stream.flush()
+                from pisess.core.reading.files import write_all
+
+                write_all(out, data)
                 out.flush()
             else:  # CliRunner without a buffer
-                self.stream.write(data.decode("utf-8", "replace"))
+                stream.write(data.decode("utf-8", "replace"))
         except BrokenPipeError:
             raise
         except OSError as e:
-            from pisess.core.errors import PisessError
-
-            raise PisessError("storage", f"cannot write to stdout: {e.strerror or e}") from None
+            raise self._failed(e) from None
 
 
 def _run_pager(text: str, encoding: str | None) -> bool:

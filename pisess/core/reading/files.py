@@ -16,9 +16,11 @@ failure leaves no partial file.  Permissions follow the umask, like any file pi 
 
 from __future__ import annotations
 
+import errno
 import io
 import os
 import stat
+from typing import Any
 
 from ..errors import PisessError
 
@@ -112,6 +114,24 @@ def list_dir(path: str) -> list[os.DirEntry]:
         raise os_error(path, e, "list") from None
 
 
+def write_all(out: Any, data: bytes) -> None:
+    """Write every byte of ``data`` to the binary stream or descriptor ``out`` (an ``int`` is a
+    descriptor), or raise ``OSError``.  A write into a filesystem that fills up returns a short
+    count instead of raising (an unbuffered stdout under ``PYTHONUNBUFFERED``, and even a
+    ``BufferedWriter`` given more than its buffer holds); the next write raises ``ENOSPC``."""
+    view = memoryview(data)
+    while view:
+        n = os.write(out, view) if isinstance(out, int) else out.write(view)
+        if n is None:  # a non-blocking stream that is full for now: wait until it takes more
+            import select
+
+            select.select([], [out if isinstance(out, int) else out.fileno()], [])
+            continue
+        if n <= 0:
+            raise OSError(errno.EIO, "the write took no bytes")
+        view = view[n:]
+
+
 def write_atomically(path: str, data: bytes, *, replace: bool = False, prefix: str = ".pisess-") -> str:
     directory = os.path.dirname(os.path.abspath(path)) or "."
     if not replace and os.path.lexists(path):
@@ -127,7 +147,7 @@ def write_atomically(path: str, data: bytes, *, replace: bool = False, prefix: s
         os.umask(mask)
         os.fchmod(fd, 0o666 & ~mask)  # not mkstemp's 0600
         with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+            write_all(fh, data)
             fh.flush()
             os.fsync(fh.fileno())
         if replace:
