@@ -1,4 +1,5 @@
-"""The README's commands work: every `$ pisess ...` example runs, and the set-up commands are the ones CI uses."""
+"""The README's and the help topics' commands work: every `$ pisess ...` example runs (and each
+example of the README's command table), and the set-up commands are the ones CI uses."""
 
 from __future__ import annotations
 
@@ -15,7 +16,17 @@ from pisess.cli.app import app
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()
-EXAMPLES = re.findall(r"^\$ (pisess .+)$", README, flags=re.M)
+TOPICS = {p.stem: p.read_text() for p in sorted((ROOT / "pisess" / "help").glob("*.md"))}
+#: The command table's rows: | `name` | what it does | `pisess ...` |
+TABLE = re.findall(r"^\| `([a-z-]+)` \| .+ \| `(pisess [^`]+)` \|$", README, flags=re.M)
+
+
+def _examples(text: str) -> list[str]:
+    return re.findall(r"^\$ (pisess .+)$", text, flags=re.M)
+
+
+EXAMPLES = _examples(README) + [example for _, example in TABLE]
+TOPIC_EXAMPLES = [(name, example) for name, text in TOPICS.items() for example in _examples(text)]
 
 
 def test_readme_test_command_is_what_ci_runs():
@@ -41,6 +52,7 @@ def home(tmp_path, monkeypatch):
     with resources.as_file(resources.files("pisess") / "examples" / "sessions") as src:
         shutil.copytree(src, tmp_path / ".pi" / "agent" / "sessions")
     monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / ".cache"))  # (an example may clear the cache)
     monkeypatch.delenv("PI_CODING_AGENT_DIR", raising=False)
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.setenv("COLUMNS", "100")
@@ -48,9 +60,7 @@ def home(tmp_path, monkeypatch):
     return tmp_path
 
 
-@pytest.mark.parametrize("command", EXAMPLES)
-def test_readme_example_runs(home, command):
-    """Each example command of the README runs on the shipped examples without a usage error."""
+def _run_example(home: Path, command: str) -> None:
     args = [str(home / a[2:]) if a.startswith("~/") else a for a in shlex.split(command)[1:]]
     args = [a for a in args if "\u2026" not in a] or args
     r = CliRunner().invoke(app, args + (["--no-pager"] if args[0] in ("tree", "context") else []),
@@ -59,8 +69,36 @@ def test_readme_example_runs(home, command):
     assert "Traceback" not in r.output
 
 
-def test_readme_has_examples_for_every_command():
-    """One example per command."""
-    shown = {c.split()[1] for c in EXAMPLES}
-    for cmd in ("ls", "tree", "path", "context", "validate", "fork"):
-        assert cmd in shown
+@pytest.mark.parametrize("command", EXAMPLES)
+def test_readme_example_runs(home, command):
+    """Each example command of the README runs on the shipped examples without a usage error."""
+    _run_example(home, command)
+
+
+@pytest.mark.parametrize(("topic", "command"), TOPIC_EXAMPLES, ids=[f"{t}:{c}" for t, c in TOPIC_EXAMPLES])
+def test_topic_example_runs(home, topic, command):
+    """Each example command of every help topic runs on the shipped examples, as the README's do."""
+    _run_example(home, command)
+
+
+def test_readme_table_has_one_example_for_every_command():
+    """The command table names every command of the app, once, each with an example of itself."""
+    from pisess.cli.app import COMMANDS, GROUPS
+
+    assert sorted(name for name, _ in TABLE) == sorted([*COMMANDS, *GROUPS])
+    for name, example in TABLE:
+        assert example.split()[1] == name
+
+
+def test_every_command_has_a_topic_with_an_example():
+    """`pisess help COMMAND` exists for every command, and shows it at work (help: the list)."""
+    from pisess.cli.app import COMMANDS, GROUPS
+
+    for name in [*COMMANDS, *GROUPS]:
+        assert name == "help" or TOPICS[name].startswith(f"# pisess {name}: "), name
+        assert name == "help" or any(c.split()[1] == name for t, c in TOPIC_EXAMPLES if t == name), name
+
+
+def test_readme_is_a_front_door():
+    """The README stays short: the reference lives in the help topics."""
+    assert len(README.splitlines()) <= 200

@@ -18,13 +18,15 @@ import typer
 from pisess import __version__
 from pisess.cli.commands import cache_cmd
 
-#: Every command that reads sessions, in the order help lists them: its module in
+#: Every command, in the order help lists them: its module in
 #: pisess.cli.commands, whose function of the command's name it runs.
 COMMANDS = {
     "ls": "ls_cmd", "tree": "tree_cmd", "path": "path_cmd", "context": "context_cmd",
     "validate": "validate_cmd", "fork": "fork_cmd", "export": "export_cmd", "secrets": "secrets_cmd",
     "search": "search_cmd", "stats": "stats_cmd", "du": "du_cmd", "watch": "watch_cmd", "demo": "demo_cmd",
+    "help": "help_cmd",
 }
+READS_NOTHING = ("help",)  # commands that read no session: no --no-cache
 GROUPS = ("cache",)  # pisess cache [clear]
 
 HELP = """Inspect the session files of the pi coding agent, read-only.
@@ -35,7 +37,7 @@ itself does (--reader auto|harness|cli).  No command ever modifies a session fil
 
 Exit codes: 0 ok, 1 findings or not found, 2 usage error or unreadable input.
 
-Try: pisess demo
+Try: pisess demo.  The reference: pisess help (topics: pisess help TOPIC).
 """
 
 SETTINGS: dict = {
@@ -71,7 +73,7 @@ def build(names: Iterable[str] = (*COMMANDS, *GROUPS)) -> typer.Typer:
     for name in names:
         if name in COMMANDS:
             one.command(name)(getattr(importlib.import_module(f"pisess.cli.commands.{COMMANDS[name]}"), name))
-    cache_cmd.add_no_cache(one)  # every command above reads sessions
+    cache_cmd.add_no_cache(one, skip=READS_NOTHING)
     if "cache" in names:
         one.add_typer(cache_cmd.app, name="cache")
     return one
