@@ -78,3 +78,29 @@ def test_secrets_summary_counts_unreadable_inputs(tmp_path, monkeypatch):
     assert r.stdout.strip().splitlines()[-1] == "1 file scanned, 2 unreadable \u00b7 no secrets found"
     g = invoke(cli_runner(monkeypatch), "secrets", "--format", "github", *fifos)
     assert g.stdout.strip().splitlines()[-1] == "0 files scanned, 2 unreadable, 0 secrets found, 0 allowlisted"
+
+
+def test_sdk_refusal_hints_at_the_lenient_reader(tmp_path, monkeypatch):
+    path = write_session(tmp_path, [header(), user("a1", None), "{not json", assistant("b2", "a1")])
+    for cmd, hint in (("tree", "--lenient"), ("path", "--lenient"), ("context", "--lenient"),
+                      ("export", "--reader cli"), ("stats", None)):
+        r = invoke(cli_runner(monkeypatch), cmd, path, "--reader", "harness", "--pi-version", "0.82.1")
+        if hint is None:  # stats reads leniently already and says so
+            assert "refuses" in r.stderr and "reads it as the pi command does" not in r.stderr
+            continue
+        assert r.exit_code == 1, (cmd, r.stderr)
+        assert f"pi's SDK refuses this file; {hint} reads it as the pi command does" in r.stderr, cmd
+        assert invoke(cli_runner(monkeypatch), cmd, path, "--reader", "cli").exit_code == 0
+
+
+def test_tree_and_path_say_the_sdk_refuses_a_v1_file(tmp_path, monkeypatch):
+    from conftest import DROP
+
+    v1 = header(version=DROP, provider="anthropic", modelId="claude-sonnet-4-5", thinkingLevel="off")
+    msg = {"type": "message", "timestamp": "2025-11-20T23:33:51.000Z",
+           "message": {"role": "user", "content": [{"type": "text", "text": "old"}], "timestamp": 1}}
+    path = write_session(tmp_path, [v1, msg])
+    for cmd in ("tree", "path", "context"):
+        r = invoke(cli_runner(monkeypatch), cmd, path, "--reader", "harness", "--pi-version", "0.82.1")
+        assert r.exit_code == 0, r.stderr
+        assert "pi's SDK refuses it (unsupported session version)" in r.stderr + r.stdout, cmd

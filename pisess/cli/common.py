@@ -260,6 +260,9 @@ def handles_errors(fn: Callable) -> Callable:
                 except PisessError:  # stdout itself failed: the message below still says why
                     pass
             say(f"pisess: {err.located()}")
+            hint = refused_hint(err, kwargs)
+            if hint:
+                say(hint)
             _end_unreadable(exit_code_for(err))
             raise typer.Exit(exit_code_for(err)) from None
         except BrokenPipeError:
@@ -273,6 +276,16 @@ def handles_errors(fn: Callable) -> Callable:
         _end_unreadable(EXIT_OK)
 
     return wrapper
+
+
+def refused_hint(err: PisessError, options: dict) -> str | None:
+    """When pi's SDK reader refused the file and the command can read it as the pi command
+    does: the option that does (``--lenient`` where there is one, else ``--reader cli``)."""
+    if err.refused_by != "harness" or "reader" not in options:
+        return None
+    how = "--lenient" if "lenient" in options else "--reader cli"
+    return (f"pi's SDK refuses this file; {how} reads it as the pi command does "
+            "(skipping the lines it cannot read): pisess validate says what is wrong")
 
 
 def _end_unreadable(code: int) -> None:
@@ -290,6 +303,13 @@ def _reset_unreadable() -> None:
     _unreadable.clear()
     _shown.clear()
     _incomplete[0] = False
+
+
+def report_notes(session) -> None:
+    """What the reader says of the whole file (a v1 file the SDK refuses, read migrated; an
+    empty file), ``file: note: ...`` on stderr, as context shows them in its header."""
+    for note in session.notes:
+        say(f"{session.path}: note: {note}")
 
 
 DROPPED_SHOWN = 10  # dropped lines named one by one on stderr; the rest are counted

@@ -38,6 +38,9 @@ class PisessError(Exception):
         # the input could not be read at all (a named file or directory missing): exit 2 whatever
         # the code, which stays pi's word for it (``not_found``)
         self.unreadable = unreadable or code == "storage"
+        # the reader that refused the file, where one did ("harness": pi's SDK; the pi command's
+        # lenient reader may still read it)
+        self.refused_by: str | None = None
 
     def to_dict(self) -> dict:
         return {

@@ -33,6 +33,7 @@ def path(
     w = common.where(sessions_dir, cwd)
     s = open_session(common.resolve_session(session, w, sessions_dir, pi_version), reader, light=True, pi_version=pi_version)
     if not json_out:
+        common.report_notes(s)
         common.report_dropped(s.path, s.dropped_lines)
     ctx = build_context(s, common.leaf_argument(s, leaf))
     if json_out:

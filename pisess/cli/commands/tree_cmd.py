@@ -69,6 +69,7 @@ def tree(
     w = common.where(sessions_dir, cwd)
     s = open_session(common.resolve_session(session, w, sessions_dir, pi_version), reader, light=True, pi_version=pi_version)
     if not json_out:
+        common.report_notes(s)
         common.report_dropped(s.path, s.dropped_lines)
     view = build_tree(s, leaf_id=common.leaf_argument(s, leaf), full=full, depth=depth,
                       branches_only=branches_only, labels_only=labels_only)

@@ -282,7 +282,8 @@ def _with_version(session: Session, version: PiVersion) -> Session:
 
 
 def _invalid(code: str, path: str, reason: str, ln: RawLine | None, line_no: int | None) -> PisessError:
-    return PisessError(
+    """pi's SDK refusing the file (``refused_by`` says so)."""
+    err = PisessError(
         code,
         HEADER_PREFIX.format(path=path) + reason,
         path=path,
@@ -292,6 +293,8 @@ def _invalid(code: str, path: str, reason: str, ln: RawLine | None, line_no: int
         reason=reason,
         stage="open",
     )
+    err.refused_by = "harness"
+    return err
 
 
 def harness_first_error(raw: RawFile) -> PisessError | None:
@@ -352,8 +355,10 @@ def _harness_view(header: Any, store: EntryStore, raw: RawFile, migrated: Any = 
         if get(e, "type") == "label":
             lbl = get(e, "label")
             if lbl is not None and lbl is not UNDEF and not isinstance(lbl, str):
-                raise JSError(f"label is {type(lbl).__name__}, not a string (pi's SDK throws indexing labels)",
+                err = JSError(f"label is {type(lbl).__name__}, not a string (pi's SDK throws indexing labels)",
                               path=raw.path, line=store.line(i), stage="open")
+                err.refused_by = "harness"
+                raise err
             tid = get(e, "targetId")
             text = js.js_trim(lbl) if isinstance(lbl, str) else ""
             if text:
