@@ -9,7 +9,7 @@ from pathlib import Path
 
 CORE = Path(__file__).resolve().parent.parent / "pisess" / "core"
 #: Each layer and what it may import at all (lazily too); the base is errors, js, versions, ids, parallel.
-LAYERS = {"reading": set(), "model": {"reading", "listing"}, "listing": {"reading", "model"},
+LAYERS = {"reading": set(), "model": {"reading"}, "listing": {"reading", "model"},
           "analyses": {"reading", "model", "listing"}}
 
 

@@ -156,13 +156,6 @@ def resolve_session(session: str | None, w: Where, sessions_dir: str | None, pi_
         note_unreadable(met, complete=True)
 
 
-def check_color(color: str) -> str:
-    color = (color or "auto").lower()
-    if color not in ("auto", "always", "never"):
-        raise PisessError("usage", f"--color must be auto, always or never, not {color!r}")
-    return color
-
-
 def check_reader(reader: str, lenient: bool = False) -> str:
     reader = (reader or "auto").lower()
     if reader not in ("auto", "harness", "cli"):

@@ -12,9 +12,60 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from pisess.core.errors import PisessError
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 CHUNK = 1000  # rows per print: per-print set-up (size, options, buffer flush) cost as much as the rows
+
+
+def check_color(color: str) -> str:
+    """``--color`` checked (a usage error unless auto, always or never), in lower case."""
+    color = (color or "auto").lower()
+    if color not in ("auto", "always", "never"):
+        raise PisessError("usage", f"--color must be auto, always or never, not {color!r}")
+    return color
+
+
+# --- console ---------------------------------------------------------------------------------
+
+
+PIPE_WIDTH = 200
+
+
+def _isatty(stream) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def make_console(color: str = "auto", stderr: bool = False) -> Console:
+    """Colour decided at call time: --color, then NO_COLOR, then whether the stream is a terminal."""
+    from rich.console import Console
+
+    color = check_color(color)
+    no_color = color == "never" or (color == "auto" and bool(os.environ.get("NO_COLOR")))
+    width = None
+    cols = os.environ.get("COLUMNS", "")
+    stream = sys.stderr if stderr else sys.stdout
+    if cols.isdigit() and int(cols) > 0:
+        width = int(cols)
+    elif not _isatty(stream):
+        width = PIPE_WIDTH  # a pipe or a file: lay rows out wide, as git log and rg do, not at 80
+    return Console(
+        file=sys.stderr if stderr else sys.stdout,
+        force_terminal=True if color == "always" else None,
+        no_color=no_color,
+        color_system=None if no_color else "auto",
+        markup=False, emoji=False, highlight=False, width=width, soft_wrap=False,
+    )
+
+
+# --- the printer -----------------------------------------------------------------------------
 
 
 def soft(text: Any) -> Any:
@@ -126,8 +177,6 @@ class Printer:
     @property
     def console(self):
         if self._console is None:
-            from pisess.cli.views.render import make_console
-
             self._console = make_console(self.color, stderr=self.stderr)
             self._console.file = self.stream
         return self._console
@@ -149,8 +198,6 @@ class Printer:
             raise self._failed(e) from None
 
     def _failed(self, e: OSError) -> Exception:
-        from pisess.core.errors import PisessError
-
         _abandon(sys.stderr if self.stderr else sys.stdout)
         return PisessError("storage", f"cannot write to {'stderr' if self.stderr else 'stdout'}: {e.strerror or e}")
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pisess.cli import common, sets
+from pisess.cli import common, output, sets
 from pisess.cli.common import handles_errors
 
 
@@ -30,7 +30,7 @@ def du(
     if old_top is not None:
         top = old_top
     reader = common.check_reader(reader)
-    common.check_color(color)  # before any work
+    output.check_color(color)  # before any work
     sets.run_report(lambda files, tick, skip: disk_usage(files, reader=reader, top=top, tick=tick, on_skip=skip,
                                                             pi_version=pi_version),
                     "du_view",

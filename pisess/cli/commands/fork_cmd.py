@@ -36,8 +36,8 @@ def fork(
     """
     from pisess.core.errors import PisessError
     from pisess.core.js import now_iso
-    from pisess.core.listing.repo import default_fork_dir
-    from pisess.core.model.fork import plan_fork, resume_prefix, write_fork
+    from pisess.core.listing.repo import default_fork_dir, resume_prefix
+    from pisess.core.model.fork import plan_fork, write_fork
     from pisess.core.reading.session import open_session
 
     dry_run = dry_run or old_dry_run

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from pisess.cli import common
+from pisess.cli import common, output
 from pisess.cli.common import handles_errors
 
 
@@ -54,7 +54,7 @@ def ls(
             doc["error"] = {"code": unreadable[0].code, "path": unreadable[0].path,
                             "message": f"{len(unreadable)} file{'s' if len(unreadable) != 1 else ''} could not be read"}
         common.emit_json(doc)
-    elif not listing.sessions and common.check_color(color) != "always":
+    elif not listing.sessions and output.check_color(color) != "always":
         # nothing to align or colour: plain lines, without loading Rich (a fresh project's first ls)
         from pisess.cli.output import Printer
         from pisess.cli.views.text import NO_SESSIONS_HINT, ls_heading

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from pisess.cli import common, sets
+from pisess.cli import common, output, sets
 from pisess.cli.common import handles_errors
 
 
@@ -41,7 +41,7 @@ def search(
 
     reader = common.check_reader(reader)
     matcher = make_matcher(pattern, regex=regex, ignore_case=ignore_case, fields=parse_fields(fields))
-    common.check_color(color)  # before any work
+    output.check_color(color)  # before any work
     scope = sets.resolve(sessions, all_projects, sessions_dir, cwd)
     with sets.Progress(scope.files, "searching", color=color) as bar:
         report = search_files(scope.files, matcher, reader=reader, active_only=active_only, tick=bar.tick,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from pisess.cli import common, sets
+from pisess.cli import common, output, sets
 from pisess.cli.common import handles_errors
 
 
@@ -35,7 +35,7 @@ def stats(
     by = by.lower() if by else None
     if by is not None and by not in BY:
         raise PisessError("usage", f"--by must be one of {', '.join(BY)}, not {by!r}")
-    common.check_color(color)  # before any work
+    output.check_color(color)  # before any work
     sets.run_report(lambda files, tick, skip: compute_stats(files, reader=reader, by=by, tick=tick, on_skip=skip,
                                                                 pi_version=pi_version),
                     "stats_view",

@@ -8,7 +8,7 @@ from typing import Any
 
 import typer
 
-from pisess.cli import common
+from pisess.cli import common, output
 from pisess.cli.common import handles_errors
 
 NEW_SESSION_EVERY = 1.0  # seconds between looks for a newer session (--follow-new)
@@ -42,7 +42,7 @@ def watch(
     from pisess.core.listing.repo import resolve_session
     from pisess.core.model.follow import Watch
 
-    common.check_color(color)
+    output.check_color(color)
     if follow_new and session:
         raise PisessError("usage", "--follow-new follows the project's newest session: give no SESSION")
     w = common.where(sessions_dir, cwd)

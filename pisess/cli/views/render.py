@@ -9,11 +9,9 @@ Colour adds emphasis but never carries meaning alone: markers (● ○ ◐ ◀ �
 from __future__ import annotations
 
 import os
-import sys
 import time
 from typing import Any
 
-from rich.console import Console
 from rich.panel import Panel
 from rich.rule import Rule
 from rich.text import Text
@@ -35,41 +33,6 @@ KIND_STYLE = {
     "tools": "dim", "ext state": "dim", "ext msg": "cyan", "custom": "cyan", "system": "blue", "edit": "yellow",
     "usage": "dim",
 }
-
-
-# --- console ---------------------------------------------------------------------------------
-
-
-PIPE_WIDTH = 200
-
-
-def _isatty(stream) -> bool:
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):
-        return False
-
-
-def make_console(color: str = "auto", stderr: bool = False) -> Console:
-    """Colour decided at call time: --color, then NO_COLOR, then whether the stream is a terminal."""
-    from pisess.cli.common import check_color
-
-    color = check_color(color)
-    no_color = color == "never" or (color == "auto" and bool(os.environ.get("NO_COLOR")))
-    width = None
-    cols = os.environ.get("COLUMNS", "")
-    stream = sys.stderr if stderr else sys.stdout
-    if cols.isdigit() and int(cols) > 0:
-        width = int(cols)
-    elif not _isatty(stream):
-        width = PIPE_WIDTH  # a pipe or a file: lay rows out wide, as git log and rg do, not at 80
-    return Console(
-        file=sys.stderr if stderr else sys.stdout,
-        force_terminal=True if color == "always" else None,
-        no_color=no_color,
-        color_system=None if no_color else "auto",
-        markup=False, emoji=False, highlight=False, width=width, soft_wrap=False,
-    )
 
 
 def T(s: str, style: str = "") -> Text:  # noqa: N802 - reads as a constructor
@@ -722,7 +685,7 @@ def validate_github(reports: list, unreadable: list, strict: bool) -> list[str]:
 def fork_view(plan, path: str, *, dry_run: bool, resume: str | None = None) -> tuple[list, list, list]:
     """``(talk, out, more talk)``: what was (or would be) written on stderr, the new file's path on
     stdout (nothing with ``dry_run``), then how to resume it (``resume``: a prefix of the new id
-    that no other session of its directory has, ``fork.resume_prefix``)."""
+    that no other session of its directory has, ``repo.resume_prefix``)."""
     from pisess.cli.output import soft
 
     src = plan.source

@@ -10,7 +10,8 @@ from typing import Any
 
 from rich.text import Text
 
-from pisess.cli.views.render import KIND_STYLE, make_console, packed
+from pisess.cli.output import make_console
+from pisess.cli.views.render import KIND_STYLE, packed
 from pisess.cli.views.text import escape_controls, human_size, one_line, plural
 from pisess.cli.views.text import short_id as _sid
 from pisess.core import js

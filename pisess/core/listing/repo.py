@@ -17,6 +17,7 @@ from typing import Any
 
 from .. import js, parallel, versions
 from ..errors import PisessError
+from ..ids import unique_prefix_width
 from ..reading.files import first_line_of, list_dir, open_regular, os_error
 from ..reading.jsonl import NOT_JSON, parse_json
 from ..reading.session import check_harness_header
@@ -717,3 +718,19 @@ def most_recent_session(directory: str, unreadable: list | None = None) -> str:
 
 def default_fork_dir(root: str, cwd: str) -> str:
     return os.path.join(root, encode_cwd(cwd))
+
+
+def resume_prefix(session_id: str, directory: str) -> str:
+    """The shortest prefix of ``session_id`` (at least 8 characters) that no other session in
+    ``directory`` has now: what to give ``pi --session`` (pi matches a prefix against the
+    project's sessions first).  Two forks made in the same minute share their first 8."""
+    try:
+        names = [n for n in os.listdir(directory) if n.endswith(".jsonl")]
+    except OSError:  # the hint is only a hint: the full id then
+        return session_id
+    ids = [session_id]
+    for name in names:
+        h = discovery_header(os.path.join(directory, name))
+        if h is not None:
+            ids.append(h["id"])
+    return session_id[:unique_prefix_width(ids)]

@@ -14,7 +14,6 @@ from typing import Any
 
 from .. import js, versions
 from ..errors import PisessError
-from ..ids import unique_prefix_width
 from ..js import UNDEF, get
 from ..reading.session import Session
 from .paths import cli_branch, path_to_checkpoint
@@ -170,24 +169,6 @@ def plan_fork(session: Session, entry_id: str | None, position: str, *, new_id: 
         header["metadata"] = src["metadata"]
     name = f"{now_iso.replace(':', '-').replace('.', '-')}_{new_id}.jsonl"
     return ForkPlan(session, entry_id, position, header, entries, empty, name)
-
-
-def resume_prefix(session_id: str, directory: str) -> str:
-    """The shortest prefix of ``session_id`` (at least 8 characters) that no other session in
-    ``directory`` has now: what to give ``pi --session`` (pi matches a prefix against the
-    project's sessions first).  Two forks made in the same minute share their first 8."""
-    from ..listing.repo import discovery_header
-
-    try:
-        names = [n for n in os.listdir(directory) if n.endswith(".jsonl")]
-    except OSError:  # the hint is only a hint: the full id then
-        return session_id
-    ids = [session_id]
-    for name in names:
-        h = discovery_header(os.path.join(directory, name))
-        if h is not None:
-            ids.append(h["id"])
-    return session_id[:unique_prefix_width(ids)]
 
 
 def write_fork(plan: ForkPlan, directory: str) -> str:
