@@ -42,6 +42,27 @@ def topic_view(markdown: str, *, rendered: bool) -> list[Any]:
     """The topic rendered (a terminal), or its Markdown as it is, line by line (a pipe, a file)."""
     if not rendered:
         return markdown.rstrip("\n").split("\n")
-    from rich.markdown import Markdown
+    return [_markdown()(markdown, code_theme="ansi_dark", hyperlinks=False)]
 
-    return [Markdown(markdown, code_theme="ansi_dark", hyperlinks=False)]
+
+def _markdown() -> type:
+    """Rich's ``Markdown``, but a block without a language (a command's output, as the examples
+    show it) keeps its lines whole, cut at the width with ``…`` as a terminal shows a view laid out
+    wider than it: wrapped, a tree's rows would fall apart.  Commands and code (``sh``,
+    ``python``) still wrap, so that all of a command can be read and copied."""
+    from rich.markdown import CodeBlock, Markdown
+    from rich.padding import Padding
+    from rich.text import Text
+
+    class OutputBlock(CodeBlock):
+        def __rich_console__(self, console, options):
+            if self.lexer_name not in ("text", ""):
+                yield from super().__rich_console__(console, options)
+                return
+            lines = str(self.text).rstrip().split("\n")
+            yield Padding(Text("\n".join(lines), no_wrap=True, overflow="ellipsis"), (1, 1))
+
+    class TopicMarkdown(Markdown):
+        elements = {**Markdown.elements, "fence": OutputBlock, "code_block": OutputBlock}
+
+    return TopicMarkdown
