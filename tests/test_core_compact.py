@@ -287,7 +287,7 @@ def test_ids_that_are_not_strings_survive_the_two_half_read(tmp_path, monkeypatc
 def test_a_parent_id_seen_again_later_is_the_later_entry(tmp_path):
     """B names A as its parent before A's id comes again: the readers take the last A, so the
     first A is off the path (the index's parent positions, made chunk by chunk, say the first)."""
-    from pisess.core.listing.sessionset import place
+    from pisess.core.model.placement import place
 
     path = tmp_path / "s.jsonl"
     path.write_bytes(session_bytes([header(), user("A", None), user("B", "A"), user("C", "B"),
@@ -300,7 +300,7 @@ def test_a_parent_id_seen_again_later_is_the_later_entry(tmp_path):
 
 
 def test_a_parent_id_that_is_empty_ends_the_path_even_with_an_entry_whose_id_is_empty(tmp_path):
-    from pisess.core.listing.sessionset import place
+    from pisess.core.model.placement import place
 
     path = tmp_path / "s.jsonl"
     path.write_bytes(session_bytes([header(), user("", None), user("B", ""), user("C", "B")]))
@@ -315,7 +315,7 @@ def test_a_parent_id_that_is_empty_ends_the_path_even_with_an_entry_whose_id_is_
 def test_placing_hits_by_position_is_placing_by_object(lines, reader, checkpoint_at, leaf_entry, chunk_lines, halves):
     """search places hits with a walk over the index's parent positions; it must give every
     entry the place the object walk (branches=True) gives it, compactions and cycles included."""
-    from pisess.core.listing.sessionset import _active_positions, place
+    from pisess.core.model.placement import _active_positions, place
 
     ids_ = [x["id"] for x in lines[1:] if isinstance(x, dict) and "id" in x]
     if ids_ and checkpoint_at < len(lines):

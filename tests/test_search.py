@@ -129,7 +129,7 @@ def test_not_a_session_is_skipped(store):
 
 def test_unreadable_file_exits_2(store, monkeypatch):
     """A file that cannot be opened (EACCES, simulated so it holds for root too): exit 2, the file named as unreadable."""
-    from pisess.core.listing import sessionset
+    from pisess.core.reading import scan
 
     real_open = os.open
     target = os.path.realpath(store["P"])
@@ -139,7 +139,7 @@ def test_unreadable_file_exits_2(store, monkeypatch):
             raise PermissionError(13, "Permission denied", str(path))
         return real_open(path, flags, *a, **k)
 
-    monkeypatch.setattr(sessionset.os, "open", refuse)
+    monkeypatch.setattr(scan.os, "open", refuse)
     r = invoke("search", "date", *HERE)
     assert r.exit_code == 2 and f"{store['P'].name}: unreadable: cannot read: Permission denied" in r.stderr
 
@@ -262,10 +262,10 @@ def test_prefilter_never_loses_a_match(tmp_path, texts, pattern, ignore_case, en
 
 
 def test_core_modules_import_no_cli():
-    """search, stats, du and their shared module import neither typer nor rich."""
+    """search, stats, du and their shared modules import neither typer nor rich."""
     probe = ("import importlib, json, sys\n"
              "for n in ('pisess.core.analyses.search', 'pisess.core.analyses.stats', 'pisess.core.analyses.du',\n"
-             "          'pisess.core.listing.sessionset'):\n"
+             "          'pisess.core.listing.sessionset', 'pisess.core.reading.scan', 'pisess.core.model.placement'):\n"
              "    importlib.import_module(n)\n"
              "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('typer', 'rich', 'click'))))")
     out = subprocess.run([sys.executable, "-I", "-c", probe], capture_output=True, text=True, timeout=60)

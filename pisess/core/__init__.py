@@ -8,9 +8,10 @@ one below it, lazily neither; ``tests/test_core_import_graph.py`` checks):
 - the base: ``errors`` (the one ``PisessError`` family), ``js`` (JavaScript's values and rules),
   ``versions`` (which pi's rules), ``ids`` (ids as people type them), ``parallel`` (forked reads);
 - ``reading``: pi's line rules (``lines``), the line scan (``jsonl``), the compact index and its
-  cache, migration, the entry stores, ``session`` (a file as one of pi's readers sees it);
+  cache, migration, the entry stores, ``session`` (a file as one of pi's readers sees it), ``scan``
+  (one streaming pass over a file, for the analyses);
 - ``model``: paths, context, tree, fork planning, the message model (``messages``, ``text``,
-  ``system``), the two-writer rule, following appends;
+  ``system``), the two-writer rule, following appends, ``placement`` (where each entry sits);
 - ``listing``: where sessions live (``repo``), sets of sessions, per-file summaries;
 - ``analyses``: validate, search, stats, usage, du, secrets, export.
 

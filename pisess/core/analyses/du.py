@@ -18,8 +18,10 @@ from typing import Any
 from .. import js, versions
 from ..errors import PisessError
 from ..js import UNDEF, get
-from ..listing.sessionset import WHERE, created_key, entry_id, line_blocks, open_lenient, place, scan_visit, session_name
+from ..listing.sessionset import created_key
+from ..model.placement import WHERE, place
 from ..reading.jsonl import NOT_JSON, is_blank, iter_blocks, parse_json
+from ..reading.scan import entry_id, line_blocks, open_lenient, scan_visit, session_name
 from ..reading.session import Reader, Session, open_indexed
 
 TOP = 10

@@ -47,8 +47,9 @@ from typing import Any
 from .. import versions
 from ..errors import PisessError
 from ..js import UNDEF, get
-from ..listing.sessionset import line_blocks, open_lenient, parse_line, place, read_small, scan_visit, session_name
+from ..model.placement import place
 from ..reading.jsonl import NOT_JSON, is_blank, scan_bytes, storage_error
+from ..reading.scan import line_blocks, open_lenient, parse_line, read_small, scan_visit, session_name
 from ..reading.session import Session
 
 FIELDS = ("user", "assistant", "thinking", "tool", "summary", "custom", "label", "name", "system", "edit")

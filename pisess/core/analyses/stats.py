@@ -9,7 +9,7 @@ Fork-aware.  A session forked from another begins with entries copied from its p
 same timestamp).  When the parent (its header's ``parentSession``) is in the set too, the copies
 are counted once, in the parent, where they were paid for; what was left out is reported.
 
-Each count is also split by where its entry sits (``sessionset.place``): in context on the active
+Each count is also split by where its entry sits (``placement.place``): in context on the active
 path, on the active path but behind the compaction checkpoint, or on an abandoned branch.
 """
 
@@ -24,8 +24,10 @@ from typing import Any
 from .. import js, versions
 from ..errors import PisessError
 from ..js import UNDEF, get
-from ..listing.sessionset import WHERE, created_key, entry_id, header_of, open_lenient, place, scan_visit, session_name
+from ..listing.sessionset import created_key
+from ..model.placement import WHERE, place
 from ..reading import cache
+from ..reading.scan import entry_id, header_of, open_lenient, scan_visit, session_name
 from .usage import TOKENS
 
 BY = ("session", "model", "day", "branch")
