@@ -493,3 +493,53 @@ def test_follow_new_switches_to_a_newer_session(tmp_path):
         assert [e["event"] for e in got][-2:] == ["switched", "start"] and got[-1]["entries"] == 2
     finally:
         proc.kill()
+
+
+def _float_options() -> list:
+    """(command, option) for every option of the app that takes a float."""
+    import typer.main
+
+    from pisess.cli.app import whole_app
+
+    group = typer.main.get_command(whole_app())
+    found = []
+    for name, cmd in sorted(group.commands.items()):
+        for p in getattr(cmd, "params", []):
+            if getattr(p.type, "name", "") == "float" or "float" in type(p.type).__name__.lower():
+                found.append((name, p.opts[0]))
+    return found
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "NaN"])
+def test_every_float_option_refuses_nan_and_infinity(monkeypatch, tmp_path, value):
+    """NaN and infinity are usage errors (exit 2) for every float option: watch --interval nan
+    ended in a traceback, --until-idle nan never ended."""
+    from conftest import cli_runner, invoke
+
+    options = _float_options()
+    assert ("watch", "--interval") in options and ("watch", "--until-idle") in options
+    runner = cli_runner(monkeypatch)
+    for command, option in options:
+        r = invoke(runner, command, f"{option}={value}", str(tmp_path / "missing.jsonl"))
+        assert r.exit_code == 2, (command, option, r.output)
+        assert "must be a number of seconds" in r.stderr, (command, option, r.stderr)
+
+
+@pytest.mark.parametrize("value", ["1e10", "61", "0"])
+def test_watch_interval_is_bounded(monkeypatch, tmp_path, value):
+    from conftest import cli_runner, invoke
+
+    r = invoke(cli_runner(monkeypatch), "watch", "--interval", value, str(tmp_path / "missing.jsonl"))
+    assert r.exit_code == 2 and "from 0.01 to 60 seconds" in r.stderr, r.stderr
+
+
+def test_watch_with_a_missing_sessions_dir_says_so_as_every_command(monkeypatch, tmp_path):
+    """watch said ``no sessions for ...`` and exit 1; every other command names the root, exit 2."""
+    from conftest import cli_runner, invoke
+
+    runner = cli_runner(monkeypatch)
+    missing = str(tmp_path / "nowhere")
+    for command in ("watch", "path"):
+        r = invoke(runner, command, "--sessions-dir", missing)
+        assert r.exit_code == 2, (command, r.stderr)
+        assert f"sessions root {missing} does not exist (from --sessions-dir)" in r.stderr, (command, r.stderr)

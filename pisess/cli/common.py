@@ -89,6 +89,30 @@ def count_option(default: int | None, *names: str, help: str = "", minimum: int 
     return typer.Option(default, *names, metavar="N", help=help, hidden=hidden, callback=_at_least(minimum))
 
 
+def _seconds_between(minimum: float, maximum: float | None) -> Callable:
+    def check(value: float | None) -> float | None:
+        import math
+
+        if value is None:
+            return value
+        if not math.isfinite(value):
+            raise typer.BadParameter(f"must be a number of seconds, not {value}")
+        if value < minimum or (maximum is not None and value > maximum):
+            within = f"from {minimum:g} to {maximum:g}" if maximum is not None else f"{minimum:g} or more"
+            raise typer.BadParameter(f"must be {within} seconds, not {value:g}")
+        return value
+
+    return check
+
+
+def seconds_option(default: float | None, *names: str, help: str = "", minimum: float = 0,
+                   maximum: float | None = None) -> Any:
+    """An option that is a time in seconds (every float option is one): a finite number from
+    ``minimum`` to ``maximum``; ``nan``, ``inf`` and anything out of range a usage error (exit 2),
+    as count_option's are (click's own range lets ``nan`` through: it compares false)."""
+    return typer.Option(default, *names, metavar="SECONDS", help=help, callback=_seconds_between(minimum, maximum))
+
+
 MAX_LINES_HELP = "Lines of each tool result and command output to keep (0: all)."
 
 

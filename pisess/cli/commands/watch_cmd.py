@@ -13,6 +13,7 @@ from pisess.cli.common import handles_errors
 
 NEW_SESSION_EVERY = 1.0  # seconds between looks for a newer session (--follow-new)
 RECENT = 5  # entries of the active path shown on start
+MAX_INTERVAL = 60.0  # seconds: --interval (time.sleep refuses some 1e10 s with a traceback)
 
 
 @handles_errors
@@ -21,12 +22,13 @@ def watch(
     json_out: common.JsonOpt = False,
     follow_new: bool = typer.Option(False, "--follow-new", help="Without SESSION: switch to a newer session when pi "
                                     "starts one in the project."),
-    until_idle: float | None = typer.Option(None, "--until-idle", metavar="SECONDS", min=0,
-                                               help="End (exit 0) after SECONDS without an append."),
+    until_idle: float | None = common.seconds_option(None, "--until-idle",
+                                                     help="End (exit 0) after SECONDS without an append."),
     count: int | None = common.count_option(None, "--count", minimum=1, help="End (exit 0) after N appended entries."),
     exit_on_delete: bool = typer.Option(False, "--exit-on-delete", help="End (exit 1) when the file is deleted "
                                         "instead of waiting for it to come back."),
-    interval: float = typer.Option(0.1, "--interval", metavar="S", min=0.01, help="Seconds between two looks at the file."),
+    interval: float = common.seconds_option(0.1, "--interval", minimum=0.01, maximum=MAX_INTERVAL,
+                                            help="Seconds between two looks at the file (at most 60)."),
     sessions_dir: common.SessionsDirOpt = None,
     cwd: common.CwdOpt = None,
     color: common.ColorOpt = "auto",
@@ -46,6 +48,7 @@ def watch(
     if follow_new and session:
         raise PisessError("usage", "--follow-new follows the project's newest session: give no SESSION")
     w = common.where(sessions_dir, cwd)
+    common.check_root(w, sessions_dir, [session] if session else None)  # missing: exit 2, as every command
     path = resolve_session(session, w.root, w.cwd)
     view = JsonView() if json_out else HumanView(color)
     started = time.monotonic()
