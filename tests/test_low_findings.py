@@ -104,3 +104,21 @@ def test_tree_and_path_say_the_sdk_refuses_a_v1_file(tmp_path, monkeypatch):
         r = invoke(cli_runner(monkeypatch), cmd, path, "--reader", "harness", "--pi-version", "0.82.1")
         assert r.exit_code == 0, r.stderr
         assert "pi's SDK refuses it (unsupported session version)" in r.stderr + r.stdout, cmd
+
+
+def test_demo_keep_keeps_the_root_and_help_names_path(tmp_path, monkeypatch):
+    import shutil
+
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    r = invoke(cli_runner(monkeypatch, columns=300), "demo", "--keep")
+    assert r.exit_code == 0
+    kept = [p for p in os.listdir(tmp_path) if p.startswith("pisess-demo-")]
+    assert len(kept) == 1 and str(tmp_path / kept[0] / "sessions") in r.stdout
+    shutil.rmtree(tmp_path / kept[0])
+    r = invoke(cli_runner(monkeypatch, columns=300), "demo")
+    assert r.exit_code == 0 and not [p for p in os.listdir(tmp_path) if p.startswith("pisess-demo-")]
+    h = invoke(cli_runner(monkeypatch, columns=300), "demo", "--help")
+    assert "context, path and validate" in h.stdout and "--keep" in h.stdout

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import typer
+
 from pisess.cli import common
 from pisess.cli.common import handles_errors
 
@@ -73,10 +75,12 @@ def demo_report(root: str) -> dict:
 
 
 @handles_errors
-def demo(color: common.ColorOpt = "auto", json_out: common.JsonOpt = False) -> None:
-    """Copy the bundled example sessions to a temporary root and run ls, tree, context and validate on them.
+def demo(color: common.ColorOpt = "auto", json_out: common.JsonOpt = False,
+         keep: bool = typer.Option(False, "--keep", help="Keep the copied sessions (the root is printed) to try "
+                                   "every command on them with --sessions-dir.")) -> None:
+    """Copy the bundled example sessions to a temporary root and run ls, tree, context, path and validate on them.
 
-    Example: pisess demo
+    Example: pisess demo --keep
     """
     import os
     import shutil
@@ -89,15 +93,25 @@ def demo(color: common.ColorOpt = "auto", json_out: common.JsonOpt = False) -> N
 
     printer = Printer(color)
     src = resources.files("pisess") / "examples" / "sessions"
-    with tempfile.TemporaryDirectory(prefix="pisess-demo-") as tmp:
+    tmp = tempfile.mkdtemp(prefix="pisess-demo-")
+    try:
         root = os.path.join(tmp, "sessions")
         with resources.as_file(src) as src_dir:
             shutil.copytree(src_dir, root)
         projects = sorted(p for p in os.listdir(root) if p.startswith("--"))
-        if json_out:  # (paths relative to the temporary root, which is gone when this returns)
-            common.emit_json({**demo_report(root), "projects": projects})
+        if json_out:  # (paths relative to the root; kept only with --keep)
+            common.emit_json({**demo_report(root), "projects": projects, "root": root if keep else None})
             return
         items = demo_views(root, tmp, width=printer.width)
-    items += [Text(""), Text(f"(the example sessions were copied to a temporary root, now removed; projects: "
-                             f"{', '.join(projects)})", "dim")]
+    finally:
+        if not keep:
+            shutil.rmtree(tmp, ignore_errors=True)
+    if keep:
+        import shlex
+
+        items += [Text(""), Text(f"the example sessions are kept in {root} (projects: {', '.join(projects)}); "
+                                 f"try: pisess ls --all --sessions-dir {shlex.quote(root)}", "dim")]
+    else:
+        items += [Text(""), Text(f"(the example sessions were copied to a temporary root, now removed; projects: "
+                                 f"{', '.join(projects)}; --keep keeps them)", "dim")]
     printer.show(items)
