@@ -122,3 +122,29 @@ def test_demo_keep_keeps_the_root_and_help_names_path(tmp_path, monkeypatch):
     assert r.exit_code == 0 and not [p for p in os.listdir(tmp_path) if p.startswith("pisess-demo-")]
     h = invoke(cli_runner(monkeypatch, columns=300), "demo", "--help")
     assert "context, path and validate" in h.stdout and "--keep" in h.stdout
+
+
+def usage(i: int, cost: float) -> dict:
+    return {"input": i, "output": 10, "cacheRead": 0, "cacheWrite": 0, "totalTokens": i + 10,
+            "cost": {"input": cost, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": cost}}
+
+
+def with_usage(e: dict, u: dict) -> dict:
+    e["message"]["usage"] = u
+    return e
+
+
+def test_stats_columns_keep_one_number_format(tmp_path, monkeypatch):
+    """1.8M never stands over 332,555, nor $31.2190 beside $109.81."""
+    path = write_session(tmp_path, [
+        header(), user("a1", None),
+        with_usage(assistant("b2", "a1", model="big"), usage(1_800_000, 109.81)),
+        user("c3", "b2"), with_usage(assistant("d4", "c3", model="small"), usage(332_555, 31.219))])
+    r = invoke(cli_runner(monkeypatch, columns=120), "stats", "--by", "model", path)
+    assert r.exit_code == 0, r.stderr
+    rows = {ln.split()[0]: ln.split() for ln in r.stdout.splitlines() if ln.strip().startswith(("anthropic/", "total"))}
+    assert rows["anthropic/big"][2] == "1.80M" and rows["anthropic/small"][2] == "0.33M"
+    assert rows["anthropic/big"][6] == "$109.81" and rows["anthropic/small"][6] == "$31.22"
+    assert rows["total"][6] == "$141.03"
+    cost = next(ln for ln in r.stdout.splitlines() if ln.strip().startswith("cost"))
+    assert cost.split()[1:] == ["$141.03", "$0.00", "$0.00", "$141.03"], cost  # not $0.0000 beside $141.03

@@ -117,8 +117,16 @@ def search_view(results: list, *, width: int, searched: int, label: str, active_
 # --- stats -----------------------------------------------------------------------------------------
 
 
-def _money(v: float) -> str:
-    return f"${v:,.4f}" if v < 100 else f"${v:,.2f}"
+def _money(v: float, places: int | None = None) -> str:
+    """``$0.0123`` below $100, ``$109.81`` above; ``places`` fixed for a column (``_moneys``)."""
+    return f"${v:,.{places if places is not None else (4 if v < 100 else 2)}f}"
+
+
+def _moneys(values: list) -> list[str]:
+    """Amounts shown together (a column, a row): one number of decimals for all of them, so
+    ``$31.2190`` never stands beside ``$109.81``."""
+    places = 2 if any(v >= 100 for v in values) else 4
+    return [_money(v, places) for v in values]
 
 
 def _n(v: Any) -> str:
@@ -222,11 +230,23 @@ def _left_out(dropped: list, width: int) -> list:
     return [Text(f"  ({', '.join(dropped)} left out at {width} columns: --json has them)", "dim")]
 
 
-def _k(v: Any) -> str:
-    """A token count in at most 7 characters."""
+def _k(v: Any, millions: bool | None = None) -> str:
+    """A token count in at most 7 characters: ``332,555``, ``1.80M``; ``millions`` fixed for a
+    column (``_ks``)."""
     if not isinstance(v, (int, float)):
         return "-"
-    return f"{v:,.0f}" if abs(v) < 1_000_000 else f"{v / 1_000_000:,.1f}M"
+    if millions is None:
+        millions = abs(v) >= 1_000_000
+    if not millions or not v:
+        return f"{v:,.0f}"
+    return f"{v / 1_000_000:,.2f}M"
+
+
+def _ks(values: list) -> list[str]:
+    """Token counts of one column in one format: in millions (``0.33M`` under ``1.8M``) as soon
+    as one of them is, never ``332,555`` under ``1.80M``."""
+    millions = any(isinstance(v, (int, float)) and abs(v) >= 1_000_000 for v in values)
+    return [_k(v, millions) for v in values]
 
 
 _MATCHED_BY = {"path": "by path", "fileId": "by the id in its file name", "headerId": "by its header id"}
@@ -258,7 +278,7 @@ def stats_view(report, *, label: str, width: int = 100) -> list:
     for key, word in (("input", "input"), ("output", "output"), ("cacheRead", "cache read"),
                       ("cacheWrite", "cache write"), ("total", "tokens")):
         rows.append([word, *[_n(c["tokens"][key]) for c in cols]])
-    rows.append(["cost", *[_money(c["cost"]) for c in cols]])
+    rows.append(["cost", *_moneys([c["cost"] for c in cols])])
     rows.append(["tool calls", *[_n(sum(c["toolCalls"].values())) for c in cols]])
     rows.append(["errors", *[_n(sum(c["errors"].values())) for c in cols]])
     for r in rows:
@@ -318,16 +338,16 @@ _BY_DROP = (5, 4, 7, 8, 1)  # CACHE W, CACHE R, TOOLS, ERR, MSGS: INPUT, OUTPUT 
 
 def _by_table(report, width: int = 100) -> list:
     title = {"session": "SESSION", "model": "MODEL", "day": "DAY (local)", "branch": "SESSION   BRANCH"}[report.by]
-    rows = []
-    for row in report.groups:
-        rows.append([_group_label(report.by, row), _n(row["messageCount"]), _k(row["tokens"]["input"]),
-                     _k(row["tokens"]["output"]), _k(row["tokens"]["cacheRead"]), _k(row["tokens"]["cacheWrite"]),
-                     _money(row["cost"]), _n(sum(row["toolCalls"].values())), _n(sum(row["errors"].values()))])
     t = report.total
-    total = [Text("total", "bold"), _n(t["messageCount"]), _k(t["tokens"]["input"]), _k(t["tokens"]["output"]),
-             _k(t["tokens"]["cacheRead"]), _k(t["tokens"]["cacheWrite"]), _money(t["cost"]),
-             _n(sum(t["toolCalls"].values())), _n(sum(t["errors"].values()))]
-    rows.append([c if isinstance(c, Text) else Text(c, "bold") for c in total])
+    groups = [*report.groups, t]
+    tokens = {key: _ks([g["tokens"][key] for g in groups]) for key in ("input", "output", "cacheRead", "cacheWrite")}
+    costs = _moneys([g["cost"] for g in groups])
+    rows: list = []
+    for i, row in enumerate(groups):  # each column in one format, the total row's included
+        rows.append([_group_label(report.by, row) if row is not t else Text("total", "bold"), _n(row["messageCount"]),
+                     tokens["input"][i], tokens["output"][i], tokens["cacheRead"][i], tokens["cacheWrite"][i],
+                     costs[i], _n(sum(row["toolCalls"].values())), _n(sum(row["errors"].values()))])
+    rows[-1] = [c if isinstance(c, Text) else Text(c, "bold") for c in rows[-1]]
     rows, align, header, dropped = fit(rows, "lrrrrrrrr", [title, "MSGS", "INPUT", "OUTPUT", "CACHE R", "CACHE W",
                                                           "COST", "TOOLS", "ERR"], width, flex=0,
                                        least=_BY_LEAST[report.by], drop=_BY_DROP)
