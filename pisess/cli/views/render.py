@@ -239,24 +239,13 @@ def path_view(ctx, *, width: int = 100, show_time: bool = False) -> list:
 # --- context ---------------------------------------------------------------------------------
 
 
-def _approx_tokens(messages: list) -> int:
-    import orjson
-
-    total = 0
-    for m in messages:
-        try:
-            total += len(orjson.dumps(m))
-        except TypeError:
-            total += len(str(m))
-    return total // 4
-
-
 def context_view(ctx, *, llm: bool = False, thinking: bool = False, full: bool = False, max_lines: int = 12,
                  system: bool = False, original: bool = False) -> list:
     """The context panel and each message.  pi 1.6: the header counts the replayed prompt's
     sections and tools and the messages context edits hide; an edited message says which edit;
     ``original`` also shows what edits replaced or hid, ``system`` the whole prompt and tools."""
     from pisess.core import versions
+    from pisess.core.model.context import approx_tokens
 
     s = ctx.session
     st = ctx.state
@@ -290,7 +279,7 @@ def context_view(ctx, *, llm: bool = False, thinking: bool = False, full: bool =
             info.append(f" (firstKeptEntryId {_sid(fk, s.id_width)})", "dim")
         info.append(" \u00b7 ")
     msgs = ctx.llm_messages if llm else ctx.messages
-    info.append(f"{plural(len(msgs), 'provider message' if llm else 'message')} \u00b7 ~{_approx_tokens(msgs):,} tokens")
+    info.append(f"{plural(len(msgs), 'provider message' if llm else 'message')} \u00b7 ~{approx_tokens(msgs):,} tokens")
     edited = [e for e, n in ctx.projection if n and ctx.edit_of(e) is not None]
     if edited:
         info.append(f" \u00b7 {len(edited)} edited", "yellow")

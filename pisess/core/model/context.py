@@ -376,6 +376,20 @@ def convert_to_llm(messages: list, pi_version: str = versions.CURRENT) -> list:
     return out
 
 
+def approx_tokens(messages: list) -> int:
+    """The tokens ``messages`` take, estimated as pisess estimates them everywhere: a quarter of
+    their JSON's bytes."""
+    import orjson
+
+    total = 0
+    for m in messages:
+        try:
+            total += len(orjson.dumps(m))
+        except TypeError:
+            total += len(str(m))
+    return total // 4
+
+
 def build_context(session: Session, leaf_id: Any = UNDEF,
                   projectors: Mapping[str, Projector] | None = None, *, complete: bool = True,
                   full_path: bool = True) -> Context:
