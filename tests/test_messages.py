@@ -12,9 +12,10 @@ from typer.testing import CliRunner
 from conftest import header, message, write_session
 from pisess.cli.app import app
 from pisess.core.analyses.export import ExportOptions, export_context
+from pisess.core.model import kinds
 from pisess.core.model.context import build_context
 from pisess.core.model.messages import Limits, clip, message_view
-from pisess.core.model.text import image_size, role_kind, short_id
+from pisess.core.model.text import image_size, short_id
 from pisess.core.reading.session import open_session
 
 # 100 bytes: base64 with two "=" of padding (the terminal used to count 101 B, the exports 100 B)
@@ -118,10 +119,10 @@ def test_the_system_role_has_a_tree_preview_not_json(runner, src):
     assert "system" in row and "sections 7, preamble" in row and "{" not in row
 
 
-def test_role_kind_is_one_table():
-    assert [role_kind({"role": r}) for r in ("toolResult", "system", "branchSummary", "weird")] == \
+def test_a_message_kind_is_the_kind_tables_row():
+    assert [kinds.of_message({"role": r}).word for r in ("toolResult", "system", "branchSummary", "weird")] == \
         ["tool", "system", "branch sum", "weird"]
-    assert role_kind("not a message") == "message"
+    assert kinds.of_message("not a message").word == "message"
 
 
 def test_clip_counts_lines_and_characters_once():

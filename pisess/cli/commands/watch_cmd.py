@@ -328,10 +328,10 @@ def _row(e: Any, meanings: list | None, *, line: int | None = None, dim: bool = 
     t.append(("\u25cb " if dim else "\u21b1 " if moved else "\u25cf "), "dim" if dim else "bold")
     t.append(escape_controls(d.s(e.get("id"))[:id_width]), "dim" if dim else "bold")
     t.append("  ")
-    kind, preview = d.entry_kind(e), d.entry_preview(e, id_width)
-    from pisess.cli.views.render import KIND_STYLE
+    from pisess.core.model import kinds
 
-    t.append(f"{kind:<10} ", "dim" if dim else KIND_STYLE.get(kind, ""))
+    k, preview = kinds.of_entry(e), kinds.preview(e, id_width)
+    t.append(f"{d.word(k):<10} ", "dim" if dim else d.style(k))
     tail = Text()
     for m in meanings or ():
         tail.append("  " + _meaning_text(m, id_width), MEANING_STYLE.get(m.kind, "bold"))

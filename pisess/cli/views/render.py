@@ -22,17 +22,12 @@ from pisess.cli.views.text import short_id as _sid
 from pisess.core import js
 from pisess.core.ids import unique_prefix_width
 from pisess.core.js import UNDEF, get
+from pisess.core.model import kinds
 
 ACTIVE, OTHER, COMPACTED = "\u25cf", "\u25cb", "\u25d0"
 LEAF_MARK, CHECKPOINT_MARK, WARN = "\u25c0 leaf", "\u25c6", "\u26a0"
 EDITED_MARK, HIDDEN_MARK = "\u270e edited", "\u2205 hidden"  # targets of the context's edits (pi 1.x)
 WRITERS_MARK = "\u21c4"  # two processes appended in turn (concurrent_writers)
-KIND_STYLE = {
-    "user": "bold cyan", "assistant": "green", "tool": "yellow", "bash": "yellow", "compaction": "magenta",
-    "branch sum": "magenta", "label": "blue", "name": "blue", "leaf": "blue", "model": "dim", "thinking": "dim",
-    "tools": "dim", "ext state": "dim", "ext msg": "cyan", "custom": "cyan", "system": "blue", "edit": "yellow",
-    "usage": "dim",
-}
 
 
 def T(s: str, style: str = "") -> Text:  # noqa: N802 - reads as a constructor
@@ -155,15 +150,15 @@ def _tree_row(session, r, width: int, show_time: bool, whole: Any = None) -> Tex
     e = whole if whole is not None else r.entry
     compacted = "compacted" in r.flags or "retained" in r.flags  # both behind the checkpoint
     mark = COMPACTED if (r.active and compacted) else (ACTIVE if r.active else OTHER)
-    # usage entries are bookkeeping (pi's tree hides them): dimmed wherever they sit
-    base = "" if r.active and not compacted and get(e, "type") != "usage" else "dim"
+    k = kinds.of_entry(e)
+    # bookkeeping (usage entries: pi's tree hides them) is dimmed wherever it sits
+    base = "" if r.active and not compacted and k.tree != "dim" else "dim"
     t.append(mark + " ", "bold" if r.active and not compacted else "dim")
     t.append(_sid(get(e, "id"), session.id_width), "bold" if r.active else "dim")
     t.append("  ")
     if show_time:
         t.append(d.local_time(get(e, "timestamp")) + "  ", "dim")
-    kind = d.entry_kind(e)
-    t.append(f"{kind:<10} ", KIND_STYLE.get(kind, "") if not base else "dim")
+    t.append(f"{d.word(k):<10} ", d.style(k) if not base else "dim")
     tail = Text()
     label = session.label_of(get(e, "id"))
     if label is not None:
@@ -212,8 +207,8 @@ def path_view(ctx, *, width: int = 100, show_time: bool = False) -> list:
         t.append(_sid(get(e, "id"), s.id_width) + "  ", "bold" if seen else "dim")
         if show_time:
             t.append(d.local_time(get(e, "timestamp")) + "  ", "dim")
-        kind = d.entry_kind(e)
-        t.append(f"{kind:<10} ", KIND_STYLE.get(kind, "") if seen else "dim")
+        k = kinds.of_entry(e)
+        t.append(f"{d.word(k):<10} ", d.style(k) if seen else "dim")
         tail = Text()
         label = s.label_of(get(e, "id"))
         if label is not None:
@@ -339,7 +334,6 @@ def _context_messages(ctx, *, llm: bool, thinking: bool, limits_n: int, full: bo
 
     from pisess.core.model.context import convert_to_llm
     from pisess.core.model.messages import Edit, Limits, message_view
-    from pisess.core.model.text import role_kind
 
     s = ctx.session
     limits = Limits.terminal(limits_n, full)
@@ -353,7 +347,7 @@ def _context_messages(ctx, *, llm: bool, thinking: bool, limits_n: int, full: bo
             if not conv:
                 return []
             shown = conv[0]
-            converted_from = None if shown is m else role_kind(m)
+            converted_from = None if shown is m else kinds.of_message(m).word
         view = message_view(shown, src, limits, converted_from=converted_from)
         return message_block(replace(view, **marks) if marks else view, thinking=thinking, id_width=s.id_width)
 
@@ -402,7 +396,7 @@ def _heading(v, id_width: int = 8) -> Text:
     else:
         kind = escape_controls(v.kind)
         word = kind if not v.converted_from else f"{kind} (from {escape_controls(v.converted_from)})"
-        title.append(word, KIND_STYLE.get(kind, "bold"))
+        title.append(word, d.style(kinds.of("message", v.role)) or "bold")
         title.append(src_label, "dim")
         if v.time_ms is not None:
             title.append(" \u00b7 " + d.local_time(v.time_ms, with_date=False), "dim")

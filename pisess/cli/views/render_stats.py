@@ -11,10 +11,13 @@ from typing import Any
 from rich.text import Text
 
 from pisess.cli.output import make_console
-from pisess.cli.views.render import KIND_STYLE, packed
+from pisess.cli.views import describe as d
+from pisess.cli.views.render import packed
 from pisess.cli.views.text import escape_controls, human_size, one_line, plural
 from pisess.cli.views.text import short_id as _sid
 from pisess.core import js
+from pisess.core.js import UNDEF
+from pisess.core.model import kinds
 
 WHERE_STYLE = {"active": "green", "retained": "cyan", "compacted": "yellow", "branch": "dim", "dropped": "red"}
 WHERE_WORD = {"active": "in context", "retained": "retained", "compacted": "compacted", "branch": "branches"}
@@ -92,7 +95,7 @@ def search_view(results: list, *, width: int, searched: int, label: str, active_
             t = Text(no_wrap=True, overflow="ellipsis")
             t.append("  " + _sid(h.entry_id, r.id_width).ljust(r.id_width) + "  ", "bold" if h.where == "active" else "")
             kind = h.match.kind
-            t.append(f"{kind:<10} ", KIND_STYLE.get(kind, "yellow" if kind == "tool call" else ""))
+            t.append(f"{escape_controls(kind):<10} ", d.word_style(kind))
             t.append(f"{h.where:<10} ", WHERE_STYLE.get(h.where, ""))
             t.append_text(_fit(h.match, width - t.cell_len - 1))
             out.append(t)
@@ -375,21 +378,9 @@ def _group_label(by: str, row: dict) -> Text:
 
 # --- du --------------------------------------------------------------------------------------------
 
-KIND_WORD = {
-    ("message", "toolResult"): "tool result", ("message", "assistant"): "assistant", ("message", "user"): "user",
-    ("message", "bashExecution"): "bash", ("message", "custom"): "ext msg", ("compaction", None): "compaction",
-    ("branch_summary", None): "branch sum", ("custom_message", None): "ext msg", ("custom", None): "ext state",
-    ("label", None): "label", ("session_info", None): "name", ("model_change", None): "model",
-    ("thinking_level_change", None): "thinking", ("active_tools_change", None): "tools", ("leaf", None): "leaf",
-    ("message", "system"): "system", ("context_edit", None): "context edit", ("usage", None): "usage",
-}
-
-
 def kind_word(t: str, role: str | None) -> str:
-    w = KIND_WORD.get((t, role))
-    if w:
-        return w
-    return escape_controls(f"{t}/{role}" if role is not None else t)
+    """The kind table's word for du's (type, role) pair (du says ``(none)`` for a message without a role)."""
+    return escape_controls(kinds.of(UNDEF if t == "(none)" else t, UNDEF if role == "(none)" else role).word)
 
 
 def _pct(part: int, whole: int) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from pisess.core.model.text import one_line  # noqa: F401  (whitespace folded, escaped, cut: the core's)
 from pisess.core.model.text import short_id as _core_short_id
 
 # C0/C1 controls, DEL, line/paragraph separators, bidi overrides, lone surrogates
@@ -31,15 +32,6 @@ def escape_controls(s: str, keep_newlines: bool = False) -> str:
         return _CONTROL_NL.sub(_visible, s) if _CONTROL_NL.search(s) else s
     s = s.replace("\n", "\u21b5 ") if "\n" in s else s
     return _CONTROL.sub(_visible, s) if _CONTROL.search(s) else s
-
-
-def one_line(s: str, width: int) -> str:
-    """First meaningful line of ``s``, whitespace folded, cut to ``width`` with an ellipsis."""
-    s = " ".join(s.split())
-    s = escape_controls(s)
-    if width > 0 and len(s) > width:
-        return s[: max(1, width - 1)] + "\u2026"
-    return s
 
 
 def human_size(n: int) -> str:

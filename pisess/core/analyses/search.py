@@ -47,12 +47,13 @@ from typing import Any
 from .. import versions
 from ..errors import PisessError
 from ..js import UNDEF, get
+from ..model import kinds
 from ..model.placement import place
 from ..reading.jsonl import NOT_JSON, is_blank, scan_bytes, storage_error
 from ..reading.scan import line_blocks, open_lenient, parse_line, read_small, scan_visit, session_name
 from ..reading.session import Session
 
-FIELDS = ("user", "assistant", "thinking", "tool", "summary", "custom", "label", "name", "system", "edit")
+FIELDS = kinds.FIELDS
 SMALL = 8 << 20  # files up to this size are read whole (one read, exact structure)
 BLOCK = 8 << 20
 BEFORE, AFTER = 60, 160  # snippet context, in characters
@@ -128,116 +129,11 @@ def _candidate_starts(buf: Any, end: int, m: Matcher) -> list[int]:
 # --- the text of an entry ---------------------------------------------------------------------------
 
 
-def _text_blocks(content: Any) -> Iterator[str]:
-    if isinstance(content, str):
-        yield content
-    elif isinstance(content, list):
-        for b in content:
-            if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str):
-                yield b["text"]
-
-
-def _strings(v: Any) -> Iterator[str]:
-    """Every string value inside ``v`` (not keys), depth-first, without recursion."""
-    stack = [v]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, str):
-            yield x
-        elif isinstance(x, dict):
-            stack.extend(reversed(list(x.values())))
-        elif isinstance(x, list):
-            stack.extend(reversed(x))
-
-
 def entry_texts(e: Any) -> Iterator[tuple[str, str, str, str]]:
     """``(field, kind, prefix, text)`` for each searchable string of a complete entry.  ``kind`` is
-    what the hit is (``user``, ``tool call``, ``bash``...); ``prefix`` goes before the snippet."""
-    if not isinstance(e, dict):
-        return
-    t = e.get("type")
-    if t == "message":
-        m = e.get("message")
-        if not isinstance(m, dict):
-            return
-        role = m.get("role")
-        content = m.get("content")
-        if role == "user":
-            for s in _text_blocks(content):
-                yield "user", "user", "", s
-        elif role == "assistant":
-            for b in content if isinstance(content, list) else [content]:
-                if isinstance(b, str):
-                    yield "assistant", "assistant", "", b
-                if not isinstance(b, dict):
-                    continue
-                bt = b.get("type")
-                if bt == "text" and isinstance(b.get("text"), str):
-                    yield "assistant", "assistant", "", b["text"]
-                elif bt == "thinking" and isinstance(b.get("thinking"), str):
-                    yield "thinking", "thinking", "", b["thinking"]
-                elif bt == "toolCall":
-                    name = b.get("name")
-                    name_s = name if isinstance(name, str) else ""
-                    if name_s:
-                        yield "tool", "tool call", "", name_s
-                    for s in _strings(b.get("arguments")):
-                        yield "tool", "tool call", f"{name_s}: " if name_s else "", s
-            if isinstance(m.get("errorMessage"), str):
-                yield "assistant", "assistant", "error: ", m["errorMessage"]
-        elif role == "toolResult":
-            for s in _text_blocks(content):
-                yield "tool", "tool", "", s
-        elif role == "bashExecution":
-            cmd = m.get("command")
-            for s in [cmd] if isinstance(cmd, str) else _strings(cmd):
-                yield "tool", "bash", "$ ", s
-            if isinstance(m.get("output"), str):
-                yield "tool", "bash", "", m["output"]
-        elif role in ("custom", "hookMessage"):
-            for s in _text_blocks(content):
-                yield "custom", "ext msg", "", s
-        elif role in ("compactionSummary", "branchSummary") and isinstance(m.get("summary"), str):
-            yield "summary", "compaction" if role == "compactionSummary" else "branch sum", "", m["summary"]
-        elif role == "system":
-            yield from _system_texts(m)
-    elif t == "compaction":
-        if isinstance(e.get("summary"), str):
-            yield "summary", "compaction", "", e["summary"]
-        if isinstance(e.get("systemMessage"), dict):
-            yield from _system_texts(e["systemMessage"])
-    elif t == "context_edit":
-        r = e.get("replacement")
-        for s in _text_blocks(r.get("content")) if isinstance(r, dict) else ():
-            yield "edit", "edit", "", s
-    elif t == "branch_summary" and isinstance(e.get("summary"), str):
-        yield "summary", "branch sum", "", e["summary"]
-    elif t == "custom_message":
-        for s in _text_blocks(e.get("content")):
-            yield "custom", "ext msg", "", s
-    elif t == "label" and isinstance(e.get("label"), str):
-        yield "label", "label", "", e["label"]
-    elif t == "session_info" and isinstance(e.get("name"), str):
-        yield "name", "name", "", e["name"]
-
-
-def _system_texts(m: dict) -> Iterator[tuple[str, str, str, str]]:
-    """A system message's prompt text, its sections (named) and its tools' names and descriptions."""
-    for s in _text_blocks(m.get("content")):
-        yield "system", "system", "", s
-    sections = m.get("sections")
-    for name, value in sections.items() if isinstance(sections, dict) else ():
-        if isinstance(value, str):
-            yield "system", "system", f"[{name}] ", value
-    tools = m.get("toolsAdded")
-    for tool in tools if isinstance(tools, list) else ():
-        if not isinstance(tool, dict):
-            continue
-        name = tool.get("name") if isinstance(tool.get("name"), str) else ""
-        if name:
-            yield "system", "tool def", "", name
-        if isinstance(tool.get("description"), str):
-            yield "system", "tool def", f"{name}: " if name else "", tool["description"]
+    what the hit is (``user``, ``tool call``, ``bash``...); ``prefix`` goes before the snippet.
+    The kind table says which: ``pisess.core.model.kinds``."""
+    return kinds.texts(e)
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from .. import js, versions
 from ..errors import PisessError
 from ..js import UNDEF, get
+from ..model import kinds
 from ..model.paths import ancestors, cycle_positions
 from ..reading.jsonl import NOT_JSON, RawFile, RawLine, parse_json, scan_bytes, scan_file
 from ..reading.migrate import raw_version
@@ -34,15 +35,10 @@ if TYPE_CHECKING:
     from ..reading.compact import CompactIndex
     from ..reading.session import Session
 
-KNOWN_TYPES = {
-    "message", "model_change", "thinking_level_change", "active_tools_change", "compaction", "branch_summary",
-    "label", "session_info", "custom", "custom_message", "leaf",
-}
-TYPES_SINCE = {"usage": versions.SYSTEM_MESSAGES, "context_edit": versions.CONTEXT_EDITS}  # C.9, C.11
-
-
 def known_types(pi_version: str) -> set:
-    return KNOWN_TYPES | {t for t, first in TYPES_SINCE.items() if versions.since(pi_version, first)}
+    """The entry types pi ``pi_version`` writes: the kind table's (C.9, C.11: ``usage`` and
+    ``context_edit`` from pi 0.86 and 0.87)."""
+    return kinds.known_types(pi_version)
 SEVERITIES = ("error", "warning", "info")
 LIVE_SECONDS = 10.0  # pi appends as it goes: a file this fresh is being written, not crashed
 

@@ -20,7 +20,8 @@ from typing import Any
 
 from .. import js
 from ..js import UNDEF, get
-from .text import as_text, content_parts, data_uri, image_size, json_text, number, role_kind, system_changes, usage_text
+from . import kinds
+from .text import as_text, content_parts, data_uri, image_size, json_text, number, system_changes, usage_text
 
 # --- clipping -------------------------------------------------------------------------------------
 
@@ -155,13 +156,6 @@ class MessageView:
     hidden: str | None = None  # why the model does not see it, when shown anyway
 
 
-_TITLES = {"user": ("user", "User"), "assistant": ("assistant", "Assistant"),
-           "toolResult": ("tool result", "Tool result"), "bashExecution": ("bash", "Shell command"),
-           "custom": ("ext msg", "Extension message"), "hookMessage": ("ext msg", "Extension message"),
-           "compactionSummary": ("compaction summary", "Compaction summary"),
-           "branchSummary": ("branch summary", "Branch summary"), "system": ("system", "System message")}
-
-
 class _Builder:
     def __init__(self, limits: Limits) -> None:
         self.limits = limits
@@ -206,9 +200,8 @@ def message_view(m: Any, src: Any, limits: Limits | None = None, *, converted_fr
         return MessageView(None, "message", "message", "Message", "entry", src_id, blocks=tuple(b.blocks),
                            converted_from=converted_from)
     role = m.get("role")
-    kind = role_kind(m)
-    heading, title = _TITLES.get(role, (kind, f"Message ({as_text(role) or '?'})")) if isinstance(role, str) \
-        else (kind, f"Message ({as_text(role) or '?'})")
+    k = kinds.of_message(m)
+    kind, heading, title = k.word, k.heading or k.word, k.title
     source = "entry"
     if get(src, "type") == "compaction" and role != "compactionSummary":
         # a compaction yields its summary, then a retained tail (SDK) or its systemMessage (pi 1.6, C.5)

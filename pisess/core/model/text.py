@@ -1,7 +1,7 @@
 """The vocabulary every view shares: session text made safe to show (visible control
-characters, JSON as text, short ids), an image's size, the short word for each role, an
-assistant's usage, what a system message changes.  Plain functions on purpose (no dataclasses):
-the tree's and path's one-line previews use them without loading the message model
+characters, JSON as text, short ids, one line), an image's size, an assistant's usage, what a
+system message changes.  Plain functions on purpose (no dataclasses): the one-line previews of
+the kind table (``pisess.core.model.kinds``) use them without loading the message model
 (``pisess.core.model.messages``), which builds on them."""
 
 from __future__ import annotations
@@ -28,6 +28,15 @@ def visible(v: Any) -> str:
     if "\r" in s:
         s = s.replace("\r\n", "\n")
     return _CONTROL.sub(_visible_char, s) if _CONTROL.search(s) else s
+
+
+def one_line(s: str, width: int) -> str:
+    """``s`` on one line: whitespace folded, control characters made visible, cut to ``width`` with
+    an ellipsis (no cut for a ``width`` of 0)."""
+    s = visible(" ".join(s.split()))
+    if width > 0 and len(s) > width:
+        return s[: max(1, width - 1)] + "\u2026"
+    return s
 
 
 def json_text(v: Any, indent: bool = True) -> str:
@@ -105,22 +114,7 @@ def data_uri(block: Any) -> str | None:
     return f"data:{mime};base64,{data}"
 
 
-# --- the words for roles, and what a message carries -----------------------------------------------
-
-# one word per kind in every view: a custom message is ``ext msg`` whether it is a
-# ``custom_message`` entry (tree, du, search) or the message it projects to (context)
-ROLE_KIND = {"user": "user", "assistant": "assistant", "toolResult": "tool", "bashExecution": "bash",
-             "custom": "ext msg", "branchSummary": "branch sum", "compactionSummary": "compaction",
-             "hookMessage": "ext msg", "system": "system"}
-
-
-def role_kind(m: Any) -> str:
-    """The short word for a message's role (``tool`` for ``toolResult``); the role itself, escaped
-    by the caller, when pisess does not know it; ``message`` without one."""
-    role = get(m, "role") if isinstance(m, dict) else UNDEF
-    kind = ROLE_KIND.get(role) if isinstance(role, str) else None
-    return kind or as_text(role) or "message"
-
+# --- what a message carries -----------------------------------------------
 
 def usage_text(m: Any) -> str:
     """``1,200 in / 34 out · 600 cached · $0.0100``."""

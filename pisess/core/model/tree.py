@@ -22,8 +22,7 @@ from .. import js
 from ..errors import PisessError
 from ..js import UNDEF, get
 from ..reading.session import Session
-
-INTERESTING_TYPES = ("compaction", "branch_summary", "leaf", "session_info", "label", "context_edit")
+from . import kinds
 
 
 @dataclass(frozen=True)
@@ -131,7 +130,7 @@ def build_tree(session: Session, *, leaf_id: Any = UNDEF, full: bool = False, de
         # being on the active path alone does not keep an entry from folding: a long linear
         # session folds too, around its marked entries
         f = flags.get(id(e))
-        return (f is not None and any(m in f for m in marks)) or get(e, "type") in INTERESTING_TYPES \
+        return (f is not None and any(m in f for m in marks)) or kinds.of_entry(e).tree == "kept" \
             or session.label_of(get(e, "id")) is not None
 
     hidden = _hidden(session, children, roots, active, keep_visible, branches_only=branches_only,
