@@ -148,3 +148,29 @@ def test_stats_columns_keep_one_number_format(tmp_path, monkeypatch):
     assert rows["total"][6] == "$141.03"
     cost = next(ln for ln in r.stdout.splitlines() if ln.strip().startswith("cost"))
     assert cost.split()[1:] == ["$141.03", "$0.00", "$0.00", "$141.03"], cost  # not $0.0000 beside $141.03
+
+
+def branchy(tmp_path) -> str:
+    """Two branch points, three tips."""
+    return write_session(tmp_path, [header(), user("a1", None), assistant("b2", "a1"), user("c3", "b2"),
+                                    user("c4", "b2"), assistant("d5", "a1"), assistant("d6", "c4")])
+
+
+def test_watch_summary_counts_branch_points_as_tree_and_marks_the_active_path(tmp_path, monkeypatch):
+    path = branchy(tmp_path)
+    r = invoke(cli_runner(monkeypatch, columns=120), "watch", path, "--until-idle", "0", "--interval", "0.01")
+    assert r.exit_code == 0, r.stderr
+    head, *rows = r.stdout.splitlines()
+    t = invoke(cli_runner(monkeypatch, columns=120), "tree", path)
+    assert "2 branch points" in t.stdout.splitlines()[0] and "2 branch points" in head and "branches" not in head
+    assert rows and all("\u25cf " in row and "\u25cb" not in row for row in rows if "d6" in row or "c4" in row)
+
+
+def test_watch_exit_on_delete_does_not_say_it_waits():
+    from pisess.cli.commands.watch_cmd import _event_row
+    from pisess.core.model.follow import Event
+
+    gone = Event("deleted", None, None, {})
+    assert "waiting" in _event_row(gone).plain
+    ends = _event_row(gone, 8, True).plain
+    assert "waiting" not in ends and "ending (--exit-on-delete)" in ends

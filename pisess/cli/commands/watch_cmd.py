@@ -50,7 +50,7 @@ def watch(
     w = common.where(sessions_dir, cwd)
     common.check_root(w, sessions_dir, [session] if session else None)  # missing: exit 2, as every command
     path = resolve_session(session, w.root, w.cwd)
-    view = JsonView() if json_out else HumanView(color)
+    view = JsonView() if json_out else HumanView(color, exit_on_delete=exit_on_delete)
     started = time.monotonic()
     entries = 0
     watcher = Watch(path, cost_of=_cost_of)
@@ -146,9 +146,10 @@ class JsonView:
 class HumanView:
     """Rows on stdout; on a terminal a status line below them, updated in place."""
 
-    def __init__(self, color: str) -> None:
+    def __init__(self, color: str, *, exit_on_delete: bool = False) -> None:
         from pisess.cli.output import Printer
 
+        self.exit_on_delete = exit_on_delete  # a deleted file ends the watch: its row says so
         self.printer = Printer(color)
         self.console = self.printer.console  # the live status line is drawn on the printer's console
         self.live = None
@@ -182,7 +183,7 @@ class HumanView:
         head.append(escape_controls(d.s(h.get("id")))[:8] if h else "(no header yet)", "bold")
         if s.name:
             head.append(" \u00b7 " + one_line(s.name, 50), "bold")
-        head.append(f" \u00b7 {plural(s.entries, 'entry', 'entries')} \u00b7 {plural(s.branches, 'branch', 'branches')}")
+        head.append(f" \u00b7 {plural(s.entries, 'entry', 'entries')} \u00b7 {plural(s.branch_points, 'branch point')}")
         head.append(f" \u00b7 leaf {escape_controls(d.s(s.leaf)[:s.id_width]) if s.leaf else '(none)'}")
         head.append(f"  watching {escape_controls(tilde(watcher.path))}", "dim")
         self._print(head)
@@ -205,7 +206,7 @@ class HumanView:
                 self._print(_row(ev.entry, meaning.get(id(ev.entry), []), line=ev.line, width=self.console.width,
                                  id_width=w))
             elif ev.kind in ("damage", "rewritten", "deleted", "concurrent_writers"):
-                self._print(_event_row(ev, w))
+                self._print(_event_row(ev, w, self.exit_on_delete))
         self._refresh(watcher)
 
     def switched(self, watcher) -> None:
@@ -232,7 +233,7 @@ class HumanView:
 
         s = watcher.state
         since = "no append yet" if watcher.last_append is None else f"last append {_ago(time.time() - watcher.last_append)} ago"
-        parts = [plural(s.entries, "entry", "entries"), plural(s.branches, "branch", "branches"),
+        parts = [plural(s.entries, "entry", "entries"), plural(s.branch_points, "branch point"),
                  f"context ~{s.context_tokens():,} tokens", f"${s.cost:.4f}", since]
         if watcher.has_pending:
             parts.append("pi is writing a line")
@@ -325,7 +326,8 @@ def _row(e: Any, meanings: list | None, *, line: int | None = None, dim: bool = 
     t = Text(no_wrap=True, overflow="ellipsis")
     t.append(d.local_time(e.get("timestamp"), with_date=False) + " ", "dim")
     moved = any(m.kind in ("branch", "leaf_moved") for m in meanings or ())
-    t.append(("\u25cb " if dim else "\u21b1 " if moved else "\u25cf "), "dim" if dim else "bold")
+    # (the summary's rows are the active path's last entries: ●, as tree marks them, only dimmed)
+    t.append(("\u21b1 " if moved else "\u25cf "), "dim" if dim else "bold")
     t.append(escape_controls(d.s(e.get("id"))[:id_width]), "dim" if dim else "bold")
     t.append("  ")
     from pisess.core.model import kinds
@@ -343,7 +345,7 @@ def _row(e: Any, meanings: list | None, *, line: int | None = None, dim: bool = 
     return t
 
 
-def _event_row(ev, id_width: int = 8):
+def _event_row(ev, id_width: int = 8, exit_on_delete: bool = False):
     from rich.text import Text
 
     from pisess.cli.views.text import escape_controls
@@ -355,6 +357,8 @@ def _event_row(ev, id_width: int = 8):
         return Text(escape_controls(f"\u21bb rewritten: {data.get('reason')}; read again from the start: "
                                     f"{data.get('entries'):,} entries"), "bold yellow")
     if ev.kind == "deleted":
+        if exit_on_delete:
+            return Text("\u2717 the file was deleted; ending (--exit-on-delete)", "bold red")
         return Text("\u2717 the file was deleted; waiting for it to come back (--exit-on-delete ends instead)",
                     "bold red")
     tips = data.get("tips") or []

@@ -216,6 +216,7 @@ class SessionState:
         self.nodes: dict = {}  # id -> _Node (last occurrence wins, as pi's byId)
         self.id_prefix = PrefixWidth()  # how many characters of an id the rows show (ids.unique_prefix_width)
         self.with_children: set = set()
+        self.branching: set = set()  # ids with more than one child: tree's branch points
         self.leaf: Any = None  # where pi's next append goes (cli: the last entry)
         self.last_type: Any = None
         self.entries = 0
@@ -240,6 +241,11 @@ class SessionState:
     def branches(self) -> int:
         """Tips: entries no other entry continues."""
         return sum(1 for k in self.nodes if k not in self.with_children)
+
+    @property
+    def branch_points(self) -> int:
+        """Entries with more than one child, as ``tree`` counts them."""
+        return len(self.branching)
 
     def context_tokens(self) -> int:
         node = self.nodes.get(self.leaf) if isinstance(self.leaf, str) else None
@@ -315,6 +321,8 @@ class SessionState:
         self.nodes[eid] = _Node(line, offset, pid, own, ctx)
         self.id_prefix.add(eid)
         if isinstance(pid, str):
+            if had_children:
+                self.branching.add(pid)
             self.with_children.add(pid)
         self._leaf_target = None
         if etype == "leaf":
