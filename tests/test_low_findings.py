@@ -174,3 +174,10 @@ def test_watch_exit_on_delete_does_not_say_it_waits():
     assert "waiting" in _event_row(gone).plain
     ends = _event_row(gone, 8, True).plain
     assert "waiting" not in ends and "ending (--exit-on-delete)" in ends
+
+
+def test_stats_says_what_an_abandoned_branch_is(tmp_path, monkeypatch):
+    r = invoke(cli_runner(monkeypatch, columns=200), "stats", branchy(tmp_path))
+    assert "2 abandoned branches (off the active path)" in r.stdout
+    h = invoke(cli_runner(monkeypatch), "help", "stats")
+    assert "An abandoned branch is one that leaves the active path" in " ".join(h.stdout.split())

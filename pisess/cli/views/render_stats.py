@@ -309,7 +309,8 @@ def stats_view(report, *, label: str, width: int = 100) -> list:
             plural(t["compactions"], "compaction"),
             plural(t["branchSummaries"], "branch summary", "branch summaries"),
             plural(report.branch_points, "branch point"),
-            plural(report.abandoned_branches, "abandoned branch", "abandoned branches")])),
+            plural(report.abandoned_branches, "abandoned branch", "abandoned branches")
+            + (" (off the active path)" if report.abandoned_branches else "")])),
         ("forks", forks),
     ]
     if forks_left:
