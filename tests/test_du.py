@@ -51,8 +51,8 @@ def test_bytes_add_up(store):
 
 def test_where_matches_the_tree(store):
     s = {x["id"]: x for x in _doc("--all", *ROOT)["sessions"]}
-    assert s[P_ID]["whereEntries"] == {"active": 8, "retained": 0, "compacted": 6, "branch": 3}
-    assert s[H_ID]["whereEntries"] == {"active": 7, "retained": 0, "compacted": 0, "branch": 3}
+    assert s[P_ID]["whereEntries"] == {"active": 8, "edited": 0, "retained": 0, "compacted": 6, "branch": 3}
+    assert s[H_ID]["whereEntries"] == {"active": 7, "edited": 0, "retained": 0, "compacted": 0, "branch": 3}
 
 
 def test_images_and_top(store):

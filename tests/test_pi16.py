@@ -442,3 +442,61 @@ def test_export_names_what_context_edits_hid_and_replaced(tmp_path):
     md = export_context(ctx16(tmp_path, lines), "md").data.decode()
     assert "secret attempt" not in md
     assert "**Hidden:** 1 message hidden by context edits: a1" in md
+
+
+# --- search, stats, du: what a context_edit hid or replaced is "edited", not "active" ---------------
+
+EDITED = [header(), user("u1", None, "look at the logs"),
+          message("a1", "u1", {"role": "assistant", "content": [{"type": "toolCall", "id": "c1", "name": "bash",
+                                                                "arguments": {"command": "cat log"}}],
+                               "api": "anthropic-messages", "provider": "anthropic", "model": "claude-x",
+                               "stopReason": "toolUse", "timestamp": 2}),
+          message("t1", "a1", {"role": "toolResult", "toolCallId": "c1", "toolName": "bash",
+                               "content": [{"type": "text", "text": "huge NEEDLEHIDDEN output"}], "isError": False,
+                               "timestamp": 3}),
+          assistant("a2", "t1", "long NEEDLEREPLACED answer"),
+          edit("e1", "a2", "t1", None),
+          edit("e2", "e1", "a2", {"content": "short NEEDLEOLD answer"}),  # a later edit of a2 wins
+          edit("e3", "e2", "a2", {"content": "short NEEDLENEW answer"}),
+          user("u2", "e3", "thanks")]
+
+
+@pytest.mark.parametrize("small", [True, False], ids=["parsed", "streamed"])
+def test_search_places_what_context_edits_hid_or_replaced_as_edited(tmp_path, small):
+    from pisess.core.analyses.search import make_matcher, search_file
+
+    path = write_session(tmp_path, EDITED)
+    m = make_matcher("NEEDLE")
+    kw = {} if small else {"small": 0}
+    where = {h.match.snippet.split()[1]: h.where for h in search_file(path, m, **kw).hits}
+    assert where == {"NEEDLEHIDDEN": "edited", "NEEDLEREPLACED": "edited", "NEEDLEOLD": "edited",
+                     "NEEDLENEW": "active"}
+    active = [h.match.snippet for h in search_file(path, m, active_only=True, **kw).hits]
+    assert active == ["short NEEDLENEW answer"]
+    # pi 0.82.1 applies no edits: the model sees all of it
+    old = search_file(path, m, pi_version="0.82.1", **kw)
+    assert {h.where for h in old.hits} == {"active"}
+
+
+def test_search_legend_says_what_edited_means(tmp_path, monkeypatch):
+    from conftest import cli_runner, invoke
+
+    path = write_session(tmp_path, EDITED)
+    r = invoke(cli_runner(monkeypatch, columns=200), "search", "NEEDLEHIDDEN", path)
+    assert r.exit_code == 0
+    assert "edited" in r.stdout.splitlines()[1].split()
+    assert "edited: hidden or replaced by a context edit" in r.stdout
+
+
+def test_stats_and_du_count_edited_apart(tmp_path):
+    from pisess.core.analyses.du import disk_usage
+    from pisess.core.analyses.stats import compute_stats
+
+    path = write_session(tmp_path, EDITED)
+    st = compute_stats([path])
+    assert st.where["edited"]["entries"] == 3  # t1, a2, e2
+    assert st.where["edited"]["messageCount"] == 2
+    assert st.where["active"]["entries"] == 5  # u1, a1, e1, e3, u2
+    du = disk_usage([path])
+    sizes = [len(line) for line in open(path, "rb").read().split(b"\n")]
+    assert du.where["edited"] == sizes[3] + sizes[4] + sizes[6]

@@ -66,7 +66,7 @@ def test_fork_alone_is_counted_whole(store):
 def test_where_split_adds_up(store):
     doc = _doc("--all", *ROOT)
     w = doc["where"]
-    assert {k: v["entries"] for k, v in w.items()} == {"active": 19, "retained": 0, "compacted": 6, "branch": 6}
+    assert {k: v["entries"] for k, v in w.items()} == {"active": 19, "edited": 0, "retained": 0, "compacted": 6, "branch": 6}
     for key in ("entries", "messageCount", "cost"):
         assert sum(v[key] for v in w.values()) == pytest.approx(doc["total"][key])
     for key in ("input", "output", "cacheRead", "cacheWrite", "total"):

@@ -19,8 +19,9 @@ from pisess.core import js
 from pisess.core.js import UNDEF
 from pisess.core.model import kinds
 
-WHERE_STYLE = {"active": "green", "retained": "cyan", "compacted": "yellow", "branch": "dim", "dropped": "red"}
-WHERE_WORD = {"active": "in context", "retained": "retained", "compacted": "compacted", "branch": "branches"}
+WHERE_STYLE = {"active": "green", "edited": "magenta", "retained": "cyan", "compacted": "yellow", "branch": "dim",
+               "dropped": "red"}
+WHERE_WORD = {"active": "in context", "edited": "edited", "retained": "retained", "compacted": "compacted", "branch": "branches"}
 HIT_STYLE = "bold reverse"
 
 
@@ -108,6 +109,8 @@ def search_view(results: list, *, width: int, searched: int, label: str, active_
         foot.append(" \u00b7 active path in context only")
     out.append(foot)
     legend = "active: in the model's context \u00b7 "
+    if any(h.where == "edited" for r in results for h in r.hits):
+        legend += "edited: hidden or replaced by a context edit \u00b7 "
     if any(h.where == "retained" for r in results for h in r.hits):
         legend += "retained: a copy in the checkpoint \u00b7 "
     legend += "compacted: replaced by its summary \u00b7 branch: off the active path"
@@ -274,7 +277,8 @@ def stats_view(report, *, label: str, width: int = 100) -> list:
     if report.forks:
         head.append(f" \u00b7 {plural(len(report.forks), 'fork')} of a session in the set")
     out.append(head)
-    shown = [w for w in ("active", "retained", "compacted", "branch") if w != "retained" or report.where[w]["entries"]]
+    shown = [w for w in ("active", "edited", "retained", "compacted", "branch")
+             if w not in ("edited", "retained") or report.where[w]["entries"]]
     cols = [report.where[w] for w in shown] + [t]
     rows = [["entries", *[_n(c["entries"]) for c in cols]],
             ["messages", *[_n(c["messageCount"]) for c in cols]]]
@@ -286,7 +290,7 @@ def stats_view(report, *, label: str, width: int = 100) -> list:
     rows.append(["errors", *[_n(sum(c["errors"].values())) for c in cols]])
     for r in rows:
         r[-1] = Text(r[-1], "bold")
-    words = {"active": "IN CONTEXT", "retained": "RETAINED", "compacted": "COMPACTED", "branch": "BRANCHES"}
+    words = {"active": "IN CONTEXT", "edited": "EDITED", "retained": "RETAINED", "compacted": "COMPACTED", "branch": "BRANCHES"}
     out.extend(columns(rows, "l" + "r" * len(cols), header=["", *[words[w] for w in shown], "TOTAL"]))
     if report.by:
         out.append(Text(""))
@@ -426,6 +430,8 @@ def du_view(report, *, label: str, width: int = 100) -> list:
              ("other branches", report.where["branch"], "")]
     if report.where.get("retained"):  # kept verbatim by a checkpoint's retainedTail (pi's SDK)
         parts.insert(1, ("retained", report.where["retained"], "cyan"))
+    if report.where.get("edited"):  # hidden or replaced by a pi 1.6 context_edit
+        parts.insert(1, ("edited", report.where["edited"], "magenta"))
     for i, (word, b, style) in enumerate(parts):
         piece = f"{word} {human_size(b)} ({_pct(b, whole)})"
         if i and w.cell_len + 3 + len(piece) > width:  # the next piece on a line of its own, under the first

@@ -91,7 +91,7 @@ class SessionUsage:
     entry_bytes: int
     header_bytes: int
     other_bytes: int  # newlines, blank and unreadable lines, later headers
-    where: dict  # active | retained | compacted | branch -> bytes
+    where: dict  # active | edited | retained | compacted | branch -> bytes
     where_entries: dict  # active | retained | compacted | branch -> entries
     kinds: list  # [{"type", "role", "entries", "bytes"}], biggest first
     images: dict  # {"count", "bytes"}

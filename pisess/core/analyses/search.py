@@ -202,7 +202,7 @@ class Hit:
     entry_id: Any
     entry_type: Any
     role: Any
-    where: str  # active | retained | compacted | branch | dropped (a line no reader keeps)
+    where: str  # active | edited | retained | compacted | branch | dropped (a line no reader keeps)
     match: Match
 
     def to_json(self, result: FileResult) -> dict:

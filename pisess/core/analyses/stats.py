@@ -216,7 +216,7 @@ class SessionStats:
     created_at: Any
     reader: str
     tally: dict  # this session's own entries (copies from a parent in the set left out)
-    where: dict  # "active" | "retained" | "compacted" | "branch" -> tally
+    where: dict  # "active" | "edited" | "retained" | "compacted" | "branch" -> tally
     copied: dict  # the entries left out as copies from the parent
     parent: str | None  # header parentSession
     parent_in_set: str | None  # the parent's path when it is in the set (and could be read)
@@ -303,7 +303,7 @@ def compute_stats(paths: list[str], *, reader: str = "auto", by: str | None = No
     for path in _parents_first(paths, parent_of):
         # a session that is neither a fork nor a parent in the set counts alone: its figures can be
         # the cache's (``by`` groups are left to the read)
-        lone = f"stats:{reader}:{pi_version}" if by is None and path not in parent_of and path not in run.children_left \
+        lone = f"stats2:{reader}:{pi_version}" if by is None and path not in parent_of and path not in run.children_left \
             else None
         got = cache.recall(path, lone) if lone else None
         if got is not None:

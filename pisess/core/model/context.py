@@ -254,22 +254,57 @@ def _edits_in(entries: list) -> dict:
     return edits
 
 
-def edit_marks(session: Session, selected: list) -> dict:
-    """``id(entry) -> "hidden" | "edited"`` for the selected entries a ``context_edit`` in the
+def _edits_applied(session: Session, selected: list) -> list:
+    """``(entry, edit, "hidden" | "edited")`` for the selected entries a ``context_edit`` in the
     selection changes (pi 1.6's rules; none with 0.82.1's).  Only the edits are read back whole."""
     rules = _Rules.of(session)
     if not rules.edits:
-        return {}
+        return []
     edits = _edits_in(selected)
     if not edits:
-        return {}
-    out = {}
+        return []
+    out = []
     for index, e in enumerate(selected):
         edit = edits.get(js.key(get(e, "id")))
         if edit is None or (index > 0 and get(e, "type") == "compaction"):
             continue
-        out[id(e)] = "hidden" if get(session.full(edit), "replacement") is None else "edited"
+        out.append((e, edit, "hidden" if get(session.full(edit), "replacement") is None else "edited"))
     return out
+
+
+def edit_marks(session: Session, selected: list) -> dict:
+    """``id(entry) -> "hidden" | "edited"`` for the selected entries a ``context_edit`` in the
+    selection changes (pi 1.6's rules; none with 0.82.1's)."""
+    return {id(e): how for e, _, how in _edits_applied(session, selected)}
+
+
+def unseen_by_edits(session: Session, selected: list) -> list:
+    """The store positions of the selected entries whose text the model does not see because of
+    ``context_edit``s (pi 1.6): an entry an edit hides, one whose content an edit replaces (a
+    message of an editable role, a custom message), and an edit whose replacement is not what the
+    model sees (a later edit of the same target wins, or its target is not in the context or not
+    editable)."""
+    if not _Rules.of(session).edits or not any(get(e, "type") == "context_edit" for e in selected):
+        return []
+    position = session.store.position
+    at = {id(e): position(e) for e in selected}  # (before full() reads an edit back: a new object)
+    out, shown = [], set()
+    for e, edit, how in _edits_applied(session, selected):
+        if how == "hidden":
+            out.append(at[id(e)])
+        elif _content_editable(e):
+            out.append(at[id(e)])
+            shown.add(id(edit))
+    out.extend(at[id(e)] for e in selected if get(e, "type") == "context_edit" and id(e) not in shown and
+               get(session.full(e), "replacement") is not None)
+    return [p for p in out if p is not None]
+
+
+def _content_editable(entry: Any) -> bool:
+    """A replacement changes this entry's content: a message of an editable role, or a custom
+    message (projected as role ``custom``)."""
+    t = get(entry, "type")
+    return t == "custom_message" or (t == "message" and get(get(entry, "message"), "role") in EDITABLE_ROLES)
 
 
 EDITABLE_ROLES = ("user", "assistant", "toolResult", "custom")

@@ -1,6 +1,8 @@
 """Where each entry of a session sits (``place``), for ``search``, ``stats`` and ``du``.
 
-``active`` (on the path from the root to the leaf and in what the model sees), ``retained`` (on
+``active`` (on the path from the root to the leaf and in what the model sees), ``edited`` (in the
+context, but a pi 1.6 ``context_edit`` hides or replaces its text, or it is an edit whose
+replacement the model does not see), ``retained`` (on
 that path before the checkpoint, but kept verbatim by it: the model sees the copy in the
 checkpoint's ``retainedTail``), ``compacted`` (on that path but before the compaction checkpoint:
 the model sees the summary instead) or ``branch`` (anywhere else: abandoned branches, ``leaf``
@@ -18,7 +20,7 @@ from ..js import get
 from ..reading.session import Session
 from ..reading.store import EntryStore
 
-WHERE = ("active", "retained", "compacted", "branch")
+WHERE = ("active", "edited", "retained", "compacted", "branch")
 
 
 @dataclass(frozen=True)
@@ -26,7 +28,8 @@ class Placement:
     """Per entry of ``session.entries`` (same order): where it sits and, off the active path (when
     asked for), the first entry of its abandoned branch: the child of the active path it hangs from."""
 
-    where: list | dict  # "active" | "retained" | "compacted" | "branch" by position (a dict: of the positions asked for)
+    # "active" | "edited" | "retained" | "compacted" | "branch" by position (a dict: of the positions asked for)
+    where: list | dict
     branch_root: list | None  # entry or None (None on the active path); None when not asked for
     leaf_id: Any
     checkpoint: Any  # the compaction the context starts at, or None
@@ -51,7 +54,7 @@ def place(session: Session, *, branches: bool = True, positions: list | None = N
     and each abandoned branch's first entry.  With ``positions`` (and no ``branches``) ``where``
     maps only those entry positions (a search places its hits, not a million entries).  Placed on
     the store's positions: entries are built only for the context."""
-    from ..model.context import retained_positions, select_entries
+    from ..model.context import retained_positions, select_entries, unseen_by_edits
     from ..model.paths import cli_context_path, path_to_checkpoint
     from ..model.tree import current_leaf
 
@@ -72,6 +75,9 @@ def place(session: Session, *, branches: bool = True, positions: list | None = N
         except PisessError as e:
             error = error or e.message
     where = _where_by_position(store, active_at, chosen, retained_positions(session, chosen))
+    if chosen:
+        for at in unseen_by_edits(session, chosen):
+            where[at] = "edited"
     if not branches:
         if positions is not None:
             return Placement({i: where[i] for i in positions}, None, leaf_id, checkpoint, None, error)
