@@ -76,11 +76,9 @@ def test_views_return_items_and_print_nothing(src, capsys):
 
 def test_the_tree_view_never_reads_the_file(src, monkeypatch):
     """The command reads the rows' whole entries and passes them; the view only draws."""
-    from pisess.cli.commands.tree_cmd import tree_entries
-
     s = open_session(src, "cli", light=True)
     view = build_tree(s)
-    entries = tree_entries(view)
+    entries = view.entries()
 
     def refuse(*a, **k):
         raise AssertionError("the view read the session")

@@ -12,11 +12,20 @@ import functools
 import importlib
 import os
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import typer
 
 from pisess import __version__
 from pisess.cli.commands import cache_cmd
+
+if TYPE_CHECKING:  # checked against the typer that vendors click (0.26 on, as installed)
+    from typer._click.exceptions import ClickException
+else:
+    try:  # typer >= 0.26 vendors click (already imported by typer itself: free)
+        from typer._click.exceptions import ClickException
+    except ImportError:  # pragma: no cover - older typer with click installed beside it
+        from click.exceptions import ClickException
 
 #: Every command, in the order help lists them: its module in
 #: pisess.cli.commands, whose function of the command's name it runs.
@@ -91,14 +100,6 @@ def __getattr__(name: str) -> typer.Typer:
     return whole_app()
 
 
-def _click_exception() -> type:
-    try:  # typer >= 0.26 vendors click
-        from typer._click.exceptions import ClickException
-    except ImportError:  # pragma: no cover - older typer with click installed beside it
-        from click.exceptions import ClickException
-    return ClickException
-
-
 def app_for(args: list[str]) -> typer.Typer:
     """The app that runs ``args``: the root with only the command they name, when they name one
     (a command's help, options and errors do not depend on its siblings).  Anything else (no
@@ -118,7 +119,6 @@ def run(argv: list[str] | None = None) -> int:
     from pisess.cli import common
 
     args = list(sys.argv[1:] if argv is None else argv)
-    ClickException = _click_exception()
     try:
         rv = app_for(args)(args=args, prog_name="pisess", standalone_mode=False)
     except ClickException as e:

@@ -165,7 +165,7 @@ class Printer:
     def __init__(self, color: str = "auto", *, stderr: bool = False) -> None:
         self.color = color
         self.stderr = stderr
-        self._console = None
+        self._console: Console | None = None
         self._stream: Any = None
 
     @property
@@ -175,10 +175,11 @@ class Printer:
         return self._stream
 
     @property
-    def console(self):
+    def console(self) -> Console:
         if self._console is None:
-            self._console = make_console(self.color, stderr=self.stderr)
-            self._console.file = self.stream
+            console = make_console(self.color, stderr=self.stderr)
+            console.file = self.stream
+            self._console = console
         return self._console
 
     @property

@@ -6,11 +6,15 @@ from __future__ import annotations
 import os
 import sys
 import time
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from pisess.cli import common
+
+if TYPE_CHECKING:
+    from rich.progress import Progress as Bar
+    from rich.progress import TaskID
 
 AllOpt = Annotated[bool, typer.Option("--all", "-a", help="Every project under the sessions root.")]
 
@@ -87,8 +91,7 @@ class Progress:
         self.done = 0
         self.t0 = time.monotonic()
         self.last = 0.0
-        self.bar = None
-        self.task = None
+        self._bar: tuple[Bar, TaskID] | None = None  # the bar and its one task, once shown
         self.status = ""
 
     def tick(self, n: int) -> None:
@@ -99,16 +102,17 @@ class Progress:
         if now - self.last < 0.1:
             return
         self.last = now
-        if self.bar is None:
+        if self._bar is None:
             if now - self.t0 < self.delay:
                 return
             from pisess.cli.views.render_stats import progress_bar
 
             self.total = max(total_bytes(self.files), self.done, 1)
-            self.bar = progress_bar(self.color)
-            self.task = self.bar.add_task(self._desc(), total=self.total)
-            self.bar.start()
-        self.bar.update(self.task, completed=min(self.done, self.total), description=self._desc())
+            bar = progress_bar(self.color)
+            self._bar = (bar, bar.add_task(self._desc(), total=self.total))
+            bar.start()
+        bar, task = self._bar
+        bar.update(task, completed=min(self.done, self.total), description=self._desc())
 
     def note(self, status: str) -> None:
         self.status = status
@@ -117,9 +121,9 @@ class Progress:
         return self.label + (f" \u00b7 {self.status}" if self.status else "")
 
     def close(self) -> None:
-        if self.bar is not None:
-            self.bar.stop()
-            self.bar = None
+        if self._bar is not None:
+            self._bar[0].stop()
+            self._bar = None
 
     def __enter__(self) -> Progress:
         return self

@@ -3,7 +3,7 @@
 Pure library code: it never imports typer or rich, never prints, and returns plain data.
 
 Laid out as the pipeline runs, each layer importing only the ones above it in this list (never
-one below it, lazily neither; ``tests/test_core_import_graph.py`` checks):
+one below it, lazily neither; ``tests/test_import_graph.py`` checks):
 
 - the base: ``errors`` (the one ``PisessError`` family), ``js`` (JavaScript's values and rules),
   ``versions`` (which pi's rules), ``ids`` (ids as people type them), ``parallel`` (forked reads);

@@ -83,7 +83,7 @@ def clear(json_out: common.JsonOpt = False) -> None:
 def add_no_cache(typer_app: typer.Typer, skip: tuple[str, ...] = ()) -> None:
     """Give every registered command but ``skip`` the ``--no-cache`` option."""
     for info in typer_app.registered_commands:
-        if info.name not in skip:
+        if info.name not in skip and info.callback is not None:
             info.callback = without_cache_option(info.callback)
 
 

@@ -15,7 +15,6 @@ def demo_views(root: str, tmp: str, *, width: int) -> list:
     from rich.rule import Rule
     from rich.text import Text
 
-    from pisess.cli.commands.tree_cmd import tree_entries
     from pisess.cli.common import Where
     from pisess.cli.views import render
     from pisess.core.analyses.validate import validate_file
@@ -41,7 +40,7 @@ def demo_views(root: str, tmp: str, *, width: int) -> list:
         s = open_session(info.path, "auto")
         view = build_tree(s)
         step(f"pisess tree {info.id[:w]}")
-        out.extend(render.tree_view(view, tree_entries(view), width=width))
+        out.extend(render.tree_view(view, view.entries(), width=width))
     step(f"pisess context {listing.sessions[-1].id[:w]}")
     out.extend(render.context_view(build_context(open_session(listing.sessions[-1].path, "auto")), max_lines=4))
     step(f"pisess path {listing.sessions[0].id[:w]}")

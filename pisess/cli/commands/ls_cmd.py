@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
 
 from pisess.cli import common, output
@@ -34,10 +36,12 @@ def ls(
                             sort=sort.lower() if sort else None, whole=long)
     details = None
     if long:
+        from functools import partial
+
         from pisess.core.listing.summary import summarize_file
         from pisess.core.reading.cache import summary
 
-        details = {s.path: summary(s.path, "ls-long", lambda p=s.path: summarize_file(p)) for s in listing.sessions}
+        details = {s.path: summary(s.path, "ls-long", partial(summarize_file, s.path)) for s in listing.sessions}
     unreadable = listing.unreadable
     common.note_unreadable(unreadable)
     if json_out:
@@ -47,7 +51,7 @@ def ls(
             if details is not None:
                 row["details"] = details[s.path]
             rows.append(row)
-        doc = {"piVersion": pi_version, "root": w.root, "cwd": None if all_projects else w.cwd,
+        doc: dict[str, Any] = {"piVersion": pi_version, "root": w.root, "cwd": None if all_projects else w.cwd,
                "sessions": rows, "skipped": [k.to_json() for k in listing.skipped],
                "unreadable": [e.to_dict() for e in unreadable]}
         if unreadable:  # the listing is incomplete: say so as every command's error does

@@ -33,12 +33,6 @@ def tree_json(view) -> dict:
             "roots": view.roots, "droppedLines": s.dropped_lines, "rows": rows}
 
 
-def tree_entries(view) -> list:
-    """The whole entries of the view's entry rows, in order: a compact index holds light ones, and
-    the rows' previews need the text (read back here, so the view never touches the file)."""
-    return view.session.materialize([r.entry for r in view.rows if r.kind == "entry"])
-
-
 @handles_errors
 def tree(
     session: str | None = common.session_argument(),
@@ -80,4 +74,4 @@ def tree(
     from pisess.cli.views import render
 
     printer = Printer(color)
-    printer.show(render.tree_view(view, tree_entries(view), width=printer.width, show_time=time), pager=pager)
+    printer.show(render.tree_view(view, view.entries(), width=printer.width, show_time=time), pager=pager)

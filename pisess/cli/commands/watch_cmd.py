@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from pisess.cli import common, output
 from pisess.cli.common import handles_errors
+
+if TYPE_CHECKING:
+    from rich.live import Live
 
 NEW_SESSION_EVERY = 1.0  # seconds between looks for a newer session (--follow-new)
 RECENT = 5  # entries of the active path shown on start
@@ -152,16 +155,17 @@ class HumanView:
         self.exit_on_delete = exit_on_delete  # a deleted file ends the watch: its row says so
         self.printer = Printer(color)
         self.console = self.printer.console  # the live status line is drawn on the printer's console
-        self.live = None
+        self.live: Live | None = None
         self._last_status = 0.0
 
     def __enter__(self):
         if self.console.is_terminal:
             from rich.live import Live
 
-            self.live = Live(console=self.console, auto_refresh=False, transient=True, redirect_stdout=False,
-                             redirect_stderr=False)
-            self.live.__enter__()
+            live = Live(console=self.console, auto_refresh=False, transient=True, redirect_stdout=False,
+                        redirect_stderr=False)
+            live.__enter__()
+            self.live = live
         return self
 
     def __exit__(self, *exc) -> None:
@@ -250,13 +254,13 @@ def _ago(seconds: float) -> str:
     return f"{seconds // 3600}h{seconds // 60 % 60:02d}m"
 
 
-def _active_tail(watcher, n: int) -> list:
+def _active_tail(watcher, n: int) -> list[tuple[int, dict]]:
     """The last ``n`` entries of the active path (the leaf and its ancestors), oldest first."""
     from pisess.core.reading.jsonl import parse_json
 
     s = watcher.state
     recent = {id_of(e): (line, e) for line, e in s.recent}
-    out = []
+    out: list[tuple[int, dict]] = []
     cur = s.leaf
     with open(watcher.path, "rb") as fh:
         while isinstance(cur, str) and len(out) < n:

@@ -6,9 +6,12 @@ markup; words (``active``, ``compacted``, ``branch``) carry the meaning, colour 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
 from pisess.cli.output import make_console
 from pisess.cli.views import describe as d
@@ -35,7 +38,7 @@ def _session_head(sid: Any, name: Any, extra: str = "") -> Text:
     return t
 
 
-def progress_bar(color: str = "auto"):
+def progress_bar(color: str = "auto") -> Progress:
     """A transient byte progress bar on stderr; it never takes over stdout."""
     from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
 
@@ -288,10 +291,9 @@ def stats_view(report, *, label: str, width: int = 100) -> list:
     rows.append(["cost", *_moneys([c["cost"] for c in cols])])
     rows.append(["tool calls", *[_n(sum(c["toolCalls"].values())) for c in cols]])
     rows.append(["errors", *[_n(sum(c["errors"].values())) for c in cols]])
-    for r in rows:
-        r[-1] = Text(r[-1], "bold")
     words = {"active": "IN CONTEXT", "edited": "EDITED", "retained": "RETAINED", "compacted": "COMPACTED", "branch": "BRANCHES"}
-    out.extend(columns(rows, "l" + "r" * len(cols), header=["", *[words[w] for w in shown], "TOTAL"]))
+    total_bold = [[*r[:-1], Text(r[-1], "bold")] for r in rows]
+    out.extend(columns(total_bold, "l" + "r" * len(cols), header=["", *[words[w] for w in shown], "TOTAL"]))
     if report.by:
         out.append(Text(""))
         out.extend(_by_table(report, width))

@@ -35,11 +35,12 @@ def escape_controls(s: str, keep_newlines: bool = False) -> str:
 
 
 def human_size(n: int) -> str:
+    size: float = n
     for unit in ("B", "KB", "MB", "GB"):
-        if n < 1024 or unit == "GB":
-            return f"{n} {unit}" if unit == "B" else f"{n:.1f} {unit}".replace(".0 ", " ")
-        n /= 1024
-    return f"{n:.1f} TB"
+        if size < 1024 or unit == "GB":
+            return f"{n} {unit}" if unit == "B" else f"{size:.1f} {unit}".replace(".0 ", " ")
+        size /= 1024
+    return f"{size:.1f} TB"
 
 
 def short_id(v, n: int = 8) -> str:

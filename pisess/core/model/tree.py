@@ -53,6 +53,11 @@ class TreeView:
     checkpoint: Any = None
     notes: list = field(default_factory=list)
 
+    def entries(self) -> list:
+        """The whole entries of the entry rows, in order: a compact index holds light ones, and the
+        rows' previews need the text (read back here, so a view of the tree never touches the file)."""
+        return self.session.materialize([r.entry for r in self.rows if r.kind == "entry"])
+
 
 def _ancestors(session: Session, start: Any) -> list:
     """Leaf back to its root, cycle-safe, stopping quietly at a missing parent."""
