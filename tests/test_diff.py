@@ -257,3 +257,25 @@ def test_view_matches_golden(tmp_path, monkeypatch, columns):
         path.write_text(r.stdout)
     assert r.stdout == path.read_text()
     assert all(len(line) <= columns for line in r.stdout.splitlines())
+
+
+def test_system_prompts_and_tools_are_compared_where_they_differ(tmp_path, monkeypatch):
+    """pi 1.x: the sections and tools that differ are named; the same prompt says nothing."""
+    def system(id_, parent, sections, tools):
+        return entry("message", id_, parent, message={"role": "system", "content": "You are pi.", "sections": sections,
+                                                      "toolsAdded": [{"name": t, "description": t} for t in tools],
+                                                      "timestamp": 1})
+
+    f = write_session(tmp_path, [
+        header(), system("s1", None, {"rules": "be brief"}, ["read", "bash"]), user("u1", "s1", "go"),
+        system("s2", "u1", {"rules": "be thorough", "extra": "x"}, ["write"]), assistant("a2", "s2", "long"),
+        assistant("a1", "u1", "short"),
+    ])
+    s = open_session(f, "auto", light=True)
+    d = diff_points(s, "a1", s, "a2")
+    assert d.system is not None
+    assert (d.system.sections_only_b, d.system.sections_changed, d.system.tools_only_b) == (["extra"], ["rules"], ["write"])
+    assert diff_points(s, "a1", s, "a1").system is None
+    r = invoke(cli_runner(monkeypatch, columns=80), "diff", f, "a1", "a2", "--no-pager")
+    assert r.exit_code == 1
+    assert "sections only in B: extra" in r.stdout and "tools only in B: write" in r.stdout

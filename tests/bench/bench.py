@@ -32,6 +32,8 @@ Cases (``--cases``, by number or name; default all):
               after a 10 KB append (pi's own open of 1 GiB is not run: it needs several GB)
  16 summaries ls --long, stats --all, du --all over the 10,000 files of case 5: --no-cache, cold cache,
               warm cache, beside ls --all --json (first lines only) without a cache
+ 20 diff      pisess diff FILE LEAF_A LEAF_B --json (two branch tips of case 13's file)  vs  one
+              pisess context --json of the file, without the cache and through a warm one
 
 This is a benchmark, not a test: a MISS is printed, never turned into a failing exit code.
 
@@ -63,7 +65,7 @@ REPO = Path(__file__).resolve().parents[2]
 GEN_VERSION = 3  # bump when the Python generator changes, so cached inputs are rebuilt
 CASES = {"1": "context", "2": "cli", "3": "entries", "4": "validate", "5": "ls", "6": "cold", "7": "search",
          "8": "du", "9": "search10k", "10": "du10k", "11": "entries-cli", "12": "validate-entries",
-         "13": "context16", "14": "cache", "15": "cache1g", "16": "summaries"}
+         "13": "context16", "14": "cache", "15": "cache1g", "16": "summaries", "20": "diff"}
 SEARCH_HIT = "Summarize the open TODOs"  # a user prompt of both generators: a few dozen lines of the big file
 SEARCH_MISS = "no-such-literal-7f3a"
 SEARCH_FEW = "retry the cache"  # in a few dozen of the small sessions of case 5
@@ -608,6 +610,37 @@ def append_messages(path: Path, nbytes: int) -> int:
     return size
 
 
+def _two_leaves(path: Path) -> list[str] | None:
+    """The tips of the two branches that part furthest from the root: the current leaf and the
+    tip of the longest other branch (a diff worth timing: long paths on both sides)."""
+    parents: dict = {}
+    order: list = []
+    with open(path, "rb") as f:
+        next(f)
+        for line in f:
+            try:
+                e = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(e, dict) and isinstance(e.get("id"), str) and e.get("type") != "label":
+                parents[e["id"]] = e.get("parentId")
+                order.append(e["id"])
+    if not order:
+        return None
+    has_child = {p for p in parents.values() if p}
+    tips = [i for i in order if i not in has_child]
+    leaf = order[-1]
+
+    def depth(i: str) -> int:
+        n = 0
+        while i in parents and n < 10_000_000:
+            i, n = parents[i], n + 1
+        return n
+
+    others = sorted((t for t in tips if t != leaf), key=depth, reverse=True)
+    return [others[0], leaf] if others else None
+
+
 def ratio(a: float | None, b: float | None) -> float | None:
     return a / b if a is not None and b else None
 
@@ -886,6 +919,39 @@ class Bench:
             self.rows.append(Row("16", f"{what} (cache warm)", label, fmt_size(total), hot, "ls --all --json", ls))
             self.targets.append(Target("16", f"{what.split()[0]} warm <= 3x ls --all --json", 3.0, ratio(hot.wall, ls.wall)))
             shutil.rmtree(xdg, ignore_errors=True)
+
+    def case_diff(self) -> None:
+        """Two leaves of case 13's 200 MB file: one read of the file, two walks, two contexts and
+        the summaries of each side; within 2.5x of one ``pisess context --json``."""
+        path, origin = self.inputs.big(self.sizes["big_mb"], "cli", 216, pi_version="1.6.0")
+        size = path.stat().st_size
+        label = f"{origin}, {size / 1048576:.0f} MiB"
+        leaves = _two_leaves(path)
+        if leaves is None:
+            log("[20] the file has one leaf only: no diff to time")
+            return
+        warm([path])
+        rep = self.args.repeat
+        ctx_cmd = [*self.pisess, "context", "--json", path]
+        diff_cmd = [*self.pisess, "diff", path, *leaves, "--json"]
+        log(f"[20] pisess diff {leaves[0]} {leaves[1]} vs pisess context --json (no cache)")
+        a = self.meter.best(diff_cmd, rep, stdout=self.out("20-diff.json"))
+        b = self.meter.best(ctx_cmd, rep)
+        log(f"    diff {a.wall:.2f} s {kb(a.rss_kb)}; context {b.wall:.2f} s {kb(b.rss_kb)}")
+        self.rows.append(Row("20", "diff A B --json", label, fmt_size(size), a, "pisess context --json", b))
+        xdg = self.workdir / "diff-xdg"
+        shutil.rmtree(xdg, ignore_errors=True)
+        meter = Meter(self.meter.mode, {**(self.meter.env or os.environ), "XDG_CACHE_HOME": str(xdg),
+                                        "PISESS_CACHE": "on"})
+        meter.once(ctx_cmd)  # the cache entry written
+        wa = meter.best(diff_cmd, rep, warmup=0)
+        wb = meter.best(ctx_cmd, rep, warmup=0)
+        log(f"    warm: diff {wa.wall:.2f} s {kb(wa.rss_kb)}; context {wb.wall:.2f} s {kb(wb.rss_kb)}")
+        self.rows.append(Row("20", "diff A B --json (cache warm)", label, fmt_size(size), wa,
+                             "pisess context --json (warm)", wb))
+        shutil.rmtree(xdg, ignore_errors=True)
+        self.targets += [Target("20", "diff <= 2.5x context (no cache)", 2.5, ratio(a.wall, b.wall)),
+                         Target("20", "diff <= 2.5x context (warm cache)", 2.5, ratio(wa.wall, wb.wall))]
 
     def case_validate(self) -> None:
         path, origin = self.inputs.big(self.sizes["big_mb"], "harness", 200)
