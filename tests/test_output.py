@@ -258,3 +258,22 @@ def test_a_pager_that_exists_gets_the_output(monkeypatch, tmp_path):
     rows = [f"row {i}" for i in range(40)]
     p.show(rows, pager=True)
     assert buf.getvalue() == "" and out.read_text().splitlines() == rows
+
+
+def test_rules_and_boxes_in_a_pipe_are_80_wide_rows_stay_whole(capsys, monkeypatch):
+    """Piped (no terminal, no COLUMNS) rows are laid out wide and stay unbroken, but a rule or a
+    box as wide folded onto three lines in less or an editor at 80 columns: they take 80."""
+    from rich.panel import Panel
+    from rich.rule import Rule
+    from rich.text import Text
+
+    monkeypatch.delenv("COLUMNS", raising=False)
+    row = "r" * 150
+    Printer("never").show([Panel(Text("box")), Rule("rule"), Text(row, no_wrap=True), Text("word " * 30)])
+    out = capsys.readouterr().out.splitlines()
+    assert [len(x) for x in out[:4]] == [80, 80, 80, 80]  # the box's three lines, the rule
+    assert out[4] == row
+    assert out[5] == ("word " * 30).strip()  # prose is not folded at 80 either
+    monkeypatch.setenv("COLUMNS", "120")
+    Printer("never").show([Rule("rule")])
+    assert len(capsys.readouterr().out.rstrip("\n")) == 120  # COLUMNS says the width

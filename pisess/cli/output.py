@@ -34,6 +34,13 @@ def check_color(color: str) -> str:
 
 
 PIPE_WIDTH = 200
+RULE_WIDTH = 80  # rules and boxes in a pipe or a file (Printer.rule_width)
+
+
+def _columns() -> int | None:
+    """``COLUMNS`` when it is a width, else ``None``."""
+    cols = os.environ.get("COLUMNS", "")
+    return int(cols) if cols.isdigit() and int(cols) > 0 else None
 
 
 def _isatty(stream) -> bool:
@@ -49,12 +56,9 @@ def make_console(color: str = "auto", stderr: bool = False) -> Console:
 
     color = check_color(color)
     no_color = color == "never" or (color == "auto" and bool(os.environ.get("NO_COLOR")))
-    width = None
-    cols = os.environ.get("COLUMNS", "")
+    width = _columns()
     stream = sys.stderr if stderr else sys.stdout
-    if cols.isdigit() and int(cols) > 0:
-        width = int(cols)
-    elif not _isatty(stream):
+    if width is None and not _isatty(stream):
         width = PIPE_WIDTH  # a pipe or a file: lay rows out wide, as git log and rg do, not at 80
     return Console(
         file=sys.stderr if stderr else sys.stdout,
@@ -187,6 +191,26 @@ class Printer:
         """The width views are laid out for (``COLUMNS``, else the terminal's, else 80)."""
         return self.console.width
 
+    @property
+    def rule_width(self) -> int:
+        """The width of rules and boxes: the layout width on a terminal or with ``COLUMNS``, else
+        (a pipe, a file) ``RULE_WIDTH``: rows are laid out wide there (``PIPE_WIDTH``), but a rule
+        as wide would fold onto three lines in ``less`` or an editor at 80 columns."""
+        width = self.width
+        if self.console.is_terminal or _columns() is not None:
+            return width
+        return min(width, RULE_WIDTH)
+
+    def _narrow(self, r: Any) -> Any:
+        """A rule or a box at ``rule_width``; anything else as it is."""
+        if type(r).__name__ in ("Rule", "Panel"):
+            width = self.rule_width
+            if width < self.width:
+                from rich.constrain import Constrain
+
+                return Constrain(r, width)
+        return r
+
     def show(self, items: Iterable[Any], *, pager: bool = False) -> None:
         items = list(items)
         try:
@@ -211,8 +235,9 @@ class Printer:
 
                 # A Group keeps each row's no_wrap: print(a, b) joins its arguments into a new
                 # Text that wraps, so an over-long tree row used to spill onto a line of its own.
+                narrow = self._narrow
                 for at in range(0, len(run), CHUNK):
-                    self.console.print(Group(*map(_trimmed, run[at:at + CHUNK])))
+                    self.console.print(Group(*(_trimmed(narrow(r)) for r in run[at:at + CHUNK])))
                 run.clear()
 
         # Without colour (a pipe, a file, NO_COLOR) a one-line row that does not wrap is its
