@@ -181,3 +181,32 @@ def test_stats_says_what_an_abandoned_branch_is(tmp_path, monkeypatch):
     assert "2 abandoned branches (off the active path)" in r.stdout
     h = invoke(cli_runner(monkeypatch), "help", "stats")
     assert "An abandoned branch is one that leaves the active path" in " ".join(h.stdout.split())
+
+
+def long_id_root(tmp_path) -> str:
+    root = tmp_path / "sessions"
+    for i in (1, 2, 3):
+        sid = f"my-custom-writer-session-long-id-000{i}"
+        write_session(root / "--work-proj--", [
+            header(id=sid, timestamp=f"2026-07-25T09:1{i}:03.512Z"),
+            user(f"a{i}", None, "please refactor the parser module into smaller pieces",
+                 ts=f"2026-07-25T09:1{i}:04.512Z")], f"2026-07-25T09-1{i}-03-512Z_{sid}.jsonl")
+    return str(root)
+
+
+def test_ls_at_80_columns_keeps_its_sort_column_and_a_readable_name(tmp_path, monkeypatch):
+    root = long_id_root(tmp_path)
+    for args in ((), ("--long",)):
+        r = invoke(cli_runner(monkeypatch, columns=80), "ls", "--sessions-dir", root, "--cwd", "/work/proj", *args)
+        assert r.exit_code == 0, r.stderr
+        lines = r.stdout.splitlines()
+        at = next(i for i, ln in enumerate(lines) if ln.startswith("  ID "))
+        head, rows = lines[at], lines[at + 1:]
+        assert "LAST ACTIVE" in head, args  # pi 1.6 lists by last activity: the column stays
+        assert all(len(row) <= 80 for row in rows)
+        if args:
+            assert all("please refactor the" in row for row in rows), rows
+    r = invoke(cli_runner(monkeypatch, columns=80), "ls", "--sessions-dir", root, "--all", "--long")
+    lines = r.stdout.splitlines()
+    rows = lines[next(i for i, ln in enumerate(lines) if ln.startswith("  ID ")) + 1:]
+    assert rows and all("please ref" in row and "\u2026rk/proj" in row for row in rows), rows

@@ -482,6 +482,8 @@ def ls_view(listing, where, *, all_projects: bool, details: dict | None, width: 
         return [*head, T(NO_SESSIONS_HINT, "dim")]
     # ids made within the same minute share 8 characters: show as many as tell them apart
     width_id = unique_prefix_width(s.id for s in listing.sessions)
+    # the column the rows are sorted by stays: pi 1.6 lists by last activity (read from each file)
+    by_activity = any(s.listing == "cli" and s.activity_read not in (None, "header") for s in listing.sessions)
 
     def cells(s) -> dict:
         # (text, style) per column: plain strings until the row is joined (10,000 rows)
@@ -502,15 +504,23 @@ def ls_view(listing, where, *, all_projects: bool, details: dict | None, width: 
                          last=(d.local_time(info["lastActivity"])[:16] if info.get("lastActivity") else "-", "dim"),
                          name=(one_line(name, 60), "bold") if name
                          else (one_line(first, 60) or "(no messages)", "dim"))
+        if by_activity and s.modified is not None:  # the time the rows are sorted by, as pi read it
+            c["last"] = (d.local_time(s.modified)[:16], "")
         return c
 
     # (key, header, width, justify, drop order: higher goes first when the terminal is narrow;
-    # 0 never goes: the project of each session (CWD) stays, shortened from the left)
-    spec = [("id", "  ID", width_id + 2, "left", 0), ("created", "CREATED", 16, "left", 0),
-            ("age", "AGE", 8, "right", 3), ("size", "SIZE", 8, "right", 0)]
+    # 0 never goes: the id, the column the rows are sorted by, the name and the project of each
+    # session (CWD), the last two shortened)
+    spec = [("id", "  ID", width_id + 2, "left", 0)]
+    if by_activity:
+        spec.append(("last", "LAST ACTIVE", 16, "left", 0))
+    spec += [("created", "CREATED", 16, "left", 6 if by_activity else 0),
+             ("age", "AGE", 8, "right", 3), ("size", "SIZE", 8, "right", 1)]
     if details is not None:
-        spec += [("msgs", "MSGS", 4, "right", 0), ("br", "BR", 2, "right", 4), ("last", "LAST ACTIVE", 16, "left", 5),
-                 ("name", "NAME / FIRST MESSAGE", 20, "left", 0)]
+        spec += [("msgs", "MSGS", 4, "right", 1), ("br", "BR", 2, "right", 4)]
+        if not by_activity:
+            spec.append(("last", "LAST ACTIVE", 16, "left", 5))
+        spec.append(("name", "NAME / FIRST MESSAGE", 20, "left", 0))
     spec.append(("forked", "FORKED FROM", 11, "left", 2))
     if all_projects:
         spec.append(("cwd", "CWD", 16, "left", 0))
@@ -540,12 +550,15 @@ def table_rows(spec: list, rows: list[dict], width: int) -> list[Text]:
         widths[k] = min(widest, share, 60 if k == "name" else widest)
         room -= widths[k]
         flex = flex[1:]
-    # still too wide (a narrow terminal): the flexible columns give up their least widths, the
-    # name first, so the row ends inside the width and the CWD keeps its project's name
-    for k in ("name", "cwd"):
-        over = sum(widths[key] + 2 for key, *_ in spec) - 2 - width
-        if over > 0 and k in widths:
-            widths[k] = max(8, widths[k] - over)
+    # still too wide (a narrow terminal, long ids): the flexible columns give up their least
+    # widths, each its share, so the row ends inside the width and neither is cut to nothing
+    over = sum(widths[key] + 2 for key, *_ in spec) - 2 - width
+    squeeze = [k for k in ("name", "cwd") if k in widths]
+    for i, k in enumerate(squeeze):
+        if over > 0:
+            cut = min(widths[k] - 8, -(-over // (len(squeeze) - i)))
+            widths[k] -= max(0, cut)
+            over -= max(0, cut)
     last = len(spec) - 1
     layout = [(key, widths[key], justify, i == last) for i, (key, _, _, justify, _) in enumerate(spec)]
     out = [_row({key: (title, "bold dim") for key, title, *_ in spec}, layout)]
