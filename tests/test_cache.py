@@ -495,7 +495,8 @@ def _set_views(root: Path, *extra: str) -> list:
     out = []
     for cmd, *opts in SET_VIEWS:
         r = RUNNER.invoke(app, [cmd, *opts, "--sessions-dir", str(root), *extra], catch_exceptions=False)
-        out.append((cmd, r.exit_code, r.stdout))
+        # (search says whether the search index answered: the answer is the same either way)
+        out.append((cmd, r.exit_code, r.stdout.replace('"via":"index"', '"via":"scan"')))
     return out
 
 

@@ -1192,3 +1192,39 @@ def test_file_warm_cache(corpus_rw, tmp_path, name):
                  if (a.code, a.out) != (b.code, b.out) and not a.timed_out and not b.timed_out
                  and i.key[1] != "fork"]  # (a fork's dry run names a new session: its own id and time)
     assert not failures, "\n\n".join(failures)
+
+
+# --- search through the search index ------------------------------------------------------------------
+
+#: literals, -i, regexes with and without a literal run: what the index narrows and what it scans
+INDEX_PATTERNS = (["ion"], ["ERR", "-i"], ["\u00e9t\u00e9"], ["x\\d+y|hello", "-e"], ["(?i)sess.on", "-e"], ["id"])
+
+
+@pytest.mark.parametrize("name", quick_or_slow(CASE_NAMES, QUICK_WARM_CASES))
+def test_search_through_the_index(corpus_rw, tmp_path, name):
+    """search --json through the search index (built by the first run, then warm) prints what the
+    scan prints without a cache, exit code included, on every hostile file."""
+    c = corpus_rw
+    case = c.case(name)
+    args = [["search", *pat, case.path, "--json", "--sessions-dir", c.root] for pat in INDEX_PATTERNS]
+    warm_env = {**c.env, "XDG_CACHE_HOME": str(tmp_path / "xdg")}
+    off = run_many(args, {**c.env, "PISESS_CACHE": "off"})
+    cold = run_many(args, warm_env)
+    warm = run_many(args, warm_env)
+    failures = [f"search {a}: through the index ({label}) exit {x.code}, stdout {x.out[:300]!r}; scanned exit "
+                f"{y.code}, stdout {y.out[:300]!r}"
+                for label, runs in (("cold", cold), ("warm", warm)) for a, x, y in zip(args, runs, off)
+                if (x.code, x.out.replace(b'"via":"index"', b'"via":"scan"')) != (y.code, y.out)
+                and not x.timed_out and not y.timed_out]
+    assert not failures, "\n\n".join(failures)
+
+
+def test_search_the_whole_corpus_through_the_index(corpus_rw, tmp_path):
+    """The same over the whole corpus at once (--all): one index of every file, the same hits."""
+    c = corpus_rw
+    args = [["search", *pat, "--all", "--json", "--sessions-dir", c.root] for pat in INDEX_PATTERNS]
+    warm_env = {**c.env, "XDG_CACHE_HOME": str(tmp_path / "xdg")}
+    off = run_many(args, {**c.env, "PISESS_CACHE": "off"})
+    for runs in (run_many(args, warm_env), run_many(args, warm_env)):
+        for a, x, y in zip(args, runs, off):
+            assert (x.code, x.out.replace(b'"via":"index"', b'"via":"scan"')) == (y.code, y.out), a

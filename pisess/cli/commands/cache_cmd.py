@@ -15,16 +15,19 @@ from typing import Annotated, Any
 
 import typer
 
-from pisess.cli import common, output
+from pisess.cli import common, output, sets
 
 NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Neither use nor write the index cache: read every "
                                           "file whole (also PISESS_CACHE=off).")]
 
 app = typer.Typer(
     name="cache",
-    help="Show the index cache (where, size, entries); 'pisess cache clear' empties it.\n\n"
+    help="Show the index cache (where, size, entries); 'pisess cache clear' empties it, 'pisess cache index' "
+    "builds the search index ahead of time.\n\n"
     "pisess keeps the index of each session it reads under $XDG_CACHE_HOME/pisess (else ~/.cache/pisess), "
-    "so the next read parses only what was appended.  PISESS_CACHE=off or --no-cache turns it off.\n\n"
+    "so the next read parses only what was appended, and a full-text index of the sessions' text "
+    "(search.sqlite) that search answers from: it holds the sessions' text, so it is as private as the "
+    "sessions.  PISESS_CACHE=off or --no-cache turns both off.\n\n"
     "Example: pisess cache --json",
     invoke_without_command=True,
     no_args_is_help=False,
@@ -57,12 +60,15 @@ def show(ctx: typer.Context, json_out: common.JsonOpt = False) -> None:
 
     directory, enabled = _directory()
     u = cache.usage(directory)
+    index = cache.index_size(directory)
     if json_out:
         common.emit_json({"cache": {"directory": directory, "enabled": enabled, "exists": u.exists,
-                                    "entries": u.entries, "bytes": u.size, "cap": cache.current().cap}})
+                                    "entries": u.entries, "bytes": u.size, "searchIndexBytes": index,
+                                    "cap": cache.current().cap}})
         return
     state = "on" if enabled else "off (PISESS_CACHE=off)"
     output.show([f"directory  {directory}", f"enabled    {state}", f"entries    {u.entries}",
+                 f"search     {index:,} bytes (the full-text index, search.sqlite)",
                  f"size       {u.size:,} bytes (cap {cache.current().cap:,})"])
 
 
@@ -78,6 +84,43 @@ def clear(json_out: common.JsonOpt = False) -> None:
         common.emit_json({"cache": {"directory": directory, "removed": removed}})
         return
     output.show([f"removed {removed} entries from {directory}"])
+
+
+@app.command("index")
+@common.handles_errors
+def index(
+    sessions: list[str] | None = sets.sessions_argument(),
+    all_projects: sets.AllOpt = False,
+    json_out: common.JsonOpt = False,
+    sessions_dir: common.SessionsDirOpt = None,
+    cwd: common.CwdOpt = None,
+    color: common.ColorOpt = "auto",
+) -> None:
+    """Build (or bring up to date) the search index of the project's sessions now, rather than on
+    the first search that needs it; indexed files that are gone lose their rows.  A progress bar
+    on a terminal.  Example: pisess cache index --all"""
+    from pisess.core.analyses.searchindex import build, take_notes
+    from pisess.core.errors import PisessError
+    from pisess.core.reading import cache
+
+    output.check_color(color)
+    directory, enabled = _directory()
+    if not enabled:
+        raise PisessError("usage", "the cache is off (PISESS_CACHE=off): there is no search index to build")
+    scope = sets.resolve(sessions, all_projects, sessions_dir, cwd)
+    with sets.Progress(scope.files, "indexing", color=color) as bar:
+        got = build(scope.files, tick=bar.tick)
+    for note in take_notes():
+        common.say(note)
+    if got is None:
+        raise PisessError("storage", f"the search index in {directory} cannot be written", path=directory)
+    indexed, failed = got
+    size = cache.index_size(directory)
+    if json_out:
+        common.emit_json({"index": {"directory": directory, "files": indexed, "notIndexed": failed, "bytes": size}})
+        return
+    output.show([f"indexed {indexed:,} files ({scope.label}); search index {size:,} bytes in {directory}"]
+                + ([f"{failed:,} files could not be read: search scans them (and says why)"] if failed else []))
 
 
 def add_no_cache(typer_app: typer.Typer, skip: tuple[str, ...] = ()) -> None:

@@ -37,7 +37,8 @@ def search(
 
     Example: pisess search "cache.ts" --all --in user,tool
     """
-    from pisess.core.analyses.search import make_matcher, parse_fields, search_files
+    from pisess.core.analyses.search import make_matcher, parse_fields
+    from pisess.core.analyses.searchindex import search_files, take_notes
 
     reader = common.check_reader(reader)
     matcher = make_matcher(pattern, regex=regex, ignore_case=ignore_case, fields=parse_fields(fields))
@@ -46,6 +47,8 @@ def search(
     with sets.Progress(scope.files, "searching", color=color) as bar:
         report = search_files(scope.files, matcher, reader=reader, active_only=active_only, tick=bar.tick,
                               on_hits=lambda n: bar.note(f"{n:,} hits"), pi_version=pi_version)
+    for note in take_notes():  # (a damaged index moved aside)
+        common.say(note)
     common.note_unreadable(report.unreadable)
     results = report.results
     if json_out:

@@ -227,7 +227,7 @@ class FileResult:
     id_width: int = 8  # characters of an entry id the view shows (Session.id_width)
 
 
-def _match_line(raw: Any, key: int, m: Matcher, found: dict, line: Callable[[], int]) -> None:
+def match_line(raw: Any, key: int, m: Matcher, found: dict, line: Callable[[], int]) -> None:
     if is_blank(raw):
         return
     v = parse_line(raw)
@@ -259,7 +259,7 @@ def _match_lines(buf: Any, end: int, base: int, starts: list[int], m: Matcher, f
     find = buf.find
     for s in starts:
         e = find(b"\n", s, end)
-        _match_line(bytes(buf[s:end if e < 0 else e]), base + s, m, found,
+        match_line(bytes(buf[s:end if e < 0 else e]), base + s, m, found,
                     functools.partial(_line_number, buf, s, lines_before))  # only asked for a damaged line
 
 
@@ -323,14 +323,14 @@ def search_file(path: str, m: Matcher, *, reader: str = "auto", active_only: boo
     line is looked at: no session header is ``invalid_session``, as the other commands say)."""
     found = _found(path, m, tick, small)
     if not found:
-        _check_header(path)
+        check_header(path)
         return None
     raw, found = found
     session, note = open_lenient(path, reader, raw, pi_version=pi_version)
-    return _placed(session, found, active_only, note)
+    return placed(session, found, active_only, note)
 
 
-def _check_header(path: str) -> None:
+def check_header(path: str) -> None:
     """Raise ``invalid_session`` when a non-empty file has no session header (pi's listing's
     test: the first line that parses); the pi command opens an empty file as a new session."""
     from ..listing.summary import CliSkip, read_cli_info
@@ -385,7 +385,7 @@ def _entries_at(session: Session, offsets: dict) -> list[tuple[int, int]]:
     return sorted((i, off) for i, off in hits if i < len(at) and at[i] == off)
 
 
-def _placed(session: Session, found: dict, active_only: bool, note: str | None) -> FileResult | None:
+def placed(session: Session, found: dict, active_only: bool, note: str | None) -> FileResult | None:
     """Matches keyed by the byte offset of their line, placed on the entries of ``session``."""
     at = _entries_at(session, found)
     pl = place(session, branches=False, positions=[i for i, _ in at])
@@ -444,6 +444,7 @@ class SearchReport:
     results: list
     skipped: list
     unreadable: list
+    via: str = "scan"  # index | scan: whether the search index narrowed the lines read
 
     @property
     def hit_count(self) -> int:
@@ -453,7 +454,7 @@ class SearchReport:
         m = self.matcher
         return {
             "piVersion": self.pi_version, "pattern": m.pattern, "regex": m.regex, "ignoreCase": m.ignore_case,
-            "in": sorted(m.fields), "activeOnly": self.active_only,
+            "in": sorted(m.fields), "activeOnly": self.active_only, "via": self.via,
             "hits": [h.to_json(r) for r in self.results for h in r.hits],
             "files": self.files, "sessions": len(self.results),
             "droppedLines": [{"path": r.path, **d} for r in self.results for d in r.dropped_lines],
@@ -466,7 +467,8 @@ def search_files(files: list, m: Matcher, *, reader: str = "auto", active_only: 
                  pi_version: str = versions.CURRENT) -> SearchReport:
     """``search_file`` over ``files``; a file that cannot be read or is not a session is set aside
     (``skipped``, ``unreadable``), never the end of the search.  ``on_hits(total)`` is called after
-    each file with a hit (a progress bar's status)."""
+    each file with a hit (a progress bar's status).  This is the scan; ``searchindex.search_files``
+    answers the same through the search index where it can."""
     from ..listing.sessionset import created_key
 
     results: list = []

@@ -42,6 +42,7 @@ DEFAULT_CAP = 512 << 20  # bytes; a 200 MB session's entry is about 3 MB
 REFRESH_AFTER = 1 << 20
 WHOLE_PRINT = 64 << 10  # a prefix up to this size is fingerprinted whole
 EDGE, SAMPLES, SAMPLE = 8 << 10, 16, 512  # else its first and last 8 KiB and 16 spread 512-byte samples
+INDEX = "search.sqlite"  # the search index (analyses/searchindex.py), with SQLite's -wal and -shm beside it
 STALE_TEMP = 3600  # seconds after which a temporary file left by a killed pisess is removed
 
 
@@ -352,7 +353,7 @@ def _store(entry: str, path: str, st: os.stat_result, ix: CompactIndex) -> None:
         return
     directory = os.path.dirname(entry)
     try:
-        if not _ready(directory):
+        if not ready(directory):
             return
         with open(path, "rb") as fh:
             print_ = fingerprint(fh, ix.size)
@@ -422,7 +423,7 @@ def _store_summaries(note: Prefix) -> None:
     if data is None:
         return
     try:
-        if _ready(os.path.dirname(note.entry)) and os.path.exists(note.entry):
+        if ready(os.path.dirname(note.entry)) and os.path.exists(note.entry):
             write_atomic(note.entry[:-len(SUFFIX)] + SUMS, data)
     except OSError:
         pass
@@ -536,7 +537,7 @@ def flush() -> None:
         if data is None:
             continue
         try:
-            if _ready(directory):
+            if ready(directory):
                 write_atomic(target, data)
                 written.add(directory)
                 evict(directory, current().cap, keep=target)
@@ -583,7 +584,7 @@ def keep(path: str, kind: str, size: int, state: Any) -> None:
         with open(path, "rb") as fh:
             print_ = fingerprint(fh, size)
         data = _frame(((os.path.abspath(path), st.st_dev, st.st_ino, size, print_), state)) if print_ else None
-        if data is not None and _ready(directory):
+        if data is not None and ready(directory):
             write_atomic(_state_path(directory, path, st, kind), data)
             _evict_once(directory, "")
     except OSError:
@@ -597,7 +598,7 @@ def _state_path(directory: str, path: str, st: os.stat_result, kind: str) -> str
 STATE = ".state-"
 
 
-def _ready(directory: str) -> bool:
+def ready(directory: str) -> bool:
     """The directory exists, is ours and is 0700 (made so when missing)."""
     os.makedirs(directory, mode=0o700, exist_ok=True)
     st = os.stat(directory)
@@ -646,7 +647,8 @@ def _listing(directory: str) -> list[tuple[float, int, str]]:
     try:
         with os.scandir(directory) as it:
             for d in it:
-                if (d.name.endswith((SUFFIX, SUMS, BUNDLE)) or STATE in d.name) and d.is_file(follow_symlinks=False):
+                if (d.name.endswith((SUFFIX, SUMS, BUNDLE)) or STATE in d.name or d.name.startswith(INDEX)) \
+                        and d.is_file(follow_symlinks=False):
                     try:
                         st = d.stat(follow_symlinks=False)
                     except OSError:
@@ -663,13 +665,18 @@ def usage(directory: str) -> Usage:
                  sum(f[1] for f in files))
 
 
+def index_size(directory: str) -> int:
+    """Bytes of the search index (``INDEX`` and SQLite's files beside it) in ``directory``."""
+    return sum(f[1] for f in _listing(directory) if os.path.basename(f[2]).startswith(INDEX))
+
+
 def evict(directory: str, cap: int, keep: str | None = None, now: float | None = None) -> int:
     """Remove the least recently used entries until the directory holds at most ``cap`` bytes
     (``keep`` last of all), and temporary files older than an hour; how many were removed."""
     import time
 
     now = time.time() if now is None else now
-    files = _listing(directory)
+    files = _grouped(_listing(directory))
     removed = 0
     live = []
     for mtime, size, p in files:
@@ -688,12 +695,33 @@ def evict(directory: str, cap: int, keep: str | None = None, now: float | None =
     return removed
 
 
+def _grouped(files: list[tuple[float, int, str]]) -> list[tuple[float, int, str]]:
+    """``files`` with the search index and SQLite's files beside it as one item (the index's
+    mtime, their sizes added up): they are kept or removed together, never one without another."""
+    index = [f for f in files if os.path.basename(f[2]).startswith(INDEX)]
+    if not index:
+        return files
+    rest = [f for f in files if not os.path.basename(f[2]).startswith(INDEX)]
+    main = [f for f in index if os.path.basename(f[2]) == INDEX]
+    head = main[0] if main else index[0]
+    return [*rest, (head[0], sum(f[1] for f in index), os.path.join(os.path.dirname(head[2]), INDEX))]
+
+
 def clear(directory: str) -> int:
-    """Remove every entry (and temporary file); how many."""
-    return sum(_unlink(p) for _, _, p in _listing(directory))
+    """Remove every entry (and temporary file), the search index with them; how many."""
+    return sum(_unlink(p) for _, _, p in _grouped(_listing(directory)))
 
 
 def _unlink(p: str) -> int:
+    if os.path.basename(p) == INDEX:  # the database first: SQLite's files are nothing without it
+        removed = 0
+        for suffix in ("", "-wal", "-shm", ".damaged"):
+            try:
+                os.unlink(p + suffix)
+                removed = 1
+            except OSError:
+                pass
+        return removed
     try:
         os.unlink(p)
         return 1

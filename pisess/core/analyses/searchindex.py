@@ -1,0 +1,611 @@
+"""The search index: a full-text index of the sessions' text in pisess's cache (SQLite FTS5).
+
+The index answers exactly what the scan (``search.search_file``) answers, only faster: it is a
+*prefilter*.  It holds, for each line of each indexed file, the searchable text of that line's
+entry, one row per field (``search.entry_texts``, the strings of a field joined by newlines; a line
+that is not JSON is one row of field ``raw``, its bytes decoded as the scan decodes them), keyed
+by file, byte offset, length, physical line, field and entry id.  FTS5's trigram tokenizer
+(case-insensitive, positions not kept: ``detail=none``) finds the rows holding every trigram of
+the pattern's literal text; each line so found is read back from the file by its offset and
+matched by the scan's own code (``search.match_line``), and the files with hits are placed on
+their tree as the scan places them (``search.placed``, from the cached compact index).  So every
+answer is the scan's answer, hit for hit; the index only decides which lines need to be looked at.
+
+What it cannot narrow, it does not try: a literal shorter than 3 characters, a regular expression
+without a run of 3 or more literal characters (``regex_runs``), a case-insensitive pattern without
+3 ASCII characters in a row (the fold of the index is SQLite's, not Python's) are answered by the
+scan (``via`` says which).
+
+Incremental as the compact index is: a file is known by its path, device, inode, size, mtime and
+ctime.  Unchanged: used as it is.  Grown: when the bytes it was indexed up to are still the same
+(``cache.fingerprint``, the compact index's check), only the lines after them are parsed and
+added (an unterminated last line is indexed and indexed again once it is complete); otherwise,
+and when it shrank or was replaced, its rows are dropped and it is indexed anew.  A file that is
+gone loses its rows.  Each file's update is one transaction (WAL mode, a busy timeout): a process
+killed mid-index leaves the index as it was before that file, and a second process sees either.
+
+The index file sits in the cache directory (``cache.INDEX``, 0600 in a 0700 directory).  One that
+is not an SQLite database of this layout is moved aside (``.damaged``) and built anew; one written
+by another version of pisess is emptied and built anew.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import sqlite3
+import stat as stat_mod
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from .. import versions
+from ..errors import PisessError
+from ..reading import cache
+from . import search as S
+
+FORMAT = 2  # bump when what a row holds, or how, changes
+NAME = cache.INDEX
+TIMEOUT = 30.0  # seconds a writer waits for another's transaction
+BATCH = 32 << 20  # bytes of sessions indexed per transaction when building (one transaction per file at most)
+MAX_TRIGRAMS = 24
+RACY = 2_000_000_000  # ns: a file written this close to its indexing is checked by content next time
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v TEXT);
+CREATE TABLE IF NOT EXISTS files(id INTEGER PRIMARY KEY, path BLOB UNIQUE NOT NULL, dev INT, ino INT, size INT,
+    mtime INT, ctime INT, done INT, lines INT, print BLOB, seen INT, bad TEXT);
+CREATE TABLE IF NOT EXISTS rows(id INTEGER PRIMARY KEY, file INT NOT NULL, off INT, len INT, line INT, field TEXT,
+    entry TEXT);
+CREATE INDEX IF NOT EXISTS rows_file ON rows(file, off);
+CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(body, tokenize='trigram', detail=none, columnsize=0);
+"""
+
+
+def _stamp() -> str:
+    from pisess import __version__
+
+    return f"{FORMAT} {__version__}"
+
+
+# --- the pattern: what the index can look for -------------------------------------------------------
+
+_BAD = re.compile("[\x00\ud800-\udfff]")  # no trigram holds these (SQLite stops at NUL; no UTF-8 for a surrogate)
+_ASCII_RUN = re.compile("[\x01-\x7f]{3,}")
+_ISK = re.compile("[^iIsSkK]{3,}")  # ASCII letters Python's re.IGNORECASE also folds from non-ASCII ones
+
+
+def literal_runs(pattern: str, ignore_case: bool, regex: bool) -> list[str]:
+    """Runs of 3+ characters every match of the pattern holds (under the index's case folding),
+    longest first; empty when the index cannot narrow the search."""
+    if regex:
+        import importlib
+
+        sre: Any = importlib.import_module("re._parser" if hasattr(re, "_parser") else "sre_parse")
+        try:
+            parsed = sre.parse(pattern, re.MULTILINE | (re.IGNORECASE if ignore_case else 0))
+        except Exception:  # noqa: BLE001 - make_matcher has already refused a bad pattern
+            return []
+        ignore_case = ignore_case or bool(parsed.state.flags & re.IGNORECASE)
+        runs, cur = [], []
+        for op, arg in parsed:
+            if str(op) == "LITERAL":
+                cur.append(chr(arg))
+            else:
+                runs.append("".join(cur))
+                cur = []
+        runs.append("".join(cur))
+    else:
+        runs = [pattern]
+    out: list[str] = []
+    for run in runs:
+        for part in _BAD.split(run):
+            if ignore_case:
+                for a in _ASCII_RUN.findall(part):
+                    out.extend(_ISK.findall(a) if regex else [a])
+            elif len(part) >= 3:
+                out.append(part)
+    return sorted({r for r in out if len(r) >= 3}, key=len, reverse=True)
+
+
+def fts_query(runs: list[str]) -> str:
+    """The FTS5 query: every distinct trigram of the runs (a superset of the lines that match)."""
+    grams: list[str] = []
+    seen: set = set()
+    for r in runs:
+        for i in range(len(r) - 2):
+            g = r[i:i + 3]
+            key = g.lower() if g.isascii() else g
+            if key not in seen:
+                seen.add(key)
+                grams.append(g)
+    if len(grams) > MAX_TRIGRAMS:  # spread over the runs: enough to be selective, few enough to be quick
+        step = len(grams) / MAX_TRIGRAMS
+        grams = [grams[int(k * step)] for k in range(MAX_TRIGRAMS)]
+    return " AND ".join('"' + g.replace('"', '""') + '"' for g in grams)
+
+
+# --- the index file ------------------------------------------------------------------------------------
+
+
+class Damaged(Exception):
+    """The index file is not one this pisess can use."""
+
+
+def index_path(directory: str) -> str:
+    return os.path.join(directory, NAME)
+
+
+_notes: list = []  # said once per process by the CLI (``take_notes``)
+
+
+def take_notes() -> list[str]:
+    out = list(_notes)
+    _notes.clear()
+    return out
+
+
+def connect(directory: str) -> sqlite3.Connection | None:
+    """The index's connection (made, and the layout created, when missing), or ``None`` when the
+    cache directory cannot be used.  A file at the index's path that is not an index of this
+    layout is moved aside (a note says so) and a new one made."""
+    try:
+        if not cache.ready(directory):
+            return None
+    except OSError:
+        return None
+    path = index_path(directory)
+    for attempt in (0, 1):
+        try:
+            return _open(path)
+        except (sqlite3.Error, Damaged) as e:
+            if attempt or not damaged(e):
+                return None
+            _move_aside(path, e)
+        except (OSError, ValueError):
+            return None
+    return None
+
+
+def damaged(e: BaseException) -> bool:
+    """Whether an error says the file is not a (sound) database, rather than busy or unwritable."""
+    if isinstance(e, Damaged):
+        return True
+    return isinstance(e, sqlite3.DatabaseError) and (
+        getattr(e, "sqlite_errorname", "") in ("SQLITE_CORRUPT", "SQLITE_NOTADB")
+        or not isinstance(e, sqlite3.OperationalError))
+
+
+def _move_aside(path: str, why: Exception) -> None:
+    aside = path + ".damaged"
+    try:
+        os.replace(path, aside)
+        for suffix in ("-wal", "-shm"):
+            try:
+                os.unlink(path + suffix)
+            except FileNotFoundError:
+                pass
+    except OSError:
+        return
+    _notes.append(f"the search index {path} could not be used ({why}): moved aside to {aside}, built anew")
+
+
+def _open(path: str) -> sqlite3.Connection:
+    if not os.path.exists(path):
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)  # (SQLite gives its -wal and -shm the same mode)
+        os.close(fd)
+    con = sqlite3.connect(path, timeout=TIMEOUT, isolation_level=None, check_same_thread=False)
+    try:
+        con.execute(f"PRAGMA busy_timeout={int(TIMEOUT * 1000)}")
+        if con.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+            con.execute("PRAGMA journal_mode=WAL")
+        con.execute("PRAGMA synchronous=NORMAL")
+        have = {r[0] for r in con.execute("SELECT name FROM sqlite_master")}
+        if "meta" not in have:
+            if have - {"sqlite_sequence"}:
+                raise Damaged("not a pisess search index")
+            _create(con)
+        else:
+            got = con.execute("SELECT v FROM meta WHERE k='stamp'").fetchone()
+            if got is None or got[0] != _stamp():
+                if not {"files", "rows", "fts"} <= have:
+                    raise Damaged("not a pisess search index")
+                _create(con, reset=True)
+    except BaseException:
+        con.close()
+        raise
+    return con
+
+
+def _create(con: sqlite3.Connection, reset: bool = False) -> None:
+    con.execute("BEGIN IMMEDIATE")
+    try:
+        if reset:
+            for t in ("fts", "rows", "files", "meta"):
+                con.execute(f"DROP TABLE IF EXISTS {t}")
+        for statement in _SCHEMA.split(";"):  # (executescript would commit the transaction first)
+            if statement.strip():
+                con.execute(statement)
+        con.execute("INSERT OR REPLACE INTO meta VALUES ('stamp', ?)", (_stamp(),))
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+
+
+# --- indexing one file -----------------------------------------------------------------------------------
+
+
+def _clean(text: str) -> str:
+    return _BAD.sub("\ufffd", text) if not text.isascii() or "\x00" in text else text
+
+
+def line_rows(raw: bytes, off: int, number: int) -> list[tuple[int, int, int, str, Any, str]]:
+    """``(off, len, line, field, entry id, text)`` of one line (the rows it adds to the index)."""
+    if S.is_blank(raw):
+        return []
+    v = S.parse_line(raw)
+    if v is S.NOT_JSON:
+        return [(off, len(raw), number, "raw", None, _clean(raw.decode("utf-8", "replace")))]
+    if not isinstance(v, dict) or v.get("type") == "session":
+        return []
+    by_field: dict[str, list[str]] = {}
+    for fld, _kind, prefix, text in S.entry_texts(v):
+        if text:
+            by_field.setdefault(fld, []).append(prefix + text if prefix else text)
+    if not by_field:
+        return []
+    eid = v.get("id")
+    eid = _clean(eid) if isinstance(eid, str) else None
+    return [(off, len(raw), number, fld, eid, _clean("\n".join(texts))) for fld, texts in by_field.items()]
+
+
+def _lines(path: str | bytes, start: int) -> Iterator[tuple[bytes, int, bool]]:
+    """``(raw line, offset, terminated)`` of the file from byte ``start`` (a line start)."""
+    with open(path, "rb") as fh:
+        fh.seek(start)
+        off = start
+        rest = b""
+        while True:
+            block = fh.read(S.BLOCK)
+            if not block:
+                break
+            data = rest + block if rest else block
+            s = 0
+            find = data.find
+            while True:
+                e = find(b"\n", s)
+                if e < 0:
+                    break
+                yield data[s:e], off + s, True
+                s = e + 1
+            off += s
+            rest = data[s:]
+        if rest:
+            yield rest, off, False
+
+
+@dataclass
+class _File:
+    id: int
+    dev: int
+    ino: int
+    size: int
+    mtime: int
+    ctime: int
+    done: int  # bytes indexed up to the start of an unterminated last line (or the end)
+    lines: int  # newlines before ``done``
+    print_: bytes
+
+
+def _stat_key(st: os.stat_result) -> tuple:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _update(con: sqlite3.Connection, path: bytes, st: os.stat_result) -> int:
+    """Bring ``path``'s rows up to date with the file as ``st`` found it (inside the caller's
+    transaction); the bytes parsed."""
+    row = con.execute("SELECT id, dev, ino, size, mtime, ctime, done, lines, print, seen FROM files WHERE path=?",
+                      (path,)).fetchone()
+    old = _File(*row[:-1]) if row else None
+    if row is not None and _trusted(row[1:6], row[9], st):
+        return 0  # (another process brought it up to date meanwhile)
+    start, lines = 0, 0
+    with open(path, "rb") as fh:
+        if (old is not None and (old.dev, old.ino) == (st.st_dev, st.st_ino) and st.st_size >= old.size
+                and old.print_ and cache.fingerprint(fh, old.done) == old.print_):
+            start, lines = old.done, old.lines
+    if old is None:
+        fid = con.execute("INSERT INTO files(path) VALUES (?)", (path,)).lastrowid
+    else:
+        fid = old.id
+        _drop_rows(con, fid, start)
+    rows: list = []
+    done = start
+    n = lines
+    for raw, off, terminated in _lines(path, start):
+        if off >= st.st_size:
+            break  # appended since the stat: the next search takes it
+        n += 1
+        rows.extend(line_rows(raw, off, n))
+        if terminated and off + len(raw) + 1 <= st.st_size:
+            done, lines = off + len(raw) + 1, n
+    if rows:
+        first = (con.execute("SELECT max(id) FROM rows").fetchone()[0] or 0) + 1
+        con.executemany("INSERT INTO rows VALUES (?,?,?,?,?,?,?)",
+                        [(first + k, fid, r[0], r[1], r[2], r[3], r[4]) for k, r in enumerate(rows)])
+        con.executemany("INSERT INTO fts(rowid, body) VALUES (?,?)", [(first + k, r[5]) for k, r in enumerate(rows)])
+    with open(path, "rb") as fh:
+        print_ = cache.fingerprint(fh, done)
+    try:  # (what the scan says of a file without hits whose first line is no session header)
+        S.check_header(os.fsdecode(path))
+        bad = None
+    except PisessError as e:
+        bad = e.reason
+    con.execute("UPDATE files SET dev=?, ino=?, size=?, mtime=?, ctime=?, done=?, lines=?, print=?, seen=?, bad=? "
+                "WHERE id=?", (*_stat_key(st), done, lines, print_, time.time_ns(), bad, fid))
+    return st.st_size - start
+
+
+def _drop_rows(con: sqlite3.Connection, fid: int, start: int = 0) -> None:
+    con.execute("DELETE FROM fts WHERE rowid IN (SELECT id FROM rows WHERE file=? AND off>=?)", (fid, start))
+    con.execute("DELETE FROM rows WHERE file=? AND off>=?", (fid, start))
+
+
+def _drop_file(con: sqlite3.Connection, fid: int) -> None:
+    _drop_rows(con, fid)
+    con.execute("DELETE FROM files WHERE id=?", (fid,))
+
+
+# --- bringing a set of files up to date -----------------------------------------------------------------
+
+
+def _trusted(key: tuple, seen: Any, st: os.stat_result) -> bool:
+    """Whether the file is as it was indexed, by its stat alone: the same identity, size, mtime and
+    ctime, and that mtime well before the indexing (a write in the same clock tick as the indexing
+    leaves both equal: such a file is checked by its fingerprint, as git checks a racily clean file)."""
+    return (tuple(key) == _stat_key(st) and seen is not None
+            and max(st.st_mtime_ns, st.st_ctime_ns) < seen - RACY)
+
+
+def _known(con: sqlite3.Connection) -> dict[bytes, tuple]:
+    return {r[0]: r[1:] for r in con.execute("SELECT path, id, dev, ino, size, mtime, ctime, seen FROM files")}
+
+
+def _key(path: str) -> bytes:
+    """The file's key in the index: its absolute path's bytes."""
+    return os.fsencode(os.path.abspath(path))
+
+
+def refresh(con: sqlite3.Connection, files: list[str], *, prune_dirs: bool = True,
+            tick: Callable[[int], None] | None = None) -> tuple[dict[str, int], set[str]]:
+    """Bring the rows of ``files`` up to date.  Returns ``({path as given: file id}, paths as given
+    that could not be indexed)``: those the caller scans (the scan reports what is wrong with them).
+    With ``prune_dirs`` the indexed files of the same directories that are gone lose their rows."""
+    known = _known(con)
+    ids: dict[str, int] = {}
+    failed: set[str] = set()
+    todo: list[tuple[str, bytes, os.stat_result]] = []
+    for p in files:
+        key = _key(p)
+        try:
+            st = os.stat(p)
+        except OSError:
+            failed.add(p)
+            continue
+        if not stat_mod.S_ISREG(st.st_mode):
+            failed.add(p)
+            continue
+        k = known.get(key)
+        if k is not None and _trusted(k[1:6], k[6], st):
+            ids[p] = k[0]
+            if tick:
+                tick(st.st_size)
+        else:
+            todo.append((p, key, st))
+    gone = []
+    if prune_dirs and known:
+        dirs = {os.path.dirname(_key(p)) for p in files}
+        wanted = {_key(p) for p in files}
+        gone = [v[0] for k, v in known.items() if k not in wanted and os.path.dirname(k) in dirs
+                and not os.path.exists(k)]
+    if not todo and not gone:
+        return ids, failed
+    i = 0
+    while i < len(todo) or gone:
+        con.execute("BEGIN IMMEDIATE")
+        try:
+            for fid in gone:
+                _drop_file(con, fid)
+            gone = []
+            budget = BATCH
+            while i < len(todo) and budget > 0:
+                p, key, st = todo[i]
+                i += 1
+                con.execute("SAVEPOINT f")
+                try:
+                    budget -= _update(con, key, st) + 4096
+                except (OSError, PisessError, RecursionError, MemoryError):
+                    con.execute("ROLLBACK TO f")  # this file's changes only: it is scanned instead
+                    con.execute("RELEASE f")
+                    failed.add(p)
+                    continue
+                con.execute("RELEASE f")
+                if tick:
+                    tick(st.st_size)
+            con.execute("COMMIT")
+        except BaseException:
+            if con.in_transaction:
+                con.execute("ROLLBACK")
+            raise
+    fresh = _known(con)
+    for p, key, _st in todo:
+        if p not in failed and key in fresh:
+            ids[p] = fresh[key][0]
+    return ids, failed
+
+
+def prune(con: sqlite3.Connection) -> int:
+    """Drop the rows of every indexed file that is gone; how many files."""
+    gone = [v[0] for k, v in _known(con).items() if not os.path.exists(k)]
+    if gone:
+        con.execute("BEGIN IMMEDIATE")
+        try:
+            for fid in gone:
+                _drop_file(con, fid)
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+    return len(gone)
+
+
+# --- the search -------------------------------------------------------------------------------------------
+
+
+def candidates(con: sqlite3.Connection, m: S.Matcher, ids: dict[str, int]) -> dict[int, list[tuple[int, int, int]]]:
+    """``{file id: [(offset, length, line), ...]}`` of the lines the index says may match (sorted)."""
+    q = fts_query(literal_runs(m.pattern, m.ignore_case, m.regex))
+    wanted = set(ids.values())
+    fields = set(m.fields) | {"raw"}
+    out: dict[int, set] = {}
+    sql = "SELECT r.file, r.off, r.len, r.line, r.field FROM fts JOIN rows r ON r.id = fts.rowid WHERE fts MATCH ?"
+    for fid, off, length, line, fld in con.execute(sql, (q,)):
+        if fid in wanted and fld in fields:
+            out.setdefault(fid, set()).add((off, length, line))
+    return {fid: sorted(v) for fid, v in out.items()}
+
+
+def usable(m: S.Matcher) -> bool:
+    """Whether the index can narrow a search for ``m`` (else it is scanned)."""
+    return usable_for(m.pattern, m.ignore_case, m.regex)
+
+
+def usable_for(pattern: str, ignore_case: bool, regex: bool) -> bool:
+    return bool(literal_runs(pattern, ignore_case, regex))
+
+
+def search_lines(path: str, lines: list[tuple[int, int, int]], m: S.Matcher) -> dict[int, list[S.Match]]:
+    """The scan's matches of the given lines of ``path`` (read back by offset), keyed by offset.  A
+    literal's needle must be in the line's bytes, as the scan's raw-byte check requires."""
+    found: dict[int, list[S.Match]] = {}
+    needle = m.needle
+    with open(path, "rb") as fh:
+        for off, length, number in lines:
+            fh.seek(off)
+            raw = fh.read(length)
+            if needle is not None and needle not in (raw.lower() if m.ignore_case else raw):
+                continue
+            S.match_line(raw, off, m, found, functools.partial(int, number))
+    return found
+
+
+def search_indexed(files: list, m: S.Matcher, *, reader: str = "auto", active_only: bool = False,
+                   tick: Callable[[int], None] | None = None, on_hits: Callable[[int], None] | None = None,
+                   pi_version: str = versions.CURRENT) -> S.SearchReport | None:
+    """``search.search_files`` through the index, or ``None`` when there is no index to use (no
+    cache, a pattern it cannot narrow, a cache directory that cannot be used)."""
+    directory = cache.current().directory
+    if directory is None or not usable(m):
+        return None
+    con = connect(directory)
+    if con is None:
+        return None
+    try:
+        try:
+            ids, failed = refresh(con, files, tick=tick)
+            got = candidates(con, m, ids)
+            bad = dict(con.execute("SELECT id, bad FROM files WHERE bad IS NOT NULL").fetchall())
+        except sqlite3.Error as e:  # busy past the timeout, no room, damaged: this search scans
+            con.close()
+            if damaged(e):
+                _move_aside(index_path(directory), e)
+            return None
+    finally:
+        try:
+            con.close()
+        except sqlite3.Error:
+            pass
+    try:
+        os.utime(index_path(directory))  # recently used (the cap removes the oldest first)
+    except OSError:
+        pass
+    results: list = []
+    skipped: list = []
+    unreadable: list = []
+    total = 0
+    for path in files:
+        try:
+            if path in failed:
+                r = S.search_file(path, m, reader=reader, active_only=active_only, pi_version=pi_version)
+            else:
+                fid = ids.get(path, -1)
+                lines = got.get(fid)
+                r = _placed_lines(path, lines or [], m, reader, active_only, pi_version, bad.get(fid))
+        except PisessError as e:
+            (unreadable if e.unreadable or e.code in ("storage", "not_found") else skipped).append(e)
+            continue
+        if r is not None:
+            results.append(r)
+            total += len(r.hits)
+            if on_hits:
+                on_hits(total)
+    from ..listing.sessionset import created_key
+
+    results.sort(key=lambda r: created_key({"timestamp": r.created_at}))
+    return S.SearchReport(m, active_only, pi_version, len(files), results, skipped, unreadable, via="index")
+
+
+def _placed_lines(path: str, lines: list, m: S.Matcher, reader: str, active_only: bool,
+                  pi_version: str, bad: str | None) -> S.FileResult | None:
+    try:
+        found = search_lines(path, lines, m) if lines else None
+    except OSError as e:
+        raise S.storage_error(path, e) from None
+    if not found:
+        if bad is not None:  # no session header: what the scan says of such a file without hits
+            raise PisessError("invalid_session", bad, path=path)
+        return None
+    session, note = S.open_lenient(path, reader, None, pi_version=pi_version)
+    return S.placed(session, found, active_only, note)
+
+
+def search_files(files: list, m: S.Matcher, *, reader: str = "auto", active_only: bool = False,
+                 tick: Callable[[int], None] | None = None, on_hits: Callable[[int], None] | None = None,
+                 pi_version: str = versions.CURRENT) -> S.SearchReport:
+    """``search.search_files``'s answer: through the index when the cache is on and the pattern has
+    literal text the index can look for (``via="index"``), else the scan (``via="scan"``)."""
+    kw: dict[str, Any] = {"reader": reader, "active_only": active_only, "tick": tick, "on_hits": on_hits,
+                          "pi_version": pi_version}
+    got = search_indexed(files, m, **kw) if cache.current().directory is not None else None
+    return got if got is not None else S.search_files(files, m, **kw)
+
+
+# --- ahead of time (pisess cache index) ---------------------------------------------------------------------
+
+
+def build(files: list, tick: Callable[[int], None] | None = None) -> tuple[int, int] | None:
+    """Index ``files`` now; ``(files indexed, files that could not be)``, or ``None`` without a cache."""
+    directory = cache.current().directory
+    if directory is None:
+        return None
+    con = connect(directory)
+    if con is None:
+        return None
+    try:
+        ids, failed = refresh(con, files, tick=tick)
+        prune(con)
+    except sqlite3.Error as e:
+        if damaged(e):
+            con.close()
+            _move_aside(index_path(directory), e)
+        return None
+    finally:
+        con.close()
+    return len(ids), len(failed)
+
+
+__all__ = ["search_files", "literal_runs", "fts_query", "connect", "refresh", "prune", "search_indexed", "build", "usable",
+           "take_notes", "index_path"]

@@ -1,0 +1,347 @@
+"""The search index (``pisess.core.analyses.searchindex``): every answer through it equals the
+scan's (``--no-cache``), hit for hit, in order, with placement, line and snippet, while the files
+grow, are rewritten, cut short, replaced, forked and deleted; what it cannot narrow is scanned
+and said so (``via``); the index file's modes, faults and neighbours."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import stat
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import assistant, encode_line, entry, header, message, user
+from pisess.core.analyses import searchindex
+from pisess.core.reading import cache
+from test_cache import RUNNER, Using
+
+ALPHABET = "ab Ab\n\"é\\ſK<"
+_IDS = [f"n{i}" for i in range(10)]
+TS = "2026-01-01T00:00:00.000Z"
+
+
+def _line(d) -> bytes:
+    return encode_line(d) + b"\n"
+
+
+_text = st.text(ALPHABET, max_size=12)
+
+
+@st.composite
+def _entry_line(draw) -> bytes:
+    """One line of a random pi-like tree: every kind of searchable text, and lines no reader keeps."""
+    kind = draw(st.sampled_from(["user", "assistant", "assistant", "tool", "bash", "compaction", "branch", "edit",
+                                 "custom", "label", "name", "system", "odd"]))
+    eid = draw(st.sampled_from(_IDS))
+    parent = draw(st.one_of(st.none(), st.sampled_from(_IDS)))
+    t = draw(_text)
+    if kind == "user":
+        return _line(user(eid, parent, text=t))
+    if kind == "assistant":
+        a = assistant(eid, parent, text=t)
+        extra = draw(st.sampled_from(["", "thinking", "call", "error"]))
+        if extra == "thinking":
+            a["message"]["content"].insert(0, {"type": "thinking", "thinking": draw(_text)})
+        elif extra == "call":
+            a["message"]["content"].append({"type": "toolCall", "id": "c1", "name": draw(st.sampled_from(["bash", "Kab"])),
+                                            "arguments": {"command": draw(_text), "n": [draw(_text), 1]}})
+        elif extra == "error":
+            a["message"]["errorMessage"] = draw(_text)
+        return _line(a)
+    if kind == "tool":
+        return _line(message(eid, parent, {"role": "toolResult", "toolCallId": "c1", "toolName": "bash",
+                                           "content": [{"type": "text", "text": t}], "isError": False, "timestamp": 3}))
+    if kind == "bash":
+        return _line(message(eid, parent, {"role": "bashExecution", "command": draw(_text), "output": t,
+                                           "exitCode": 0, "timestamp": 3}))
+    if kind == "compaction":
+        return _line(entry("compaction", eid, parent, summary=t, firstKeptEntryId=draw(st.sampled_from(_IDS)),
+                           tokensBefore=5))
+    if kind == "branch":
+        return _line(entry("branch_summary", eid, parent, summary=t, fromId=draw(st.sampled_from(_IDS))))
+    if kind == "edit":
+        return _line(entry("context_edit", eid, parent, targetId=draw(st.sampled_from(_IDS)),
+                           replacement=draw(st.sampled_from([None, {"role": "user", "content": [{"type": "text",
+                                                                                                   "text": t}]}]))))
+    if kind == "custom":
+        return _line(entry("custom_message", eid, parent, customType="x", content=t, display=True))
+    if kind == "label":
+        return _line(entry("label", eid + "L", parent, targetId=draw(st.sampled_from(_IDS)), label=t))
+    if kind == "name":
+        return _line(entry("session_info", eid + "I", parent, name=t))
+    if kind == "system":
+        return _line(message(eid, parent, {"role": "system", "content": [{"type": "text", "text": t}],
+                                           "sections": {"env": draw(_text)},
+                                           "toolsAdded": [{"name": "abK", "description": draw(_text)}]}))
+    return draw(st.sampled_from([b"\n", b"1\n", b"{}\n", b"[]\n", b"null\n", _line(header(id="later")),
+                                 b"{oops ab Ab\n", b"ab\"\\u0061b\n", ("{\"x\": \"\u00e9ab\n").encode()]))
+
+
+_OPS = st.one_of(
+    st.tuples(st.just("append"), st.lists(_entry_line(), min_size=1, max_size=4)),
+    st.tuples(st.just("half"), _entry_line(), st.floats(0.05, 0.95)),  # half a line, completed by the next op
+    st.tuples(st.just("truncate"), st.floats(0, 1)),
+    st.tuples(st.just("rewrite"), st.floats(0, 1)),  # same size, one byte changed
+    st.tuples(st.just("rename"), st.lists(_entry_line(), max_size=3)),  # replaced by a new file
+    st.tuples(st.just("fork"), st.floats(0, 1)),  # a second session: a copy of a prefix
+    st.tuples(st.just("delete")),  # the second session goes
+    st.tuples(st.just("damage"),),  # the index file overwritten with garbage
+)
+
+PATTERNS = st.one_of(
+    st.tuples(st.text(ALPHABET, min_size=1, max_size=5), st.booleans(), st.just(False)),
+    st.tuples(st.sampled_from(["ab", "b.b", "(?i)ab ", "a[b ]b", "Ab|ab", "^ab", "ab$", "K", "a\\nb",
+                               "\u00e9ab", "ab+ b", "(ab)ab"]), st.booleans(), st.just(True)),
+)
+
+
+def _search(root: Path, pat: tuple, *extra: str) -> dict:
+    pattern, ic, rx = pat
+    args = ["search", pattern, "--all", "--sessions-dir", str(root), "--json", *extra]
+    if ic:
+        args.append("-i")
+    if rx:
+        args.append("-e")
+    r = RUNNER.invoke(__import__("pisess.cli.app", fromlist=["app"]).app, args, catch_exceptions=False)
+    assert r.exit_code in (0, 1), r.stdout + r.stderr
+    return json.loads(r.stdout)
+
+
+def assert_same_as_scan(root: Path, pats: list) -> None:
+    for pat in pats:
+        scan = _search(root, pat, "--no-cache")
+        assert scan["via"] == "scan"
+        for _ in (0, 1):  # building (or refreshing) the index, then from it as it is
+            got = _search(root, pat)
+            expect_via = "index" if searchindex.usable_for(pat[0], pat[1], pat[2]) else "scan"
+            assert got.pop("via") == expect_via, pat
+            assert got == {k: v for k, v in scan.items() if k != "via"}, pat
+
+
+def _apply(root: Path, index_dir: Path, op: tuple, pending: list) -> None:
+    path = root / "p" / "s.jsonl"
+    fork = root / "p" / "f.jsonl"
+    kind = op[0]
+    data = path.read_bytes()
+    if pending:
+        with path.open("ab") as fh:
+            fh.write(pending.pop())
+    if kind == "append":
+        with path.open("ab") as fh:
+            fh.write(b"".join(op[1]))
+    elif kind == "half":
+        line, cut = op[1], max(1, int(len(op[1]) * op[2]))
+        with path.open("ab") as fh:
+            fh.write(line[:cut])
+        pending.append(line[cut:])
+    elif kind == "truncate":
+        with path.open("r+b") as fh:
+            fh.truncate(int(len(data) * op[1]))
+    elif kind == "rewrite" and data:
+        at = min(len(data) - 1, int(len(data) * op[1]))
+        new = b"a" if data[at:at + 1] != b"a" else b"b"
+        with path.open("r+b") as fh:
+            fh.seek(at)
+            fh.write(new)
+    elif kind == "rename":
+        tmp = path.with_suffix(".new")
+        tmp.write_bytes(_line(header()) + b"".join(op[1]))
+        os.replace(tmp, path)
+    elif kind == "fork":
+        cut = data.rfind(b"\n", 0, max(1, int(len(data) * op[1]))) + 1
+        fork.write_bytes(_line(header(id="forked")) + data[cut:] if cut else data)
+    elif kind == "delete":
+        if fork.exists():
+            fork.unlink()
+    elif kind == "damage":
+        target = index_dir / searchindex.NAME
+        if target.exists():
+            target.write_bytes(os.urandom(4096))
+            for suffix in ("-wal", "-shm"):
+                Path(str(target) + suffix).unlink(missing_ok=True)
+
+
+def _run_ops(tmp: Path, first: list, ops: list, pats: list) -> None:
+    shutil.rmtree(tmp, ignore_errors=True)
+    (tmp / "p").mkdir(parents=True)
+    (tmp / "p" / "s.jsonl").write_bytes(_line(header()) + b"".join(first))
+    index_dir = tmp / "cache"
+    with Using(index_dir):
+        assert_same_as_scan(tmp, pats)
+        pending: list = []
+        for op in ops:
+            _apply(tmp, index_dir, op, pending)
+            assert_same_as_scan(tmp, pats)
+
+
+PROPS = settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                        HealthCheck.function_scoped_fixture])
+
+
+@PROPS
+@given(first=st.lists(_entry_line(), max_size=10), ops=st.lists(_OPS, min_size=1, max_size=4),
+       pats=st.lists(PATTERNS, min_size=1, max_size=3))
+def test_every_search_through_the_index_is_the_scan(tmp_path, first, ops, pats):
+    """Appends (whole and half lines), same-size rewrites, truncations, replacement, forks, a
+    deleted session and a damaged index, in any order: search --json through the index (built,
+    then as it is) equals search --no-cache, for literals and regexes, with and without -i."""
+    _run_ops(tmp_path / "case", first, ops, pats)
+
+
+@pytest.mark.slow
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                 HealthCheck.function_scoped_fixture])
+@given(first=st.lists(_entry_line(), max_size=30), ops=st.lists(_OPS, min_size=1, max_size=8),
+       pats=st.lists(PATTERNS, min_size=1, max_size=4))
+def test_every_search_through_the_index_is_the_scan_long(tmp_path, first, ops, pats):
+    """The same, longer files and histories (``-m slow``)."""
+    _run_ops(tmp_path / "case", first, ops, pats)
+
+
+# --- what the index can narrow ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("pattern", "ic", "rx", "runs"), [
+    ("cache.ts", False, False, ["cache.ts"]),
+    ("ab", False, False, []),  # shorter than a trigram: scanned
+    ("a\x00bcd", False, False, ["bcd"]),
+    ("\u00e9t\u00e9 abc", True, False, [" abc"]),  # -i: ASCII only (SQLite's fold is not Python's)
+    (r"foo\.bar(x|y)+baz", False, True, ["foo.bar", "baz"]),
+    (r"a.b", False, True, []),
+    ("(?i)kelvin", False, True, ["elv"]),  # re.IGNORECASE folds K, ſ and İ/ı to k, s and i
+    ("[abc]+", False, True, []),
+])
+def test_literal_runs(pattern, ic, rx, runs):
+    assert searchindex.literal_runs(pattern, ic, rx) == runs
+
+
+def test_via_is_said_and_short_patterns_scan(tmp_path):
+    root = tmp_path / "s"
+    (root / "p").mkdir(parents=True)
+    (root / "p" / "a.jsonl").write_bytes(_line(header()) + _line(user("u1", None, text="find the needle")))
+    with Using(tmp_path / "cache"):
+        assert _search(root, ("needle", False, False))["via"] == "index"
+        assert _search(root, ("ne", False, False))["via"] == "scan"
+        assert _search(root, ("ne+dle", False, True))["via"] == "index"
+        assert _search(root, ("n.e", False, True))["via"] == "scan"
+        assert _search(root, ("needle", False, False), "--no-cache")["via"] == "scan"
+        assert (tmp_path / "cache" / searchindex.NAME).exists()
+
+
+# --- the file ---------------------------------------------------------------------------------------
+
+
+def _one_session(tmp_path: Path) -> Path:
+    root = tmp_path / "s"
+    (root / "p").mkdir(parents=True)
+    (root / "p" / "a.jsonl").write_bytes(_line(header()) + _line(user("u1", None, text="find the needle")))
+    return root
+
+
+def test_modes_and_the_cache_command(tmp_path):
+    root = _one_session(tmp_path)
+    where = tmp_path / "cache"
+    with Using(where):
+        _search(root, ("needle", False, False))
+        index = where / searchindex.NAME
+        assert stat.S_IMODE(os.stat(where).st_mode) == 0o700
+        for f in where.iterdir():
+            if f.name.startswith(searchindex.NAME):
+                assert stat.S_IMODE(f.stat().st_mode) == 0o600, f
+        assert cache.usage(str(where)).size >= index.stat().st_size > 0
+        assert cache.clear(str(where)) >= 1
+        assert not index.exists()
+    assert not any(p.name.startswith(searchindex.NAME) for p in root.rglob("*"))  # never beside the sessions
+
+
+def test_off_writes_no_index(tmp_path, monkeypatch):
+    root = _one_session(tmp_path)
+    where = tmp_path / "cache"
+    with Using(where):
+        _search(root, ("needle", False, False), "--no-cache")
+        assert not (where / searchindex.NAME).exists()
+    with Using(where):
+        previous = cache.configure(cache.Settings(directory=None))
+        try:
+            assert _search(root, ("needle", False, False))["via"] == "scan"
+        finally:
+            cache.configure(previous)
+        assert not (where / searchindex.NAME).exists()
+
+
+@pytest.mark.parametrize("damage", ["garbage", "empty-other-db", "cut"])
+def test_a_damaged_or_foreign_index_is_moved_aside_and_rebuilt(tmp_path, damage):
+    root = _one_session(tmp_path)
+    where = tmp_path / "cache"
+    index = where / searchindex.NAME
+    with Using(where):
+        want = _search(root, ("needle", False, False), "--no-cache")
+        _search(root, ("needle", False, False))
+        if damage == "garbage":
+            index.write_bytes(b"not a database at all" * 300)
+        elif damage == "empty-other-db":
+            index.unlink()
+            con = sqlite3.connect(index)
+            con.execute("CREATE TABLE other(x)")
+            con.commit()
+            con.close()
+        else:
+            data = index.read_bytes()
+            index.write_bytes(data[: len(data) // 2])
+        r = RUNNER.invoke(__import__("pisess.cli.app", fromlist=["app"]).app,
+                          ["search", "needle", "--all", "--sessions-dir", str(root), "--json"], catch_exceptions=False)
+        got = json.loads(r.stdout)
+        got.pop("via")
+        assert got == {k: v for k, v in want.items() if k != "via"}
+        assert _search(root, ("needle", False, False))["via"] == "index"
+        if damage != "cut":
+            assert "moved aside" in r.stderr and r.stderr.count("moved aside") == 1
+            assert (where / (searchindex.NAME + ".damaged")).exists()
+
+
+def test_a_transaction_cut_short_leaves_the_index_as_it_was(tmp_path, monkeypatch):
+    """A process killed mid-index: its transaction never commits, the next search sees the
+    index as it was before (and brings it up to date)."""
+    root = _one_session(tmp_path)
+    where = tmp_path / "cache"
+    with Using(where):
+        _search(root, ("needle", False, False))
+        with (root / "p" / "a.jsonl").open("ab") as fh:
+            fh.write(_line(user("u2", "u1", text="another needle")))
+
+        def boom(*a, **k):
+            raise KeyboardInterrupt
+
+        monkeypatch.setattr(searchindex, "_lines", boom)
+        with pytest.raises(KeyboardInterrupt):
+            searchindex.build([str(root / "p" / "a.jsonl")])
+        monkeypatch.undo()
+        got = _search(root, ("needle", False, False))
+        assert got["via"] == "index" and len(got["hits"]) == 2
+
+
+def test_cache_index_ahead_of_time_and_the_cap(tmp_path):
+    """pisess cache index builds it (no search needed), cache shows its size, the cap counts it
+    and removes it whole (with SQLite's files beside it), never one part without the others."""
+    root = _one_session(tmp_path)
+    where = tmp_path / "cache"
+    app = __import__("pisess.cli.app", fromlist=["app"]).app
+    with Using(where):
+        r = RUNNER.invoke(app, ["cache", "index", "--all", "--sessions-dir", str(root), "--json"],
+                          catch_exceptions=False)
+        assert r.exit_code == 0, r.stderr
+        assert json.loads(r.stdout)["index"]["files"] == 1
+        size = cache.index_size(str(where))
+        assert size > 0
+        shown = json.loads(RUNNER.invoke(app, ["cache", "--json"]).stdout)["cache"]
+        assert shown["searchIndexBytes"] == size and shown["bytes"] >= size
+        (where / (searchindex.NAME + "-wal")).write_bytes(b"x")  # as if a writer were open
+        assert cache.evict(str(where), cap=size // 2) == 1
+        assert not [p for p in where.iterdir() if p.name.startswith(searchindex.NAME)]
+        assert _search(root, ("needle", False, False))["via"] == "index"  # built again when needed
