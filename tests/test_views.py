@@ -177,14 +177,14 @@ def test_no_model_known_reads_model_unknown(runner, tmp_path):
     out = run(runner, "context", f, "--no-pager")
     assert "model unknown" in out and "model /" not in out
     tree = run(runner, "tree", f, "--no-pager")
-    assert re.search(r"m1  model +unknown", tree) and " / " not in tree
+    assert re.search(r"m1 +model +unknown", tree) and " / " not in tree
 
 
 def test_custom_messages_have_one_word_in_every_view(runner, tmp_path):
     """``ext msg`` in tree, du and context alike (search says it too)."""
     cm = entry("custom_message", "c1", "u1", customType="plan", content="be careful", display=True)
     f = write_session(tmp_path, [header(), user("u1", None), cm, user("u2", "c1")])
-    assert re.search(r"c1  ext msg ", run(runner, "tree", f, "--no-pager"))
+    assert re.search(r"c1 +ext msg ", run(runner, "tree", f, "--no-pager"))
     assert "ext msg (c1)" in run(runner, "context", f, "--no-pager")
     assert "ext msg" in run(runner, "du", f)
     ctx = run(runner, "context", f, "--no-pager")
@@ -203,7 +203,7 @@ def test_context_and_tree_show_the_same_timestamp_the_entrys(runner, tmp_path):
 def test_unknown_role_in_tree_is_its_text_not_json(runner, tmp_path):
     f = write_session(tmp_path, [header(), message("x1", None, {"role": "developer", "content": "hello", "n": 1})])
     out = run(runner, "tree", f, "--no-pager")
-    assert re.search(r"x1  developer +hello", out) and "{" not in out
+    assert re.search(r"x1 +developer +hello", out) and "{" not in out
 
 
 # --- trailing spaces: none in any view -------------------------------------------------------------
@@ -273,3 +273,44 @@ def test_ls_all_long_keeps_the_project_at_80_columns(runner, tmp_path, monkeypat
     out = run(runner, "ls", "--all", "--long", "--sessions-dir", str(tmp_path / "sessions"))
     rows = [ln for ln in out.splitlines() if ln.startswith("  01955b3b")]
     assert len(rows) == 3 and all(len(ln) <= 80 and ln.endswith(("/webapp", "/agent")) for ln in rows)
+
+
+def _roots_session(tmp_path) -> str:
+    from conftest import assistant, header, user, write_session
+
+    return write_session(tmp_path, [header(), user("mc1", None, "first root"), assistant("oc-custom-1", "mc1"),
+                                    user("mc2", "oc-custom-1", "more"), user("r2a", None, "second root"),
+                                    assistant("r2b", "r2a"), user("root-three", None, "third"),
+                                    assistant("x9", "root-three")])
+
+
+def test_tree_marks_where_each_root_starts(tmp_path, monkeypatch):
+    """A second root was drawn in column 0 right under the first root's last entry, as if it were
+    that entry's child: each root's first row is announced (a blank line, ``root 2 of 3``)."""
+    from conftest import cli_runner, invoke
+
+    out = invoke(cli_runner(monkeypatch, columns=80), "tree", _roots_session(tmp_path)).stdout.splitlines()
+    assert out[1] == "root 1 of 3" and out[2].split()[1] == "mc1"
+    at = out.index("root 2 of 3")
+    assert out[at - 1] == "" and out[at + 1].split()[1] == "r2a"
+    at = out.index("root 3 of 3")
+    assert out[at - 1] == "" and out[at + 1].split()[1] == "root-thr"
+    from conftest import header, user, write_session
+
+    lone = invoke(cli_runner(monkeypatch, columns=80), "tree", write_session(tmp_path, [header(), user("u1", None)]))
+    assert "root 1 of" not in lone.stdout
+
+
+@pytest.mark.parametrize("command", ["tree", "path"])
+def test_the_entry_id_column_is_padded_to_the_session_id_width(tmp_path, monkeypatch, command):
+    """Ids of other writers differ in length (``mc2``, ``oc-custom-1``): the kind column after
+    them starts in one column on every row, as the README promises."""
+    from conftest import assistant, cli_runner, header, invoke, user, write_session
+
+    path = write_session(tmp_path, [header(), user("mc1", None, "q"), assistant("oc-custom-1", "mc1", "a"),
+                                    user("mc2", "oc-custom-1", "q2"), assistant("a-much-longer-id-4", "mc2", "a2")])
+    out = invoke(cli_runner(monkeypatch, columns=80), command, path).stdout.splitlines()
+    rows = [line for line in out if " user " in line or " assistant " in line]
+    assert len(rows) == 4
+    starts = {line.index("user") if " user " in line else line.index("assistant") for line in rows}
+    assert len(starts) == 1, rows

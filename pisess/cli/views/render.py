@@ -104,6 +104,10 @@ def tree_view(view, entries: list | None = None, *, width: int = 100, show_time:
     by_light = {id(r.entry): w for r, w in zip((r for r in view.rows if r.kind == "entry"), entries)} \
         if entries is not None else {}
     for r in view.rows:
+        if r.root and view.roots > 1:  # a new root: not a child of the row above it
+            if r.root > 1:
+                out.append(T(""))
+            out.append(T(f"root {r.root} of {view.roots}", "bold"))
         out.append(_tree_row(s, r, width, show_time, by_light.get(id(r.entry), r.entry)))
     if not view.rows:
         out.append(T("(no entries)", "dim"))
@@ -119,6 +123,16 @@ def tree_view(view, entries: list | None = None, *, width: int = 100, show_time:
         legend.append(f"{WRITERS_MARK}A {WRITERS_MARK}B two writers interleaved")
     out.extend(packed(legend, width))
     return out
+
+
+def id_cell(v: Any, width: int) -> str:
+    """An entry id in a column ``width`` wide and the two spaces after it: ids shorter than the
+    session's id width (writers other than pi: ``mc2``, ``oc-custom-1``) are padded, so the
+    columns after them do not zig-zag."""
+    from rich.cells import cell_len
+
+    sid = _sid(v, width)
+    return sid + " " * (max(0, width - cell_len(sid)) + 2)
 
 
 def _reader_words(session) -> str:
@@ -154,8 +168,7 @@ def _tree_row(session, r, width: int, show_time: bool, whole: Any = None) -> Tex
     # bookkeeping (usage entries: pi's tree hides them) is dimmed wherever it sits
     base = "" if r.active and not compacted and k.tree != "dim" else "dim"
     t.append(mark + " ", "bold" if r.active and not compacted else "dim")
-    t.append(_sid(get(e, "id"), session.id_width), "bold" if r.active else "dim")
-    t.append("  ")
+    t.append(id_cell(get(e, "id"), session.id_width), "bold" if r.active else "dim")
     if show_time:
         t.append(d.local_time(get(e, "timestamp")) + "  ", "dim")
     t.append(f"{d.word(k):<10} ", d.style(k) if not base else "dim")
@@ -204,7 +217,7 @@ def path_view(ctx, *, width: int = 100, show_time: bool = False) -> list:
         t.append(f"{line if line else '?':>6}  ", "dim")
         seen = id(e) in in_ctx
         t.append((ACTIVE if seen else COMPACTED) + " ", "bold" if seen else "dim")
-        t.append(_sid(get(e, "id"), s.id_width) + "  ", "bold" if seen else "dim")
+        t.append(id_cell(get(e, "id"), s.id_width), "bold" if seen else "dim")
         if show_time:
             t.append(d.local_time(get(e, "timestamp")) + "  ", "dim")
         k = kinds.of_entry(e)

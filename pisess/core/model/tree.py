@@ -38,6 +38,7 @@ class TreeRow:
     count: int = 0  # entries a fold stands for
     line: int | None = None
     branches: int = 0  # side branches a fold stands for (``depth``); 0: the middle of a long run
+    root: int = 0  # on the first row of each root's subtree: the root's number (1, 2, ...); else 0
 
 
 @dataclass(frozen=True)
@@ -263,11 +264,11 @@ def _layout(session: Session, children: dict, roots: list, active: set, flags: d
     that continues below it."""
     sizes = _subtree_sizes(roots, children) if depth is not None else {}
     rows: list = []
-    stack = [(r, "", "", 0) for r in reversed(roots)]
+    stack = [(r, "", "", 0, n) for n, r in reversed(list(enumerate(roots, 1)))]
     seen: set = set()
     cont = {"": "", SIDE: TRUNK}
     while stack:
-        node, guides, conn, level = stack.pop()
+        node, guides, conn, level, root = stack.pop()
         if id(node) in seen:
             continue
         count = 0
@@ -280,18 +281,20 @@ def _layout(session: Session, children: dict, roots: list, active: set, flags: d
                 break
             node = kids[0]
         if count:
-            rows.append(TreeRow("fold", None, guides, conn, node is not None and id(node) in active, count=count))
+            rows.append(TreeRow("fold", None, guides, conn, node is not None and id(node) in active, count=count,
+                                root=root))
+            root = 0
             if node is None or id(node) in seen:
                 continue
             guides, conn = guides + cont[conn], ""
         seen.add(id(node))
         rows.append(TreeRow("entry", node, guides, conn, id(node) in active, frozenset(flags.get(id(node), ())),
-                            line=session.line_of(node)))
+                            line=session.line_of(node), root=root))
         kids = [k for k in children.get(id(node), []) if id(k) not in seen]
         if not kids:
             continue
         below = guides + cont[conn]
-        stack.append((kids[-1], below, "", level))  # the column goes on below the side branches
+        stack.append((kids[-1], below, "", level, 0))  # the column goes on below the side branches
         sides = kids[:-1]
         if depth is not None and level + 1 > depth and sides:
             rows.append(TreeRow("fold", None, below, SIDE, False, count=sum(sizes.get(id(k), 1) for k in sides),
@@ -299,7 +302,7 @@ def _layout(session: Session, children: dict, roots: list, active: set, flags: d
             seen.update(_subtree_ids(sides, children))
             continue
         for k in reversed(sides):
-            stack.append((k, below, SIDE, level + 1))
+            stack.append((k, below, SIDE, level + 1, 0))
     return rows
 
 
