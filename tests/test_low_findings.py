@@ -210,3 +210,16 @@ def test_ls_at_80_columns_keeps_its_sort_column_and_a_readable_name(tmp_path, mo
     lines = r.stdout.splitlines()
     rows = lines[next(i for i, ln in enumerate(lines) if ln.startswith("  ID ")) + 1:]
     assert rows and all("please ref" in row and "\u2026rk/proj" in row for row in rows), rows
+
+
+def test_search_legend_breaks_between_phrases(tmp_path, monkeypatch):
+    path = branchy(tmp_path)
+    r = invoke(cli_runner(monkeypatch, columns=60), "search", "hi", path)
+    assert r.exit_code == 0
+    lines = r.stdout.splitlines()
+    at = next(i for i, ln in enumerate(lines) if ln.startswith("active: "))
+    phrases = [p for ln in lines[at:] for p in ln.split(" \u00b7 ")]
+    assert phrases == ["active: in the model's context", "compacted: replaced by its summary",
+                       "branch: off the active path"]
+    assert all(len(ln) <= 60 for ln in lines[at:])
+    assert lines[at - 1].endswith("1 file searched")  # not "1 file searched (1 file)"

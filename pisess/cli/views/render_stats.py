@@ -107,19 +107,20 @@ def search_view(results: list, *, width: int, searched: int, label: str, active_
     foot = Text()
     sessions = len(results)
     foot.append(f"{plural(total, 'hit')} in {plural(sessions, 'session')}", "bold")
-    foot.append(f" \u00b7 {plural(searched, 'file')} searched ({label})")
+    foot.append(f" \u00b7 {plural(searched, 'file')} searched"
+                + ("" if label.endswith((" file", " files")) else f" ({label})"))
     if active_only:
         foot.append(" \u00b7 active path in context only")
     out.append(foot)
-    legend = "active: in the model's context \u00b7 "
+    legend = ["active: in the model's context"]
     if any(h.where == "edited" for r in results for h in r.hits):
-        legend += "edited: hidden or replaced by a context edit \u00b7 "
+        legend.append("edited: hidden or replaced by a context edit")
     if any(h.where == "retained" for r in results for h in r.hits):
-        legend += "retained: a copy in the checkpoint \u00b7 "
-    legend += "compacted: replaced by its summary \u00b7 branch: off the active path"
+        legend.append("retained: a copy in the checkpoint")
+    legend += ["compacted: replaced by its summary", "branch: off the active path"]
     if any(h.where == "dropped" for r in results for h in r.hits):
-        legend += " \u00b7 dropped: on a line no reader keeps"
-    out.append(Text(legend, "dim"))
+        legend.append("dropped: on a line no reader keeps")
+    out.extend(packed(legend, width, sep=" \u00b7 "))  # (a narrow terminal breaks it between its phrases)
     return out
 
 
