@@ -223,3 +223,17 @@ def test_search_legend_breaks_between_phrases(tmp_path, monkeypatch):
                        "branch: off the active path"]
     assert all(len(ln) <= 60 for ln in lines[at:])
     assert lines[at - 1].endswith("1 file searched")  # not "1 file searched (1 file)"
+
+
+def test_secrets_allowlist_hint_keeps_the_scanned_paths(tmp_path, monkeypatch):
+    import shlex
+
+    secret = "DB_PASSWORD=" + "hunter2!x"
+    path = write_session(tmp_path / "my dir", [header(), user("a1", None, secret)])
+    r = invoke(cli_runner(monkeypatch, columns=300), "secrets", path)
+    assert r.exit_code == 1
+    assert f"pisess secrets {shlex.quote(path)} --format allowlist >> .pisess-secrets-allow" in r.stderr
+    allow = str(tmp_path / "allow")
+    open(allow, "w").close()
+    r = invoke(cli_runner(monkeypatch, columns=300), "secrets", path, "--allowlist", allow)
+    assert (f"pisess secrets {shlex.quote(path)} --allowlist {allow} --format allowlist >> {allow}") in r.stderr

@@ -62,7 +62,13 @@ def secrets(
     if fmt == "json":
         common.emit_json(render_share.secrets_json(scan.files, scan.findings, allowed, scan.unreadable, allow_path))
     else:
-        out, hint = render_share.secrets_report(fmt, scan.files, scan.findings, allowed, scan.unreadable, allow_path)
+        scope = [*(paths or []), *(["--all"] if all_projects else [])]
+        if not paths:
+            scope += [*(["--sessions-dir", sessions_dir] if sessions_dir else []), *(["--cwd", cwd] if cwd else [])]
+        if allowlist:
+            scope += ["--allowlist", allowlist]
+        out, hint = render_share.secrets_report(fmt, scan.files, scan.findings, allowed, scan.unreadable, allow_path,
+                                                tuple(scope), allowlist or ".pisess-secrets-allow")
         show(out, color)
         talk(hint, color)
     if scan.unaccepted(allowed):

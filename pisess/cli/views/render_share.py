@@ -78,9 +78,11 @@ def secrets_json(files: list, findings: list, allowed: frozenset, unreadable: li
 
 
 def secrets_report(fmt: str, files: list, findings: list, allowed: frozenset, unreadable: list,
-                   allow_path: str | None) -> tuple[list, list]:
+                   allow_path: str | None, scope: tuple = (), allow_file: str = ".pisess-secrets-allow"
+                   ) -> tuple[list, list]:
     """``(out, talk)`` of ``text``, ``github`` or ``allowlist``: the findings for stdout, a hint
-    for stderr."""
+    for stderr (the same scan, ``scope`` its arguments, as allowlist lines appended to
+    ``allow_file``)."""
     c = secrets_summary(files, findings, allowed)
     shown = [f for f in findings if f.fingerprint not in allowed]
     lines: list = []
@@ -126,5 +128,8 @@ def secrets_report(fmt: str, files: list, findings: list, allowed: frozenset, un
     if c["allowlisted"]:
         line.append(f" \u00b7 {c['allowlisted']:,} allowlisted ({escape_controls(allow_path or '')})", "dim")
     out.append(soft(line))
-    hint = "accept a finding: pisess secrets --format allowlist >> .pisess-secrets-allow (then review the file)"
+    import shlex
+
+    again = " ".join(shlex.quote(a) for a in ("pisess", "secrets", *scope, "--format", "allowlist"))
+    hint = f"accept a finding: {escape_controls(again)} >> {escape_controls(shlex.quote(allow_file))} (then review the file)"
     return out, [soft(Text(hint, "dim"))] if c["findings"] else []
