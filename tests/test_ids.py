@@ -145,7 +145,7 @@ def test_hex_ids_stay_8_characters(runner, tmp_path):
 
 
 def test_watch_rows_show_ids_that_differ():
-    from pisess.cli.commands.watch_cmd import _row
+    from pisess.cli.views.watch import _row
     from pisess.core.model.follow import SessionState
 
     state = SessionState()

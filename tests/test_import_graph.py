@@ -137,14 +137,14 @@ def test_the_graph_is_read_across_packages():
     g, lazy = graph(), graph(lazy=True)
     assert {"pisess.core.reading.compact", "pisess.core.reading.session", "pisess.core.model.paths",
             "pisess.core.listing.repo", "pisess.core.analyses.validate", "pisess.core.errors", "pisess.core.js",
-            "pisess.cli.common", "pisess.cli.views.render", "pisess.cli.commands.tree_cmd"} <= modules().keys()
+            "pisess.cli.common", "pisess.cli.views.tree", "pisess.cli.commands.tree_cmd"} <= modules().keys()
     assert {"pisess.core.reading.lines", "pisess.core.reading.store", "pisess.core.errors"} <= g["pisess.core.reading.compact"]
     assert "pisess.core.js" in g["pisess.core.reading.session"]  # from .. import js
     assert "pisess.core.listing.sessionset" in g["pisess.core.analyses.du"]  # from ..listing.sessionset import
     assert "pisess.core.reading.cache" in lazy["pisess.core.analyses.du"]  # from ..reading import cache, in a function
     assert "pisess.core.reading.cache" not in g["pisess.core.analyses.du"]
     assert "pisess.cli.common" in g["pisess.cli.commands.tree_cmd"]  # from pisess.cli import common
-    assert "pisess.cli.views.render" in lazy["pisess.cli.commands.tree_cmd"]  # from pisess.cli.views import render
+    assert "pisess.cli.views.tree" in lazy["pisess.cli.commands.tree_cmd"]  # from pisess.cli.views.tree import
     assert "pisess.core.errors" in g["pisess.cli.common"]  # from pisess.core.errors import PisessError
     assert "pisess" in g["pisess.cli.app"]  # from pisess import __version__: the package itself
 
@@ -186,10 +186,10 @@ PLANTED = [
      "pisess.cli.commands.ls_cmd -> pisess.cli.commands.tree_cmd: commands never import one another"),
     ("cli/views/text.py", "from pisess.cli.commands.ls_cmd import ls",
      "pisess.cli.views.text -> pisess.cli.commands.ls_cmd: views never imports commands, a floor up"),
-    ("cli/views/render.py", "from pisess.cli import common",
-     "pisess.cli.views.render -> pisess.cli.common: views never imports common, a floor up"),
-    ("cli/output.py", "from pisess.cli.views.render import T",
-     "pisess.cli.output -> pisess.cli.views.render: output never imports views, a floor up"),
+    ("cli/views/tree.py", "from pisess.cli import common",
+     "pisess.cli.views.tree -> pisess.cli.common: views never imports common, a floor up"),
+    ("cli/output.py", "from pisess.cli.views.shared import T",
+     "pisess.cli.output -> pisess.cli.views.shared: output never imports views, a floor up"),
     ("core/model/fork.py", "from ..listing import repo",
      "pisess.core.model.fork -> pisess.core.listing.repo: model imports only ['reading']"),
     ("core/reading/lines.py", "from ..model.paths import active_path",
@@ -217,12 +217,12 @@ def test_a_planted_import_up_a_floor_is_reported(tmp_path, file, statement, repo
 
 
 def test_a_planted_lazy_cycle_is_reported(tmp_path):
-    """text is imported by render at module level; text importing render back, even inside a
+    """text is imported by tree at module level; text importing tree back, even inside a
     function, closes a circle on one floor (no floor rule sees it: only the cycle check)."""
-    root = _plant(tmp_path, "cli/views/text.py", "from pisess.cli.views import render")
+    root = _plant(tmp_path, "cli/views/text.py", "from pisess.cli.views import tree")
     g = graph(root, lazy=True)
     assert violations(g) == []
-    assert ["pisess.cli.views.text", "pisess.cli.views.render", "pisess.cli.views.text"] in cycles(g)
+    assert ["pisess.cli.views.text", "pisess.cli.views.tree", "pisess.cli.views.text"] in cycles(g)
     assert cycles(graph(root)) == []
 
 

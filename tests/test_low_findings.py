@@ -167,7 +167,7 @@ def test_watch_summary_counts_branch_points_as_tree_and_marks_the_active_path(tm
 
 
 def test_watch_exit_on_delete_does_not_say_it_waits():
-    from pisess.cli.commands.watch_cmd import _event_row
+    from pisess.cli.views.watch import _event_row
     from pisess.core.model.follow import Event
 
     gone = Event("deleted", None, None, {})

@@ -13,7 +13,11 @@ import pytest
 
 from conftest import entry, header, message, user, write_session
 from pisess.cli.output import Printer, soft
-from pisess.cli.views import render, render_share
+from pisess.cli.views.export import export_summary
+from pisess.cli.views.fork import fork_view
+from pisess.cli.views.listing import ls_view
+from pisess.cli.views.tree import tree_view
+from pisess.cli.views.validate import validate_github, validate_text
 from pisess.core.analyses.validate import summary_counts, validate_file
 from pisess.core.model.fork import plan_fork
 from pisess.core.model.tree import build_tree
@@ -38,7 +42,7 @@ def test_only_the_printer_writes_to_stdout():
     """No CLI module but output.py calls print, typer.echo, sys.stdout.write or a console's print."""
     offenders = {}
     paths = sorted(CLI.rglob("*.py"))
-    assert CLI / "views" / "render.py" in paths and CLI / "commands" / "ls_cmd.py" in paths
+    assert CLI / "views" / "context.py" in paths and CLI / "commands" / "ls_cmd.py" in paths
     for path in paths:
         if path.name == "output.py":
             continue
@@ -60,16 +64,16 @@ def test_views_return_items_and_print_nothing(src, capsys):
     """Every view that used to print itself now returns what to print."""
     s = open_session(src, "cli", light=True)
     reports = [validate_file(src)]
-    assert render.validate_text(reports, [], False, quiet=False)
-    assert all(isinstance(x, str) for x in render.validate_github(reports, [], False))
-    before, out, after = render.fork_view(plan_fork(s, "a1", "at", new_id="n1", now_iso="2026-01-01T00:00:00.000Z"),
+    assert validate_text(reports, [], False, quiet=False)
+    assert all(isinstance(x, str) for x in validate_github(reports, [], False))
+    before, out, after = fork_view(plan_fork(s, "a1", "at", new_id="n1", now_iso="2026-01-01T00:00:00.000Z"),
                                           "/tmp/x.jsonl", dry_run=True)
     assert before and out == [] and after == []
     from pisess.cli.common import Where
     from pisess.core.listing.repo import list_sessions
 
     listing = list_sessions(str(Path(src).parent), None)
-    assert render.ls_view(listing, Where(str(Path(src).parent), "/"), all_projects=True, details=None, width=80)
+    assert ls_view(listing, Where(str(Path(src).parent), "/"), all_projects=True, details=None, width=80)
     cap = capsys.readouterr()
     assert cap.out == "" and cap.err == ""
 
@@ -84,7 +88,7 @@ def test_the_tree_view_never_reads_the_file(src, monkeypatch):
         raise AssertionError("the view read the session")
 
     monkeypatch.setattr(type(s), "materialize", refuse)
-    rows = render.tree_view(view, entries, width=100)
+    rows = tree_view(view, entries, width=100)
     assert any("hello [bold]x[/bold]" in r.plain for r in rows if hasattr(r, "plain"))
 
 
@@ -222,7 +226,7 @@ def test_export_summary_is_talk_not_output(src):
     from pisess.core.analyses.export import export_session
 
     run = export_session(src, "md", reader="cli", new_id="x", now_iso="2026-01-01T00:00:00.000Z")
-    items = render_share.export_summary(run, "/tmp/out.md")
+    items = export_summary(run, "/tmp/out.md")
     assert len(items) == 1 and "Exported 2 messages" in items[0].plain
 
 

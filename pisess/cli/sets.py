@@ -1,5 +1,5 @@
 """What search, stats and du share on the command line: the set of sessions they read, and a
-progress bar (drawn by ``render_stats``, imported only when the bar shows)."""
+progress bar (drawn by ``views.shared``, imported only when the bar shows)."""
 
 from __future__ import annotations
 
@@ -105,7 +105,7 @@ class Progress:
         if self._bar is None:
             if now - self.t0 < self.delay:
                 return
-            from pisess.cli.views.render_stats import progress_bar
+            from pisess.cli.views.shared import progress_bar
 
             self.total = max(total_bytes(self.files), self.done, 1)
             bar = progress_bar(self.color)
@@ -137,7 +137,8 @@ def run_report(compute, view: str, *, sessions, all_projects: bool, sessions_dir
     """The shape stats and du share: resolve the set, read it under a progress bar, print the
     report (JSON or view), name notes and skipped files on stderr, and exit 2 when a file could not
     be read or 1 when no session was read.  ``compute(files, tick, on_skip)`` returns the report;
-    ``view`` names the ``render_stats`` function that draws it (Rich is imported only for it)."""
+    ``view`` names the view that draws it, ``stats_view`` in ``pisess.cli.views.stats`` (Rich is
+    imported only for it)."""
     from pisess.core.errors import PisessError
 
     scope = resolve(sessions, all_projects, sessions_dir, cwd)
@@ -155,10 +156,12 @@ def run_report(compute, view: str, *, sessions, all_projects: bool, sessions_dir
         common.emit_json({"scope": scope.label, "piVersion": pi_version, **doc, "unreadable": common.unreadable_json()})
     else:
         from pisess.cli.output import Printer
-        from pisess.cli.views import render_stats
 
         printer = Printer(color)  # the view is laid out for the printer's width
-        printer.show(getattr(render_stats, view)(report, label=scope.label, width=printer.width))
+        import importlib
+
+        draw = getattr(importlib.import_module(f"pisess.cli.views.{view.removesuffix('_view')}"), view)
+        printer.show(draw(report, label=scope.label, width=printer.width))
     for s in report.sessions:
         if s.note:
             common.say(f"{s.path}: {s.note}")

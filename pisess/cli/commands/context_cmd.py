@@ -121,7 +121,7 @@ def context(
         common.emit_json(context_json(ctx))
         return
     from pisess.cli.output import show
-    from pisess.cli.views import render
+    from pisess.cli.views.context import context_view
 
-    show(render.context_view(ctx, llm=llm, thinking=thinking, full=full, max_lines=max_lines, system=system,
+    show(context_view(ctx, llm=llm, thinking=thinking, full=full, max_lines=max_lines, system=system,
                              original=original), color, pager=pager)

@@ -16,7 +16,11 @@ def demo_views(root: str, tmp: str, *, width: int) -> list:
     from rich.text import Text
 
     from pisess.cli.common import Where
-    from pisess.cli.views import render
+    from pisess.cli.views.context import context_view
+    from pisess.cli.views.listing import ls_view
+    from pisess.cli.views.path import path_view
+    from pisess.cli.views.tree import tree_view
+    from pisess.cli.views.validate import validate_text
     from pisess.core.analyses.validate import validate_file
     from pisess.core.ids import unique_prefix_width
     from pisess.core.listing.repo import list_sessions
@@ -33,21 +37,21 @@ def demo_views(root: str, tmp: str, *, width: int) -> list:
 
     step(f"pisess ls --all --long --sessions-dir {root}")
     listing = list_sessions(root, None)
-    out.extend(render.ls_view(listing, Where(root, tmp), all_projects=True,
+    out.extend(ls_view(listing, Where(root, tmp), all_projects=True,
                               details={s.path: summarize_file(s.path) for s in listing.sessions}, width=width))
     w = unique_prefix_width(info.id for info in listing.sessions)  # as ls shows them: each names one session
     for info in listing.sessions:
         s = open_session(info.path, "auto")
         view = build_tree(s)
         step(f"pisess tree {info.id[:w]}")
-        out.extend(render.tree_view(view, view.entries(), width=width))
+        out.extend(tree_view(view, view.entries(), width=width))
     step(f"pisess context {listing.sessions[-1].id[:w]}")
-    out.extend(render.context_view(build_context(open_session(listing.sessions[-1].path, "auto")), max_lines=4))
+    out.extend(context_view(build_context(open_session(listing.sessions[-1].path, "auto")), max_lines=4))
     step(f"pisess path {listing.sessions[0].id[:w]}")
-    out.extend(render.path_view(build_context(open_session(listing.sessions[0].path, "auto")), width=width))
+    out.extend(path_view(build_context(open_session(listing.sessions[0].path, "auto")), width=width))
     step(f"pisess validate {root}")
     reports = [validate_file(p) for p in sorted(str(x) for x in pathlib.Path(root).rglob("*.jsonl"))]
-    out.extend(render.validate_text(reports, [], False, quiet=False))
+    out.extend(validate_text(reports, [], False, quiet=False))
     return out
 
 

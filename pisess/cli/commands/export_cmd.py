@@ -59,10 +59,10 @@ def export(
         common.report_dropped(run.path, run.dropped_lines)
     written = write_export(output, run.export.data, force=force) if output else None
     from pisess.cli.output import Printer, talk
-    from pisess.cli.views import render_share
+    from pisess.cli.views.export import export_summary
 
     if json_out:
         common.emit_json(run.to_json(written))
     elif written is None:
         Printer().data(run.export.data)
-    talk(render_share.export_summary(run, written), color)
+    talk(export_summary(run, written), color)

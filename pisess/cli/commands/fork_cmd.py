@@ -72,9 +72,9 @@ def fork(
                           "header": plan.header, "newEmptySession": plan.new_empty_session, "entries": plan.entries})
         return
     from pisess.cli.output import show, talk
-    from pisess.cli.views import render
+    from pisess.cli.views.fork import fork_view
 
-    before, out, after = render.fork_view(plan, written or target, dry_run=dry_run,
+    before, out, after = fork_view(plan, written or target, dry_run=dry_run,
                                           resume=resume_prefix(plan.header["id"], directory) if written else None)
     talk(before, color)
     show(out, color)

@@ -66,10 +66,10 @@ def ls(
         Printer(color).show(["".join(piece for piece, _ in ls_heading(listing, w, all_projects)), NO_SESSIONS_HINT])
     else:
         from pisess.cli.output import Printer
-        from pisess.cli.views import render
+        from pisess.cli.views.listing import ls_view
 
         printer = Printer(color)
-        printer.show(render.ls_view(listing, w, all_projects=all_projects, details=details, width=printer.width))
+        printer.show(ls_view(listing, w, all_projects=all_projects, details=details, width=printer.width))
     _report_skipped(listing.skipped)
 
 

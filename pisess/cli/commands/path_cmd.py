@@ -50,10 +50,10 @@ def path(
         })
         return
     from pisess.cli.output import Printer
-    from pisess.cli.views import render
+    from pisess.cli.views.path import path_view
 
     printer = Printer(color)
-    printer.show(render.path_view(ctx, width=printer.width, show_time=time))
+    printer.show(path_view(ctx, width=printer.width, show_time=time))
 
 
 def edit_of(ctx, entry) -> dict | None:

@@ -55,10 +55,10 @@ def search(
         common.emit_json({**report.to_json(), "unreadable": common.unreadable_json()})
     elif results:
         from pisess.cli.output import Printer
-        from pisess.cli.views import render_stats
+        from pisess.cli.views.search import search_view
 
         printer = Printer(color)
-        printer.show(render_stats.search_view(results, width=printer.width, searched=report.files,
+        printer.show(search_view(results, width=printer.width, searched=report.files,
                                               label=scope.label, active_only=active_only))
     for r in results:
         if r.note:

@@ -71,7 +71,7 @@ def tree(
         common.emit_json(tree_json(view))
         return
     from pisess.cli.output import Printer
-    from pisess.cli.views import render
+    from pisess.cli.views.tree import tree_view
 
     printer = Printer(color)
-    printer.show(render.tree_view(view, view.entries(), width=printer.width, show_time=time), pager=pager)
+    printer.show(tree_view(view, view.entries(), width=printer.width, show_time=time), pager=pager)

@@ -77,9 +77,9 @@ def validate(
         })
     else:
         from pisess.cli.output import show
-        from pisess.cli.views import render
+        from pisess.cli.views.validate import validate_github, validate_text
 
-        show(render.validate_github(reports, unreadable, strict) if fmt == "github"
-             else render.validate_text(reports, unreadable, strict, quiet=quiet), color)
+        show(validate_github(reports, unreadable, strict) if fmt == "github"
+             else validate_text(reports, unreadable, strict, quiet=quiet), color)
     if any(not r.ok(strict) for r in reports):
         raise typer.Exit(common.EXIT_FINDINGS)

@@ -9,7 +9,8 @@ from rich.rule import Rule
 from rich.text import Text
 
 from pisess.cli.views import describe as d
-from pisess.cli.views.render import message_block, safe
+from pisess.cli.views.context import message_block
+from pisess.cli.views.shared import safe
 from pisess.cli.views.text import escape_controls, one_line, plural
 from pisess.cli.views.text import short_id as _sid
 from pisess.core.js import get

@@ -1,20 +1,15 @@
-"""Human output of the sharing commands (export, secrets).  Rich ``Text`` only, never markup;
-every string that came from a session file is escaped first."""
+"""``pisess export``: what an export wrote (on stderr)."""
 
 from __future__ import annotations
 
 from rich.text import Text
 
 from pisess.cli.output import soft
-from pisess.cli.views.render import gh_escape, relative
-from pisess.cli.views.text import escape_controls, files_read, plural, short_id
+from pisess.cli.views.text import escape_controls, plural, short_id
 
 
-def _kinds(counts: dict) -> str:
+def kind_counts(counts: dict) -> str:
     return ", ".join(f"{k} \u00d7{n}" for k, n in counts.items())
-
-
-# --- export --------------------------------------------------------------------------------------
 
 
 def export_summary(run, written: str | None) -> list:
@@ -33,103 +28,8 @@ def export_summary(run, written: str | None) -> list:
     if not total:
         return out
     if result.redacted:
-        out.append(soft(Text(f"redacted {plural(total, 'secret')}: {_kinds(result.secrets)}", "yellow")))
+        out.append(soft(Text(f"redacted {plural(total, 'secret')}: {kind_counts(result.secrets)}", "yellow")))
     else:
-        out.append(soft(Text(f"warning: {plural(total, 'possible secret')} in this export ({_kinds(result.secrets)}); "
+        out.append(soft(Text(f"warning: {plural(total, 'possible secret')} in this export ({kind_counts(result.secrets)}); "
                              "--redact replaces them, pisess secrets FILE shows where they are", "bold yellow")))
     return out
-
-
-# --- secrets -------------------------------------------------------------------------------------
-
-
-def _where(f) -> str:
-    parts = []
-    if f.entry_id:
-        parts.append(f"entry {f.entry_id[:8]}")
-    who = f.role or f.type
-    if who:
-        parts.append(who if f.type != "session" else "header")
-    parts.append(f.field)
-    return escape_controls(" \u00b7 ".join(parts))
-
-
-def secrets_summary(files: list, findings: list, allowed: frozenset) -> dict:
-    shown = [f for f in findings if f.fingerprint not in allowed]
-    return {"files": len(files), "findings": len(shown), "allowlisted": len(findings) - len(shown),
-            "filesWithFindings": len({f.path for f in shown}),
-            "kinds": dict(sorted(_count(f.kind for f in shown).items()))}
-
-
-def _count(kinds) -> dict:
-    out: dict = {}
-    for k in kinds:
-        out[k] = out.get(k, 0) + 1
-    return out
-
-
-def secrets_json(files: list, findings: list, allowed: frozenset, unreadable: list, allow_path: str | None) -> dict:
-    by_file: dict = {p: [] for p in files}
-    for f in findings:
-        by_file.setdefault(f.path, []).append(f.to_json(f.fingerprint in allowed))
-    return {"files": [{"path": p, "findings": fs} for p, fs in by_file.items()],
-            "unreadable": [e.to_dict() for e in unreadable], "allowlist": allow_path,
-            "summary": secrets_summary(files, findings, allowed)}
-
-
-def secrets_report(fmt: str, files: list, findings: list, allowed: frozenset, unreadable: list,
-                   allow_path: str | None, scope: tuple = (), allow_file: str = ".pisess-secrets-allow"
-                   ) -> tuple[list, list]:
-    """``(out, talk)`` of ``text``, ``github`` or ``allowlist``: the findings for stdout, a hint
-    for stderr (the same scan, ``scope`` its arguments, as allowlist lines appended to
-    ``allow_file``)."""
-    c = secrets_summary(files, findings, allowed)
-    shown = [f for f in findings if f.fingerprint not in allowed]
-    lines: list = []
-    if fmt == "github":
-        for e in unreadable:
-            lines.append(f"::error file={gh_escape(e.path or '?', True)},title={e.code}::{gh_escape(e.message)}")
-        for f in shown:
-            title = gh_escape("secret " + f.kind, True)
-            lines.append(f"::error file={gh_escape(f.path, True)},line={f.line},title={title}"
-                         f"::{gh_escape(f.preview + ' (' + _where(f) + ')')}")
-        lines.append(f"{files_read(c['files'], 'scanned', len(unreadable))}, {plural(c['findings'], 'secret')} found, "
-                     f"{c['allowlisted']:,} allowlisted")
-        return lines, []
-    if fmt == "allowlist":
-        seen: set = set()
-        for f in shown:
-            if f.fingerprint in seen:
-                continue
-            seen.add(f.fingerprint)
-            note = escape_controls(f"{f.kind} {f.preview} {relative(f.path)}:{f.line}").replace("#", "%23")
-            lines.append(f"{f.fingerprint}  # {note}")
-        return lines, []
-    out: list = []
-    for e in unreadable:
-        out.append(soft(Text(escape_controls(f"{relative(e.path or '?')}: error {e.code}: {e.message}"), "bold red")))
-    for f in shown:
-        t = Text()
-        t.append(escape_controls(relative(f.path)) + f":{f.line}: ", "bold")
-        t.append(f.kind, "bold red")
-        t.append(" " + escape_controls(f.preview))
-        t.append(f"  ({_where(f)} \u00b7 fp {f.fingerprint[:12]})", "dim")
-        out.append(soft(t))
-    line = Text()
-    line.append(files_read(c["files"], "scanned", 0))
-    if unreadable:
-        line.append(f", {len(unreadable):,} unreadable", "bold red")
-    line.append(" \u00b7 ")
-    if c["findings"]:
-        line.append(f"{plural(c['findings'], 'secret')} found in {plural(c['filesWithFindings'], 'file')}",
-                    "bold red")
-    else:
-        line.append("no secrets found", "green")
-    if c["allowlisted"]:
-        line.append(f" \u00b7 {c['allowlisted']:,} allowlisted ({escape_controls(allow_path or '')})", "dim")
-    out.append(soft(line))
-    import shlex
-
-    again = " ".join(shlex.quote(a) for a in ("pisess", "secrets", *scope, "--format", "allowlist"))
-    hint = f"accept a finding: {escape_controls(again)} >> {escape_controls(shlex.quote(allow_file))} (then review the file)"
-    return out, [soft(Text(hint, "dim"))] if c["findings"] else []

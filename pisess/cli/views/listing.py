@@ -1,0 +1,163 @@
+"""``pisess ls``: the sessions of a project (or all), as a table that fits the width."""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+from rich.text import Text
+
+from pisess.cli.views import describe as d
+from pisess.cli.views.marks import WARN
+from pisess.cli.views.shared import T, heading
+from pisess.cli.views.text import NO_SESSIONS_HINT, escape_controls, human_size, ls_heading, one_line, tilde
+from pisess.core import js
+from pisess.core.ids import unique_prefix_width
+
+
+def _now_ms() -> float:
+    fixed = os.environ.get("PISESS_NOW")  # reproducible ages for tests and docs
+    if fixed:
+        ms = js.date_ms(fixed)
+        if ms is not None:
+            return float(ms)
+    return time.time() * 1000
+
+
+def _session_id_from_path(p: Any, width: int = 8) -> str:
+    if not isinstance(p, str):
+        return "-"
+    base = os.path.basename(p)
+    if base.endswith(".jsonl"):
+        base = base[:-6]
+    return escape_controls((base.split("_", 1)[1] if "_" in base else base)[:width])
+
+
+def ls_view(listing, where, *, all_projects: bool, details: dict | None, width: int = 100,
+            now_ms: float | None = None) -> list:
+    now = _now_ms() if now_ms is None else now_ms
+    n = len(listing.sessions)
+    # pieces that do not fit go to a line of their own, never a line ending in " · "
+    head = heading([(piece.removeprefix(" \u00b7 "), style) for piece, style in ls_heading(listing, where, all_projects)],
+                   width)
+    if not n:
+        return [*head, T(NO_SESSIONS_HINT, "dim")]
+    # ids made within the same minute share 8 characters: show as many as tell them apart
+    width_id = unique_prefix_width(s.id for s in listing.sessions)
+    # the column the rows are sorted by stays: pi 1.6 lists by last activity (read from each file)
+    by_activity = any(s.listing == "cli" and s.activity_read not in (None, "header") for s in listing.sessions)
+
+    def cells(s) -> dict:
+        # (text, style) per column: plain strings until the row is joined (10,000 rows)
+        c = {"id": ("  " + escape_controls(s.id[:width_id]), "bold"),
+             "created": (d.local_time(s.created_at)[:16], ""), "age": (d.relative_age(s.created_at, now), "dim"),
+             "size": (human_size(s.size), ""),
+             "forked": (_session_id_from_path(s.parent_session_path, width_id) if s.parent_session_path else "-",
+                        "" if s.parent_session_path else "dim"),
+             "cwd": (escape_controls(tilde(s.cwd)), "dim")}
+        if details is not None:
+            info = details.get(s.path) or {}
+            if "error" in info:
+                c.update(msgs=("-", ""), br=("-", ""), last=("-", ""),
+                         name=(escape_controls(f"{WARN} {info['error'].get('message', '')}"), "red"))
+            else:
+                name, first = info.get("name"), info.get("firstMessage") or ""
+                c.update(msgs=(str(info.get("messageCount", 0)), ""), br=(str(info.get("branchPoints", 0)), ""),
+                         last=(d.local_time(info["lastActivity"])[:16] if info.get("lastActivity") else "-", "dim"),
+                         name=(one_line(name, 60), "bold") if name
+                         else (one_line(first, 60) or "(no messages)", "dim"))
+        if by_activity and s.modified is not None:  # the time the rows are sorted by, as pi read it
+            c["last"] = (d.local_time(s.modified)[:16], "")
+        return c
+
+    # (key, header, width, justify, drop order: higher goes first when the terminal is narrow;
+    # 0 never goes: the id, the column the rows are sorted by, the name and the project of each
+    # session (CWD), the last two shortened)
+    spec = [("id", "  ID", width_id + 2, "left", 0)]
+    if by_activity:
+        spec.append(("last", "LAST ACTIVE", 16, "left", 0))
+    spec += [("created", "CREATED", 16, "left", 6 if by_activity else 0),
+             ("age", "AGE", 8, "right", 3), ("size", "SIZE", 8, "right", 1)]
+    if details is not None:
+        spec += [("msgs", "MSGS", 4, "right", 1), ("br", "BR", 2, "right", 4)]
+        if not by_activity:
+            spec.append(("last", "LAST ACTIVE", 16, "left", 5))
+        spec.append(("name", "NAME / FIRST MESSAGE", 20, "left", 0))
+    spec.append(("forked", "FORKED FROM", 11, "left", 2))
+    if all_projects:
+        spec.append(("cwd", "CWD", 16, "left", 0))
+    while sum(w + 2 for _, _, w, _, _ in spec) > width and any(p for *_, p in spec):
+        worst = max(p for *_, p in spec)
+        spec = [c for c in spec if c[4] != worst]
+    rows = [cells(s) for s in listing.sessions]
+    return [*head, *table_rows(spec, rows, width)]
+
+
+def table_rows(spec: list, rows: list[dict], width: int) -> list[Text]:
+    """Columns laid out without Rich's table renderer (10,000 ls rows in a blink): each column as
+    wide as its widest cell, the flexible ones (``name``, ``cwd``) sharing what is left; a cell
+    that does not fit ends in ``…`` (a path keeps its end, where the project is); no trailing
+    spaces.  ``rows`` hold ``(text, style)`` per key."""
+    flexible = {"name", "cwd"}
+    widths = {}
+    for key, header, least, _, _ in spec:
+        widest = max([len(header)] + [_cells(r[key][0]) for r in rows if key in r])
+        widths[key] = widest if key not in flexible else max(least, len(header))
+    fixed = sum(widths[k] + 2 for k, *_ in spec if k not in flexible)
+    flex = [k for k, *_ in spec if k in flexible]
+    room = width - fixed - 2 * len(flex)
+    for k in list(flex):
+        widest = max([widths[k]] + [_cells(r[k][0]) for r in rows if k in r])
+        share = max(widths[k], room // len(flex)) if room > 0 else widths[k]
+        widths[k] = min(widest, share, 60 if k == "name" else widest)
+        room -= widths[k]
+        flex = flex[1:]
+    # still too wide (a narrow terminal, long ids): the flexible columns give up their least
+    # widths, each its share, so the row ends inside the width and neither is cut to nothing
+    over = sum(widths[key] + 2 for key, *_ in spec) - 2 - width
+    squeeze = [k for k in ("name", "cwd") if k in widths]
+    for i, k in enumerate(squeeze):
+        if over > 0:
+            cut = min(widths[k] - 8, -(-over // (len(squeeze) - i)))
+            widths[k] -= max(0, cut)
+            over -= max(0, cut)
+    last = len(spec) - 1
+    layout = [(key, widths[key], justify, i == last) for i, (key, _, _, justify, _) in enumerate(spec)]
+    out = [_row({key: (title, "bold dim") for key, title, *_ in spec}, layout)]
+    out.extend(_row(r, layout) for r in rows)
+    return out
+
+
+def _cells(text: str) -> int:
+    if text.isascii():
+        return len(text)
+    from rich.cells import cell_len
+
+    return cell_len(text)
+
+
+def _row(cells: dict, layout: list) -> Text:
+    line = Text(no_wrap=True)
+    for key, width, justify, last in layout:
+        text, style = cells[key]
+        n = _cells(text)
+        if n > width:
+            if key == "cwd":  # keep the end of a path: the project's own name
+                text = "\u2026" + text[len(text) - width + 1:]
+            else:
+                cut = Text(text)
+                cut.truncate(width, overflow="ellipsis")
+                text = cut.plain
+            n = _cells(text)
+        pad = " " * (width - n)
+        if justify == "right":
+            line.append(pad)
+            line.append(text, style)
+        else:
+            line.append(text, style)
+            if not last:
+                line.append(pad)
+        if not last:
+            line.append("  ")
+    return line

@@ -1,0 +1,82 @@
+"""``pisess validate``: findings as text lines or GitHub annotations."""
+
+from __future__ import annotations
+
+import os
+
+from rich.text import Text
+
+from pisess.cli.output import soft
+from pisess.cli.views.shared import safe
+from pisess.cli.views.text import escape_controls, files_read, plural
+
+SEV_STYLE = {"error": "bold red", "warning": "yellow", "info": "dim"}
+
+
+def relative(p: str) -> str:
+    try:
+        r = os.path.relpath(p)
+        return r if not r.startswith("../../..") else p
+    except ValueError:
+        return p
+
+
+def validate_text(reports: list, unreadable: list, strict: bool, *, quiet: bool) -> list:
+    """One line per finding (compiler style, unwrapped), then the summary."""
+    from pisess.core.analyses.validate import summary_counts
+
+    out: list = []
+    for err in unreadable:
+        out.append(soft(safe(f"{relative(err.path or '?')}: error {err.code}: {err.message}", "bold red")))
+    for r in reports:
+        if quiet:
+            continue
+        for f in r.findings:
+            sev = "error" if strict and f.severity == "warning" else f.severity
+            t = Text()
+            t.append(escape_controls(relative(r.path)) + (f":{f.line}" if f.line else "") + ": ", "bold")
+            t.append(f"{sev} {f.code}", SEV_STYLE[sev])
+            t.append(": " + escape_controls(f.message))
+            out.append(soft(t))
+    c = summary_counts(reports, strict)
+    errors = c["errors"] + len(unreadable)  # each unreadable input is an error line above
+    line = Text()
+    line.append(files_read(c["files"], "checked", 0))
+    if unreadable:
+        line.append(f", {len(unreadable):,} unreadable", "bold red")
+    line.append(" \u00b7 ")
+    line.append(plural(errors, "error"), "bold red" if errors else "green")
+    line.append(f" \u00b7 {c['warnings']} warning{'s' if c['warnings'] != 1 else ''}", "yellow" if c["warnings"] else "")
+    if c["infos"]:
+        line.append(f" \u00b7 {c['infos']} note{'s' if c['infos'] != 1 else ''}", "dim")
+    line.append(f" \u00b7 {c['sdkRefuses']} file{'s' if c['sdkRefuses'] != 1 else ''} pi's SDK would refuse"
+                f" \u00b7 {c['piCommandLosesData']} file{'s' if c['piCommandLosesData'] != 1 else ''} the pi command "
+                "would lose data from")
+    out.append(soft(line))
+    return out
+
+
+def gh_escape(s: str, prop: bool = False) -> str:
+    s = s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    if prop:
+        s = s.replace(":", "%3A").replace(",", "%2C")
+    return escape_controls(s)
+
+
+def validate_github(reports: list, unreadable: list, strict: bool) -> list[str]:
+    """GitHub workflow commands, one line each."""
+    from pisess.core.analyses.validate import summary_counts
+
+    out: list[str] = []
+    for err in unreadable:
+        out.append(f"::error file={gh_escape(err.path or '?', True)},title={err.code}::{gh_escape(err.message)}")
+    for r in reports:
+        for f in r.findings:
+            sev = "error" if strict and f.severity == "warning" else f.severity
+            cmd = {"error": "error", "warning": "warning", "info": "notice"}[sev]
+            loc = f"file={gh_escape(r.path, True)}" + (f",line={f.line}" if f.line else "")
+            out.append(f"::{cmd} {loc},title={gh_escape(f.code, True)}::{gh_escape(f.message)}")
+    c = summary_counts(reports, strict)
+    out.append(f"{files_read(c['files'], 'checked', len(unreadable))}, {plural(c['errors'] + len(unreadable), 'error')}, "
+               f"{plural(c['warnings'], 'warning')}")
+    return out
