@@ -13,8 +13,6 @@
 from __future__ import annotations
 
 import json
-import os
-import time
 from pathlib import Path
 
 import pytest
@@ -165,25 +163,14 @@ def build_store(root: Path) -> dict:
 
 # --- test plumbing shared by test_search / test_stats / test_du ------------------------------------
 
-GOLDEN = Path(__file__).parent / "golden"
-
-
 @pytest.fixture()
-def store(tmp_path, monkeypatch):
-    """The store under ``tmp_path/sessions``, the working directory ``tmp_path``, golden settings:
-    width 100, no colour, UTC, a fixed "now"."""
+def store(tmp_path, monkeypatch, golden_env):
+    """The store under ``tmp_path/sessions``, the working directory ``tmp_path``, golden settings
+    (``golden_env``)."""
     paths = build_store(tmp_path / "sessions")
-    monkeypatch.setenv("NO_COLOR", "1")
-    monkeypatch.setenv("COLUMNS", "100")
-    monkeypatch.setenv("TZ", "UTC")
-    monkeypatch.setenv("PISESS_NOW", "2025-03-10T12:00:00.000Z")
-    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
     monkeypatch.delenv("PI_CODING_AGENT_DIR", raising=False)
     monkeypatch.chdir(tmp_path)
-    time.tzset()
-    yield {"root": tmp_path / "sessions", **paths}
-    monkeypatch.undo()
-    time.tzset()
+    return {"root": tmp_path / "sessions", **paths}
 
 
 def runner() -> CliRunner:
@@ -199,9 +186,3 @@ def invoke(*args: str):
     return runner().invoke(app, [str(a) for a in args], catch_exceptions=False)
 
 
-def check_golden(name: str, got: str) -> None:
-    path = GOLDEN / f"{name}.txt"
-    if os.environ.get("PISESS_UPDATE_GOLDEN"):
-        path.write_text(got)
-    assert path.exists(), f"missing golden file {path}; run with PISESS_UPDATE_GOLDEN=1"
-    assert got == path.read_text()

@@ -10,7 +10,9 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -97,6 +99,36 @@ def write_bytes(directory: Any, data: bytes, name: str = "session.jsonl") -> str
 def ids(entries: Iterable[Any]) -> list:
     """The ``id`` of each entry (``None`` for non-objects)."""
     return [e.get("id") if isinstance(e, dict) else None for e in entries]
+
+
+# --- golden files ----------------------------------------------------------------------------------
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def check_golden(name: str, got: str) -> None:
+    """``got`` is byte for byte the reviewed file ``tests/golden/<name>``.  After an intended
+    change, ``PISESS_UPDATE_GOLDEN=1 pytest ...`` writes it there first: review the diff."""
+    path = GOLDEN / name
+    if os.environ.get("PISESS_UPDATE_GOLDEN"):
+        path.write_text(got, encoding="utf-8")
+    assert path.exists(), f"missing golden file {path}; run with PISESS_UPDATE_GOLDEN=1"
+    assert got == path.read_text(encoding="utf-8")
+
+
+@pytest.fixture()
+def golden_env(monkeypatch):
+    """The settings golden views are made with: 100 columns, no colour, no GitHub annotations,
+    UTC, a fixed "now" (2025-03-10T12:00Z)."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("COLUMNS", "100")
+    monkeypatch.setenv("TZ", "UTC")
+    monkeypatch.setenv("PISESS_NOW", "2025-03-10T12:00:00.000Z")
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
 
 
 @pytest.fixture

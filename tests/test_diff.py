@@ -5,7 +5,6 @@ there), plus the command's forms, exit codes and views."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 
@@ -14,14 +13,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import assistant, cli_runner, entry, header, invoke, user, write_session
+from conftest import assistant, check_golden, cli_runner, entry, header, invoke, user, write_session
 from pisess.core.analyses.diff import align, diff_points, message_text, seen_part
 from pisess.core.js import UNDEF
 from pisess.core.reading.session import open_session
 
 FIXTURES = Path(__file__).parent / "fixtures" / "diff"
 PAIRS = json.loads((FIXTURES / "pairs.json").read_text())
-GOLDEN = Path(__file__).parent / "golden"
 
 
 def _plain(v):
@@ -252,10 +250,7 @@ def test_view_matches_golden(tmp_path, monkeypatch, columns):
     monkeypatch.undo()
     time.tzset()
     assert r.exit_code == 1, r.stderr
-    path = GOLDEN / f"diff_branches_{columns}.txt"
-    if os.environ.get("PISESS_UPDATE_GOLDEN"):
-        path.write_text(r.stdout)
-    assert r.stdout == path.read_text()
+    check_golden(f"diff_branches_{columns}.txt", r.stdout)
     assert all(len(line) <= columns for line in r.stdout.splitlines())
 
 

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from answers_store import CWD, H_ID, IMAGE, P_ID, check_golden, invoke
+from answers_store import CWD, H_ID, IMAGE, P_ID, invoke
+from conftest import check_golden
 from pisess.core.analyses.du import disk_usage
 
 ROOT = ["--sessions-dir", "sessions"]
@@ -22,7 +23,7 @@ GOLDEN_CASES = {
 def test_du_view_matches_golden(store, name):
     r = invoke(*GOLDEN_CASES[name])
     assert r.exit_code == 0, r.stderr
-    check_golden(name, r.stdout)
+    check_golden(f"{name}.txt", r.stdout)
 
 
 def _doc(*args):

@@ -22,7 +22,7 @@ import pytest
 from markdown_it import MarkdownIt
 from typer.testing import CliRunner
 
-from conftest import entry, header, message, write_session
+from conftest import check_golden, entry, header, message, write_session
 from pisess.cli.app import app
 from pisess.core.analyses.export import ExportOptions, export_branch, export_context, is_session_file, plain, write_export
 from pisess.core.analyses.validate import validate_file
@@ -30,7 +30,6 @@ from pisess.core.errors import PisessError
 from pisess.core.model.context import build_context
 from pisess.core.reading.session import open_session
 
-GOLDEN = Path(__file__).parent / "golden"
 T0 = 1784970845000
 
 HOSTILE = ("Use ```js``` or a ````` run, <script>alert('x')</script> </details> <!-- comment & &amp; "
@@ -118,14 +117,6 @@ def ctx_of(path: str):
     return build_context(open_session(path, "cli", light=True))
 
 
-def golden(name: str, got: str) -> None:
-    path = GOLDEN / name
-    if os.environ.get("PISESS_UPDATE_GOLDEN"):
-        path.write_text(got, encoding="utf-8")
-    assert path.exists(), f"missing golden file {path}; run with PISESS_UPDATE_GOLDEN=1"
-    assert got == path.read_text(encoding="utf-8")
-
-
 def md_of(path: str, **opts) -> str:
     return export_context(ctx_of(path), "md", ExportOptions(**opts)).data.decode()
 
@@ -139,12 +130,12 @@ def html_of(path: str, **opts) -> str:
 
 def test_md_golden(src):
     """The Markdown export is byte-for-byte what was reviewed."""
-    golden("export_md.md", md_of(src))
+    check_golden("export_md.md", md_of(src))
 
 
 def test_html_golden(src):
     """The HTML export is byte-for-byte what was reviewed."""
-    golden("export_html.html", html_of(src))
+    check_golden("export_html.html", html_of(src))
 
 
 def test_jsonl_golden(src):
@@ -152,7 +143,7 @@ def test_jsonl_golden(src):
     s = open_session(src, "cli", light=True)
     out = export_branch(s, s.leaf_id, new_id="01984b00-0000-7000-8000-000000000001", now_iso="2026-07-26T10:00:00.000Z",
                         source_path="/sessions/--work-proj--/source.jsonl")
-    golden("export_jsonl.jsonl", out.data.decode())
+    check_golden("export_jsonl.jsonl", out.data.decode())
 
 
 # --- Markdown structure ----------------------------------------------------------------------------

@@ -6,18 +6,15 @@ and review the diff.
 
 from __future__ import annotations
 
-import os
 import shutil
-import time
 from importlib import resources
-from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+from conftest import check_golden
 from pisess.cli.app import app
 
-GOLDEN = Path(__file__).parent / "golden"
 CWD = "/home/you/projects/webapp"
 HARNESS_ID = "01955b3b-ca80-7e43"  # the SDK-written example (leaf records, retainedTail)
 CLI_ID = "01955b3b-ca80-7e01"  # the pi-command-written example (branches, compaction, labels)
@@ -26,19 +23,11 @@ CWD16 = "/home/you/projects/agent"
 
 
 @pytest.fixture()
-def env(tmp_path, monkeypatch):
+def env(tmp_path, monkeypatch, golden_env):
     with resources.as_file(resources.files("pisess") / "examples" / "sessions") as src:
         shutil.copytree(src, tmp_path / "sessions")
-    monkeypatch.setenv("NO_COLOR", "1")
-    monkeypatch.setenv("COLUMNS", "100")
-    monkeypatch.setenv("TZ", "UTC")
-    monkeypatch.setenv("PISESS_NOW", "2025-03-10T12:00:00.000Z")
-    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
     monkeypatch.chdir(tmp_path)
-    time.tzset()
-    yield tmp_path
-    monkeypatch.undo()
-    time.tzset()
+    return tmp_path
 
 
 CASES = {
@@ -75,9 +64,4 @@ def test_view_matches_golden(env, name):
         runner = CliRunner()
     r = runner.invoke(app, CASES[name], catch_exceptions=False)
     assert r.exit_code == 0, r.stderr
-    got = r.stdout
-    path = GOLDEN / f"{name}.txt"
-    if os.environ.get("PISESS_UPDATE_GOLDEN"):
-        path.write_text(got)
-    assert path.exists(), f"missing golden file {path}; run with PISESS_UPDATE_GOLDEN=1"
-    assert got == path.read_text()
+    check_golden(f"{name}.txt", r.stdout)

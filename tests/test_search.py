@@ -12,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
-from answers_store import CWD, F_ID, H_ID, P_ID, check_golden, invoke
-from conftest import quick_and_full
+from answers_store import CWD, F_ID, H_ID, P_ID, invoke
+from conftest import check_golden, quick_and_full
 from pisess.core.analyses import search as core_search
 from pisess.core.analyses.search import make_matcher, search_file, value_matches
 
@@ -33,7 +33,7 @@ def test_search_view_matches_golden(store, name):
     """Grouped by session (newest first), each hit with entry, kind, where and a highlighted snippet."""
     r = invoke(*GOLDEN_CASES[name])
     assert r.exit_code == 0, r.stderr
-    check_golden(name, r.stdout)
+    check_golden(f"{name}.txt", r.stdout)
 
 
 def test_escapes_are_neutralised(store):

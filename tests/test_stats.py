@@ -7,7 +7,8 @@ import time
 
 import pytest
 
-from answers_store import CWD, F_ID, H_ID, P_ID, check_golden, invoke
+from answers_store import CWD, F_ID, H_ID, P_ID, invoke
+from conftest import check_golden
 
 ROOT = ["--sessions-dir", "sessions"]
 HERE = [*ROOT, "--cwd", CWD]
@@ -25,7 +26,7 @@ GOLDEN_CASES = {
 def test_stats_view_matches_golden(store, name):
     r = invoke(*GOLDEN_CASES[name])
     assert r.exit_code == 0, r.stderr
-    check_golden(name, r.stdout)
+    check_golden(f"{name}.txt", r.stdout)
 
 
 def _doc(*args):
