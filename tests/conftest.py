@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from answers_store import store  # noqa: F401 - the hand-written sessions root, a fixture for search, stats and du
 
@@ -153,25 +153,26 @@ def _reads_as_the_cli_reads():
     parallel.configure(previous)
 
 
-#: The default run tries this fraction of a property's examples; the ``slow`` variant tries them all.
-QUICK_FRACTION = 10
+# --- how big a property test runs ------------------------------------------------------------------
+# One mechanism: each property states its full size, ``@settings(max_examples=examples(N))``, and
+# the Hypothesis profile of the run takes its share: ``full`` all N (``pytest -m ''`` and CI, which
+# select the slow tests too), ``quick`` a tenth, at least 5 (the default run, which leaves them
+# out).  ``--hypothesis-profile full`` gives the default run the full sizes.  Both profiles drop
+# the deadline and the too-slow check: the reads a property makes vary in time with the machine.
+
+settings.register_profile("full", max_examples=100, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+settings.register_profile("quick", settings.get_profile("full"), max_examples=10)
 
 
-def quick_and_full(examples: int, base: Any, *strategies: Any, **kw_strategies: Any):
-    """One Hypothesis property as two tests: ``test_x`` (a fifth of ``examples``, the default run)
-    and ``test_x_full`` (all of them, marked ``slow``: ``.ci/run`` and ``pytest -m ''`` run both).
+def pytest_configure(config: pytest.Config) -> None:
+    settings.load_profile("quick" if "not slow" in (config.getoption("markexpr") or "") else "full")
 
-    Use it in place of ``@settings(...) @given(...)``; the full variant is put beside the quick one
-    in the calling module, so a failure names the one that found it."""
-    from hypothesis import given, settings
 
-    def register(body):
-        full = settings(base, max_examples=examples)(given(*strategies, **kw_strategies)(body))
-        setattr(sys.modules[body.__module__], f"{body.__name__}_full", pytest.mark.slow(full))
-        quick = max(5, examples // QUICK_FRACTION)
-        return settings(base, max_examples=quick)(given(*strategies, **kw_strategies)(body))
-
-    return register
+def examples(full: int) -> int:
+    """A property's number of examples in this run: ``full`` under the full profile, a tenth (at
+    least 5) under the quick one (the profile's ``max_examples``, out of Hypothesis' default 100)."""
+    return max(min(full, 5), full * settings.default.max_examples // 100)
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -16,11 +16,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from conftest import assistant, encode_line, header, user
+from conftest import assistant, encode_line, examples, header, user
 from pisess.cli.app import app
 from pisess.core.reading import cache, compact
 
@@ -435,12 +435,7 @@ def _run_ops(tmp: Path, first: list, ops: list) -> None:
             assert_same_as_fresh(str(path))
 
 
-# the default run's share (seconds); the 300-example variant below runs in CI (-m '')
-PROPS = settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                        HealthCheck.function_scoped_fixture])
-
-
-@PROPS
+@settings(max_examples=examples(40))
 @given(first=st.lists(_entry_line(), max_size=8), ops=st.lists(_OPS, min_size=1, max_size=4))
 def test_every_view_through_the_cache_is_the_fresh_read(tmp_path, first, ops):
     """Appends (whole lines, half lines completed later), truncations, same-size rewrites,
@@ -449,12 +444,17 @@ def test_every_view_through_the_cache_is_the_fresh_read(tmp_path, first, ops):
     _run_ops(tmp_path / "case", first, ops)
 
 
+#: The long histories' examples are tried in this many runs of their own, which xdist spreads over
+#: the CPUs: in one run of 300 they were the full suite's long pole.
+SHARDS = 6
+
+
 @pytest.mark.slow
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                 HealthCheck.function_scoped_fixture])
+@pytest.mark.parametrize("shard", range(SHARDS))
+@settings(max_examples=examples(300) // SHARDS)
 @given(first=st.lists(_entry_line(), max_size=30), ops=st.lists(_OPS, min_size=1, max_size=10))
-def test_every_view_through_the_cache_is_the_fresh_read_long(tmp_path, first, ops):
-    """The same, longer files and longer histories (``-m slow``)."""
+def test_every_view_through_the_cache_is_the_fresh_read_long(tmp_path, shard, first, ops):
+    """The same, longer files and longer histories (``-m slow``): 300 examples in ``SHARDS`` runs."""
     _run_ops(tmp_path / "case", first, ops)
 
 

@@ -10,10 +10,10 @@ import os
 import tempfile
 from unittest import mock
 
-from hypothesis import HealthCheck, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import assistant, entry, header, quick_and_full, session_bytes, user
+from conftest import assistant, entry, examples, header, session_bytes, user
 from pisess.core import js
 from pisess.core.errors import PisessError
 from pisess.core.model.context import build_context
@@ -21,8 +21,7 @@ from pisess.core.reading import compact
 from pisess.core.reading.jsonl import Light, scan_file
 from pisess.core.reading.session import open_session
 
-SETTINGS = settings(max_examples=int(os.environ.get("PISESS_HYPOTHESIS_EXAMPLES", "60")), deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])
+EXAMPLES = 60  # a full run's examples for the cheapest property (conftest.examples: the default run's share)
 TS = "2026-07-25T09:00:00.000Z"
 
 
@@ -107,8 +106,9 @@ def _both(path: str, reader: str):
     return indexed, scanned
 
 
-@quick_and_full(SETTINGS.max_examples, SETTINGS, many_entry_files(), st.sampled_from([1, 2, 7, 256]),
-                st.sampled_from([64, 300, 1 << 20]), st.booleans(), st.booleans())
+@settings(max_examples=examples(EXAMPLES))
+@given(many_entry_files(), st.sampled_from([1, 2, 7, 256]),
+       st.sampled_from([64, 300, 1 << 20]), st.booleans(), st.booleans())
 def test_index_reads_what_the_line_scan_reads(lines, chunk_lines, block_bytes, newline, halves):
     """``halves``: every file is read in two halves, the second by a forked child."""
     with tempfile.TemporaryDirectory() as d:
@@ -310,8 +310,9 @@ def test_a_parent_id_that_is_empty_ends_the_path_even_with_an_entry_whose_id_is_
     assert place(s).where == ["branch", "active", "active"]
 
 
-@quick_and_full(SETTINGS.max_examples * 3, SETTINGS, many_entry_files(), st.sampled_from(["harness", "cli"]),
-                st.integers(0, 200), st.booleans(), st.sampled_from([1, 2, 3, 256]), st.booleans())
+@settings(max_examples=examples(EXAMPLES * 3))
+@given(many_entry_files(), st.sampled_from(["harness", "cli"]),
+       st.integers(0, 200), st.booleans(), st.sampled_from([1, 2, 3, 256]), st.booleans())
 def test_placing_hits_by_position_is_placing_by_object(lines, reader, checkpoint_at, leaf_entry, chunk_lines, halves):
     """search places hits with a walk over the index's parent positions; it must give every
     entry the place the object walk (branches=True) gives it, compactions and cycles included."""
@@ -346,7 +347,8 @@ def test_placing_hits_by_position_is_placing_by_object(lines, reader, checkpoint
     assert (fast.leaf_id, fast.checkpoint, fast.error) == (slow.leaf_id, slow.checkpoint, slow.error)
 
 
-@quick_and_full(SETTINGS.max_examples * 2, SETTINGS, many_entry_files(), st.sampled_from([1, 3, 256]), st.booleans())
+@settings(max_examples=examples(EXAMPLES * 2))
+@given(many_entry_files(), st.sampled_from([1, 3, 256]), st.booleans())
 def test_validate_on_the_index_reports_what_the_line_scan_reports(lines, chunk_lines, halves):
     """validate checks clean files on the compact index (duplicate ids, dangling parents, cycles,
     leaf and label targets, compactions, unknown types found on positions): the same report."""
@@ -364,8 +366,9 @@ def test_validate_on_the_index_reports_what_the_line_scan_reports(lines, chunk_l
     assert indexed.to_json() == scanned.to_json()
 
 
-@quick_and_full(SETTINGS.max_examples * 3, SETTINGS, many_entry_files(), st.sampled_from([1, 3, 256]),
-                st.sampled_from(["auto", "harness", "cli"]), st.sampled_from([16, 1 << 20]))
+@settings(max_examples=examples(EXAMPLES * 3))
+@given(many_entry_files(), st.sampled_from([1, 3, 256]),
+       st.sampled_from(["auto", "harness", "cli"]), st.sampled_from([16, 1 << 20]))
 def test_du_on_the_index_reports_what_the_line_scan_reports(lines, chunk_lines, reader, block):
     """du reads clean files through the compact index (sizes, kinds and offsets from its arrays,
     images from a byte search in blocks of ``block`` bytes): the same report as the line scan's."""
@@ -384,7 +387,8 @@ def test_du_on_the_index_reports_what_the_line_scan_reports(lines, chunk_lines, 
     assert indexed.to_json() == scanned.to_json()
 
 
-@quick_and_full(SETTINGS.max_examples, SETTINGS, many_entry_files(), st.sampled_from(["harness", "cli"]))
+@settings(max_examples=examples(EXAMPLES))
+@given(many_entry_files(), st.sampled_from(["harness", "cli"]))
 def test_context_without_reading_back_the_whole_path_is_the_same_context(lines, reader):
     """``full_path=False`` (context, export) reads back the context's entries and the last model
     setter only: same messages, state, path and selection as reading back the whole path."""

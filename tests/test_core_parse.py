@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import DROP, assistant, entry, header, ids, user, write_bytes, write_session
+from conftest import DROP, assistant, entry, examples, header, ids, user, write_bytes, write_session
 from pisess.core.errors import PisessError
 from pisess.core.reading.session import open_session
 
@@ -513,7 +513,7 @@ def test_dumps_writes_numbers_as_json_stringify():
                           b'"s":"1e5 \\"2e7\\""}')
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200))
 @given(st.recursive(st.one_of(st.floats(allow_nan=False, allow_infinity=False), st.integers(-10**6, 10**6),
                               st.text(alphabet=st.sampled_from('0123456789e+-.:,"\\ \x00[]{}'), max_size=12)),
                     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=3), inner, max_size=4),

@@ -6,10 +6,10 @@ from __future__ import annotations
 import os
 import tempfile
 
-from hypothesis import HealthCheck, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import header, quick_and_full, session_bytes
+from conftest import examples, header, session_bytes
 from pisess.core.analyses.validate import validate_bytes, validate_file
 from pisess.core.errors import PisessError
 from pisess.core.model.context import build_context
@@ -19,8 +19,7 @@ from pisess.core.model.tree import build_tree
 from pisess.core.reading.jsonl import scan_bytes
 from pisess.core.reading.session import open_session
 
-MAX_EXAMPLES = int(os.environ.get("PISESS_HYPOTHESIS_EXAMPLES", "60"))
-SETTINGS = settings(max_examples=MAX_EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+EXAMPLES = 60  # a full run's examples per property (conftest.examples: the default run's share)
 
 KINDS = ["user", "assistant", "user", "assistant", "model_change", "thinking_level_change", "label", "compaction",
          "custom", "custom_message", "branch_summary", "session_info", "bash", "leaf"]
@@ -116,7 +115,8 @@ def _is_subsequence(sub, seq):
     return all(any(x is y for y in it) for x in sub)
 
 
-@quick_and_full(MAX_EXAMPLES, SETTINGS, session_trees())
+@settings(max_examples=examples(EXAMPLES))
+@given(session_trees())
 def test_paths_are_parent_chains_and_harness_is_cli_suffix(lines):
     """For every entry as leaf: both paths are parent chains ending there; cli starts at a root;
     harness is a cli suffix."""
@@ -137,7 +137,8 @@ def test_paths_are_parent_chains_and_harness_is_cli_suffix(lines):
                 or any(x.get("type") == "compaction" and x.get("firstKeptEntryId") == first["id"] for x in hp[1:]))
 
 
-@quick_and_full(MAX_EXAMPLES, SETTINGS, session_trees())
+@settings(max_examples=examples(EXAMPLES))
+@given(session_trees())
 def test_current_leaf_paths(lines):
     """The current leaf follows each reader's rule, and active_path ends at it
     (harness may be empty for a null leaf)."""
@@ -155,7 +156,8 @@ def test_current_leaf_paths(lines):
     assert cp[-1]["id"] == c.leaf_id and cp[0]["parentId"] is None
 
 
-@quick_and_full(MAX_EXAMPLES, SETTINGS, session_trees())
+@settings(max_examples=examples(EXAMPLES))
+@given(session_trees())
 def test_context_entries_follow_path(lines):
     """Context entries are path entries; after the leading compaction they keep path order (both readers)."""
     for reader in ("harness", "cli"):
@@ -180,7 +182,8 @@ def test_context_entries_follow_path(lines):
             assert all(m["role"] in ("user", "assistant", "toolResult") for m in ctx.llm_messages)
 
 
-@quick_and_full(MAX_EXAMPLES, SETTINGS, session_trees())
+@settings(max_examples=examples(EXAMPLES))
+@given(session_trees())
 def test_fork_at_leaf_reproduces_path(lines):
     """Forking 'at' an entry copies exactly its path
     (harness verbatim; cli without labels, re-chained, labels re-added)."""
@@ -233,7 +236,8 @@ def _views(s):
     return out
 
 
-@quick_and_full(MAX_EXAMPLES, SETTINGS, session_trees())
+@settings(max_examples=examples(EXAMPLES))
+@given(session_trees())
 def test_light_reading_matches_full_reading(lines):
     """Opening with light=True (structural keys only, read back on demand) shows exactly what a full read shows."""
     with tempfile.TemporaryDirectory() as d:
@@ -303,7 +307,8 @@ def _exercise(data: bytes) -> None:
     validate_bytes(data, "<mem>")
 
 
-@quick_and_full(MAX_EXAMPLES, SETTINGS, session_trees(), st.lists(MUTATION, min_size=1, max_size=4))
+@settings(max_examples=examples(EXAMPLES))
+@given(session_trees(), st.lists(MUTATION, min_size=1, max_size=4))
 def test_mutated_bytes_only_raise_pisess_error(lines, ops):
     """Arbitrary byte mutations of a valid file make the core raise PisessError or nothing else."""
     _exercise(_mutate(session_bytes(lines), ops))
@@ -317,8 +322,9 @@ FIELDS = st.sampled_from(["type", "id", "parentId", "timestamp", "targetId", "la
                           "provider", "modelId", "customType", "version", "cwd", "role", "exitCode", "command"])
 
 
-@quick_and_full(MAX_EXAMPLES, SETTINGS, session_trees(),
-                st.lists(st.tuples(st.integers(0, 30), FIELDS, JSON_VALUES, st.booleans()), min_size=1, max_size=4))
+@settings(max_examples=examples(EXAMPLES))
+@given(session_trees(),
+       st.lists(st.tuples(st.integers(0, 30), FIELDS, JSON_VALUES, st.booleans()), min_size=1, max_size=4))
 def test_value_mutations_only_raise_pisess_error(lines, edits):
     """Replacing or deleting JSON fields with odd values (null, "", [], {}, numbers, other ids)
     only raises PisessError."""
@@ -335,7 +341,8 @@ def test_value_mutations_only_raise_pisess_error(lines, edits):
     _exercise(session_bytes(lines))
 
 
-@quick_and_full(MAX_EXAMPLES, SETTINGS, st.binary(max_size=300))
+@settings(max_examples=examples(EXAMPLES))
+@given(st.binary(max_size=300))
 def test_random_bytes_only_raise_pisess_error(data):
     """Arbitrary bytes make the core raise PisessError or nothing else."""
     _exercise(data)

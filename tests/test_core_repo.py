@@ -5,10 +5,10 @@ from __future__ import annotations
 import os
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import header, write_bytes, write_session
+from conftest import examples, header, write_bytes, write_session
 from pisess.core.errors import PisessError
 from pisess.core.js import parse_date
 from pisess.core.listing.repo import absolute_cwd, encode_cwd, list_sessions, resolve_session, sessions_root
@@ -252,7 +252,7 @@ STAMPS = ["2025-03-03T09:00:00.000Z", "2025-03-03T09:00:00.001Z", "2024-12-31T23
 
 
 @given(st.lists(st.sampled_from(STAMPS), min_size=1, max_size=8))
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(80))
 def test_list_order_is_the_date_order_whatever_the_stamps(tmp_path_factory, stamps):
     """String order is used only when it equals Date.parse order; ties keep file-name order."""
     root = str(tmp_path_factory.mktemp("root"))

@@ -13,16 +13,16 @@ import tempfile
 from unittest import mock
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 
-from conftest import assistant, entry, header, message, session_bytes, user
+from conftest import assistant, entry, examples, header, message, session_bytes, user
 from pisess.core.reading import compact, jsonl
 from pisess.core.reading import session as session_mod
 from pisess.core.reading.compact import CompactEntries
 from pisess.core.reading.jsonl import scan_file
 from pisess.core.reading.session import open_session
 from pisess.core.reading.store import EntryStore, ListStore
-from test_core_compact import SETTINGS, many_entry_files
+from test_core_compact import EXAMPLES, many_entry_files
 
 
 def _answers(store: EntryStore) -> dict:
@@ -50,7 +50,7 @@ def _answers(store: EntryStore) -> dict:
     }
 
 
-@SETTINGS
+@settings(max_examples=examples(EXAMPLES))
 @given(many_entry_files())
 def test_both_stores_answer_alike(lines):
     with tempfile.TemporaryDirectory() as d:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from conftest import assistant, check_golden, cli_runner, entry, header, invoke, user, write_session
@@ -107,7 +107,6 @@ messages = st.lists(st.sampled_from([_u("a"), _u("b"), _a("c"), _a("d", "f"), _a
 
 
 @given(messages, messages)
-@settings(deadline=None)
 def test_alignment_covers_every_message_once_in_order(a, b):
     seen_a: list = []
     seen_b: list = []

@@ -58,7 +58,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import quick_and_full
+from conftest import examples
 
 HERE = Path(__file__).resolve().parent
 _spec = importlib.util.spec_from_file_location("gen_hostile", HERE / "hostile" / "gen_hostile.py")
@@ -1070,7 +1070,7 @@ def test_exec_parity(corpus_rw):
 
 # --- property-based: mutated valid sessions ----------------------------------------------------------
 
-from hypothesis import HealthCheck, settings  # noqa: E402
+from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 SECOND = "second \x1b[31m" + gen.MARKUP_BOLD
@@ -1112,8 +1112,8 @@ def mutated_session(draw):
     return b"".join(lines)
 
 
-@quick_and_full(25, settings(deadline=None, suppress_health_check=list(HealthCheck)),
-                data=mutated_session(), reader=st.sampled_from(READERS))
+@settings(suppress_health_check=list(HealthCheck), max_examples=examples(25))
+@given(data=mutated_session(), reader=st.sampled_from(READERS))
 def test_mutated_sessions(corpus_rw, data, reader):
     c = corpus_rw
     d = tempfile.mkdtemp(prefix="hypo-", dir=c.home)

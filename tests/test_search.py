@@ -9,11 +9,11 @@ import subprocess
 import sys
 
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from answers_store import CWD, F_ID, H_ID, P_ID, invoke
-from conftest import check_golden, quick_and_full
+from conftest import check_golden, examples
 from pisess.core.analyses import search as core_search
 from pisess.core.analyses.search import make_matcher, search_file, value_matches
 
@@ -241,9 +241,9 @@ _text = st.text(alphabet=st.sampled_from(list('aAbBkK \u212a"\\/\u00e9\u00c9\n\t
                 max_size=30)
 
 
-@quick_and_full(150, settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]),
-                texts=st.lists(_text, min_size=1, max_size=6), pattern=_text.filter(bool), ignore_case=st.booleans(),
-                ensure_ascii=st.booleans())
+@settings(max_examples=examples(150))
+@given(texts=st.lists(_text, min_size=1, max_size=6), pattern=_text.filter(bool), ignore_case=st.booleans(),
+       ensure_ascii=st.booleans())
 def test_prefilter_never_loses_a_match(tmp_path, texts, pattern, ignore_case, ensure_ascii):
     """Whatever the text and the escaping, a literal search finds exactly what matching every
     parsed line finds."""
