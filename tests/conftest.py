@@ -169,6 +169,12 @@ def pytest_configure(config: pytest.Config) -> None:
     settings.load_profile("quick" if "not slow" in (config.getoption("markexpr") or "") else "full")
 
 
+#: A long property (hundreds of examples, each reading files many ways) is tried in this many runs
+#: of its own, ``@pytest.mark.parametrize("shard", range(SHARDS))`` with ``examples(N) // SHARDS``
+#: each, which xdist spreads over the CPUs: in one run the cache's was the full suite's long pole.
+SHARDS = 6
+
+
 def examples(full: int) -> int:
     """A property's number of examples in this run: ``full`` under the full profile, a tenth (at
     least 5) under the quick one (the profile's ``max_examples``, out of Hypothesis' default 100)."""

@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from conftest import assistant, encode_line, examples, header, user
+from conftest import SHARDS, assistant, encode_line, examples, header, user
 from pisess.cli.app import app
 from pisess.core.reading import cache, compact
 
@@ -442,11 +442,6 @@ def test_every_view_through_the_cache_is_the_fresh_read(tmp_path, first, ops):
     replacement by rename and a damaged cache, in any order: context, tree, path, validate,
     stats and du say through the cache what they say without it."""
     _run_ops(tmp_path / "case", first, ops)
-
-
-#: The long histories' examples are tried in this many runs of their own, which xdist spreads over
-#: the CPUs: in one run of 300 they were the full suite's long pole.
-SHARDS = 6
 
 
 @pytest.mark.slow

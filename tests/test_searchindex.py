@@ -13,10 +13,10 @@ import stat
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import assistant, encode_line, entry, header, message, user
+from conftest import SHARDS, assistant, encode_line, entry, examples, header, message, user
 from pisess.core.analyses import searchindex
 from pisess.core.reading import cache
 from test_cache import RUNNER, Using
@@ -180,11 +180,7 @@ def _run_ops(tmp: Path, first: list, ops: list, pats: list) -> None:
             assert_same_as_scan(tmp, pats)
 
 
-PROPS = settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                        HealthCheck.function_scoped_fixture])
-
-
-@PROPS
+@settings(max_examples=examples(60))
 @given(first=st.lists(_entry_line(), max_size=10), ops=st.lists(_OPS, min_size=1, max_size=4),
        pats=st.lists(PATTERNS, min_size=1, max_size=3))
 def test_every_search_through_the_index_is_the_scan(tmp_path, first, ops, pats):
@@ -195,12 +191,12 @@ def test_every_search_through_the_index_is_the_scan(tmp_path, first, ops, pats):
 
 
 @pytest.mark.slow
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                 HealthCheck.function_scoped_fixture])
+@pytest.mark.parametrize("shard", range(SHARDS))
+@settings(max_examples=examples(300) // SHARDS)
 @given(first=st.lists(_entry_line(), max_size=30), ops=st.lists(_OPS, min_size=1, max_size=8),
        pats=st.lists(PATTERNS, min_size=1, max_size=4))
-def test_every_search_through_the_index_is_the_scan_long(tmp_path, first, ops, pats):
-    """The same, longer files and histories (``-m slow``)."""
+def test_every_search_through_the_index_is_the_scan_long(tmp_path, shard, first, ops, pats):
+    """The same, longer files and histories (``-m slow``): 300 examples in ``SHARDS`` runs."""
     _run_ops(tmp_path / "case", first, ops, pats)
 
 
