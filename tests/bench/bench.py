@@ -65,12 +65,14 @@ REPO = Path(__file__).resolve().parents[2]
 GEN_VERSION = 3  # bump when the Python generator changes, so cached inputs are rebuilt
 CASES = {"1": "context", "2": "cli", "3": "entries", "4": "validate", "5": "ls", "6": "cold", "7": "search",
          "8": "du", "9": "search10k", "10": "du10k", "11": "entries-cli", "12": "validate-entries",
-         "13": "context16", "14": "cache", "15": "cache1g", "16": "summaries", "20": "diff"}
+         "13": "context16", "14": "cache", "15": "cache1g", "16": "summaries", "17": "images", "20": "diff"}
 SEARCH_HIT = "Summarize the open TODOs"  # a user prompt of both generators: a few dozen lines of the big file
 SEARCH_MISS = "no-such-literal-7f3a"
 SEARCH_FEW = "retry the cache"  # in a few dozen of the small sessions of case 5
-FULL = {"big_mb": 200, "cli_mb": 50, "entries": 1_000_000, "files": 10_000, "huge_mb": 1024}
-QUICK = {"big_mb": 20, "cli_mb": 10, "entries": 100_000, "files": 1_000, "huge_mb": 100}
+FULL = {"big_mb": 200, "cli_mb": 50, "entries": 1_000_000, "files": 10_000, "huge_mb": 1024, "image_turns": 3_700}
+QUICK = {"big_mb": 20, "cli_mb": 10, "entries": 100_000, "files": 1_000, "huge_mb": 100, "image_turns": 100}
+IMAGE_KB = 400  # base64 characters of each screenshot, in KiB (case 17)
+IMAGE_CWD = "/home/dev/projects/screenshots"
 BIG_CWD = "/home/dev/projects/monorepo"  # generate.mjs big writes there
 LS_CWD = "/home/dev/projects/many-sessions"
 
@@ -489,6 +491,45 @@ def py_session(out_dir: Path, seed: int, *, writer: str, cwd: str = BIG_CWD, sta
     return final
 
 
+def image_session(out_dir: Path, seed: int, turns: int, image_kb: int = IMAGE_KB,
+                  start_ms: int = 1_741_000_000_000) -> Path:
+    """A pi 1.6.0-style session of ``turns`` screenshot turns: a prompt, an assistant call of the
+    ``screenshot`` tool, its result (a line of text and one PNG of ``image_kb`` KiB of base64,
+    random bytes behind a PNG signature, different in each turn) and the assistant's answer.  No
+    compaction: every image is on the path and in the context, as in pi #9613's session."""
+    import base64
+    rng = random.Random(seed)
+    d = out_dir / "sessions" / encode_cwd(IMAGE_CWD)
+    d.mkdir(parents=True, exist_ok=True)
+    tmp = d / ".writing.jsonl.part"
+    raw_len = image_kb * 1024 * 3 // 4
+    sig = bytes.fromhex("89504e470d0a1a0a0000000d49484452")
+    with open(tmp, "w", encoding="utf-8", newline="\n", buffering=1 << 22) as fh:
+        g = SessionGen(fh, rng, writer="cli", cwd=IMAGE_CWD, start_ms=start_ms)
+        g.model = MODELS[0]
+        g.model_change()
+        g.thinking_change()
+        g.append("session_info", {"name": "screenshot session"})
+        provider, model, api = g.model
+        for t in range(turns):
+            g.message({"role": "user", "content": [{"type": "text", "text": g.rng.choice(PROMPTS)}]})
+            g.calls += 1
+            cid = f"call-{g.calls}"
+            g.message({"role": "assistant", "content": [
+                {"type": "text", "text": g._text(3, 20)},
+                {"type": "toolCall", "id": cid, "name": "screenshot", "arguments": {"selector": f"#step-{t}"}}],
+                "api": api, "provider": provider, "model": model, "usage": g._usage(), "stopReason": "toolUse"})
+            data = base64.b64encode(sig + rng.randbytes(raw_len - len(sig))).decode("ascii")
+            g.message({"role": "toolResult", "toolCallId": cid, "toolName": "screenshot",
+                       "content": [{"type": "text", "text": f"Screenshot of #step-{t} (1280x800)"},
+                                   {"type": "image", "data": data, "mimeType": "image/png"}], "isError": False})
+            g.message({"role": "assistant", "content": [{"type": "text", "text": g._text(5, 60)}],
+                       "api": api, "provider": provider, "model": model, "usage": g._usage(), "stopReason": "stop"})
+    final = d / file_name(start_ms, g.session_id)
+    tmp.rename(final)
+    return final
+
+
 # --- inputs -----------------------------------------------------------------------------------------------------
 
 
@@ -550,6 +591,11 @@ class Inputs:
                            small=True, max_turns=rng.randint(1, 8))
 
         return self._cached(f"py{GEN_VERSION}-files-{n}-s{seed}", make) / "sessions", "py, small"
+
+    def images(self, turns: int, seed: int = 17) -> tuple[Path, str]:
+        d = self._cached(f"py{GEN_VERSION}-images-{turns}-{IMAGE_KB}kb-s{seed}",
+                         lambda d: image_session(d, seed, turns))
+        return self._one_file(d), f"{turns:,} screenshot turns, {IMAGE_KB} KB PNG each"
 
     def empty_root(self) -> Path:
         return self._cached("empty-root", lambda d: (d / "sessions").mkdir()) / "sessions"
@@ -953,6 +999,52 @@ class Bench:
         self.targets += [Target("20", "diff <= 2.5x context (no cache)", 2.5, ratio(a.wall, b.wall)),
                          Target("20", "diff <= 2.5x context (warm cache)", 2.5, ratio(wa.wall, wb.wall))]
 
+    def case_images(self) -> None:
+        """A session of inline screenshots (issue 23): every command cold beside pi 1.6.0's own
+        open + buildSessionContext + convertToLlm of the same file.  ``--image-turns`` sets the size
+        (3,700 turns: 1.4 GB; 6,700: pi #9613's 2.6 GB)."""
+        path, origin = self.inputs.images(self.sizes["image_turns"])
+        case, rep = "17", self.args.repeat
+        root = str(path.parent.parent)
+        size = path.stat().st_size
+        label = f"{origin}, {size / 1048576:.0f} MiB"
+        warm([path])
+        pi = None
+        if self.oracle is not None and self.pi_bare:
+            log(f"[{case}] pi 1.6.0 bare open+buildSessionContext+convertToLlm")
+            pi = self.meter.best(self.bare("cli", path, "1.6.0"), rep)
+            log(f"    {pi.wall:.2f} s {kb(pi.rss_kb)}")
+        where = ["--sessions-dir", root]
+        commands = [  # (label, argv, wall limit x pi, RSS limit MiB)
+            ("ls --all --long", ["ls", "--all", "--long", *where], 0.2, 150),
+            ("ls --all --json", ["ls", "--all", "--json", *where], 0.2, 150),
+            ("ls --all --long --json", ["ls", "--all", "--long", "--json", *where], 0.2, 150),
+            ("context", ["context", path], 0.5, 250),
+            ("context --json", ["context", "--json", path], 1.0, 400),
+            ("export --format md", ["export", "--format", "md", path], 0.5, 250),
+            ("export --format html", ["export", "--format", "html", path], 0.5, 250),
+            ("tree", ["tree", path], 0.5, 150),
+            ("path", ["path", path], 0.5, 150),
+            ("stats", ["stats", path], 0.5, 150),
+            ("du", ["du", path], 0.5, 150),
+            ("search", ["search", "#step-7 (1280", path], 0.5, 150),
+            ("validate", ["validate", path], 0.5, 150),
+        ]
+        only = [c.strip() for c in (self.args.image_commands or "").split(",") if c.strip()]
+        for what, argv, wall_x, rss_mb in commands:
+            if only and what not in only:
+                continue
+            log(f"[{case}] pisess {what}")
+            out = self.out(f"{case}-{what.replace(' ', '').replace('-', '')}.out")
+            a = self.meter.best([*self.pisess, *argv], rep, stdout=out)
+            log(f"    {a.wall:.2f} s {kb(a.rss_kb)} rc={a.rc}")
+            self.rows.append(Row(case, what, label, fmt_size(size), a,
+                                 "pi 1.6.0 open+build+convertToLlm" if pi else "-", pi))
+            self.targets.append(Target(case, f"{what} wall <= {wall_x}x pi", wall_x,
+                                       ratio(a.wall, pi.wall) if pi else None))
+            self.targets.append(Target(case, f"{what} RSS <= {rss_mb} MiB", rss_mb,
+                                       a.rss_kb / 1024 if a.rss_kb else None, unit="MiB"))
+
     def case_validate(self) -> None:
         path, origin = self.inputs.big(self.sizes["big_mb"], "harness", 200)
         self._validate_case("4", path, origin, target=True)
@@ -1153,7 +1245,7 @@ class Bench:
         lines.append("")
         lines.append("Targets")
         for t in self.targets:
-            val = "-" if t.value is None else (f"{t.value:.0f} ms" if t.unit == "ms" else f"{t.value:.2f}x")
+            val = "-" if t.value is None else (f"{t.value:.0f} {t.unit}" if t.unit != "x" else f"{t.value:.2f}x")
             lines.append(f"  [{t.case}] {t.what:34s} {val:>9s}  {t.verdict}")
         if self.checks:
             lines.append("")
@@ -1231,6 +1323,9 @@ def parse_args(argv=None):
     p.add_argument("--entries", type=int, help="entries of case 3")
     p.add_argument("--files", type=int, help="session files of case 5")
     p.add_argument("--huge-mb", dest="huge_mb", type=int, help="size of the pi 1.6.0 file of case 15 (default 1024)")
+    p.add_argument("--image-turns", dest="image_turns", type=int,
+                   help="screenshot turns of case 17 (default 3,700: 1.4 GB; 6,700: 2.6 GB)")
+    p.add_argument("--image-commands", help="case 17: only these commands, comma separated labels (default all)")
     p.add_argument("--python", help="python with orjson for the floor (default: the repo's .venv)")
     p.add_argument("--pisess", help="pisess command line (default: .venv/bin/pisess)")
     p.add_argument("--timer", choices=["auto", "time", "wait4"], default="auto")
