@@ -198,13 +198,21 @@ def dumps(doc: Any) -> bytes:
     return js_dumps(doc, indent=sys.stdout.isatty())
 
 
-def emit_json(doc: dict) -> None:
-    """The one JSON document of a command; what it could not read is listed in ``unreadable``."""
+def emit_json(doc: dict, *, images: bool = False) -> None:
+    """The one JSON document of a command; what it could not read is listed in ``unreadable``.
+    ``images``: the document holds image placeholders (a session read with ``images="strict"``),
+    each written as the base64 it stands for, copied from the session file."""
     from pisess.cli.output import Printer
 
     if _unreadable and "unreadable" not in doc:
         doc = {**doc, "unreadable": unreadable_json()}
-    Printer().data(dumps({"version": JSON_VERSION, **doc}) + b"\n")
+    data = dumps({"version": JSON_VERSION, **doc}) + b"\n"
+    if images:
+        from pisess.core.reading.images import expand
+
+        Printer().data(expand(data))
+    else:
+        Printer().data(data)
 
 
 # What the running command could not read (directories, files): it reads the rest, and the one

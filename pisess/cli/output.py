@@ -295,19 +295,22 @@ class Printer:
             console.file.write(out)
         return True
 
-    def data(self, data: bytes) -> None:
-        """Bytes as they are (JSON documents, an export) to the stream."""
+    def data(self, data: bytes | Iterable[bytes]) -> None:
+        """Bytes as they are (JSON documents, an export) to the stream; pieces are written as they
+        come (a document whose images are copied from the session file one at a time)."""
         stream = sys.stderr if self.stderr else sys.stdout
+        pieces = (data,) if isinstance(data, bytes) else data
         try:
             out = getattr(stream, "buffer", None)
             if out is not None:
                 stream.flush()
                 from pisess.core.reading.files import write_all
 
-                write_all(out, data)
+                for piece in pieces:
+                    write_all(out, piece)
                 out.flush()
             else:  # CliRunner without a buffer
-                stream.write(data.decode("utf-8", "replace"))
+                stream.write(b"".join(pieces).decode("utf-8", "replace"))
         except BrokenPipeError:
             raise
         except OSError as e:

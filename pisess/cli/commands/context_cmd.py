@@ -113,12 +113,14 @@ def context(
         from pisess.core.analyses.usage import UsageGather
 
         gather = UsageGather  # the breakdown from the index's one parse, not from reading the file back
-    s = open_session(path, reader, light=True, pi_version=pi_version, gather=gather)
+    # images: each one's base64 stays in the file; the view draws it as one line, --json copies it out
+    s = open_session(path, reader, light=True, pi_version=pi_version, gather=gather,
+                     images="strict" if json_out else "lean")
     if not json_out:
         common.report_dropped(s.path, s.dropped_lines)
     ctx = build_context(s, common.leaf_argument(s, leaf), full_path=False)  # only the path's ids are shown
     if json_out:
-        common.emit_json(context_json(ctx))
+        common.emit_json(context_json(ctx), images=True)
         return
     from pisess.cli.output import show
     from pisess.cli.views.context import context_view

@@ -61,7 +61,8 @@ def tree(
 
     reader = common.check_reader(reader, lenient)
     w = common.where(sessions_dir, cwd)
-    s = open_session(common.resolve_session(session, w, sessions_dir, pi_version), reader, light=True, pi_version=pi_version)
+    s = open_session(common.resolve_session(session, w, sessions_dir, pi_version), reader, light=True, pi_version=pi_version,
+                     images="lean")  # an image is drawn as one line: its base64 stays in the file
     if not json_out:
         common.report_notes(s)
         common.report_dropped(s.path, s.dropped_lines)

@@ -20,6 +20,7 @@ from ..errors import PisessError
 from ..js import UNDEF, get
 from ..listing.sessionset import created_key
 from ..model.placement import WHERE, place
+from ..reading.images import image_chars
 from ..reading.jsonl import NOT_JSON, is_blank, iter_blocks, parse_json
 from ..reading.scan import entry_id, line_blocks, open_lenient, scan_visit, session_name
 from ..reading.session import Reader, Session, open_indexed
@@ -36,7 +37,7 @@ def images_in(v: Any) -> tuple[int, int]:
         if isinstance(x, dict):
             if x.get("type") == "image" and isinstance(x.get("data"), str):
                 count += 1
-                size += len(x["data"])
+                size += image_chars(x["data"])[0]
                 continue
             stack.extend(x.values())
         elif isinstance(x, list):

@@ -528,7 +528,8 @@ def export_session(path: str, fmt: str, *, leaf: str | None = None, reader: str 
     from ..model.paths import leaf_of
     from ..reading.session import open_session
 
-    s = open_session(path, reader, light=True, pi_version=pi_version)
+    # md and html draw an image as one line (or embed it, read then): its base64 stays in the file
+    s = open_session(path, reader, light=True, pi_version=pi_version, images="whole" if fmt == "jsonl" else "lean")
     leaf_id = UNDEF if leaf is None else s.entry_id(leaf, option="--leaf")
     if fmt == "jsonl":
         cli = s if s.reader == "cli" else open_session(path, "cli", light=True, pi_version=pi_version)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,7 +18,7 @@ from .. import js
 from ..errors import PisessError
 from ..js import UNDEF, get
 from ..reading.files import open_regular, os_error
-from ..reading.jsonl import NOT_JSON, parse_json, scan_file
+from ..reading.jsonl import NOT_JSON, loads_lean, parse_json, scan_file
 from ..reading.sdk_v4 import SDK_V4, is_sdk_v4_header  # noqa: F401 - named here for the listing
 from ..reading.session import open_cli
 
@@ -153,11 +154,13 @@ def _lines(data: bytes) -> list[bytes]:
     return data.split(b"\n") if b"\r" not in data else _EOL.split(data)
 
 
-def _value(line: bytes) -> Any:
-    """``parseSessionEntryLine`` and ``if (!entry) continue``: the value, or ``None`` when skipped."""
+def _value(line: bytes, lean: str | None = None) -> Any:
+    """``parseSessionEntryLine`` and ``if (!entry) continue``: the value, or ``None`` when skipped.
+    ``lean``: the file's path, images' base64 left unread (``jsonl.loads_lean``; the listing reads
+    no image)."""
     if not line or (line[:1] != b"{" and js.js_blank(line.decode("utf-8", "replace"))):
         return None
-    v = parse_json(line)
+    v = parse_json(line) if lean is None else loads_lean(line, 0, lean)
     if v is NOT_JSON or not js.truthy(v):
         return None
     return v
@@ -197,6 +200,27 @@ class _Whole:
         self.texts.append(text)
         if not self.first and m["role"] == "user":
             self.first = text
+
+
+_BLOCK = 8 << 20
+
+
+def _stream_lines(fd: int, start: int, size: int) -> Iterator[bytes]:
+    """The lines of bytes ``start:size`` as ``_lines`` splits them, read a block at a time (a file
+    of gigabytes is never held whole)."""
+    pending = b""
+    pos = start
+    while pos < size:
+        block = _read_at(fd, min(_BLOCK, size - pos), pos)
+        if not block:
+            break
+        pos += len(block)
+        data = pending + block if pending else block
+        keep = 1 if data.endswith(b"\r") else 0  # a "\r\n" may be cut in two
+        lines = _lines(data[:len(data) - keep] if keep else data)
+        pending = lines.pop() + (b"\r" if keep else b"")
+        yield from lines
+    yield from _lines(pending)
 
 
 def _read_at(fd: int, n: int, offset: int) -> bytes:
@@ -339,11 +363,11 @@ def read_cli_info(path: str, *, whole: bool = False, tail: int | None = None,
                     return CliInfo(header, last, mtime_ms, size, "tail")
             acc = _Whole(texts=whole)
             if len(first) >= size and end <= len(first):
-                rest = first[end:]  # the first read held the whole file
+                lines: Iterable[bytes] = _lines(first[end:])  # the first read held the whole file
             else:
-                rest = _read_at(fd, size - end, end)
-            for line in _lines(rest):
-                entry = _value(line)
+                lines = _stream_lines(fd, end, size)
+            for line in lines:
+                entry = _value(line, path)
                 if entry is not None:
                     acc.feed(entry)
         except PiThrows as e:
@@ -360,9 +384,11 @@ def read_cli_info(path: str, *, whole: bool = False, tail: int | None = None,
 
 
 def summarize_file(path: str) -> dict:
-    """Read with the lenient reader; a file pi cannot read gives ``{"error": ...}``."""
+    """Read with the lenient reader; a file pi cannot read gives ``{"error": ...}``.  Images'
+    base64 is not read into memory (``jsonl.loads_lean``): a session of screenshots is listed in
+    the memory of its text."""
     try:
-        s = open_cli(scan_file(path, light=False))
+        s = open_cli(scan_file(path, light=False, images="lean"))
     except PisessError as err:
         return {"error": {"code": err.code, "message": err.message}}
     messages = 0

@@ -11,6 +11,7 @@ from typing import Any
 
 from .. import js
 from ..js import UNDEF, get
+from ..reading.images import elided, image_chars, read_data
 from .system import js_key_order
 
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
@@ -83,10 +84,8 @@ IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
 
 def image_size(block: Any) -> int:
     """Decoded bytes of an image block's base64 ``data`` (padding not counted)."""
-    data = get(block, "data") if isinstance(block, dict) else None
-    if not isinstance(data, str):
-        return 0
-    return max(0, len(data) * 3 // 4 - (len(data) - len(data.rstrip("="))))
+    n, pad = image_chars(get(block, "data") if isinstance(block, dict) else None)
+    return max(0, n * 3 // 4 - pad)
 
 
 def size_text(n: int) -> str:
@@ -109,6 +108,9 @@ def data_uri(block: Any) -> str | None:
     if not isinstance(block, dict):
         return None
     mime, data = block.get("mimeType"), block.get("data")
+    e = elided(data)
+    if e is not None:
+        data = read_data(e)
     if mime not in IMAGE_TYPES or not isinstance(data, str) or not re.fullmatch(r"[A-Za-z0-9+/]*={0,2}", data):
         return None
     return f"data:{mime};base64,{data}"

@@ -19,6 +19,7 @@ import orjson
 from ..js import js_blank
 from .deepjson import loads as deep_loads
 from .files import open_file, open_regular, os_error, read_first_line
+from .images import cut, placed
 from .lines import NOT_JSON, written_by_sdk
 
 _ASCII_WS = b" \t\r\n\x0b\x0c"
@@ -55,6 +56,19 @@ def parse_json(raw: bytes) -> Any:
             return NOT_JSON
     except RecursionError:
         return NOT_JSON
+    return v
+
+
+def loads_lean(raw: bytes, offset: int, path: str, strict: bool = False) -> Any:
+    """``parse_json(raw)`` of the line at byte ``offset`` of ``path``, each long image ``data``
+    string a placeholder that says where its base64 is (``images``: the bytes are never decoded
+    into a string; ``strict`` checks them as a parse would)."""
+    lean, cuts = cut(raw, offset, path, strict)
+    if not cuts:
+        return parse_json(raw)
+    v = parse_json(lean)
+    if placed(v) != cuts:
+        return parse_json(raw)  # a cut outside an image block: the whole line as it is
     return v
 
 
@@ -207,6 +221,10 @@ class RawFile:
     ends_with_newline: bool
     light: bool = False
     sdk_marker: bool | None = None  # holds an SDK-only record (None: not determined during the scan)
+    # How entries read back by offset treat inline images: "whole" (every byte parsed), "lean"
+    # (each image's base64 left in the file, a placeholder in its place: loads_lean) or
+    # "strict" (lean, the base64's bytes checked as a whole parse checks them)
+    images: str = "whole"
 
     @property
     def nonblank(self) -> list[RawLine]:
@@ -247,7 +265,10 @@ class RawFile:
         (another entry at that offset) is an I/O condition, not a session defect."""
         from ..errors import PisessError
 
-        v = parse_json(data)
+        if self.images == "whole":
+            v = parse_json(data)
+        else:
+            v = loads_lean(data, light.offset, self.path, strict=self.images == "strict")
         if type(v) is not dict or v.get("id", None) != light.get("id", None):
             raise PisessError("storage", f"{self.path} changed while it was being read (the entry at byte "
                               f"{light.offset} is not the one read before); run the command again",
@@ -255,10 +276,12 @@ class RawFile:
         return v
 
 
-def _line(number: int, offset: int, raw: bytes, light: bool) -> RawLine:
+def _line(number: int, offset: int, raw: bytes, light: bool, lean: str | None = None) -> RawLine:
     n = len(raw)
     if is_blank(raw):
         return RawLine(number, offset, n, True, None)
+    if lean is not None:
+        return RawLine(number, offset, n, False, loads_lean(raw, offset, lean))
     if light:
         try:
             v = orjson.loads(raw)
@@ -328,14 +351,16 @@ def forget_shared() -> None:
     _shared.clear()
 
 
-def scan_file(path: str, light: bool = True) -> RawFile:
+def scan_file(path: str, light: bool = True, images: str = "whole") -> RawFile:
+    """Every line of ``path``: ``Light`` values, or whole ones (``light=False``); with
+    ``images="lean"`` whole values whose images' base64 stays in the file (``loads_lean``)."""
     try:
-        return _scan_file(path, light)
+        return _scan_file(path, light, images)
     finally:
         forget_shared()
 
 
-def iter_blocks(path: str, tick=None, chunk_size: int = CHUNK, start: int = 0, stop: int | None = None):
+def iter_blocks(path: str, tick=None, chunk_size: int | None = None, start: int = 0, stop: int | None = None):
     """``(offset, lines, terminated)`` per chunk of about 8 MiB: the physical lines (split on
     ``\\n`` only) that end in it, ``offset`` the byte offset of the first.  Only the last block
     can be unterminated (a single line without its ``\\n``).  ``tick(bytes)`` is called after each
@@ -344,6 +369,7 @@ def iter_blocks(path: str, tick=None, chunk_size: int = CHUNK, start: int = 0, s
     (``start`` at a line's first byte)."""
     offset = start
     pending: list[bytes] = []
+    chunk_size = chunk_size or CHUNK
     with _open(path) as fh:
         if start:
             fh.seek(start)
@@ -386,15 +412,16 @@ def iter_lines(path: str, tick=None):
             offset += len(raw) + 1
 
 
-def _scan_file(path: str, light: bool = True) -> RawFile:
+def _scan_file(path: str, light: bool = True, images: str = "whole") -> RawFile:
     lines: list[RawLine] = []
     append = lines.append
     size = 0
     terminated = True
+    lean = path if images == "lean" and not light else None
     for number, offset, raw, terminated in iter_lines(path):
-        append(_line(number, offset, raw, light))
+        append(_line(number, offset, raw, light, lean))
         size = offset + len(raw) + (1 if terminated else 0)
-    out = RawFile(path, size, lines, terminated, light)
+    out = RawFile(path, size, lines, terminated, light, images="lean" if lean else "whole")
     if light:
         out.sdk_marker = written_by_sdk(ln.value for ln in lines)
     return out

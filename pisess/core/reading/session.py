@@ -201,7 +201,8 @@ def _check_reader(reader: str) -> None:
 
 
 def open_session(path: str, reader: str = "auto", raw: RawFile | None = None, *, light: bool = False,
-                 pi_version: str = versions.CURRENT, gather: Callable[[int], Any] | None = None) -> Session:
+                 pi_version: str = versions.CURRENT, gather: Callable[[int], Any] | None = None,
+                 images: str = "whole") -> Session:
     """Read ``path`` with ``reader`` (``auto``, ``harness`` or ``cli``), the pi command's reader
     following pi ``pi_version``'s rules (the SDK reader has only 0.82.1's).
 
@@ -210,8 +211,14 @@ def open_session(path: str, reader: str = "auto", raw: RawFile | None = None, *,
     (``build_context`` and fork planning do that for the entries they use).
 
     ``gather``: a summary of whole entries to take during the compact index's one parse (see
-    ``compact.scan_compact``); ``session.store.gathered()`` has it where the index read the file."""
-    return open_read(path, reader, raw, light=light, pi_version=pi_version, gather=gather)[0]
+    ``compact.scan_compact``); ``session.store.gathered()`` has it where the index read the file.
+
+    ``images``: how entries read back treat inline images (``RawFile.images``): ``lean`` and
+    ``strict`` leave each image's base64 in the file, a placeholder in the value (``images``)."""
+    session = open_read(path, reader, raw, light=light, pi_version=pi_version, gather=gather)[0]
+    if images != "whole" and light:
+        session.raw.images = images
+    return session
 
 
 def open_read(path: str, reader: str = "auto", raw: RawFile | None = None, *, light: bool = False,

@@ -1,0 +1,184 @@
+"""Inline images: a line parsed without the base64 of its images, and the bytes copied back out.
+
+pi writes every image a tool or the user gives inline, as ``{"type":"image","data":"<base64>",
+"mimeType":...}`` inside the entry's line: a session of screenshots is gigabytes of base64 in a few
+thousand lines.  Most views need an image's kind and size, never its bytes.  ``jsonl.loads_lean`` parses
+a long line with each long ``data`` string of an image block cut out first (found with ``find``,
+at memory speed, instead of decoding it into a Python string) and put back as a placeholder: a
+short string that says where the base64 is in the file and how long it is.  ``image_chars`` and
+``padding`` read an image's size from either form; ``expand`` copies the bytes back into a JSON
+document written with placeholders, from the file, a block at a time.
+
+A ``data`` value is cut out only where the result is certain to be what a whole parse gives:
+``"data":"`` opens an object member (``{`` or ``,`` before it: a quote inside a string is
+escaped), the string holds no backslash (no escape: its bytes are its characters, and the first
+quote after it ends it), its bytes are ASCII, and after the parse each placeholder is the ``data``
+of an ``image`` block; otherwise the line is parsed whole.  ``strict`` also refuses control
+characters (which make the line invalid JSON) by a second pass over the bytes; without it a
+control character inside an image's base64 goes unnoticed (the views' reads; ``validate``, the
+compact index and ``context --json`` read every byte).
+
+The placeholder holds a nonce of this process, so a string in a file cannot pass for one.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from typing import Any, NamedTuple
+
+LINE_MIN = 16 * 1024  # shorter lines are parsed whole: nothing to save
+DATA_MIN = 4 * 1024  # base64 characters below which an image's data is parsed as it is
+_KEY = b'"data":"'
+_OPENERS = frozenset(b"{,")
+_CONTROL = bytes(range(32))
+_NONCE = os.urandom(6).hex()
+_MARK = f"\x00pisess-image:{_NONCE}:"
+_MARK_JSON = b"\\u0000pisess-image:" + _NONCE.encode() + b":"  # the mark as JSON writes it
+_paths: list[str] = []
+_numbers: dict[str, int] = {}
+
+
+class Elided(NamedTuple):
+    """Where an image's base64 is: ``length`` bytes at ``offset`` of ``path``; ``pad`` its ``=``."""
+
+    path: str
+    offset: int
+    length: int
+    pad: int
+
+
+def _number(path: str) -> int:
+    n = _numbers.get(path)
+    if n is None:
+        n = _numbers[path] = len(_paths)
+        _paths.append(path)
+    return n
+
+
+def elided(value: Any) -> Elided | None:
+    """The ``Elided`` a placeholder stands for; ``None`` for any other value."""
+    if type(value) is not str or not value.startswith(_MARK):
+        return None
+    n, offset, length, pad = value[len(_MARK):].split(":")
+    return Elided(_paths[int(n)], int(offset), int(length), int(pad))
+
+
+def image_chars(data: Any) -> tuple[int, int]:
+    """``(characters, trailing '=')`` of an image's base64 ``data``, a placeholder or the string."""
+    e = elided(data)
+    if e is not None:
+        return e.length, e.pad
+    if type(data) is not str:
+        return 0, 0
+    return len(data), len(data) - len(data.rstrip("="))
+
+
+def cut(raw: bytes, offset: int, path: str, strict: bool = False) -> tuple[bytes, int]:
+    """``raw`` (the line at byte ``offset`` of ``path``) with each long image ``data`` string a
+    placeholder, and how many were cut (see the module's note; ``jsonl.loads_lean`` parses it and
+    checks with ``placed`` that every cut was an image's data)."""
+    if len(raw) < LINE_MIN:
+        return raw, 0
+    pieces: list = []
+    last = pos = 0
+    find = raw.find
+    cuts = 0
+    while True:
+        k = find(_KEY, pos)
+        if k < 0:
+            break
+        start = k + len(_KEY)
+        end = find(b'"', start)
+        if end < 0:
+            break
+        pos = end + 1
+        if end - start < DATA_MIN or k == 0 or raw[k - 1] not in _OPENERS or find(b"\\", start, end) >= 0:
+            continue
+        seg = raw[start:end]
+        if not seg.isascii() or (strict and len(seg.translate(None, _CONTROL)) != len(seg)):
+            continue
+        pad = 2 if seg.endswith(b"==") else 1 if seg.endswith(b"=") else 0
+        del seg
+        pieces += (raw[last:start], _MARK_JSON + f"{_number(path)}:{offset + start}:{end - start}:{pad}".encode())
+        last = end
+        cuts += 1
+    if not cuts:
+        return raw, 0
+    pieces.append(raw[last:])
+    return b"".join(pieces), cuts
+
+
+def placed(v: Any) -> int:
+    """How many placeholders are the ``data`` of an ``image`` block in ``v`` (-1: one is elsewhere)."""
+    found = placed = 0
+    stack = [v]
+    while stack:
+        x = stack.pop()
+        if type(x) is dict:
+            for key, y in x.items():
+                if type(y) is str:
+                    if y.startswith(_MARK):
+                        found += 1
+                        placed += key == "data" and x.get("type") == "image"
+                elif type(y) in (dict, list):
+                    stack.append(y)
+        elif type(x) is list:
+            for y in x:
+                if type(y) is str:
+                    found += y.startswith(_MARK)
+                elif type(y) in (dict, list):
+                    stack.append(y)
+    return placed if placed == found else -1
+
+
+def read_data(e: Elided) -> str:
+    """The base64 a placeholder stands for (an export that embeds images)."""
+    with open(e.path, "rb") as fh:
+        fh.seek(e.offset)
+        return fh.read(e.length).decode("ascii")
+
+
+_BLOCK = 1 << 20
+
+
+def expand(doc: bytes) -> Iterator[bytes]:
+    """``doc`` (JSON written with placeholders) in pieces, each placeholder replaced by the
+    base64 it stands for, read from its file a block at a time: the document as it would be
+    written from the whole values, without holding an image."""
+    if _MARK_JSON not in doc:
+        yield doc
+        return
+    last = 0
+    files: dict[str, Any] = {}
+    try:
+        while True:
+            k = doc.find(_MARK_JSON, last)
+            if k < 0:
+                break
+            end = doc.index(b'"', k)
+            n, offset, length, _pad = doc[k + len(_MARK_JSON):end].split(b":")
+            yield doc[last:k]
+            path = _paths[int(n)]
+            fh = files.get(path)
+            if fh is None:
+                fh = files[path] = open(path, "rb")
+            yield from _copy(fh, int(offset), int(length), path)
+            last = end
+        yield doc[last:]
+    finally:
+        for fh in files.values():
+            fh.close()
+
+
+def _copy(fh: Any, offset: int, length: int, path: str) -> Iterable[bytes]:
+    from ..errors import PisessError
+
+    fh.seek(offset)
+    while length > 0:
+        chunk = fh.read(min(_BLOCK, length))
+        if not chunk:
+            raise PisessError("storage", f"{path} changed while it was being read (it is shorter than before); "
+                              "run the command again", path=path)
+        length -= len(chunk)
+        yield chunk

@@ -1,0 +1,222 @@
+"""Sessions full of inline images (issue 23): the views draw an image as one line and never hold
+its bytes, ``context --json`` copies them from the file byte for byte, and the memory of the core
+reads grows with a session's text, not with its images."""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+import tracemalloc
+
+import pytest
+
+from conftest import cli_runner, entry, header, invoke, write_session
+from pisess.core.js import UNDEF
+from pisess.core.reading import images
+from pisess.core.reading.jsonl import dumps, loads_lean, parse_json
+
+IMAGE_CHARS = 400 * 1024  # base64 characters of each screenshot: 300 KB decoded
+
+
+def b64(rng: random.Random, chars: int = IMAGE_CHARS) -> str:
+    return base64.b64encode(rng.randbytes(chars * 3 // 4)).decode()
+
+
+def screenshots(turns: int, seed: int = 23, chars: int = IMAGE_CHARS) -> list:
+    """A v3 session of ``turns`` screenshot turns (prompt, tool call, a result with one PNG, answer)."""
+    rng = random.Random(seed)
+    lines: list = [header()]
+    parent = None
+    n = 0
+
+    def add(msg: dict) -> None:
+        nonlocal parent, n
+        n += 1
+        eid = f"e{n:07d}"
+        lines.append(entry("message", eid, parent, message=msg))
+        parent = eid
+
+    for t in range(turns):
+        add({"role": "user", "content": [{"type": "text", "text": f"look at step {t}"}], "timestamp": 1})
+        add({"role": "assistant", "content": [{"type": "toolCall", "id": f"c{t}", "name": "screenshot",
+                                                "arguments": {}}],
+             "api": "anthropic-messages", "provider": "anthropic", "model": "claude-x", "stopReason": "toolUse",
+             "timestamp": 2})
+        add({"role": "toolResult", "toolCallId": f"c{t}", "toolName": "screenshot", "isError": False, "timestamp": 3,
+             "content": [{"type": "text", "text": f"step {t}"},
+                         {"type": "image", "data": b64(rng, chars), "mimeType": "image/png"}]})
+        add({"role": "assistant", "content": [{"type": "text", "text": f"step {t} looks fine"}],
+             "api": "anthropic-messages", "provider": "anthropic", "model": "claude-x", "stopReason": "stop",
+             "timestamp": 4})
+    return lines
+
+
+def _expanded(v):
+    """``v`` with each placeholder replaced by the base64 it stands for."""
+    if isinstance(v, dict):
+        return {k: _expanded(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_expanded(x) for x in v]
+    e = images.elided(v)
+    return images.read_data(e) if e is not None else v
+
+
+def _line_at(path: str, n: int) -> tuple[bytes, int]:
+    data = open(path, "rb").read()
+    offset = 0
+    for _ in range(n):
+        offset = data.index(b"\n", offset) + 1
+    return data[offset:data.index(b"\n", offset)], offset
+
+
+# --- the lean parse --------------------------------------------------------------------------------
+
+
+def test_a_lean_parse_is_the_whole_parse_with_each_image_left_in_the_file(tmp_path):
+    rng = random.Random(1)
+    data = [b64(rng, 8_000), b64(rng, 12_000)[:-2] + "==", b64(rng, 20_000)[:-1] + "="]
+    line = entry("message", "a", None, message={
+        "role": "user", "timestamp": 1,
+        "content": [{"type": "image", "data": data[0], "mimeType": "image/png"}, {"type": "text", "text": "x"},
+                    {"type": "image", "mimeType": "image/jpeg", "data": data[1]}]})
+    tail = entry("compaction", "b", "a", summary="s", firstKeptEntryId="a",
+                 retainedTail=[{"role": "toolResult", "content": [{"type": "image", "data": data[2],
+                                                                    "mimeType": "image/webp"}]}])
+    path = write_session(tmp_path, [header(), line, tail])
+    for n in (1, 2):
+        raw, offset = _line_at(path, n)
+        lean = loads_lean(raw, offset, path)
+        assert len(dumps(lean)) < 1000  # (fails when the base64 was parsed into the value)
+        assert _expanded(lean) == parse_json(raw)
+    raw, offset = _line_at(path, 1)
+    blocks = loads_lean(raw, offset, path)["message"]["content"]
+    assert [images.image_chars(b["data"]) for b in (blocks[0], blocks[2])] == [(8_000, 0), (12_000, 2)]
+    assert images.image_chars(data[1]) == (12_000, 2)
+
+
+@pytest.mark.parametrize("case", ["not an image", "escaped", "not ascii", "in a string", "short"])
+def test_what_is_not_an_image_s_plain_base64_is_parsed_whole(tmp_path, case):
+    rng = random.Random(2)
+    data = b64(rng, 20_000)
+    content = [{"type": "image", "data": data, "mimeType": "image/png"}]
+    if case == "not an image":
+        content = [{"type": "text", "text": "x", "data": data}]
+    elif case == "escaped":
+        content[0]["data"] = data[:100] + "/" + data[100:]
+    elif case == "not ascii":
+        content[0]["data"] = data[:100] + "é" + data[100:]
+    elif case == "in a string":
+        content = [{"type": "text", "text": '{"data":"' + data + '"}'}]
+    elif case == "short":
+        content[0]["data"] = data[:images.DATA_MIN - 1]
+        content.append({"type": "text", "text": "x" * images.LINE_MIN})
+    line = entry("message", "a", None, message={"role": "user", "content": content, "timestamp": 1})
+    path = tmp_path / "s.jsonl"
+    raw = json.dumps(line, separators=(",", ":"), ensure_ascii=False).encode()
+    if case == "escaped":
+        raw = raw.replace(b"/", b"\\/", 1)
+        assert b"\\/" in raw
+    path.write_bytes(raw + b"\n")
+    got = loads_lean(raw, 0, str(path))
+    assert got == parse_json(raw)
+    assert images.elided(got["message"]["content"][0].get("data")) is None
+
+
+def test_strict_refuses_a_control_character_in_the_base64_as_a_parse_does(tmp_path):
+    data = b64(random.Random(3), 20_000)
+    line = entry("message", "a", None, message={"role": "user", "timestamp": 1,
+                                                "content": [{"type": "image", "data": data, "mimeType": "image/png"}]})
+    raw = bytearray(json.dumps(line, separators=(",", ":")).encode())
+    raw[raw.index(data.encode()) + 500] = 1
+    raw = bytes(raw)
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(raw + b"\n")
+    assert parse_json(raw) is loads_lean(raw, 0, str(path), strict=True)  # NOT_JSON both
+    # the views' read leaves that pass out (documented): the image is drawn, its bytes unread
+    assert images.elided(loads_lean(raw, 0, str(path))["message"]["content"][0]["data"]) is not None
+
+
+# --- the commands ----------------------------------------------------------------------------------
+
+
+def test_context_json_copies_each_image_from_the_file_byte_for_byte(tmp_path, monkeypatch):
+    from pisess.cli.commands.context_cmd import context_json
+    from pisess.core.model.context import build_context
+    from pisess.core.reading.session import open_session
+
+    path = write_session(tmp_path, screenshots(6, chars=6_000))
+    monkeypatch.setenv("PISESS_CACHE", "off")
+    for reader in ("harness", "cli"):
+        whole = build_context(open_session(path, reader, light=True), UNDEF, full_path=False)
+        expected = dumps({"version": 1, **context_json(whole)}) + b"\n"
+        got = invoke(cli_runner(monkeypatch), "context", "--json", "--reader", reader, path)
+        assert got.exit_code == 0, got.stderr
+        assert got.stdout.encode() == expected
+        assert expected.count(b'"type":"image"') == 12  # messages and llmMessages
+
+
+def test_views_name_each_image_without_its_bytes(tmp_path, monkeypatch):
+    lines = screenshots(3)
+    path = write_session(tmp_path, lines)
+    piece = lines[3]["message"]["content"][1]["data"][1000:1040]  # 40 characters of the first image
+    runner = cli_runner(monkeypatch, PISESS_CACHE="off")
+    for argv in (["context"], ["context", "--full"], ["export", "--format", "md"], ["export", "--format", "html"],
+                 ["path"]):
+        out = invoke(runner, *argv, path)
+        assert out.exit_code == 0, (argv, out.stderr)
+        assert piece not in out.stdout, argv
+        if argv[0] != "path":
+            shown = out.stdout.replace("\\[", "[").replace("\\]", "]")  # (Markdown escapes the brackets)
+            assert shown.count("[image image/png, 300 KB]") == 3, argv
+    embedded = invoke(runner, "export", "--format", "html", "--images", path).stdout
+    assert piece in embedded  # --images embeds them: read from the file then
+
+
+# --- memory ----------------------------------------------------------------------------------------
+
+
+def _peak(fn) -> int:
+    tracemalloc.start()
+    try:
+        fn()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize("what", ["context", "export", "ls --long", "listing"])
+def test_memory_grows_with_the_text_not_with_the_images(tmp_path, monkeypatch, what):
+    """Peak Python memory of the core read on 8 and on 32 screenshots of 400 KB (3.3 and 13 MB of
+    base64), the reads' blocks scaled down from 8 MiB to 1 MiB as the files are: far below the
+    file, and the 24 more images add less than two images' size (a block's cut varies)."""
+    from pisess.core.listing import summary
+    from pisess.core.reading import jsonl
+
+    monkeypatch.setattr(jsonl, "CHUNK", 1 << 20)
+    monkeypatch.setattr(summary, "_BLOCK", 1 << 20)
+    from pisess.core.analyses.export import ExportOptions, export_session
+    from pisess.core.listing.summary import read_cli_info, summarize_file
+    from pisess.core.model.context import build_context
+    from pisess.core.reading.session import open_session
+
+    def run(path: str):
+        if what == "context":
+            build_context(open_session(path, "cli", light=True, images="lean"), UNDEF, full_path=False)
+        elif what == "export":
+            export_session(path, "md", options=ExportOptions(max_lines=12), new_id="x", now_iso="2026")
+        elif what == "ls --long":
+            summarize_file(path)
+        else:
+            read_cli_info(path, whole=True)
+
+    peaks = []
+    for turns in (8, 32):
+        d = tmp_path / str(turns)
+        d.mkdir()
+        path = write_session(d, screenshots(turns))
+        run(path)  # (imports and first-use caches outside the measure)
+        peaks.append(_peak(lambda p=path: run(p)))
+    # context and export hold no block of the file; the two listings read 1 MiB blocks here
+    assert peaks[1] < (4 if what in ("context", "export") else 16) * IMAGE_CHARS, peaks  # the file: 32
+    assert peaks[1] - peaks[0] < 2 * IMAGE_CHARS, peaks  # 24 more images (9.8 MB) add less than two
