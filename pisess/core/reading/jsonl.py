@@ -63,9 +63,14 @@ def loads_lean(raw: bytes, offset: int, path: str, strict: bool = False) -> Any:
     """``parse_json(raw)`` of the line at byte ``offset`` of ``path``, each long image ``data``
     string a placeholder that says where its base64 is (``images``: the bytes are never decoded
     into a string; ``strict`` checks them as a parse would)."""
-    lean, cuts = cut(raw, offset, path, strict)
+    lean, cuts = cut(raw, offset, path)
     if not cuts:
         return parse_json(raw)
+    if strict:
+        try:
+            orjson.loads(raw)  # (every byte checked; the value is dropped at once)
+        except (orjson.JSONDecodeError, RecursionError):
+            return parse_json(raw)
     v = parse_json(lean)
     if placed(v) != cuts:
         return parse_json(raw)  # a cut outside an image block: the whole line as it is
