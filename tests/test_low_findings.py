@@ -237,3 +237,21 @@ def test_secrets_allowlist_hint_keeps_the_scanned_paths(tmp_path, monkeypatch):
     open(allow, "w").close()
     r = invoke(cli_runner(monkeypatch, columns=300), "secrets", path, "--allowlist", allow)
     assert (f"pisess secrets {shlex.quote(path)} --allowlist {allow} --format allowlist >> {allow}") in r.stderr
+
+
+def test_context_cuts_a_long_text_with_one_note(tmp_path, monkeypatch):
+    long = "\n".join(f"line {i} " + "x" * 90 for i in range(2600))  # ~250,000 characters
+    path = write_session(tmp_path, [header(), user("a1", None, long)])
+    for args in ((), ("--full",)):
+        r = invoke(cli_runner(monkeypatch, columns=120), "context", path, "--no-pager", *args)
+        notes = [ln for ln in r.stdout.splitlines() if "more characters" in ln or "more line" in ln]
+        assert len(notes) == 1, (args, notes)
+        if args:  # cut at 200,000 characters: --full would not show more
+            assert notes[0].endswith("lines: pisess context --json]") and "(--full)" not in notes[0]
+    path = write_session(tmp_path, [header(), user("a1", None, "y" * 3000 + "\n" + long)], "wide.jsonl")
+    r = invoke(cli_runner(monkeypatch, columns=120), "context", path, "--no-pager", "--max-lines", "2")
+    flat = " ".join(r.stdout.split())
+    assert flat.count("more characters") + flat.count("more line") == 1, flat[-300:]
+    assert "more characters in 2,601 lines: pisess context --json]" in flat
+    h = invoke(cli_runner(monkeypatch, columns=200), "context", "--help")
+    assert "200,000 characters" in h.stdout

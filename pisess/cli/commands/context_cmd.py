@@ -76,7 +76,8 @@ def context(
     leaf: common.LeafOpt = None,
     llm: bool = typer.Option(False, "--llm", help="Show llmMessages: what is sent to the provider after convertToLlm."),
     thinking: bool = typer.Option(False, "--thinking", help="Show thinking blocks in full."),
-    full: bool = typer.Option(False, "--full", help="Do not shorten tool results and long texts."),
+    full: bool = typer.Option(False, "--full", help="Do not shorten tool results and long texts (a block still stops at "
+                              "200,000 characters; --json has everything)."),
     max_lines: int = common.count_option(12, "--max-lines", help=common.MAX_LINES_HELP
                                          + " Long texts keep 4x as many, summaries 2x."),
     old_lines: int | None = common.count_option(None, "--lines", "-n", hidden=True),  # the spelling before --max-lines

@@ -159,7 +159,13 @@ def _context_messages(ctx, *, llm: bool, thinking: bool, limits_n: int, full: bo
 
 
 def _cut(b) -> str:
-    return f" \u2026 [{b.cut_chars:,} more characters: pisess context --json]" if b.cut_chars else ""
+    """The one note of a block cut by characters (the lines after the cut counted in it): ``--full``
+    cuts there too, ``--json`` has everything."""
+    if not b.cut_chars:
+        return ""
+    left = _lines_left(b)
+    lines = f" in {plural(left + 1, 'line')}" if left > 0 else ""
+    return f" \u2026 [{b.cut_chars:,} more characters{lines}: pisess context --json]"
 
 
 def _lines_left(b) -> int:
@@ -169,8 +175,10 @@ def _lines_left(b) -> int:
 
 
 def _more(b) -> list:
+    """``… N more lines (--full) …`` under a block cut by lines (one cut by characters says it all
+    in ``_cut``)."""
     left = _lines_left(b)
-    return [T(f"\u2026 {plural(left, 'more line')} (--full) \u2026", "dim")] if left > 0 else []
+    return [T(f"\u2026 {plural(left, 'more line')} (--full) \u2026", "dim")] if left > 0 and not b.cut_chars else []
 
 
 _SOURCE_WORDS = {"retained": "retained in ", "checkpoint": "compaction "}
@@ -223,7 +231,7 @@ def message_block(v, *, thinking: bool = False, id_width: int = 8) -> list:
             else:
                 body.append(T(f"\u25b8 thinking ({len(b.text) + b.cut_chars:,} chars, --thinking to show)", "dim"))
         elif b.kind == "call":
-            left = _lines_left(b)
+            left = 0 if b.cut_chars else _lines_left(b)
             body.append(safe(f"\u2192 {b.label}({b.text}{_cut(b)})" +
                              (f" \u2026 {plural(left, 'more line')}" if left > 0 else ""), "yellow"))
         elif b.kind == "command":
