@@ -202,3 +202,58 @@ def test_file_name_session_id():
     assert file_session_id("/a/b/notes.jsonl") is None
     assert file_session_id("/a/b/2025_.jsonl") is None
     assert file_session_id(f"/a/b/2025-03-01T09-00-00-000Z_{P_ID}.txt") is None
+
+
+def _alike_sessions(tmp_path) -> str:
+    """Two sessions whose ids share their first 8 characters (UUIDv7: the same minute), long alike
+    names, and models that differ only at the end of a long name."""
+    from conftest import assistant, entry, header, user, write_session
+
+    def one(sid: str, name: str, models: list) -> None:
+        lines = [header(id=sid), entry("session_info", "n0", None, name=name)]
+        parent = "n0"
+        for i, (provider, model) in enumerate(models):
+            lines += [user(f"u{i}", parent, "q"),
+                      assistant(f"a{i}", f"u{i}", "a", provider=provider, model=model,
+                                usage={"input": 1000 * (i + 1), "output": 200, "cacheRead": 123456, "cacheWrite": 5000,
+                                       "totalTokens": 1, "cost": {"total": 1.23}})]
+            parent = f"a{i}"
+        write_session(tmp_path, lines, name=f"{sid}.jsonl")
+
+    one("01955b3b-ca80-7011-a09a-abc7b133ebcf", "Fix the date parsing in the CSV reader module please",
+        [("anthropic", "claude-sonnet-4-5"), ("anthropic", "claude-sonnet-4-6")])
+    one("01955b3b-ca80-7e43-ac51-2b8b1220aa57", "Fix the date parsing in the CSV reader module again",
+        [("openrouter", "anthropic/claude-sonnet-4-5-20250929-preview-long-1"),
+         ("openrouter", "anthropic/claude-sonnet-4-5-20250929-preview-long-2")])
+    return str(tmp_path)
+
+
+@pytest.mark.parametrize("by", ["model", "session", "branch"])
+@pytest.mark.parametrize("columns", [60, 80, 100])
+def test_by_rows_never_look_the_same(tmp_path, monkeypatch, by, columns):
+    """At 80 columns `anthropic/claude-sonnet-4-5` and `-4-6` were both `anthropic/claude-sonne…`,
+    and two sessions of the same minute both `01955b3b`: two rows must never look the same."""
+    from conftest import cli_runner, invoke
+
+    r = invoke(cli_runner(monkeypatch, columns=columns), "stats", "--by", by, _alike_sessions(tmp_path))
+    assert r.exit_code == 0, r.stderr
+    lines = r.stdout.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.lstrip().startswith(("MODEL", "SESSION")))
+    end = next(i for i in range(head, len(lines)) if lines[i].lstrip().startswith("total"))
+    rows = lines[head + 1:end]
+    assert len(rows) == (4 if by == "model" else 2)
+    # the label is everything before the MSGS/INPUT numbers: cut where the header's second column starts
+    labels = [row[:len(lines[head]) - len(lines[head][2:].split("  ", 1)[1].lstrip()) - 2] for row in rows]
+    assert len(set(labels)) == len(labels), rows
+    assert all(len(line) <= columns for line in lines[head:end + 1])
+
+
+def test_distinct_cut_keeps_labels_apart():
+    from rich.text import Text
+
+    from pisess.cli.views.columns import distinct_cut
+
+    labels = [Text(x) for x in ["aaaaaaaaaa-X-bbbbbbbbbbbbbbbbbbbb", "aaaaaaaaaa-Y-bbbbbbbbbbbbbbbbbbbb", "short"]]
+    for room in range(4, 30):
+        got = [t.plain for t in distinct_cut(labels, room)]
+        assert len(set(got)) == 3 and all(len(g) <= room for g in got), (room, got)

@@ -11,6 +11,7 @@ from pisess.cli.views.shared import packed
 from pisess.cli.views.text import escape_controls, one_line, plural
 from pisess.cli.views.text import short_id as _sid
 from pisess.core import js
+from pisess.core.ids import unique_prefix_width
 
 
 def money(v: float, places: int | None = None) -> str:
@@ -162,37 +163,45 @@ _BY_DROP = (5, 4, 7, 8, 1)  # CACHE W, CACHE R, TOOLS, ERR, MSGS: INPUT, OUTPUT 
 
 
 def _by_table(report, width: int = 100) -> list:
-    title = {"session": "SESSION", "model": "MODEL", "day": "DAY (local)", "branch": "SESSION   BRANCH"}[report.by]
     t = report.total
     groups = [*report.groups, t]
     tokens = {key: _ks([g["tokens"][key] for g in groups]) for key in ("input", "output", "cacheRead", "cacheWrite")}
     costs = _moneys([g["cost"] for g in groups])
+    # sessions whose ids begin alike (pi's ids are UUIDv7: the first 8 characters are the minute)
+    idw = unique_prefix_width([g.get("session") for g in report.groups if isinstance(g.get("session"), str)])
+    bw = unique_prefix_width([g.get("branch") for g in report.groups if isinstance(g.get("branch"), str)])
+    title = {"session": "SESSION", "model": "MODEL", "day": "DAY (local)",
+             "branch": "SESSION".ljust(idw + 2) + "BRANCH"}[report.by]
+    # the ids stay whole however narrow: a name or a branch's "from" is cut first
+    least = {"session": idw + 2, "branch": idw + 2 + max(bw, len("active path"))}.get(report.by, 0)
     rows: list = []
     for i, row in enumerate(groups):  # each column in one format, the total row's included
-        rows.append([_group_label(report.by, row) if row is not t else Text("total", "bold"), count_text(row["messageCount"]),
+        label = _group_label(report.by, row, idw, bw) if row is not t else Text("total", "bold")
+        rows.append([label, count_text(row["messageCount"]),
                      tokens["input"][i], tokens["output"][i], tokens["cacheRead"][i], tokens["cacheWrite"][i],
                      costs[i], count_text(sum(row["toolCalls"].values())), count_text(sum(row["errors"].values()))])
     rows[-1] = [c if isinstance(c, Text) else Text(c, "bold") for c in rows[-1]]
     rows, align, header, dropped = fit(rows, "lrrrrrrrr", [title, "MSGS", "INPUT", "OUTPUT", "CACHE R", "CACHE W",
                                                           "COST", "TOOLS", "ERR"], width, flex=0,
-                                       least=_BY_LEAST[report.by], drop=_BY_DROP)
+                                       least=max(least, _BY_LEAST[report.by]), drop=_BY_DROP,
+                                       most=34 if report.by in ("model", "day") else None)
     return columns(rows, align, header=header) + left_out(dropped, width)
 
 
-def _group_label(by: str, row: dict) -> Text:
+def _group_label(by: str, row: dict, id_width: int = 8, branch_width: int = 8) -> Text:
     t = Text(no_wrap=True)
     if by == "session":
-        t.append(_sid(row.get("session")), "bold")
+        t.append(_sid(row.get("session"), id_width), "bold")
         if row.get("name"):
             t.append("  " + one_line(row["name"], 24))
     elif by == "branch":
-        t.append(_sid(row.get("session")), "bold")
+        t.append(_sid(row.get("session"), id_width), "bold")
         if row.get("branch") is None:
             t.append("  active path")
         else:
-            t.append(f"  {_sid(row['branch'])}", "dim")
+            t.append(f"  {_sid(row['branch'], branch_width)}", "dim")
             if row.get("from"):
                 t.append(f" from {_sid(row['from'])}", "dim")
     else:
-        t.append(one_line(js.to_string(row["key"]), 34))
+        t.append(one_line(js.to_string(row["key"]), 1000))
     return t
