@@ -44,3 +44,17 @@ def test_completes_session_ids(tmp_path):
     got = subprocess.run([sys.executable, "-m", "pisess"], env=env, cwd=work, capture_output=True, text=True,
                          timeout=60).stdout.split()
     assert got == ["0195abcd-0000"]
+
+
+def test_completes_session_ids_with_the_options_on_the_line(tmp_path):
+    """--sessions-dir, --cwd and --pi-version already typed choose what is listed: pi 1.6 lists a
+    version-1 file, pi 0.82.1's SDK listing does not."""
+    proj = tmp_path / "sessions" / "--work-p--"
+    proj.mkdir(parents=True)
+    (proj / "a.jsonl").write_text('{"type":"session","version":3,"id":"0195abcd-0003",'
+                                  '"timestamp":"2025-01-01T00:00:00Z","cwd":"/work/p"}\n')
+    (proj / "b.jsonl").write_text('{"type":"session","id":"0195abcd-0001","timestamp":"2025-01-01T00:00:00Z",'
+                                  '"cwd":"/work/p"}\n')
+    line = f"pisess tree --sessions-dir {tmp_path / 'sessions'} --cwd /work/p"
+    assert sorted(_complete(f"{line} 0195", 6)) == ["0195abcd-0001", "0195abcd-0003"]
+    assert _complete(f"{line} --pi-version 0.82.1 0195", 8) == ["0195abcd-0003"]

@@ -13,6 +13,8 @@ from pisess.core.errors import PisessError
 from pisess.core.js import parse_date
 from pisess.core.listing.repo import absolute_cwd, encode_cwd, list_sessions, resolve_session, sessions_root
 
+# These tests pin the SDK listing and lookup (JsonlSessionRepo, spec §8): pi 0.82.1's rules.
+SDK = "0.82.1"
 CWD = "/work/proj"
 OTHER = "/work/other"
 
@@ -73,7 +75,7 @@ def test_list_newest_first(tmp_path):
     add(tmp_path, "old", "2026-01-01T00:00:00.000Z", name="z.jsonl")
     add(tmp_path, "new", "2026-03-01T00:00:00.000Z", name="a.jsonl")
     add(tmp_path, "mid", "2026-02-01T00:00:00.000Z", name="m.jsonl")
-    listing = list_sessions(str(tmp_path), CWD)
+    listing = list_sessions(str(tmp_path), CWD, pi_version=SDK)
     assert [s.id for s in listing.sessions] == ["new", "mid", "old"]
     assert listing.skipped == []
     assert listing.sessions[0].to_json() == {"id": "new", "createdAt": "2026-03-01T00:00:00.000Z", "cwd": CWD,
@@ -83,7 +85,7 @@ def test_list_newest_first(tmp_path):
 def test_list_reads_first_line_only(tmp_path):
     """A file whose body is corrupt (even cut off) is still listed: only line 1 is read."""
     p = add(tmp_path, "s1", "2026-01-01T00:00:00.000Z", body=["{garbage", "null", '{"type":"mess'])
-    listing = list_sessions(str(tmp_path), CWD)
+    listing = list_sessions(str(tmp_path), CWD, pi_version=SDK)
     assert [s.path for s in listing.sessions] == [p]
 
 
@@ -97,7 +99,7 @@ def test_list_skips_and_reports_invalid_headers(tmp_path):
     write_bytes(d, b"", name="empty.jsonl")
     write_bytes(d, b"\xef\xbb\xbf" + b'{"type":"session","version":3,"id":"b","timestamp":"t","cwd":"/"}\n',
                 name="bom.jsonl")
-    listing = list_sessions(str(tmp_path), CWD)
+    listing = list_sessions(str(tmp_path), CWD, pi_version=SDK)
     assert [s.path for s in listing.sessions] == [good]
     reasons = {os.path.basename(s.path): (s.code, s.reason) for s in listing.skipped}
     assert reasons == {
@@ -115,14 +117,14 @@ def test_list_first_line_ends_at_crlf_or_lone_cr(tmp_path):
     hdr = b'{"type":"session","version":3,"id":"%s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/work/proj"}'
     write_bytes(d, hdr % b"crlf" + b"\r\n{x}\r\n", name="a.jsonl")
     write_bytes(d, hdr % b"cr" + b"\r{x}", name="b.jsonl")
-    assert sorted(s.id for s in list_sessions(str(tmp_path), CWD).sessions) == ["cr", "crlf"]
+    assert sorted(s.id for s in list_sessions(str(tmp_path), CWD, pi_version=SDK).sessions) == ["cr", "crlf"]
 
 
 def test_list_keeps_sessions_with_unparseable_dates(tmp_path):
     """A header timestamp that is not a date is still a valid header: the session is listed."""
     add(tmp_path, "good", "2026-01-01T00:00:00.000Z", name="a.jsonl")
     add(tmp_path, "odd", "yesterday", name="b.jsonl")
-    assert sorted(s.id for s in list_sessions(str(tmp_path), CWD).sessions) == ["good", "odd"]
+    assert sorted(s.id for s in list_sessions(str(tmp_path), CWD, pi_version=SDK).sessions) == ["good", "odd"]
 
 
 def test_list_only_jsonl_files(tmp_path):
@@ -135,7 +137,7 @@ def test_list_only_jsonl_files(tmp_path):
     real = write_session(tmp_path / "elsewhere", [header(id="linked", timestamp="2026-02-01T00:00:00.000Z")],
                          name="real.jsonl")
     os.symlink(real, d / "link.jsonl")
-    listing = list_sessions(str(tmp_path), CWD)
+    listing = list_sessions(str(tmp_path), CWD, pi_version=SDK)
     assert [s.id for s in listing.sessions] == ["linked", "s1"]
     assert listing.sessions[1].path == good
 
@@ -149,7 +151,7 @@ def test_list_all_projects_skips_symlinked_dirs(tmp_path):
     write_session(outside, [header(id="via-link", timestamp="2026-03-01T00:00:00.000Z")], name="s.jsonl")
     os.symlink(str(outside), str(root / "--linked--"))
     write_session(root, [header(id="loose")], name="loose.jsonl")  # files directly in the root are ignored
-    listing = list_sessions(str(root), None)
+    listing = list_sessions(str(root), None, pi_version=SDK)
     assert [s.id for s in listing.sessions] == ["there", "here"]
     assert [os.path.basename(d) for d in listing.directories] == sorted([encode_cwd(CWD), encode_cwd(OTHER)])
 
@@ -159,20 +161,20 @@ def test_list_cwd_has_no_header_filter(tmp_path):
     add(tmp_path, "mine", "2026-01-01T00:00:00.000Z", cwd=CWD)
     write_session(project(tmp_path), [header(id="foreign", cwd="/somewhere/else")], name="f.jsonl")
     add(tmp_path, "other", "2026-01-01T00:00:00.000Z", cwd=OTHER)
-    assert sorted(s.id for s in list_sessions(str(tmp_path), CWD).sessions) == ["foreign", "mine"]
+    assert sorted(s.id for s in list_sessions(str(tmp_path), CWD, pi_version=SDK).sessions) == ["foreign", "mine"]
 
 
 def test_list_missing_root_or_project_is_empty(tmp_path):
     """A missing sessions root or project directory lists nothing (and creates nothing)."""
-    assert list_sessions(str(tmp_path / "nope"), None).sessions == []
-    assert list_sessions(str(tmp_path), "/no/such/project").sessions == []
+    assert list_sessions(str(tmp_path / "nope"), None, pi_version=SDK).sessions == []
+    assert list_sessions(str(tmp_path), "/no/such/project", pi_version=SDK).sessions == []
     assert not (tmp_path / encode_cwd("/no/such/project")).exists()
 
 
 def test_list_keeps_metadata_and_parent(tmp_path):
     """Listed metadata carries parentSessionPath and metadata when the header has them."""
     add(tmp_path, "s", "2026-01-01T00:00:00.000Z", parentSession="/p.jsonl", metadata={"k": 1})
-    [info] = list_sessions(str(tmp_path), CWD).sessions
+    [info] = list_sessions(str(tmp_path), CWD, pi_version=SDK).sessions
     assert info.to_json()["parentSessionPath"] == "/p.jsonl" and info.to_json()["metadata"] == {"k": 1}
 
 
@@ -195,31 +197,31 @@ def repo(tmp_path):
 def test_resolve_path(repo, tmp_path):
     """An argument with a slash (or .jsonl) is a path: returned as is if it exists, else not_found."""
     root, paths = repo
-    assert resolve_session(paths["abd333"], root, CWD) == paths["abd333"]
+    assert resolve_session(paths["abd333"], root, CWD, pi_version=SDK) == paths["abd333"]
     with pytest.raises(PisessError) as info:
-        resolve_session(str(tmp_path / "missing.jsonl"), root, CWD)
+        resolve_session(str(tmp_path / "missing.jsonl"), root, CWD, pi_version=SDK)
     assert info.value.code == "not_found"
 
 
 def test_resolve_full_id(repo):
     """A full id resolves to its file, also in another project."""
     root, paths = repo
-    assert resolve_session("abc222", root, CWD) == paths["abc222"]
-    assert resolve_session("zzz999", root, CWD) == paths["zzz999"]
+    assert resolve_session("abc222", root, CWD, pi_version=SDK) == paths["abc222"]
+    assert resolve_session("zzz999", root, CWD, pi_version=SDK) == paths["zzz999"]
 
 
 def test_resolve_unique_prefix(repo):
     """A unique id prefix resolves."""
     root, paths = repo
-    assert resolve_session("abd", root, CWD) == paths["abd333"]
-    assert resolve_session("zz", root, CWD) == paths["zzz999"]
+    assert resolve_session("abd", root, CWD, pi_version=SDK) == paths["abd333"]
+    assert resolve_session("zz", root, CWD, pi_version=SDK) == paths["zzz999"]
 
 
 def test_resolve_ambiguous_prefix(repo):
     """A prefix matching several sessions of the project raises code ambiguous naming them."""
     root, _ = repo
     with pytest.raises(PisessError) as info:
-        resolve_session("ab", root, CWD)
+        resolve_session("ab", root, CWD, pi_version=SDK)
     assert info.value.code == "ambiguous"
     assert all(i in info.value.message for i in ("abc111", "abc222", "abd333"))
 
@@ -227,14 +229,14 @@ def test_resolve_ambiguous_prefix(repo):
 def test_resolve_exact_id_beats_prefix(repo):
     """An exact id wins over other ids it is a prefix of (checked project first, then everywhere)."""
     root, paths = repo
-    assert resolve_session("abc", root, OTHER) == paths["abc"]
+    assert resolve_session("abc", root, OTHER, pi_version=SDK) == paths["abc"]
 
 
 def test_resolve_none_is_newest_of_project(repo):
     """No argument resolves to the newest session of the current project."""
     root, paths = repo
-    assert resolve_session(None, root, CWD) == paths["abc222"]
-    assert resolve_session("", root, OTHER) == paths["zzz999"]
+    assert resolve_session(None, root, CWD, pi_version=SDK) == paths["abc222"]
+    assert resolve_session("", root, OTHER, pi_version=SDK) == paths["zzz999"]
 
 
 def test_resolve_nothing_found(repo):
@@ -242,7 +244,7 @@ def test_resolve_nothing_found(repo):
     root, _ = repo
     for arg, cwd in (("qqq", CWD), (None, "/empty/project")):
         with pytest.raises(PisessError) as info:
-            resolve_session(arg, root, cwd)
+            resolve_session(arg, root, cwd, pi_version=SDK)
         assert info.value.code == "not_found"
 
 
@@ -258,7 +260,7 @@ def test_list_order_is_the_date_order_whatever_the_stamps(tmp_path_factory, stam
     root = str(tmp_path_factory.mktemp("root"))
     for i, ts in enumerate(stamps):
         write_session(os.path.join(root, encode_cwd(CWD)), [header(id=f"s{i}", timestamp=ts)], name=f"{i:02d}.jsonl")
-    got = [s.id for s in list_sessions(root, CWD).sessions]
+    got = [s.id for s in list_sessions(root, CWD, pi_version=SDK).sessions]
     times = [parse_date(ts) for ts in stamps]
     expected = [f"s{i}" for i in sorted(range(len(stamps)), key=lambda i: times[i], reverse=True)]
     assert got == expected
@@ -299,7 +301,7 @@ def test_list_shared_among_processes_is_the_one_process_listing(tmp_path, monkey
     same skipped files with the same reasons, in the same order."""
     _mixed_project(tmp_path)
     monkeypatch.setenv("PISESS_JOBS", "1")
-    one = list_sessions(str(tmp_path), CWD)
+    one = list_sessions(str(tmp_path), CWD, pi_version=SDK)
     _shared(monkeypatch, processes)
     from pisess.core import parallel
     from pisess.core.listing import repo
@@ -308,7 +310,7 @@ def test_list_shared_among_processes_is_the_one_process_listing(tmp_path, monkey
     read_here = []  # counted in this process only: the children's reads do not come back here
     real = repo._read_headers
     monkeypatch.setattr(repo, "_read_headers", lambda files: read_here.append(len(files)) or real(files))
-    shared = list_sessions(str(tmp_path), CWD)
+    shared = list_sessions(str(tmp_path), CWD, pi_version=SDK)
     assert read_here == [18 * 9 // (10 * processes)]  # the parent's share, nothing read twice
     assert shared.sessions == one.sessions and len(one.sessions) == 15
     assert [s.size for s in one.sessions] == [os.path.getsize(s.path) for s in one.sessions]
@@ -334,12 +336,12 @@ def test_list_shared_child_that_fails_is_read_by_the_parent(tmp_path, monkeypatc
 
     _mixed_project(tmp_path)
     monkeypatch.setenv("PISESS_JOBS", "1")
-    one = list_sessions(str(tmp_path), CWD)
+    one = list_sessions(str(tmp_path), CWD, pi_version=SDK)
     _shared(monkeypatch, 2)
 
     def broken(*a, **k):
         raise RuntimeError("the child dies before it sends anything")
 
     monkeypatch.setattr(pickle, "dumps", broken)  # only forked children pickle
-    shared = list_sessions(str(tmp_path), CWD)
+    shared = list_sessions(str(tmp_path), CWD, pi_version=SDK)
     assert shared.sessions == one.sessions and len(shared.skipped) == len(one.skipped)

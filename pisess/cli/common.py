@@ -17,6 +17,7 @@ from typing import Annotated, Any
 
 import typer
 
+from pisess.core import versions
 from pisess.core.errors import PisessError
 
 JSON_VERSION = 1
@@ -32,20 +33,21 @@ ReaderOpt = Annotated[
 ]
 def _pi_version(value: str | None) -> str:
     """Parsed while the arguments are (a bad version is a usage error before any work)."""
-    from pisess.core.versions import parse
-
     try:
-        return parse(value)
+        return versions.parse(value)
     except PisessError as e:
         raise typer.BadParameter(e.message.removeprefix("--pi-version ")) from None
 
 
+# The one --pi-version: every command that reads sessions takes ``pi_version: common.PiVersionOpt =
+# common.CURRENT_PI``, so the default and the choices come from ``versions`` alone.
+CURRENT_PI = versions.CURRENT
 PiVersionOpt = Annotated[
     str,
     typer.Option("--pi-version", metavar="VERSION", envvar="PISESS_PI_VERSION", show_envvar=True,
                  callback=_pi_version,
-                 help="Follow this pi's rules: 1.6.0 (the current pi; also 1.6) or 0.82.1 (also 0.82). "
-                 "The SDK reader (--reader harness) exists only with 0.82.1's rules."),
+                 help=f"Follow this pi's rules: {versions.choices()}. "
+                 f"The SDK reader (--reader harness) exists only with {versions.PI_0_82}'s rules."),
 ]
 SessionsDirOpt = Annotated[
     str | None,
@@ -116,13 +118,17 @@ def seconds_option(default: float | None, *names: str, help: str = "", minimum: 
 MAX_LINES_HELP = "Lines of each tool result and command output to keep (0: all)."
 
 
-def complete_session(incomplete: str) -> list[str]:
-    """Tab completion: session ids of the current project (header lines only, so it is quick)."""
+def complete_session(ctx: typer.Context, incomplete: str) -> list[str]:
+    """Tab completion: session ids of the project, listed as the command would list them (the
+    ``--sessions-dir``, ``--cwd`` and ``--pi-version`` already on the line, else their defaults)."""
     try:
         from pisess.core.listing.repo import list_sessions
 
-        w = where(None, None)
-        return [s.id for s in list_sessions(w.root, w.cwd).sessions if s.id.startswith(incomplete)]
+        given = ctx.params
+        w = where(given.get("sessions_dir"), given.get("cwd"))
+        version = given.get("pi_version") or CURRENT_PI
+        return [s.id for s in list_sessions(w.root, w.cwd, pi_version=version).sessions
+                if s.id.startswith(incomplete)]
     except Exception:  # completion must never print a traceback into the shell
         return []
 

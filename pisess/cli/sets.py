@@ -26,16 +26,18 @@ def sessions_argument():
                           autocompletion=common.complete_session)
 
 
-def resolve(sessions: list[str] | None, all_projects: bool, sessions_dir: str | None, cwd: str | None):
-    """The files to read; raises ``not_found`` when a name matches nothing or there is nothing to
-    read.  What cannot be read is noted (``common.note_unreadable``): the rest is read."""
+def resolve(sessions: list[str] | None, all_projects: bool, sessions_dir: str | None, cwd: str | None,
+            pi_version: str):
+    """The files to read (ids looked up with pi ``pi_version``'s rules, as every command does);
+    raises ``not_found`` when a name matches nothing or there is nothing to read.  What cannot be
+    read is noted (``common.note_unreadable``): the rest is read."""
     from pisess.core.errors import PisessError
     from pisess.core.listing.repo import encode_cwd
     from pisess.core.listing.sessionset import collect
 
     w = common.where(sessions_dir, cwd)
     common.check_root(w, sessions_dir, sessions)
-    scope = collect(sessions, w.root, w.cwd, all_projects)
+    scope = collect(sessions, w.root, w.cwd, all_projects, pi_version=pi_version)
     common.note_unreadable(scope.unreadable)
     if scope.missing:
         for e in scope.missing[1:]:
@@ -141,7 +143,7 @@ def run_report(compute, view: str, *, sessions, all_projects: bool, sessions_dir
     imported only for it)."""
     from pisess.core.errors import PisessError
 
-    scope = resolve(sessions, all_projects, sessions_dir, cwd)
+    scope = resolve(sessions, all_projects, sessions_dir, cwd, pi_version)
 
     def skip(e: PisessError) -> None:
         if e.unreadable:

@@ -42,6 +42,16 @@ def parse(text: str | None) -> PiVersion:
     return v
 
 
+def choices() -> str:
+    """The versions ``--pi-version`` takes, for its help: ``1.6.0 (the current pi; also 1.6) or
+    0.82.1 (also 0.82)``, newest first."""
+    def one(v: PiVersion) -> str:
+        also = ", ".join(a for a, to in _ALIASES.items() if to == v and a != v)
+        return f"{v} ({'the current pi; ' if v == CURRENT else ''}also {also})"
+
+    return " or ".join(one(v) for v in reversed(KNOWN))
+
+
 def number(version: str) -> tuple[int, ...]:
     return tuple(int(p) for p in version.split("."))
 

@@ -91,6 +91,7 @@ def clear(json_out: common.JsonOpt = False) -> None:
 def index(
     sessions: list[str] | None = sets.sessions_argument(),
     all_projects: sets.AllOpt = False,
+    pi_version: common.PiVersionOpt = common.CURRENT_PI,
     json_out: common.JsonOpt = False,
     sessions_dir: common.SessionsDirOpt = None,
     cwd: common.CwdOpt = None,
@@ -107,7 +108,7 @@ def index(
     directory, enabled = _directory()
     if not enabled:
         raise PisessError("usage", "the cache is off (PISESS_CACHE=off): there is no search index to build")
-    scope = sets.resolve(sessions, all_projects, sessions_dir, cwd)
+    scope = sets.resolve(sessions, all_projects, sessions_dir, cwd, pi_version)
     with sets.Progress(scope.files, "indexing", color=color) as bar:
         got = build(scope.files, tick=bar.tick)
     for note in take_notes():

@@ -88,7 +88,7 @@ def context(
                                   "(pi 1.x), marked as such."),
     reader: common.ReaderOpt = "auto",
     lenient: common.LenientOpt = False,
-    pi_version: common.PiVersionOpt = "1.6.0",
+    pi_version: common.PiVersionOpt = common.CURRENT_PI,
     json_out: common.JsonOpt = False,
     sessions_dir: common.SessionsDirOpt = None,
     cwd: common.CwdOpt = None,

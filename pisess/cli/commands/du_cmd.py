@@ -13,7 +13,7 @@ def du(
     top: int = common.count_option(10, "--top", help="How many of the largest entries to list."),
     old_top: int | None = common.count_option(None, "-n", hidden=True),  # the spelling before --top alone
     reader: common.ReaderOpt = "auto",
-    pi_version: common.PiVersionOpt = "1.6.0",
+    pi_version: common.PiVersionOpt = common.CURRENT_PI,
     json_out: common.JsonOpt = False,
     sessions_dir: common.SessionsDirOpt = None,
     cwd: common.CwdOpt = None,

@@ -23,7 +23,7 @@ def export(
     system: bool = typer.Option(False, "--system", help="Begin with the system prompt and tools pi 1.x folds from "
                                 "the context's system messages (md and html)."),
     reader: common.ReaderOpt = "auto",
-    pi_version: common.PiVersionOpt = "1.6.0",
+    pi_version: common.PiVersionOpt = common.CURRENT_PI,
     json_out: common.JsonOpt = False,
     sessions_dir: common.SessionsDirOpt = None,
     cwd: common.CwdOpt = None,

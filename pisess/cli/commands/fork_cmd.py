@@ -21,7 +21,7 @@ def fork(
     dry_run: bool = typer.Option(False, "--dry-run", help="Show what would be written; write nothing."),
     old_dry_run: bool = typer.Option(False, "-n", hidden=True),  # the spelling before --dry-run alone
     reader: common.ReaderOpt = "auto",
-    pi_version: common.PiVersionOpt = "1.6.0",
+    pi_version: common.PiVersionOpt = common.CURRENT_PI,
     json_out: common.JsonOpt = False,
     sessions_dir: common.SessionsDirOpt = None,
     cwd: common.CwdOpt = None,

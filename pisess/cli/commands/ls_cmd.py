@@ -16,15 +16,15 @@ def ls(
     long: bool = typer.Option(False, "--long", "-l", help="Read whole files: name, messages, branches, last activity."),
     sort: str | None = typer.Option(None, "--sort", metavar="activity|created",
                                        help="activity: last activity first, as pi's /resume lists (default with "
-                                            "pi 1.6); created: newest header first (pi 0.82.1's SDK listing)."),
-    pi_version: common.PiVersionOpt = "1.6.0",
+                                            "pi 1.6); created: newest header first (pi 0.82's SDK listing)."),
+    pi_version: common.PiVersionOpt = common.CURRENT_PI,
     json_out: common.JsonOpt = False,
     sessions_dir: common.SessionsDirOpt = None,
     cwd: common.CwdOpt = None,
     color: common.ColorOpt = "auto",
 ) -> None:
     """List sessions as pi lists them: with pi 1.6, last activity first (read from the end of
-    each file, so it stays fast on thousands of files); with pi 0.82.1, newest header first.
+    each file, so it stays fast on thousands of files); with pi 0.82, newest header first.
 
     Example: pisess ls --all --long
     """

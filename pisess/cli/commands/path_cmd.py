@@ -15,7 +15,7 @@ def path(
     time: bool = typer.Option(False, "--time", "-t", help="Show each entry's timestamp (local time)."),
     reader: common.ReaderOpt = "auto",
     lenient: common.LenientOpt = False,
-    pi_version: common.PiVersionOpt = "1.6.0",
+    pi_version: common.PiVersionOpt = common.CURRENT_PI,
     json_out: common.JsonOpt = False,
     sessions_dir: common.SessionsDirOpt = None,
     cwd: common.CwdOpt = None,

@@ -22,7 +22,7 @@ def search(
     active_only: bool = typer.Option(False, "--active-only",
                                      help="Only hits the model sees at the current leaf (active, retained)."),
     reader: common.ReaderOpt = "auto",
-    pi_version: common.PiVersionOpt = "1.6.0",
+    pi_version: common.PiVersionOpt = common.CURRENT_PI,
     json_out: common.JsonOpt = False,
     sessions_dir: common.SessionsDirOpt = None,
     cwd: common.CwdOpt = None,
@@ -43,7 +43,7 @@ def search(
     reader = common.check_reader(reader)
     matcher = make_matcher(pattern, regex=regex, ignore_case=ignore_case, fields=parse_fields(fields))
     output.check_color(color)  # before any work
-    scope = sets.resolve(sessions, all_projects, sessions_dir, cwd)
+    scope = sets.resolve(sessions, all_projects, sessions_dir, cwd, pi_version)
     with sets.Progress(scope.files, "searching", color=color) as bar:
         report = search_files(scope.files, matcher, reader=reader, active_only=active_only, tick=bar.tick,
                               on_hits=lambda n: bar.note(f"{n:,} hits"), pi_version=pi_version)

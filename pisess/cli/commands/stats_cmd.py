@@ -15,7 +15,7 @@ def stats(
     by: str | None = typer.Option(None, "--by", metavar="KEY", help="Also a table by session, model, day (local "
                                      "time) or branch.", case_sensitive=False),
     reader: common.ReaderOpt = "auto",
-    pi_version: common.PiVersionOpt = "1.6.0",
+    pi_version: common.PiVersionOpt = common.CURRENT_PI,
     json_out: common.JsonOpt = False,
     sessions_dir: common.SessionsDirOpt = None,
     cwd: common.CwdOpt = None,

@@ -45,7 +45,7 @@ def tree(
     leaf: common.LeafOpt = None,
     reader: common.ReaderOpt = "auto",
     lenient: common.LenientOpt = False,
-    pi_version: common.PiVersionOpt = "1.6.0",
+    pi_version: common.PiVersionOpt = common.CURRENT_PI,
     json_out: common.JsonOpt = False,
     sessions_dir: common.SessionsDirOpt = None,
     cwd: common.CwdOpt = None,

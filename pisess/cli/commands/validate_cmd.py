@@ -21,7 +21,7 @@ def validate(
         help="text, json or github (default: github when GITHUB_ACTIONS=true, else text)."),
     strict: bool = typer.Option(False, "--strict", help="Treat warnings as errors."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Only the summary line."),
-    pi_version: common.PiVersionOpt = "1.6.0",
+    pi_version: common.PiVersionOpt = common.CURRENT_PI,
     json_out: common.JsonOpt = False,
     sessions_dir: common.SessionsDirOpt = None,
     color: common.ColorOpt = "auto",

@@ -29,6 +29,7 @@ def watch(
                                         "instead of waiting for it to come back."),
     interval: float = common.seconds_option(0.1, "--interval", minimum=0.01, maximum=MAX_INTERVAL,
                                             help="Seconds between two looks at the file (at most 60)."),
+    pi_version: common.PiVersionOpt = common.CURRENT_PI,
     sessions_dir: common.SessionsDirOpt = None,
     cwd: common.CwdOpt = None,
     color: common.ColorOpt = "auto",
@@ -42,15 +43,13 @@ def watch(
     """
     from pisess.cli.views.watch import HumanView
     from pisess.core.errors import PisessError
-    from pisess.core.listing.repo import resolve_session
     from pisess.core.model.follow import Watch
 
     output.check_color(color)
     if follow_new and session:
         raise PisessError("usage", "--follow-new follows the project's newest session: give no SESSION")
     w = common.where(sessions_dir, cwd)
-    common.check_root(w, sessions_dir, [session] if session else None)  # missing: exit 2, as every command
-    path = resolve_session(session, w.root, w.cwd)
+    path = common.resolve_session(session, w, sessions_dir, pi_version)  # the root checked: exit 2, as every command
     view = JsonView() if json_out else HumanView(color, exit_on_delete=exit_on_delete)
     started = time.monotonic()
     entries = 0
@@ -76,7 +75,7 @@ def watch(
                 return
             if follow_new and now - last_new_look >= NEW_SESSION_EVERY:
                 last_new_look = now
-                newer = _newest(w)
+                newer = _newest(w, pi_version)
                 if newer and os.path.abspath(newer) != os.path.abspath(watcher.path):
                     watcher = Watch(newer, cost_of=_cost_of)
                     view.switched(watcher)
@@ -86,14 +85,15 @@ def watch(
             time.sleep(interval)
 
 
-def _newest(w) -> str | None:
-    from pisess.core.listing.repo import list_sessions
+def _newest(w, pi_version: str) -> str | None:
+    """The session a command given no SESSION opens now (the one ``common.resolve_session`` picks)."""
+    from pisess.core.errors import PisessError
+    from pisess.core.listing.repo import resolve_session
 
     try:
-        found = list_sessions(w.root, w.cwd).sessions
-    except Exception:  # a listing that fails now may work at the next look
+        return resolve_session(None, w.root, w.cwd, pi_version=pi_version)
+    except (PisessError, OSError):  # a look that fails now may work at the next one
         return None
-    return found[0].path if found else None
 
 
 def _cost_of(e: dict) -> float | None:

@@ -268,7 +268,7 @@ EDITABLE_KINDS = ("user", "assistant", "toolResult")
 
 def _pi16_findings(cli: Session, positions: Iterable[int], add: Add) -> None:
     """C.29: context edits, compaction checkpoints, section names and usage entries pi 1.6 would
-    trip over (nothing with 0.82.1's rules, which ignore them)."""
+    trip over (nothing with pi 0.82's rules, which ignore them)."""
     if not versions.since(cli.pi_version, versions.SYSTEM_MESSAGES):
         return
     edits = versions.since(cli.pi_version, versions.CONTEXT_EDITS)

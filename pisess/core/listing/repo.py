@@ -51,7 +51,7 @@ def absolute_cwd(cwd: str, base: str) -> str:
 
 @dataclass(frozen=True)
 class SessionInfo:
-    """One listed session.  ``listing`` says whose listing it comes from: ``harness`` (pi 0.82.1's
+    """One listed session.  ``listing`` says whose listing it comes from: ``harness`` (pi 0.82's
     SDK: first line only) or ``cli`` (the pi command's ``/resume``: also ``created``/``modified``,
     in ms, and ``activity_read``, how pisess found ``modified``: ``tail`` or ``file``)."""
 
@@ -241,12 +241,12 @@ SORTS = ("activity", "created")
 
 
 def list_sessions(root: str, cwd: str | None = None, *,
-                  pi_version: str = versions.PI_0_82, sort: str | None = None, whole: bool = False) -> Listing:
+                  pi_version: str = versions.CURRENT, sort: str | None = None, whole: bool = False) -> Listing:
     """The sessions of one project (``cwd``) or of every project under ``root``, as pi lists them.
 
     ``sort`` is ``activity`` (the pi command's ``/resume``: last activity first, pi
     ``pi_version``'s tie rules, v1/v2 files included) or ``created`` (newest header first).
-    Without it: ``activity`` for pi 1.6, and for pi 0.82.1 the SDK's own listing
+    Without it: ``activity`` for pi 1.6, and for pi 0.82 the SDK's own listing
     (``JsonlSessionRepo.list``: the first line only, newest header first), whose sessions
     are v3 headers only.  ``whole``: read every file completely (pi's answer even where the
     end of a file does not prove it, see ``summary.tail_activity``).
@@ -539,7 +539,7 @@ def looks_like_path(arg: str) -> bool:
     return "/" in arg or "\\" in arg or arg.endswith(".jsonl")
 
 
-def resolve_session(arg: str | None, root: str, cwd: str, *, pi_version: str = versions.PI_0_82,
+def resolve_session(arg: str | None, root: str, cwd: str, *, pi_version: str = versions.CURRENT,
                     unreadable: list | None = None) -> str:
     """A file path, a session id or a unique id prefix, or, when ``arg`` is empty, the session
     pi would continue.
@@ -547,7 +547,7 @@ def resolve_session(arg: str | None, root: str, cwd: str, *, pi_version: str = v
     pi 1.6 (C.23, C.24): an exact id is looked up in the project's headers first (the first file
     by name holding it), then a prefix among the project's sessions (``/resume`` order), then all
     projects' sessions, exact before prefix; no ``arg`` is ``pi --continue``'s choice (newest file
-    mtime with a session header).  pi 0.82.1: the SDK listing's sessions, newest header first.
+    mtime with a session header).  pi 0.82: the SDK listing's sessions, newest header first.
     A prefix that several sessions share is an error (pi would open the first: the message says
     which).
 

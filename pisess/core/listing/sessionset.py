@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import js
+from .. import js, versions
 from ..errors import PisessError
 from ..reading.files import os_error
 from .repo import encode_cwd, iter_jsonl, list_children, project_dirs, resolve_session
@@ -45,8 +45,10 @@ class Scope:
     empty: list = field(default_factory=list)  # directories named that hold no *.jsonl
 
 
-def collect(names: Iterable[str] | None, root: str, cwd: str, all_projects: bool = False) -> Scope:
+def collect(names: Iterable[str] | None, root: str, cwd: str, all_projects: bool = False, *,
+            pi_version: str = versions.CURRENT) -> Scope:
     """Files named (paths, ids, id prefixes, directories), else the project's or every project's.
+    An id or prefix is looked up as pi ``pi_version`` looks it up (``repo.resolve_session``).
 
     No header is read for a listing: a directory's ``*.jsonl`` files are taken as they are (files
     that turn out not to be sessions are reported by the command that opens them)."""
@@ -74,7 +76,7 @@ def collect(names: Iterable[str] | None, root: str, cwd: str, all_projects: bool
                 empty.append(n)
             continue
         try:
-            files.append(resolve_session(n, root, cwd, unreadable=unreadable))
+            files.append(resolve_session(n, root, cwd, pi_version=pi_version, unreadable=unreadable))
         except PisessError as e:
             if e.code not in ("not_found", "ambiguous"):
                 raise

@@ -232,7 +232,7 @@ def _project(session: Session, entries: list, projectors: Mapping[str, Projector
 
 @dataclass(frozen=True)
 class _Rules:
-    """The projection rules of the session's pi (the SDK reader's are 0.82.1's)."""
+    """The projection rules of the session's pi (the SDK reader's are pi 0.82's)."""
 
     system: bool  # C.2, C.5: system messages get content "", a compaction's systemMessage is emitted
     edits: bool  # C.9: context_edit entries apply
@@ -256,7 +256,7 @@ def _edits_in(entries: list) -> dict:
 
 def _edits_applied(session: Session, selected: list) -> list:
     """``(entry, edit, "hidden" | "edited")`` for the selected entries a ``context_edit`` in the
-    selection changes (pi 1.6's rules; none with 0.82.1's).  Only the edits are read back whole."""
+    selection changes (pi 1.6's rules; none with pi 0.82's).  Only the edits are read back whole."""
     rules = _Rules.of(session)
     if not rules.edits:
         return []
@@ -274,7 +274,7 @@ def _edits_applied(session: Session, selected: list) -> list:
 
 def edit_marks(session: Session, selected: list) -> dict:
     """``id(entry) -> "hidden" | "edited"`` for the selected entries a ``context_edit`` in the
-    selection changes (pi 1.6's rules; none with 0.82.1's)."""
+    selection changes (pi 1.6's rules; none with pi 0.82's)."""
     return {id(e): how for e, _, how in _edits_applied(session, selected)}
 
 

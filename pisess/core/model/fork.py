@@ -111,7 +111,7 @@ def _cli_entries(session: Session, entry_id: str | None, position: str) -> tuple
             copy = _remap_first_kept(copy, replacement)
         kept.append(copy)
         parent = get(e, "id")
-    # pi scans [header, ...copied] for the first conversation message (0.82.1: an assistant one;
+    # pi scans [header, ...copied] for the first conversation message (pi 0.82: an assistant one;
     # from 0.99 a user or an assistant one) and throws on a message entry without a message
     # object met before one.
     conversation = ("user", "assistant") if versions.since(session.pi_version, versions.FILE_ON_USER_MESSAGE) \

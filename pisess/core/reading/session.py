@@ -1,4 +1,4 @@
-"""Opening a session file the way each of pi 0.82.1's readers does.
+"""Opening a session file the way each of pi 0.82's readers does.
 
 ``harness`` is the SDK's ``JsonlSessionStorage``: every non-blank line is checked, the first bad
 one fails the whole file with pi's code and message; ``leaf`` records move the leaf; labels are
@@ -49,7 +49,7 @@ class Session:
     dropped_lines: list = field(default_factory=list)
     empty_file_initialized: bool = False
     notes: list = field(default_factory=list)
-    pi_version: PiVersion = versions.CURRENT  # the pi command's rules (a harness read is always 0.82.1's)
+    pi_version: PiVersion = versions.CURRENT  # the pi command's rules (a harness read is always pi 0.82's)
 
     @property
     def entries(self) -> EntryStore:
@@ -204,7 +204,7 @@ def open_session(path: str, reader: str = "auto", raw: RawFile | None = None, *,
                  pi_version: str = versions.CURRENT, gather: Callable[[int], Any] | None = None,
                  images: str = "whole") -> Session:
     """Read ``path`` with ``reader`` (``auto``, ``harness`` or ``cli``), the pi command's reader
-    following pi ``pi_version``'s rules (the SDK reader has only 0.82.1's).
+    following pi ``pi_version``'s rules (the SDK reader has only pi 0.82's).
 
     With ``light``, entries keep only their structural keys (memory grows with the number of
     entries, not bytes); ``Session.materialize``/``full`` read back complete entries on demand
