@@ -255,3 +255,42 @@ def test_context_cuts_a_long_text_with_one_note(tmp_path, monkeypatch):
     assert "more characters in 2,601 lines: pisess context --json]" in flat
     h = invoke(cli_runner(monkeypatch, columns=200), "context", "--help")
     assert "200,000 characters" in h.stdout
+
+
+def test_help_shows_the_choices_of_color_reader_and_position(monkeypatch):
+    runner = cli_runner(monkeypatch, columns=200)
+    assert "--color auto|always|never" in invoke(runner, "tree", "--help").stdout
+    assert "--reader auto|harness|cli" in invoke(runner, "tree", "--help").stdout
+    assert "--position before|at" in invoke(runner, "fork", "--help").stdout
+    assert "<str>" not in invoke(runner, "fork", "--help").stdout
+
+
+def test_color_always_wins_over_a_dumb_terminal(tmp_path, monkeypatch):
+    r = invoke(cli_runner(monkeypatch, TERM="dumb"), "tree", small_session(tmp_path), "--color", "always",
+               "--no-pager")
+    assert "\x1b[" in r.stdout
+
+
+def test_path_pages_like_tree(tmp_path, monkeypatch):
+    from pisess.cli import output
+
+    asked = []
+    monkeypatch.setattr(output.Printer, "_page", lambda self, items: asked.append(True) or False)
+    path = small_session(tmp_path)
+    invoke(cli_runner(monkeypatch), "path", path)
+    assert asked == [True]
+    invoke(cli_runner(monkeypatch), "path", path, "--no-pager")
+    assert asked == [True]
+
+
+def test_an_empty_listing_with_all_does_not_suggest_all(tmp_path, monkeypatch):
+    root = tmp_path / "sessions"
+    root.mkdir()
+    r = invoke(cli_runner(monkeypatch), "ls", "--all", "--sessions-dir", str(root))
+    assert "no sessions" in r.stdout and "--all" not in r.stdout
+    for cmd in ("stats", "du", "search"):
+        args = [cmd, "--all", "--sessions-dir", str(root)] + (["x"] if cmd == "search" else [])
+        if cmd == "search":
+            args = [cmd, "x", "--all", "--sessions-dir", str(root)]
+        r = invoke(cli_runner(monkeypatch), *args)
+        assert "no sessions" in r.stderr and "try --all" not in r.stderr, (cmd, r.stderr)

@@ -28,7 +28,8 @@ JsonOpt = Annotated[bool, typer.Option("--json",
                                        help="Print one JSON document (with \"version\": 1) instead of the view.")]
 ReaderOpt = Annotated[
     str,
-    typer.Option("--reader", "-r", help="Read as pi's SDK (harness), as the pi command (cli), or as the program "
+    typer.Option("--reader", "-r", metavar="auto|harness|cli",
+                 help="Read as pi's SDK (harness), as the pi command (cli), or as the program "
                  "that wrote the file (auto).", case_sensitive=False),
 ]
 def _pi_version(value: str | None) -> str:
@@ -56,7 +57,8 @@ SessionsDirOpt = Annotated[
 ]
 CwdOpt = Annotated[str | None, typer.Option("--cwd", metavar="DIR",
                                             help="Project directory (default: the current one).")]
-ColorOpt = Annotated[str, typer.Option("--color", help="auto, always or never (NO_COLOR is respected).")]
+ColorOpt = Annotated[str, typer.Option("--color", metavar="auto|always|never",
+                                        help="auto, always or never (NO_COLOR is respected).")]
 LeafOpt = Annotated[str | None, typer.Option("--leaf", metavar="ID",
                                              help="Use this entry (an id or a unique prefix, as the views show "
                                                   "them) as the leaf instead of the current one.")]

@@ -50,6 +50,10 @@ def _isatty(stream) -> bool:
         return False
 
 
+def _dumb_term() -> bool:
+    return os.environ.get("TERM", "").lower() in ("dumb", "unknown")
+
+
 def make_console(color: str = "auto", stderr: bool = False) -> Console:
     """Colour decided at call time: --color, then NO_COLOR, then whether the stream is a terminal."""
     from rich.console import Console
@@ -64,7 +68,8 @@ def make_console(color: str = "auto", stderr: bool = False) -> Console:
         file=sys.stderr if stderr else sys.stdout,
         force_terminal=True if color == "always" else None,
         no_color=no_color,
-        color_system=None if no_color else "auto",
+        # --color always means colour even where TERM=dumb (Rich would find no colour system there)
+        color_system=None if no_color else "standard" if color == "always" and _dumb_term() else "auto",
         markup=False, emoji=False, highlight=False, width=width, soft_wrap=False,
     )
 

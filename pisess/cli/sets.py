@@ -54,7 +54,8 @@ def resolve(sessions: list[str] | None, all_projects: bool, sessions_dir: str | 
         what = "no sessions" if all_projects else f"no sessions for {w.cwd}"
         if scope.unreadable:
             raise PisessError("not_found", f"{what} that can be read in {here}", path=here, unreadable=True)
-        raise PisessError("not_found", f"{what} in {here} (try --all, --cwd DIR or --sessions-dir DIR)")
+        tries = "--sessions-dir DIR" if all_projects else "--all, --cwd DIR or --sessions-dir DIR"
+        raise PisessError("not_found", f"{what} in {here} (try {tries})")
     return scope
 
 

@@ -15,7 +15,7 @@ def fork(
     session: str = typer.Argument(..., metavar="SESSION", help="File path, session id or unique id prefix.",
                                   autocompletion=common.complete_session),
     entry: str = typer.Argument(..., metavar="ENTRY", help="Entry id to fork at (see pisess tree)."),
-    position: str = typer.Option("before", "--position", "-p",
+    position: str = typer.Option("before", "--position", "-p", metavar="before|at",
                                  help="before: the new session ends before this user message (pi's /fork); "
                                       "at: it ends at this entry (pi's /clone)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Show what would be written; write nothing."),

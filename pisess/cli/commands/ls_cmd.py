@@ -61,9 +61,10 @@ def ls(
     elif not listing.sessions and output.check_color(color) != "always":
         # nothing to align or colour: plain lines, without loading Rich (a fresh project's first ls)
         from pisess.cli.output import Printer
-        from pisess.cli.views.text import NO_SESSIONS_HINT, ls_heading
+        from pisess.cli.views.text import ls_heading, no_sessions_hint
 
-        Printer(color).show(["".join(piece for piece, _ in ls_heading(listing, w, all_projects)), NO_SESSIONS_HINT])
+        Printer(color).show(["".join(piece for piece, _ in ls_heading(listing, w, all_projects)),
+                             no_sessions_hint(all_projects)])
     else:
         from pisess.cli.output import Printer
         from pisess.cli.views.listing import ls_view

@@ -20,6 +20,7 @@ def path(
     sessions_dir: common.SessionsDirOpt = None,
     cwd: common.CwdOpt = None,
     color: common.ColorOpt = "auto",
+    pager: bool = typer.Option(True, "--pager/--no-pager", help="Page long output when stdout is a terminal."),
 ) -> None:
     """The current leaf path, one entry per line, marking where the compaction stop rule cut it.
 
@@ -54,7 +55,7 @@ def path(
     from pisess.cli.views.path import path_view
 
     printer = Printer(color)
-    printer.show(path_view(ctx, width=printer.width, show_time=time))
+    printer.show(path_view(ctx, width=printer.width, show_time=time), pager=pager)
 
 
 def edit_of(ctx, entry) -> dict | None:

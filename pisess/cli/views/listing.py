@@ -11,7 +11,7 @@ from rich.text import Text
 from pisess.cli.views import describe as d
 from pisess.cli.views.marks import WARN
 from pisess.cli.views.shared import T, heading
-from pisess.cli.views.text import NO_SESSIONS_HINT, escape_controls, human_size, ls_heading, one_line, tilde
+from pisess.cli.views.text import escape_controls, human_size, ls_heading, no_sessions_hint, one_line, tilde
 from pisess.core import js
 from pisess.core.ids import unique_prefix_width
 
@@ -42,7 +42,7 @@ def ls_view(listing, where, *, all_projects: bool, details: dict | None, width: 
     head = heading([(piece.removeprefix(" \u00b7 "), style) for piece, style in ls_heading(listing, where, all_projects)],
                    width)
     if not n:
-        return [*head, T(NO_SESSIONS_HINT, "dim")]
+        return [*head, T(no_sessions_hint(all_projects), "dim")]
     # ids made within the same minute share 8 characters: show as many as tell them apart
     width_id = unique_prefix_width(s.id for s in listing.sessions)
     # the column the rows are sorted by stays: pi 1.6 lists by last activity (read from each file)

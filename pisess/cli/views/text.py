@@ -58,6 +58,12 @@ def tilde(p: str) -> str:
 
 
 NO_SESSIONS_HINT = "  (no sessions here; try --all, --cwd DIR or --sessions-dir DIR)"
+NO_SESSIONS_ANYWHERE = "  (no sessions under this root; try --sessions-dir DIR)"
+
+
+def no_sessions_hint(all_projects: bool) -> str:
+    """What to try when a listing is empty (``--all`` is not suggested to who gave it)."""
+    return NO_SESSIONS_ANYWHERE if all_projects else NO_SESSIONS_HINT
 
 
 def ls_heading(listing, where, all_projects: bool) -> list[tuple[str, str]]:
