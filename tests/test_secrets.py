@@ -383,3 +383,39 @@ def test_new_core_modules_stay_pure():
              "print(sorted(m for m in sys.modules if m.split('.')[0] in ('typer', 'rich', 'click')))")
     out = subprocess.run([sys.executable, "-I", "-c", probe], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and out.stdout.strip() == "[]", out.stderr
+
+
+@pytest.mark.parametrize("fmt", ["allowlist", "github", "text"])
+def test_secrets_refuses_json_with_another_format(tmp_path, monkeypatch, fmt):
+    """``--format allowlist --json`` printed the allowlist and ignored --json; validate refuses the
+    same pair as a usage error, with the JSON error document."""
+    import json
+
+    from conftest import cli_runner, header, invoke, user, write_session
+
+    path = write_session(tmp_path, [header(), user("u1", None)])
+    r = invoke(cli_runner(monkeypatch), "secrets", "--format", fmt, "--json", path)
+    assert r.exit_code == 2, r.stdout
+    assert json.loads(r.stdout)["error"]["code"] == "usage"
+    assert "ask for two outputs" in r.stderr
+
+
+@pytest.mark.parametrize("command", ["validate", "secrets", "stats", "du"])
+def test_a_directory_without_sessions_is_not_found_in_every_command(tmp_path, monkeypatch, command):
+    """validate and secrets said "0 files checked" and exit 0 for a directory holding no *.jsonl
+    (a mistyped path passed CI); stats, du and search exit 1 naming it: all of them do."""
+    from conftest import cli_runner, header, invoke, user, write_session
+
+    empty = tmp_path / "empty"
+    (empty / "sub").mkdir(parents=True)
+    (empty / "notes.txt").write_text("x")
+    runner = cli_runner(monkeypatch)
+    r = invoke(runner, command, str(empty))
+    assert r.exit_code == 1, (r.stdout, r.stderr)
+    assert f"{empty} holds no *.jsonl files" in r.stderr
+    # beside a directory that has sessions it is named on stderr, and the rest is read
+    full = tmp_path / "full"
+    write_session(full, [header(), user("u1", None)])
+    r = invoke(runner, command, str(empty), str(full))
+    assert r.exit_code == 0, (r.stdout, r.stderr)
+    assert f"{empty}: no *.jsonl files in it" in r.stderr

@@ -260,6 +260,19 @@ def report_unreadable() -> None:
             say(f"{e.path}: unreadable: {e.reason}" if e.path else f"unreadable: {e.reason}")
 
 
+def output_format(format: str | None, json_out: bool, formats: tuple) -> str:
+    """``--format`` of a command that has one (validate, secrets), ``--json`` being ``--format
+    json``: both naming different outputs is a usage error; the default is github when
+    ``GITHUB_ACTIONS=true``, else text."""
+    if json_out and format is not None and format.lower() != "json":
+        raise PisessError("usage", f"--json and --format {format} ask for two outputs: use one (--json is --format json)")
+    default = "json" if json_out else ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
+    fmt = (format or default).lower()
+    if fmt not in formats:
+        raise PisessError("usage", f"--format must be {', '.join(formats[:-1])} or {formats[-1]}, not {fmt!r}")
+    return fmt
+
+
 def say(message: str) -> None:
     """Talk goes to stderr, escaped so file content cannot drive the terminal."""
     from pisess.cli.views.text import escape_controls

@@ -43,12 +43,7 @@ def resolve(sessions: list[str] | None, all_projects: bool, sessions_dir: str | 
         for e in scope.missing[1:]:
             common.say(f"pisess: {e.located()}")
         raise scope.missing[0]
-    if scope.empty:
-        for d in scope.empty[1:]:
-            common.say(f"pisess: {d}: no *.jsonl files in it")
-        if not scope.files:
-            raise PisessError("not_found", f"{scope.empty[0]} holds no *.jsonl files (a directory is searched "
-                              "for session files, recursively)", path=scope.empty[0])
+    check_empty(scope.empty, bool(scope.files))
     if not scope.files:
         here = w.root if all_projects else os.path.join(w.root, encode_cwd(w.cwd))
         what = "no sessions" if all_projects else f"no sessions for {w.cwd}"
@@ -57,6 +52,21 @@ def resolve(sessions: list[str] | None, all_projects: bool, sessions_dir: str | 
         tries = "--sessions-dir DIR" if all_projects else "--all, --cwd DIR or --sessions-dir DIR"
         raise PisessError("not_found", f"{what} in {here} (try {tries})")
     return scope
+
+
+def check_empty(empty: list[str], found: bool) -> None:
+    """Directories named that hold no ``*.jsonl``: each named on stderr, and when nothing at all
+    is left to read, a ``not_found`` error naming the first (exit 1 in every command: a mistyped
+    path must not pass CI as "0 files checked")."""
+    from pisess.core.errors import PisessError
+
+    if not empty:
+        return
+    for d in empty[0 if found else 1:]:
+        common.say(f"pisess: {d}: no *.jsonl files in it")
+    if not found:
+        raise PisessError("not_found", f"{empty[0]} holds no *.jsonl files (a directory is searched "
+                          "for session files, recursively)", path=empty[0])
 
 
 def total_bytes(files: list[str]) -> int:

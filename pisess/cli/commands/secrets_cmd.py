@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 import typer
 
 from pisess.cli import common
@@ -41,10 +39,7 @@ def secrets(
     from pisess.core.analyses.secrets import default_target, read_allowlist, scan_paths
     from pisess.core.errors import PisessError
 
-    fmt = (format or ("json" if json_out else ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")))
-    fmt = fmt.lower()
-    if fmt not in FORMATS:
-        raise PisessError("usage", f"--format must be text, json, github or allowlist, not {fmt!r}")
+    fmt = common.output_format(format, json_out, FORMATS)
     if paths and all_projects:
         raise PisessError("usage", "--all scans the whole sessions root; give either PATHs or --all")
     allowed, allow_path = read_allowlist(allowlist)
@@ -54,6 +49,9 @@ def secrets(
         common.check_root(w, sessions_dir)
         targets = [default_target(w.root, w.cwd, all_projects)]
     scan = scan_paths(targets)
+    from pisess.cli import sets
+
+    sets.check_empty(scan.empty, bool(scan.files) or bool(scan.unreadable))
     # the text and github views list them with the findings; the JSON document in "unreadable"
     common.note_unreadable(scan.unreadable, shown=fmt in ("text", "github"))
     from pisess.cli.output import show, talk

@@ -38,12 +38,7 @@ def validate(
     from pisess.core.listing.repo import iter_jsonl
     from pisess.core.reading.files import os_error
 
-    if json_out and format is not None and format.lower() != "json":
-        raise PisessError("usage", f"--json and --format {format} ask for two outputs: use one (--json is --format json)")
-    default = "json" if json_out else ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
-    fmt = (format or default).lower()
-    if fmt not in ("text", "json", "github"):
-        raise PisessError("usage", f"--format must be text, json or github, not {fmt!r}")
+    fmt = common.output_format(format, json_out, ("text", "json", "github"))
     targets = list(paths or [])
     if not targets:
         w = common.where(sessions_dir, None)
@@ -53,7 +48,8 @@ def validate(
             raise PisessError("not_found", f"no sessions root at {targets[0]} (pass files or --sessions-dir)")
     reports, unreadable = [], []
     now = time.time()
-    for path, err in iter_jsonl(targets):
+    empty: list = []
+    for path, err in iter_jsonl(targets, empty):
         if err is None:
             try:
                 mtime = os.stat(path).st_mtime
@@ -64,6 +60,9 @@ def validate(
             except OSError as e:
                 err = os_error(path, e)
         unreadable.append(err)
+    from pisess.cli import sets
+
+    sets.check_empty(empty, bool(reports) or bool(unreadable))
     # the text and github views list them with the findings; the JSON document in "unreadable"
     common.note_unreadable(unreadable, shown=fmt != "json")
     if fmt == "json":

@@ -33,7 +33,7 @@ import math
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
@@ -615,6 +615,7 @@ class SecretsScan:
     files: list
     findings: list
     unreadable: list
+    empty: list = field(default_factory=list)  # directories named that hold no *.jsonl
 
     def unaccepted(self, allowed: frozenset) -> list:
         """Findings the allowlist does not accept (exit 1 when there are any)."""
@@ -623,11 +624,12 @@ class SecretsScan:
 
 def scan_paths(targets: list[str]) -> SecretsScan:
     """Every ``*.jsonl`` named or below a named directory, scanned; what cannot be read is listed,
-    the rest is still read."""
+    the rest is still read (``empty``: the directories named that hold no ``*.jsonl``)."""
     from ..listing.repo import iter_jsonl
 
     files, findings, unreadable = [], [], []
-    for path, err in iter_jsonl(targets):
+    empty: list[str] = []
+    for path, err in iter_jsonl(targets, empty):
         if err is None:
             try:
                 findings.extend(scan_file(path))
@@ -636,7 +638,7 @@ def scan_paths(targets: list[str]) -> SecretsScan:
             except PisessError as e:
                 err = e
         unreadable.append(err)
-    return SecretsScan(files, findings, unreadable)
+    return SecretsScan(files, findings, unreadable, empty)
 
 
 def default_target(root: str, cwd: str, all_projects: bool) -> str:

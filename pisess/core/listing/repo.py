@@ -511,10 +511,11 @@ def _received_headers(files: list[tuple[str, bool]], sent: list[tuple] | None) -
             PisessError(t[1], t[2], path=p, line=t[3], reason=t[4], unreadable=t[5]) for (p, _), t in zip(files, sent)]
 
 
-def iter_jsonl(paths: list[str]) -> Iterator[tuple[str, PisessError | None]]:
+def iter_jsonl(paths: list[str], empty: list | None = None) -> Iterator[tuple[str, PisessError | None]]:
     """Files named, and ``*.jsonl`` below directories named (recursively, sorted), each with
     ``None``; a name that matches nothing and a directory that cannot be listed come with their
-    error (unreadable) instead."""
+    error (unreadable) instead.  A directory named that holds no ``*.jsonl`` (and could be
+    listed) is appended to ``empty``."""
     for p in paths:
         if os.path.isdir(p):
             found: list[str] = []
@@ -525,6 +526,8 @@ def iter_jsonl(paths: list[str]) -> Iterator[tuple[str, PisessError | None]]:
                     if f.endswith(".jsonl"):
                         found.append(os.path.join(dirpath, f))
             yield from ((f, None) for f in sorted(found))
+            if not found and not failed and empty is not None:
+                empty.append(p)
             for e in failed:
                 err = os_error(e.filename or p, e, "list")
                 yield err.path or p, err
