@@ -1,0 +1,805 @@
+"""``pisess browse``: the Textual app.  Only ``pisess browse`` imports this module (Textual is the
+optional extra ``pisess[tui]``); everything it shows comes from the core functions the commands
+use (``build_tree``, ``build_context``, ``diff_points``, ``plan_fork``, ``export_session``) and is
+drawn by the views in ``pisess.cli.views`` (``browse``, ``render``, ``diff``).
+
+The session's tree is a virtual list (``RowList``): only the rows on screen are drawn, each from the
+core's ``TreeRow`` by the tree view's own row function, so a 100,000-entry session costs what the
+screen shows, not what the file holds.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from rich.console import Console
+from rich.style import Style
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Container
+from textual.geometry import Size
+from textual.message import Message
+from textual.screen import ModalScreen, Screen
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.widgets import Input, RichLog, Static
+
+from pisess.cli.views import browse as bv
+from pisess.core.js import UNDEF, get
+
+CURSOR = Style(reverse=True)
+MARKED = Style(underline=True)
+
+
+# --- the virtual list -------------------------------------------------------------------------------
+
+
+class RowList(ScrollView, can_focus=True):
+    """Rows drawn on demand by ``draw(index, width) -> Text``; a cursor row, kept in view."""
+
+    DEFAULT_CSS = "RowList { height: 1fr; } RowList:focus { background: $surface; }"
+
+    class Moved(Message):
+        def __init__(self, index: int) -> None:
+            self.index = index
+            super().__init__()
+
+    def __init__(self, count: int, draw: Callable[[int, int], Text], **kw: Any) -> None:
+        super().__init__(**kw)
+        self.count = count
+        self.draw = draw
+        self.cursor = 0
+        self.marked: int | None = None
+        self._cache: dict = {}
+
+    def on_mount(self) -> None:
+        self.virtual_size = Size(self.size.width, self.count)
+
+    def reset(self, count: int, cursor: int) -> None:
+        self.count = count
+        self._cache.clear()
+        self.virtual_size = Size(self.size.width, count)
+        self.goto(cursor)
+        self.refresh()
+
+    def forget(self) -> None:
+        self._cache.clear()
+        self.refresh()
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        i = self.scroll_offset.y + y
+        if i >= self.count or width <= 0:
+            return Strip.blank(width)
+        key = (i, width)
+        strip = self._cache.get(key)
+        if strip is None:
+            text = self.draw(i, width)
+            text.truncate(width, overflow="ellipsis", pad=True)
+            strip = Strip(list(text.render(self.app.console)), width)
+            if len(self._cache) > 4096:
+                self._cache.clear()
+            self._cache[key] = strip
+        if i == self.marked:
+            strip = strip.apply_style(MARKED)
+        if i == self.cursor:
+            strip = strip.apply_style(CURSOR)
+        return strip
+
+    def goto(self, index: int) -> None:
+        index = max(0, min(self.count - 1, index)) if self.count else 0
+        old = self.cursor
+        self.cursor = index
+        top = self.scroll_offset.y
+        height = max(1, self.size.height)
+        if index < top:
+            self.scroll_to(y=index, animate=False)
+        elif index >= top + height:
+            self.scroll_to(y=index - height + 1, animate=False)
+        self.refresh_line_at(old)
+        self.refresh_line_at(index)
+        self.post_message(self.Moved(index))
+
+    def refresh_line_at(self, index: int) -> None:
+        y = index - self.scroll_offset.y
+        if 0 <= y < self.size.height:
+            self.refresh_line(y)
+
+    def page(self) -> int:
+        return max(1, self.size.height - 1)
+
+
+# --- text screens (context, trace, compare, help) --------------------------------------------------
+
+
+class TextScreen(Screen):
+    """A scrolling page of renderables: the context, the trace, a comparison, the help."""
+
+    BINDINGS = [Binding("escape,q", "app.pop_screen", "back"), Binding("j,down", "down", show=False),
+                Binding("k,up", "up", show=False), Binding("g", "top", show=False), Binding("G", "bottom", show=False),
+                Binding("question_mark", "app.show_help", show=False)]
+
+    def __init__(self, title: str, make: Callable[[int], list]) -> None:
+        super().__init__()
+        self.title_text = title
+        self.make = make
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text(self.title_text, "bold"), id="title")
+        yield RichLog(wrap=True, markup=False, highlight=False, id="page")
+        yield Static(Text("j/k scroll  g/G top/bottom  Esc/q back  ? help", "dim"), id="keys")
+
+    def on_mount(self) -> None:
+        log = self.query_one(RichLog)
+        for r in self.make(max(20, self.app.size.width - 2)):
+            log.write(r)
+        log.scroll_home(animate=False)
+        log.focus()
+
+    def action_down(self) -> None:
+        self.query_one(RichLog).scroll_down(animate=False)
+
+    def action_up(self) -> None:
+        self.query_one(RichLog).scroll_up(animate=False)
+
+    def action_top(self) -> None:
+        self.query_one(RichLog).scroll_home(animate=False)
+
+    def action_bottom(self) -> None:
+        self.query_one(RichLog).scroll_end(animate=False)
+
+
+class Confirm(ModalScreen[bool]):
+    """A question with y / n (Esc: no)."""
+
+    BINDINGS = [Binding("y", "yes", "yes"), Binding("n,escape,q", "no", "no")]
+
+    def __init__(self, lines: list) -> None:
+        super().__init__()
+        self.lines = lines
+
+    def compose(self) -> ComposeResult:
+        with Container(id="dialog"):
+            yield RichLog(wrap=True, markup=False, id="question")
+            yield Static(Text("y: yes   n / Esc: no", "bold"))
+
+    def on_mount(self) -> None:
+        log = self.query_one(RichLog)
+        for r in self.lines:
+            log.write(r)
+
+    def action_yes(self) -> None:
+        self.dismiss(True)
+
+    def action_no(self) -> None:
+        self.dismiss(False)
+
+
+# --- one session -------------------------------------------------------------------------------------
+
+
+@dataclass
+class Opened:
+    """A session as browse holds it: the reader's session, the tree's rows and what the detail needs."""
+
+    session: Any
+    view: Any
+    links: Any
+    row_of: dict  # js.key(entry id) -> row index
+    size: int  # the file's size when read
+
+
+def open_tree(path: str, reader: str, pi_version: str) -> Opened:
+    from pisess.core import js
+    from pisess.core.model.detail import Links
+    from pisess.core.model.tree import build_tree
+    from pisess.core.reading.session import open_session
+
+    size = os.stat(path).st_size
+    s = open_session(path, reader, light=True, pi_version=pi_version)
+    view = build_tree(s, full=True)
+    row_of = {js.key(get(r.entry, "id")): i for i, r in enumerate(view.rows) if r.kind == "entry"}
+    return Opened(s, view, Links.of(s), row_of, size)
+
+
+class SessionScreen(Screen):
+    BINDINGS = [
+        Binding("j,down", "move(1)", show=False), Binding("k,up", "move(-1)", show=False),
+        Binding("pagedown", "page(1)", show=False), Binding("pageup", "page(-1)", show=False),
+        Binding("g,home", "top", show=False), Binding("G,end", "bottom", show=False),
+        Binding("h,left", "fold", show=False), Binding("l,right", "unfold", show=False),
+        Binding("L", "leaf", show=False), Binding("left_square_bracket", "branch(-1)", show=False),
+        Binding("right_square_bracket", "branch(1)", show=False), Binding("enter", "context", show=False),
+        Binding("c", "context", show=False), Binding("t", "trace", show=False), Binding("d", "compare", show=False),
+        Binding("f", "fork", show=False), Binding("y", "copy_id", show=False), Binding("Y", "copy_resume", show=False),
+        Binding("e", "export('md')", show=False), Binding("E", "export('html')", show=False),
+        Binding("slash", "search", show=False), Binding("n", "hit(1)", show=False), Binding("N", "hit(-1)", show=False),
+        Binding("tab", "other_pane", show=False), Binding("escape,q", "back", show=False),
+        Binding("question_mark", "app.show_help", show=False),
+    ]
+
+    def __init__(self, path: str, at: Any = None) -> None:
+        super().__init__()
+        self.path = path
+        self.at = at
+        self.opened: Opened | None = None
+        self.visible: list[int] = []  # row indexes on screen, folds applied
+        self.folded: set[int] = set()
+        self.marked_row: int | None = None
+        self.hits: list[int] = []
+        self.hit_at = -1
+        self.note = ""
+
+    # the rows -----------------------------------------------------------------------------------------
+
+    @property
+    def rows(self) -> list:
+        return self.opened.view.rows if self.opened else []
+
+    def _visible_rows(self) -> list[int]:
+        out: list[int] = []
+        skip_deeper_than: int | None = None
+        for i, r in enumerate(self.rows):
+            depth = len(r.guides) + len(r.connector)
+            if skip_deeper_than is not None:
+                if depth > skip_deeper_than:
+                    continue
+                skip_deeper_than = None
+            out.append(i)
+            if i in self.folded:
+                skip_deeper_than = depth
+        return out
+
+    def _draw(self, index: int, width: int) -> Text:
+        from pisess.cli.views.render import tree_row
+
+        assert self.opened is not None
+        i = self.visible[index]
+        r = self.rows[i]
+        s = self.opened.session
+        whole = s.full(r.entry) if r.kind == "entry" else None
+        t = tree_row(s, r, width, False, whole)
+        if i in self.folded:
+            hidden = self._subtree_end(i) - i - 1
+            t.append(f"  \u25b8 {hidden} folded", "bold")
+        return t
+
+    def _subtree_end(self, i: int) -> int:
+        rows = self.rows
+        depth = len(rows[i].guides) + len(rows[i].connector)
+        j = i + 1
+        while j < len(rows) and len(rows[j].guides) + len(rows[j].connector) > depth:
+            j += 1
+        return j
+
+    # layout -------------------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="title")
+        with Container(id="panes"):
+            yield RowList(0, self._draw, id="tree")
+            yield RichLog(wrap=True, markup=False, highlight=False, id="detail")
+        yield Static("", id="status")
+        yield Input(placeholder="search the session's text (Enter)", id="search")
+        yield Static(Text(" j/k move  h/l fold  L leaf  [ ] branches  c context  t trace  d compare  / search  "
+                          "f fork  y copy  e export  ? help  q back", "dim"), id="keys")
+
+    def on_mount(self) -> None:
+        self.query_one("#search", Input).display = False
+        self._load()
+        self.set_interval(1.0, self._follow)
+        self._layout()
+
+    def on_resize(self) -> None:
+        self._layout()
+
+    def _layout(self) -> None:
+        panes = self.query_one("#panes")
+        wide = self.app.size.width >= 100
+        panes.styles.layout = "horizontal" if wide else "vertical"
+        tree, detail = self.query_one("#tree"), self.query_one("#detail")
+        if wide:
+            tree.styles.width, tree.styles.height = "55%", "1fr"
+            detail.styles.width, detail.styles.height = "45%", "1fr"
+        else:
+            tree.styles.width, tree.styles.height = "100%", "3fr"
+            detail.styles.width, detail.styles.height = "100%", "2fr"
+        self.query_one(RowList).forget()
+
+    def _load(self, keep: Any = UNDEF) -> None:
+        from pisess.core import js
+
+        app: BrowseApp = self.app  # type: ignore[assignment]
+        self.opened = open_tree(self.path, app.reader, app.pi_version)
+        self.folded.clear()
+        self.visible = self._visible_rows()
+        target = keep if keep is not UNDEF else self.at
+        row = self.opened.row_of.get(js.key(target)) if target is not None else None
+        if row is None:
+            row = next((i for i, r in enumerate(self.rows) if "leaf" in r.flags), len(self.rows) - 1)
+        self.query_one("#title", Static).update(Text(bv.session_title(self.opened.session, self.opened.view), "bold"))
+        rl = self.query_one(RowList)
+        rl.reset(len(self.visible), self._index_of_row(max(0, row)))
+        rl.focus()
+        self._status()
+
+    def _index_of_row(self, row: int) -> int:
+        import bisect
+
+        k = bisect.bisect_left(self.visible, row)
+        return min(k, len(self.visible) - 1) if self.visible else 0
+
+    def _follow(self) -> None:
+        """pi appends while browse runs: read the file again (through the cache: the appended bytes
+        only) and keep the selection; the active path follows the new leaf."""
+        if self.opened is None:
+            return
+        try:
+            size = os.stat(self.path).st_size
+        except OSError:
+            return
+        if size != self.opened.size:
+            self._load(keep=self._selected_id())
+            self.note = "the file grew: read again"
+            self._status()
+
+    # selection --------------------------------------------------------------------------------------
+
+    def _selected_row(self) -> int | None:
+        rl = self.query_one(RowList)
+        return self.visible[rl.cursor] if self.visible else None
+
+    def _selected_entry(self) -> Any:
+        i = self._selected_row()
+        if i is None or self.rows[i].kind != "entry":
+            return None
+        return self.rows[i].entry
+
+    def _selected_id(self) -> Any:
+        e = self._selected_entry()
+        return None if e is None else get(e, "id")
+
+    def on_row_list_moved(self, message: RowList.Moved) -> None:
+        from pisess.core.model.detail import entry_detail
+
+        log = self.query_one("#detail", RichLog)
+        log.clear()
+        e = self._selected_entry()
+        if e is None or self.opened is None:
+            log.write(Text("(a fold: l or \u2192 opens it)", "dim"))
+            return
+        det = entry_detail(self.opened.session, e, self.opened.links)
+        for r in bv.detail_view(self.opened.session, det, width=max(20, log.size.width or 40)):
+            log.write(r)
+        log.scroll_home(animate=False)
+
+    def _status(self) -> None:
+        from pisess.cli.views.text import short_id
+
+        bits = []
+        if self.marked_row is not None and self.opened is not None:
+            e = self.rows[self.marked_row].entry
+            bits.append(f"marked {short_id(get(e, 'id'), self.opened.session.id_width)}: select another, d compares")
+        if self.hits:
+            bits.append(f"hit {self.hit_at + 1} of {len(self.hits)} (n/N)")
+        if self.note:
+            bits.append(self.note)
+        if self.opened is not None and self.opened.session.dropped_lines:
+            bits.append(f"{len(self.opened.session.dropped_lines)} damaged line(s) skipped (lenient reader)")
+        self.query_one("#status", Static).update(Text("  ".join(bits), "yellow"))
+
+    # movement ---------------------------------------------------------------------------------------
+
+    def action_move(self, delta: int) -> None:
+        rl = self.query_one(RowList)
+        rl.goto(rl.cursor + delta)
+
+    def action_page(self, delta: int) -> None:
+        rl = self.query_one(RowList)
+        rl.goto(rl.cursor + delta * rl.page())
+
+    def action_top(self) -> None:
+        self.query_one(RowList).goto(0)
+
+    def action_bottom(self) -> None:
+        rl = self.query_one(RowList)
+        rl.goto(rl.count - 1)
+
+    def action_leaf(self) -> None:
+        row = next((i for i, r in enumerate(self.rows) if "leaf" in r.flags), None)
+        if row is not None:
+            self._show_row(row)
+
+    def _show_row(self, row: int) -> None:
+        # unfold whatever hides it
+        for f in sorted(self.folded):
+            if f < row < self._subtree_end(f):
+                self.folded.discard(f)
+        self.visible = self._visible_rows()
+        rl = self.query_one(RowList)
+        rl.reset(len(self.visible), self._index_of_row(row))
+
+    def action_branch(self, step: int) -> None:
+        from pisess.core import js
+
+        assert self.opened is not None
+        rl = self.query_one(RowList)
+        k = rl.cursor + step
+        while 0 <= k < len(self.visible):
+            r = self.rows[self.visible[k]]
+            if r.kind == "entry" and self.opened.links.children.get(js.key(get(r.entry, "id")), 0) > 1:
+                rl.goto(k)
+                return
+            k += step
+
+    def action_fold(self) -> None:
+        """On the first row of a side branch: fold it; elsewhere: go to the parent."""
+        from pisess.core import js
+
+        i = self._selected_row()
+        if i is None or self.opened is None:
+            return
+        r = self.rows[i]
+        if r.connector and i not in self.folded and self._subtree_end(i) > i + 1:
+            self.folded.add(i)
+            self.visible = self._visible_rows()
+            self.query_one(RowList).reset(len(self.visible), self._index_of_row(i))
+            return
+        pid = get(r.entry, "parentId") if r.kind == "entry" else None
+        row = self.opened.row_of.get(js.key(pid)) if js.truthy(pid) else None
+        if row is not None:
+            self._show_row(row)
+
+    def action_unfold(self) -> None:
+        """A folded branch opens; elsewhere: go to the first child."""
+        from pisess.core import js
+
+        i = self._selected_row()
+        if i is None or self.opened is None:
+            return
+        if i in self.folded:
+            self.folded.discard(i)
+            self.visible = self._visible_rows()
+            self.query_one(RowList).reset(len(self.visible), self._index_of_row(i))
+            return
+        eid = get(self.rows[i].entry, "id") if self.rows[i].kind == "entry" else None
+        for j in range(i + 1, len(self.rows)):
+            r = self.rows[j]
+            if r.kind == "entry" and js.strict_eq(get(r.entry, "parentId"), eid):
+                self._show_row(j)
+                return
+        if i + 1 < len(self.rows):  # a fold row stands between
+            self._show_row(i + 1)
+
+    def action_other_pane(self) -> None:
+        rl, log = self.query_one(RowList), self.query_one("#detail", RichLog)
+        (log if rl.has_focus else rl).focus()
+
+    def action_back(self) -> None:
+        if self.query_one("#search", Input).display:
+            self.query_one("#search", Input).display = False
+            self.query_one(RowList).focus()
+            return
+        if len(self.app.screen_stack) > 2:
+            self.app.pop_screen()
+        else:
+            self.app.exit()
+
+    # the answers ------------------------------------------------------------------------------------
+
+    def action_context(self) -> None:
+        from pisess.cli.views.render import context_view
+        from pisess.core.model.context import build_context
+
+        eid = self._selected_id()
+        if eid is None or self.opened is None:
+            return
+        s = self.opened.session
+        ctx = build_context(s, eid, full_path=False)
+        self.app.push_screen(TextScreen(f"context at {eid} \u00b7 what the model sees if this were the leaf",
+                                        lambda width: context_view(ctx, system=True, original=True, max_lines=12)))
+
+    def action_trace(self) -> None:
+        from pisess.core.model.paths import active_path
+        from pisess.core.model.trace import trace
+
+        eid = self._selected_id()
+        if eid is None or self.opened is None:
+            return
+        s = self.opened.session
+        turns = trace(s.materialize(active_path(s, eid)))
+        self.app.push_screen(TextScreen(f"trace to {eid} \u00b7 turns and steps",
+                                        lambda width: bv.trace_view(s, turns, width=width)))
+
+    def action_compare(self) -> None:
+        i = self._selected_row()
+        if i is None or self.rows[i].kind != "entry" or self.opened is None:
+            return
+        rl = self.query_one(RowList)
+        if self.marked_row is None or self.marked_row == i:
+            self.marked_row = None if self.marked_row == i else i
+            rl.marked = None if self.marked_row is None else rl.cursor
+            rl.refresh()
+            self._status()
+            return
+        from pisess.cli.views.diff import diff_view
+        from pisess.core.analyses.diff import diff_points
+
+        s = self.opened.session
+        a, b = get(self.rows[self.marked_row].entry, "id"), get(self.rows[i].entry, "id")
+        result = diff_points(s, a, s, b)
+        self.marked_row = None
+        rl.marked = None
+        rl.refresh()
+        self._status()
+        self.app.push_screen(TextScreen(f"compare {a} with {b}",
+                                        lambda width: diff_view(result, width=width, max_lines=6)))
+
+    def action_fork(self) -> None:
+        import uuid6
+
+        from pisess.cli.views.render import fork_view
+        from pisess.core.js import now_iso
+        from pisess.core.listing.repo import default_fork_dir
+        from pisess.core.model.fork import plan_fork, write_fork
+
+        eid = self._selected_id()
+        if eid is None or self.opened is None:
+            return
+        app: BrowseApp = self.app  # type: ignore[assignment]
+        s = self.opened.session
+        try:
+            plan = plan_fork(s, eid, "at", new_id=str(uuid6.uuid7()), now_iso=now_iso(), cwd=None,
+                             source_path=os.path.abspath(self.path))
+        except Exception as e:  # the core's PisessError names why (a target pi would refuse)
+            self.app.notify(str(getattr(e, "message", e)), severity="error")
+            return
+        directory = (default_fork_dir(app.root, plan.header["cwd"]) if plan.header["cwd"]
+                     else os.path.dirname(os.path.abspath(self.path)))
+        before, shown, after = fork_view(plan, os.path.join(directory, plan.file_name), dry_run=True)
+
+        def done(yes: bool | None) -> None:
+            if not yes:
+                self.app.notify("not forked")
+                return
+            try:
+                written = write_fork(plan, directory)
+            except Exception as e:
+                self.app.notify(str(getattr(e, "message", e)), severity="error")
+                return
+            self.app.notify(f"forked: {written}")
+
+        self.app.push_screen(Confirm([*before, *shown, Text(f"Fork at {eid} into {directory}?", "bold")]), done)
+
+    def action_copy_id(self) -> None:
+        eid = self._selected_id()
+        if eid is not None:
+            self._copy(str(eid))
+
+    def action_copy_resume(self) -> None:
+        eid = self._selected_id()
+        if eid is None:
+            return
+        leaf = any("leaf" in r.flags and get(r.entry, "id") == eid for r in self.rows if r.kind == "entry")
+        self._copy(f"pi --session {self.path}" if leaf else f"pisess fork {self.path} {eid} --position at")
+
+    def _copy(self, text: str) -> None:
+        self.app.copy_to_clipboard(text)
+        self.app.notify(f"copied through OSC 52 (a terminal without it copies nothing): {text}")
+
+    def action_export(self, fmt: str) -> None:
+        import uuid6
+
+        from pisess.core.analyses.export import ExportOptions, export_session, write_export
+        from pisess.core.js import now_iso
+
+        eid = self._selected_id()
+        if eid is None or self.opened is None:
+            return
+        app: BrowseApp = self.app  # type: ignore[assignment]
+        sid = str((self.opened.session.header or {}).get("id", "session"))[:8]
+        target = os.path.abspath(f"{sid}-{str(eid)[:8]}.{fmt}")
+        try:
+            run = export_session(self.path, fmt, leaf=str(eid), reader=app.reader, pi_version=app.pi_version,
+                                 options=ExportOptions(), new_id=str(uuid6.uuid7()), now_iso=now_iso())
+            written = write_export(target, run.export.data, force=False)
+        except Exception as e:
+            self.app.notify(str(getattr(e, "message", e)), severity="error")
+            return
+        self.app.notify(f"exported the branch to {written}")
+
+    # search -----------------------------------------------------------------------------------------
+
+    def action_search(self) -> None:
+        box = self.query_one("#search", Input)
+        box.display = True
+        box.value = ""
+        box.focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        from pisess.core import js
+        from pisess.core.model import kinds
+
+        event.input.display = False
+        self.query_one(RowList).focus()
+        query = event.value
+        if not query or self.opened is None:
+            return
+        s = self.opened.session
+        needle = query.encode()
+        found: list[int] = []
+        for e in s.iter_complete(lambda e: needle):
+            if any(query in text for *_, text in kinds.texts(e)):
+                row = self.opened.row_of.get(js.key(get(e, "id")))
+                if row is not None:
+                    found.append(row)
+        self.hits = sorted(set(found))
+        self.hit_at = -1
+        self.note = "" if self.hits else f"no hits for {query!r}"
+        if self.hits:
+            self.action_hit(1)
+        self._status()
+
+    def action_hit(self, step: int) -> None:
+        if not self.hits:
+            return
+        self.hit_at = (self.hit_at + step) % len(self.hits)
+        self._show_row(self.hits[self.hit_at])
+        self._status()
+
+
+# --- the sessions ------------------------------------------------------------------------------------
+
+
+class SessionsScreen(Screen):
+    """What ``ls --long`` lists, in pi's order: Enter opens one; / filters; Tab: all projects."""
+
+    BINDINGS = [Binding("j,down", "move(1)", show=False), Binding("k,up", "move(-1)", show=False),
+                Binding("g,home", "top", show=False), Binding("G,end", "bottom", show=False),
+                Binding("enter", "open", show=False), Binding("tab", "scope", show=False),
+                Binding("slash", "filter", show=False), Binding("escape,q", "back", show=False),
+                Binding("question_mark", "app.show_help", show=False)]
+
+    def __init__(self, all_projects: bool) -> None:
+        super().__init__()
+        self.all_projects = all_projects
+        self.sessions: list = []
+        self.shown: list = []
+        self.query_text = ""
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="title")
+        yield RowList(0, self._draw, id="sessions")
+        yield Input(placeholder="filter by id, name, first message or cwd", id="search")
+        yield Static(Text(" j/k move  Enter open  / filter  Tab this project / all  ? help  q quit", "dim"), id="keys")
+
+    def on_mount(self) -> None:
+        self.query_one("#search", Input).display = False
+        self._load()
+
+    def _load(self) -> None:
+        from pisess.core.listing.repo import list_sessions
+
+        app: BrowseApp = self.app  # type: ignore[assignment]
+        listing = list_sessions(app.root, None if self.all_projects else app.cwd, pi_version=app.pi_version) \
+            if self.all_projects else list_sessions(app.root, app.cwd, pi_version=app.pi_version)
+        self.sessions = list(listing.sessions)
+        self._apply()
+
+    def _apply(self) -> None:
+        q = self.query_text.lower()
+        self.shown = [s for s in self.sessions if not q or q in _session_words(s).lower()]
+        app: BrowseApp = self.app  # type: ignore[assignment]
+        scope = "all projects" if self.all_projects else app.cwd
+        title = f"pisess \u00b7 {len(self.shown)} of {len(self.sessions)} sessions \u00b7 {scope}"
+        if self.query_text:
+            title += f" \u00b7 filter {self.query_text!r}"
+        self.query_one("#title", Static).update(Text(title, "bold"))
+        rl = self.query_one(RowList)
+        rl.reset(len(self.shown), 0)
+        rl.focus()
+
+    def _draw(self, index: int, width: int) -> Text:
+        from pisess.cli.views import describe as d
+        from pisess.cli.views.text import one_line
+
+        s = self.shown[index]
+        t = Text(no_wrap=True)
+        t.append(f"{str(s.id)[:8]}  ", "bold")
+        t.append(f"{d.local_time(getattr(s, 'modified', None) or getattr(s, 'created', None))[:16]:<16}  ", "dim")
+        name = getattr(s, "name", None) or getattr(s, "first_message", None) or ""
+        t.append(one_line(str(name), max(10, width - 30)))
+        if self.all_projects:
+            t.append(f"  {s.cwd}", "dim")
+        return t
+
+    def action_move(self, delta: int) -> None:
+        rl = self.query_one(RowList)
+        rl.goto(rl.cursor + delta)
+
+    def action_top(self) -> None:
+        self.query_one(RowList).goto(0)
+
+    def action_bottom(self) -> None:
+        rl = self.query_one(RowList)
+        rl.goto(rl.count - 1)
+
+    def action_open(self) -> None:
+        if self.shown:
+            self.app.push_screen(SessionScreen(self.shown[self.query_one(RowList).cursor].path))
+
+    def action_scope(self) -> None:
+        self.all_projects = not self.all_projects
+        self._load()
+
+    def action_filter(self) -> None:
+        box = self.query_one("#search", Input)
+        box.display = True
+        box.value = self.query_text
+        box.focus()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        self.query_text = event.value
+        self._apply()
+        event.input.focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.input.display = False
+        self.query_one(RowList).focus()
+
+    def action_back(self) -> None:
+        box = self.query_one("#search", Input)
+        if box.display:
+            box.display = False
+            self.query_one(RowList).focus()
+            return
+        self.app.exit()
+
+
+def _session_words(s: Any) -> str:
+    return " ".join(str(getattr(s, k, "") or "") for k in ("id", "name", "first_message", "cwd"))
+
+
+# --- the app -------------------------------------------------------------------------------------------
+
+
+class BrowseApp(App):
+    CSS = """
+    Screen { layout: vertical; }
+    #title { height: 1; background: $boost; }
+    #status { height: 1; }
+    #keys { height: 1; }
+    #panes { height: 1fr; }
+    #detail { border-left: solid $secondary; }
+    #dialog { width: 90%; height: 80%; border: thick $accent; background: $surface; }
+    #question { height: 1fr; }
+    """
+    BINDINGS = [Binding("ctrl+c", "quit", show=False)]
+
+    def __init__(self, *, path: str | None, at: Any, root: str, cwd: str, reader: str, pi_version: str,
+                 all_projects: bool = False) -> None:
+        super().__init__()
+        self.path = path
+        self.at = at
+        self.root = root
+        self.cwd = cwd
+        self.reader = reader
+        self.pi_version = pi_version
+        self.all_projects = all_projects
+
+    def on_mount(self) -> None:
+        if self.path is None:
+            self.push_screen(SessionsScreen(self.all_projects))
+        else:
+            self.push_screen(SessionScreen(self.path, self.at))
+
+    def action_show_help(self) -> None:
+        self.push_screen(TextScreen("help", lambda width: bv.help_view()))
+
+
+def plain_console() -> Console:  # (kept for tests that render rows outside the app)
+    return Console(color_system=None, width=100)

@@ -1,0 +1,170 @@
+"""What ``pisess browse`` draws, as Rich renderables (no Textual here): the key table, the detail of
+an entry, the trace's turns and the header.  The app (``pisess.cli.browse``) only places them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+
+from pisess.cli.views import describe as d
+from pisess.cli.views.text import escape_controls, one_line, plural
+from pisess.cli.views.text import short_id as _sid
+from pisess.core.js import get
+
+#: The keys, a contract: the help screen lists them, the tests press them.  (keys, what, screens)
+KEYS: tuple[tuple[str, str, str], ...] = (
+    ("\u2191 \u2193  j k", "move", "all"),
+    ("\u2190 \u2192  h l", "fold / unfold a side branch, else go to the parent / first child", "session"),
+    ("g G", "top / bottom", "all"),
+    ("L", "jump to the leaf", "session"),
+    ("[ ]", "previous / next branch point", "session"),
+    ("Enter", "open the session (sessions); the entry's context (session)", "sessions, session"),
+    ("Tab", "this project / all projects (sessions); the other pane (session)", "sessions, session"),
+    ("/", "search: filter the sessions; find text in the session's entries", "sessions, session"),
+    ("n N", "next / previous hit", "session"),
+    ("c", "context: what the model sees if the selected entry were the leaf", "session"),
+    ("t", "trace: the selected entry's branch as turns and steps", "session"),
+    ("d", "compare: mark an entry, select another, press d again", "session"),
+    ("f", "fork at the selected entry (shows the plan, asks, writes a new file)", "session"),
+    ("y Y", "copy the entry id / the command that resumes there (OSC 52)", "session"),
+    ("e", "export the branch to a file (Markdown; E: HTML)", "session"),
+    ("?", "this help", "all"),
+    ("Esc q", "back; q on the first screen quits", "all"),
+)
+
+
+def help_view() -> list:
+    out: list = [Text("pisess browse: keys", "bold"), Text("")]
+    width = max(len(k) for k, _, _ in KEYS)
+    for keys, what, where in KEYS:
+        t = Text(f"  {keys:<{width}}  ", "bold")
+        t.append(what)
+        t.append(f"  ({where})", "dim")
+        out.append(t)
+    out += [Text(""), Text("Nothing here writes to an existing session file: fork and export create new files.",
+                           "dim")]
+    return out
+
+
+def duration(ms: float | None) -> str:
+    if ms is None:
+        return ""
+    if ms < 1000:
+        return f"{ms:.0f} ms"
+    s = ms / 1000
+    if s < 60:
+        return f"{s:.1f} s"
+    m, s = divmod(int(s), 60)
+    if m < 60:
+        return f"{m}m {s:02d}s"
+    h, m = divmod(m, 60)
+    return f"{h}h {m:02d}m"
+
+
+def detail_view(session: Any, det: Any, *, width: int = 60, max_lines: int = 40) -> list:
+    """The selected entry in full: what and when, then its message (as ``pisess context`` draws
+    one) or summary, the edits that change it, or its JSON."""
+    from pisess.cli.views.render import message_block
+    from pisess.core.model.messages import Limits, message_view
+    from pisess.core.model.text import json_text, usage_text
+
+    e = det.entry
+    head = Text()
+    head.append(escape_controls(det.word), d.STYLE.get(det.style, "") or "bold")
+    head.append(f" {_sid(det.entry_id, session.id_width)}", "bold")
+    if det.time_ms is not None:
+        head.append(" \u00b7 " + d.local_time(get(e, "timestamp")), "dim")
+    if det.since_previous_ms is not None:
+        head.append(f" (+{duration(det.since_previous_ms)})", "dim")
+    if det.line:
+        head.append(f" \u00b7 line {det.line}", "dim")
+    out: list = [head]
+    facts = []
+    if det.label is not None:
+        facts.append(f"label [{escape_controls(str(det.label))}]")
+    if det.children > 1:
+        facts.append(f"branch point: {det.children} children")
+    if det.message is not None and get(det.message, "role") == "assistant":
+        u = usage_text(det.message)
+        if u:
+            facts.append(u)
+    if facts:
+        out.append(Text(" \u00b7 ".join(facts), "dim"))
+    for edit in det.edits:
+        rep = get(edit, "replacement")
+        what = "hides it" if rep is None else "replaces its content"
+        out.append(Text(f"\u270e context edit {_sid(get(edit, 'id'), session.id_width)} {what}", "yellow"))
+        if isinstance(rep, dict):
+            out.append(Text(one_line(json_text(rep.get("content"), indent=False), width * 3), "yellow"))
+    out.append(Text(""))
+    limits = Limits.terminal(max_lines, False)
+    if det.message is not None:
+        _, *body = message_block(message_view(det.message, e, limits), thinking=True, id_width=session.id_width)
+        out.extend(body)
+    elif isinstance(get(e, "summary"), str):
+        out.append(Text(escape_controls(get(e, "summary"), keep_newlines=True)))
+    else:
+        shown = {k: v for k, v in e.items() if k not in ("type", "id", "parentId", "timestamp")} \
+            if isinstance(e, dict) else e
+        out.append(Text(escape_controls(json_text(shown), keep_newlines=True), "dim"))
+    return out
+
+
+def trace_view(session: Any, turns: list, *, width: int = 100) -> list:
+    """Turns, then their steps: each step's time, tool calls ✓ ✗ …, tokens and cost."""
+    out: list = []
+    for t in turns:
+        head = Text(no_wrap=True, overflow="ellipsis")
+        head.append(f"turn {t.index}" if t.index else "before the first prompt", "bold")
+        if t.prompt:
+            head.append(f" \u00b7 \u201c{escape_controls(one_line(t.prompt, 50))}\u201d")
+        if t.time_ms is not None and t.entry_id is not None:
+            head.append(f" \u00b7 {_sid(t.entry_id, session.id_width)}", "dim")
+        bits = [plural(len(t.steps), "step"), duration(t.duration_ms), f"{t.tokens:,} tokens", f"${t.cost:.4f}"]
+        head.append(" \u00b7 " + " \u00b7 ".join(b for b in bits if b), "dim")
+        if t.errors:
+            head.append(f" \u00b7 {plural(t.errors, 'error')}", "bold red")
+        out.append(head)
+        for i, st in enumerate(t.steps):
+            last = i == len(t.steps) - 1
+            row = Text(no_wrap=True, overflow="ellipsis")
+            row.append("  \u2514 " if last else "  \u251c ", "dim")
+            row.append(f"{escape_controls(st.word):<10} ", "bold red" if st.error else "")
+            row.append(f"{duration(st.duration_ms):>8}  ", "dim")
+            if st.error:
+                row.append(f"[{st.error}] ", "bold red")
+            calls = [f"\u2192 {escape_controls(c.name)} {'✓' if c.ok else '✗' if c.ok is False else '…'}"
+                     for c in st.calls]
+            words = " ".join(calls) if calls else escape_controls(one_line(st.text, 60))
+            row.append(words, "red" if st.failed_calls else "")
+            if st.tokens_in or st.tokens_out:
+                row.append(f"  {st.tokens_in:,} in / {st.tokens_out:,} out", "dim")
+            if st.cost:
+                row.append(f"  ${st.cost:.4f}", "dim")
+            out.append(row)
+            for c in st.calls:
+                sub = Text(no_wrap=True, overflow="ellipsis")
+                sub.append("  \u2502    " if not last else "       ", "dim")
+                mark = "\u2713" if c.ok else "\u2717" if c.ok is False else "\u2026 no result"
+                sub.append(f"{mark} ", "green" if c.ok else "bold red" if c.ok is False else "yellow")
+                sub.append(escape_controls(one_line(c.arguments, 50)), "dim")
+                if c.result:
+                    sub.append(" \u2192 " + escape_controls(one_line(c.result, 60)), "red" if c.ok is False else "dim")
+                out.append(sub)
+    if not turns:
+        out.append(Text("(no turns on this path)", "dim"))
+    return out
+
+
+def session_title(session: Any, view: Any) -> str:
+    from pisess.core.versions import short
+
+    name = session.session_name()
+    sid = _sid((session.header or {}).get("id"))
+    bits = [f"pisess \u00b7 {sid}"]
+    if isinstance(name, str) and name:
+        bits[0] += f" {escape_controls(one_line(name, 40))}"
+    bits += [plural(view.entry_count, "entry", "entries"), plural(view.branch_points, "branch point"),
+             f"pi {short(session.pi_version)}", f"{session.reader} reader"]
+    return " \u00b7 ".join(bits)
