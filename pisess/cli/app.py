@@ -32,7 +32,8 @@ else:
 COMMANDS = {
     "ls": "ls_cmd", "tree": "tree_cmd", "path": "path_cmd", "context": "context_cmd",
     "validate": "validate_cmd", "fork": "fork_cmd", "export": "export_cmd", "secrets": "secrets_cmd",
-    "search": "search_cmd", "diff": "diff_cmd", "stats": "stats_cmd", "du": "du_cmd", "watch": "watch_cmd",
+    "search": "search_cmd", "diff": "diff_cmd", "browse": "browse_cmd", "stats": "stats_cmd", "du": "du_cmd",
+    "watch": "watch_cmd",
     "demo": "demo_cmd", "help": "help_cmd",
 }
 READS_NOTHING = ("help",)  # commands that read no session: no --no-cache

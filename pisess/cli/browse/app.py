@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rich.console import Console
+from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.app import App, ComposeResult
@@ -31,6 +32,7 @@ from textual.widgets import Input, RichLog, Static
 from pisess.cli.views import browse as bv
 from pisess.core.js import UNDEF, get
 
+NULL = Style.null()
 CURSOR = Style(reverse=True)
 MARKED = Style(underline=True)
 
@@ -41,7 +43,7 @@ MARKED = Style(underline=True)
 class RowList(ScrollView, can_focus=True):
     """Rows drawn on demand by ``draw(index, width) -> Text``; a cursor row, kept in view."""
 
-    DEFAULT_CSS = "RowList { height: 1fr; } RowList:focus { background: $surface; }"
+    DEFAULT_CSS = "RowList { height: 1fr; overflow-x: hidden; }"
 
     class Moved(Message):
         def __init__(self, index: int) -> None:
@@ -63,8 +65,10 @@ class RowList(ScrollView, can_focus=True):
         self.count = count
         self._cache.clear()
         self.virtual_size = Size(self.size.width, count)
-        self.goto(cursor)
+        self.cursor = cursor
         self.refresh()
+        # the first time, the widget has no size yet: place the cursor once it is laid out
+        self.call_after_refresh(self.goto, cursor, True)
 
     def forget(self) -> None:
         self._cache.clear()
@@ -74,13 +78,14 @@ class RowList(ScrollView, can_focus=True):
         width = self.size.width
         i = self.scroll_offset.y + y
         if i >= self.count or width <= 0:
-            return Strip.blank(width)
+            return Strip.blank(width, NULL)
         key = (i, width)
         strip = self._cache.get(key)
         if strip is None:
             text = self.draw(i, width)
             text.truncate(width, overflow="ellipsis", pad=True)
-            strip = Strip(list(text.render(self.app.console)), width)
+            # (a segment without a style trips Textual's colour filters: NO_COLOR's monochrome one)
+            strip = Strip([Segment(t, st or NULL, c) for t, st, c in text.render(self.app.console)], width)
             if len(self._cache) > 4096:
                 self._cache.clear()
             self._cache[key] = strip
@@ -90,13 +95,17 @@ class RowList(ScrollView, can_focus=True):
             strip = strip.apply_style(CURSOR)
         return strip
 
-    def goto(self, index: int) -> None:
+    def goto(self, index: int, center: bool = False) -> None:
+        """Select row ``index``, scrolling as little as needed (``center``: to the middle, for a
+        list built anew: the rows around it, the leaf below it, come into view)."""
         index = max(0, min(self.count - 1, index)) if self.count else 0
         old = self.cursor
         self.cursor = index
         top = self.scroll_offset.y
         height = max(1, self.size.height)
-        if index < top:
+        if center:
+            self.scroll_to(y=max(0, index - height // 2), animate=False)
+        elif index < top:
             self.scroll_to(y=index, animate=False)
         elif index >= top + height:
             self.scroll_to(y=index - height + 1, animate=False)
@@ -130,7 +139,7 @@ class TextScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Static(Text(self.title_text, "bold"), id="title")
-        yield RichLog(wrap=True, markup=False, highlight=False, id="page")
+        yield RichLog(wrap=True, markup=False, highlight=False, auto_scroll=False, id="page")
         yield Static(Text("j/k scroll  g/G top/bottom  Esc/q back  ? help", "dim"), id="keys")
 
     def on_mount(self) -> None:
@@ -164,7 +173,7 @@ class Confirm(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Container(id="dialog"):
-            yield RichLog(wrap=True, markup=False, id="question")
+            yield RichLog(wrap=True, markup=False, auto_scroll=False, id="question")
             yield Static(Text("y: yes   n / Esc: no", "bold"))
 
     def on_mount(self) -> None:
@@ -227,7 +236,7 @@ class SessionScreen(Screen):
         self.path = path
         self.at = at
         self.opened: Opened | None = None
-        self.visible: list[int] = []  # row indexes on screen, folds applied
+        self.order: list[int] = []  # row indexes on screen, folds applied
         self.folded: set[int] = set()
         self.marked_row: int | None = None
         self.hits: list[int] = []
@@ -255,10 +264,10 @@ class SessionScreen(Screen):
         return out
 
     def _draw(self, index: int, width: int) -> Text:
-        from pisess.cli.views.render import tree_row
+        from pisess.cli.views.tree import tree_row
 
         assert self.opened is not None
-        i = self.visible[index]
+        i = self.order[index]
         r = self.rows[i]
         s = self.opened.session
         whole = s.full(r.entry) if r.kind == "entry" else None
@@ -282,7 +291,7 @@ class SessionScreen(Screen):
         yield Static("", id="title")
         with Container(id="panes"):
             yield RowList(0, self._draw, id="tree")
-            yield RichLog(wrap=True, markup=False, highlight=False, id="detail")
+            yield RichLog(wrap=True, markup=False, highlight=False, auto_scroll=False, id="detail")
         yield Static("", id="status")
         yield Input(placeholder="search the session's text (Enter)", id="search")
         yield Static(Text(" j/k move  h/l fold  L leaf  [ ] branches  c context  t trace  d compare  / search  "
@@ -316,22 +325,22 @@ class SessionScreen(Screen):
         app: BrowseApp = self.app  # type: ignore[assignment]
         self.opened = open_tree(self.path, app.reader, app.pi_version)
         self.folded.clear()
-        self.visible = self._visible_rows()
+        self.order = self._visible_rows()
         target = keep if keep is not UNDEF else self.at
         row = self.opened.row_of.get(js.key(target)) if target is not None else None
         if row is None:
             row = next((i for i, r in enumerate(self.rows) if "leaf" in r.flags), len(self.rows) - 1)
         self.query_one("#title", Static).update(Text(bv.session_title(self.opened.session, self.opened.view), "bold"))
         rl = self.query_one(RowList)
-        rl.reset(len(self.visible), self._index_of_row(max(0, row)))
+        rl.reset(len(self.order), self._index_of_row(max(0, row)))
         rl.focus()
         self._status()
 
     def _index_of_row(self, row: int) -> int:
         import bisect
 
-        k = bisect.bisect_left(self.visible, row)
-        return min(k, len(self.visible) - 1) if self.visible else 0
+        k = bisect.bisect_left(self.order, row)
+        return min(k, len(self.order) - 1) if self.order else 0
 
     def _follow(self) -> None:
         """pi appends while browse runs: read the file again (through the cache: the appended bytes
@@ -351,7 +360,7 @@ class SessionScreen(Screen):
 
     def _selected_row(self) -> int | None:
         rl = self.query_one(RowList)
-        return self.visible[rl.cursor] if self.visible else None
+        return self.order[rl.cursor] if self.order else None
 
     def _selected_entry(self) -> Any:
         i = self._selected_row()
@@ -419,9 +428,9 @@ class SessionScreen(Screen):
         for f in sorted(self.folded):
             if f < row < self._subtree_end(f):
                 self.folded.discard(f)
-        self.visible = self._visible_rows()
+        self.order = self._visible_rows()
         rl = self.query_one(RowList)
-        rl.reset(len(self.visible), self._index_of_row(row))
+        rl.reset(len(self.order), self._index_of_row(row))
 
     def action_branch(self, step: int) -> None:
         from pisess.core import js
@@ -429,8 +438,8 @@ class SessionScreen(Screen):
         assert self.opened is not None
         rl = self.query_one(RowList)
         k = rl.cursor + step
-        while 0 <= k < len(self.visible):
-            r = self.rows[self.visible[k]]
+        while 0 <= k < len(self.order):
+            r = self.rows[self.order[k]]
             if r.kind == "entry" and self.opened.links.children.get(js.key(get(r.entry, "id")), 0) > 1:
                 rl.goto(k)
                 return
@@ -446,8 +455,8 @@ class SessionScreen(Screen):
         r = self.rows[i]
         if r.connector and i not in self.folded and self._subtree_end(i) > i + 1:
             self.folded.add(i)
-            self.visible = self._visible_rows()
-            self.query_one(RowList).reset(len(self.visible), self._index_of_row(i))
+            self.order = self._visible_rows()
+            self.query_one(RowList).reset(len(self.order), self._index_of_row(i))
             return
         pid = get(r.entry, "parentId") if r.kind == "entry" else None
         row = self.opened.row_of.get(js.key(pid)) if js.truthy(pid) else None
@@ -463,8 +472,8 @@ class SessionScreen(Screen):
             return
         if i in self.folded:
             self.folded.discard(i)
-            self.visible = self._visible_rows()
-            self.query_one(RowList).reset(len(self.visible), self._index_of_row(i))
+            self.order = self._visible_rows()
+            self.query_one(RowList).reset(len(self.order), self._index_of_row(i))
             return
         eid = get(self.rows[i].entry, "id") if self.rows[i].kind == "entry" else None
         for j in range(i + 1, len(self.rows)):
@@ -492,7 +501,7 @@ class SessionScreen(Screen):
     # the answers ------------------------------------------------------------------------------------
 
     def action_context(self) -> None:
-        from pisess.cli.views.render import context_view
+        from pisess.cli.views.context import context_view
         from pisess.core.model.context import build_context
 
         eid = self._selected_id()
@@ -542,7 +551,7 @@ class SessionScreen(Screen):
     def action_fork(self) -> None:
         import uuid6
 
-        from pisess.cli.views.render import fork_view
+        from pisess.cli.views.fork import fork_view
         from pisess.core.js import now_iso
         from pisess.core.listing.repo import default_fork_dir
         from pisess.core.model.fork import plan_fork, write_fork
@@ -668,6 +677,7 @@ class SessionsScreen(Screen):
         super().__init__()
         self.all_projects = all_projects
         self.sessions: list = []
+        self.details: dict = {}
         self.shown: list = []
         self.query_text = ""
 
@@ -685,14 +695,25 @@ class SessionsScreen(Screen):
         from pisess.core.listing.repo import list_sessions
 
         app: BrowseApp = self.app  # type: ignore[assignment]
-        listing = list_sessions(app.root, None if self.all_projects else app.cwd, pi_version=app.pi_version) \
-            if self.all_projects else list_sessions(app.root, app.cwd, pi_version=app.pi_version)
+        from functools import partial
+
+        from pisess.core.listing.summary import summarize_file
+        from pisess.core.reading.cache import summary
+
+        listing = list_sessions(app.root, None if self.all_projects else app.cwd, pi_version=app.pi_version,
+                                whole=True)
         self.sessions = list(listing.sessions)
+        # what ls --long shows (through the same per-file summaries the cache keeps)
+        self.details = {s.path: summary(s.path, "ls-long", partial(summarize_file, s.path)) for s in self.sessions}
         self._apply()
 
-    def _apply(self) -> None:
+    def _words(self, s: Any) -> str:
+        d = self.details.get(s.path) or {}
+        return " ".join(str(x) for x in (s.id, d.get("name") or "", d.get("firstMessage") or "", s.cwd))
+
+    def _apply(self, focus_list: bool = True) -> None:
         q = self.query_text.lower()
-        self.shown = [s for s in self.sessions if not q or q in _session_words(s).lower()]
+        self.shown = [s for s in self.sessions if not q or q in self._words(s).lower()]
         app: BrowseApp = self.app  # type: ignore[assignment]
         scope = "all projects" if self.all_projects else app.cwd
         title = f"pisess \u00b7 {len(self.shown)} of {len(self.sessions)} sessions \u00b7 {scope}"
@@ -701,18 +722,21 @@ class SessionsScreen(Screen):
         self.query_one("#title", Static).update(Text(title, "bold"))
         rl = self.query_one(RowList)
         rl.reset(len(self.shown), 0)
-        rl.focus()
+        if focus_list:
+            rl.focus()
 
     def _draw(self, index: int, width: int) -> Text:
         from pisess.cli.views import describe as d
         from pisess.cli.views.text import one_line
 
         s = self.shown[index]
+        det = self.details.get(s.path) or {}
         t = Text(no_wrap=True)
         t.append(f"{str(s.id)[:8]}  ", "bold")
-        t.append(f"{d.local_time(getattr(s, 'modified', None) or getattr(s, 'created', None))[:16]:<16}  ", "dim")
-        name = getattr(s, "name", None) or getattr(s, "first_message", None) or ""
-        t.append(one_line(str(name), max(10, width - 30)))
+        t.append(f"{d.local_time(det.get('lastActivity') or s.created_at)[:16]:<16}  ", "dim")
+        t.append(f"{det.get('messageCount', 0):>5} msgs  ", "dim")
+        name = det.get("name") or det.get("firstMessage") or ("(" + det["error"]["message"] + ")" if "error" in det else "")
+        t.append(one_line(str(name), max(10, width - 40)), "bold" if det.get("name") else "")
         if self.all_projects:
             t.append(f"  {s.cwd}", "dim")
         return t
@@ -744,8 +768,7 @@ class SessionsScreen(Screen):
 
     def on_input_changed(self, event: Input.Changed) -> None:
         self.query_text = event.value
-        self._apply()
-        event.input.focus()
+        self._apply(focus_list=False)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.input.display = False
@@ -758,10 +781,6 @@ class SessionsScreen(Screen):
             self.query_one(RowList).focus()
             return
         self.app.exit()
-
-
-def _session_words(s: Any) -> str:
-    return " ".join(str(getattr(s, k, "") or "") for k in ("id", "name", "first_message", "cwd"))
 
 
 # --- the app -------------------------------------------------------------------------------------------

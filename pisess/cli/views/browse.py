@@ -65,7 +65,7 @@ def duration(ms: float | None) -> str:
 def detail_view(session: Any, det: Any, *, width: int = 60, max_lines: int = 40) -> list:
     """The selected entry in full: what and when, then its message (as ``pisess context`` draws
     one) or summary, the edits that change it, or its JSON."""
-    from pisess.cli.views.render import message_block
+    from pisess.cli.views.context import message_block
     from pisess.core.model.messages import Limits, message_view
     from pisess.core.model.text import json_text, usage_text
 
@@ -166,5 +166,5 @@ def session_title(session: Any, view: Any) -> str:
     if isinstance(name, str) and name:
         bits[0] += f" {escape_controls(one_line(name, 40))}"
     bits += [plural(view.entry_count, "entry", "entries"), plural(view.branch_points, "branch point"),
-             f"pi {short(session.pi_version)}", f"{session.reader} reader"]
+             short(session.pi_version), f"{session.reader} reader"]
     return " \u00b7 ".join(bits)

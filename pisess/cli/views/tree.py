@@ -48,7 +48,7 @@ def tree_view(view, entries: list | None = None, *, width: int = 100, show_time:
             if r.root > 1:
                 out.append(T(""))
             out.append(T(f"root {r.root} of {view.roots}", "bold"))
-        out.append(_tree_row(s, r, width, show_time, by_light.get(id(r.entry), r.entry)))
+        out.append(tree_row(s, r, width, show_time, by_light.get(id(r.entry), r.entry)))
     if not view.rows:
         out.append(T("(no entries)", "dim"))
     legend = [f"{ACTIVE} active path", f"{OTHER} other branches", f"{COMPACTED} behind the checkpoint",
@@ -65,7 +65,7 @@ def tree_view(view, entries: list | None = None, *, width: int = 100, show_time:
     return out
 
 
-def _tree_row(session, r, width: int, show_time: bool, whole: Any = None) -> Text:
+def tree_row(session, r, width: int, show_time: bool, whole: Any = None) -> Text:
     t = Text(no_wrap=True, overflow="ellipsis")
     guides = r.guides
     deepest = max(8, width // 3) // 2 * 2  # guides come in 2-column levels

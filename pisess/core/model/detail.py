@@ -53,6 +53,7 @@ class Links:
 def entry_detail(session: Session, entry: Any, links: Links | None = None) -> EntryDetail:
     """``links``: ``Links.of(session)``, kept by a caller that shows many entries of one session."""
     links = links or Links.of(session)
+    line = session.line_of(entry)  # (before the light entry is replaced by the complete one)
     e = session.full(entry)
     eid = get(e, "id")
     ms = js.date_ms(get(e, "timestamp"))
@@ -64,6 +65,6 @@ def entry_detail(session: Session, entry: Any, links: Links | None = None) -> En
     edits = tuple(session.materialize(links.edits.get(key, []))) if key is not None else ()
     children = links.children.get(key, 0) if key is not None else 0
     return EntryDetail(e, None if eid is UNDEF else eid, k.word, k.style, ms,
-                       ms - pms if ms is not None and pms is not None else None, session.line_of(entry),
+                       ms - pms if ms is not None and pms is not None else None, line,
                        session.label_of(eid), get(e, "message") if get(e, "type") == "message" else None, edits,
                        children)

@@ -1,0 +1,1 @@
+"""``pisess browse``: the interactive inspector (Textual, the optional extra ``pisess[tui]``)."""

@@ -1,0 +1,298 @@
+"""pisess browse: the view models without Textual (trace, entry detail, the key table), then the app
+driven headless by Textual's pilot (keys in, the screen's text out, 100x30, colour off)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import sys
+from importlib import resources
+from pathlib import Path
+
+import pytest
+from conftest import assistant, cli_runner, entry, header, invoke, message, user, write_session
+
+from pisess.core.model.detail import Links, entry_detail
+from pisess.core.model.trace import trace
+from pisess.core.reading.session import open_session
+
+GOLDEN = Path(__file__).parent / "golden"
+CLI_FILE = "--home-you-projects-webapp--/2025-03-03T09-00-00-000Z_01955b3b-ca80-7e01-b12a-849873dde393.jsonl"
+
+
+def _turns_session(tmp_path) -> str:
+    call = {"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "a.ts"}}
+    call2 = {"type": "toolCall", "id": "c2", "name": "edit", "arguments": {"path": "a.ts"}}
+    return write_session(tmp_path, [
+        header(),
+        user("u1", None, "fix it", ts="2026-07-25T09:00:00.000Z"),
+        message("a1", "u1", {"role": "assistant", "content": [call, call2], "provider": "p", "model": "m",
+                             "stopReason": "toolUse", "timestamp": 1,
+                             "usage": {"input": 100, "output": 20, "cost": {"total": 0.25}}},
+                ts="2026-07-25T09:00:04.000Z"),
+        message("r1", "a1", {"role": "toolResult", "toolCallId": "c1", "toolName": "read", "isError": False,
+                             "content": [{"type": "text", "text": "x"}], "timestamp": 2}, ts="2026-07-25T09:00:05.000Z"),
+        message("r2", "r1", {"role": "toolResult", "toolCallId": "c2", "toolName": "edit", "isError": True,
+                             "content": [{"type": "text", "text": "no match"}], "timestamp": 3},
+                ts="2026-07-25T09:00:06.000Z"),
+        assistant("a2", "r2", "done", ts="2026-07-25T09:00:10.000Z"),
+        user("u2", "a2", "again", ts="2026-07-25T09:01:00.000Z"),
+        message("a3", "u2", {"role": "assistant", "content": [], "provider": "p", "model": "m", "stopReason": "aborted",
+                             "timestamp": 4}, ts="2026-07-25T09:01:02.000Z"),
+        entry("context_edit", "x1", "a3", targetId="r2", replacement=None),
+        user("u3", "a1", "other branch", ts="2026-07-25T09:02:00.000Z"),
+    ])
+
+
+# --- the view models --------------------------------------------------------------------------------
+
+
+def test_the_trace_folds_a_path_into_turns_and_steps(tmp_path):
+    s = open_session(_turns_session(tmp_path), "auto", light=True)
+    path = s.materialize([s.lookup(i) for i in ("u1", "a1", "r1", "r2", "a2", "u2", "a3")])
+    turns = trace(path)
+    assert [(t.index, t.entry_id, t.prompt, len(t.steps)) for t in turns] == [(1, "u1", "fix it", 2), (2, "u2", "again", 1)]
+    first = turns[0].steps[0]
+    assert [(c.name, c.ok, c.result_id) for c in first.calls] == [("read", True, "r1"), ("edit", False, "r2")]
+    assert (first.duration_ms, first.tokens_in, first.tokens_out, first.cost, first.failed_calls) == (4000, 100, 20, 0.25, 1)
+    assert turns[0].duration_ms == 10_000 and turns[0].errors == 1 and turns[0].cost == 0.25
+    assert turns[1].steps[0].error == "aborted" and turns[1].errors == 1
+
+
+def test_an_unanswered_tool_call_is_neither_ok_nor_failed(tmp_path):
+    s = open_session(_turns_session(tmp_path), "auto", light=True)
+    turns = trace(s.materialize([s.lookup(i) for i in ("u1", "a1")]))
+    assert [c.ok for c in turns[0].steps[0].calls] == [None, None]
+
+
+def test_an_entrys_detail_names_its_edits_children_and_time(tmp_path):
+    s = open_session(_turns_session(tmp_path), "auto", light=True)
+    links = Links.of(s)
+    d = entry_detail(s, s.lookup("r2"), links)
+    assert d.word == "tool" and d.since_previous_ms == 1000 and [e["id"] for e in d.edits] == ["x1"]
+    assert entry_detail(s, s.lookup("a1"), links).children == 2  # a branch point
+    assert entry_detail(s, s.lookup("u1")).line == 2
+
+
+def test_every_key_of_the_contract_is_bound():
+    """The help screen's table and the screens' bindings say the same keys."""
+    pytest.importorskip("textual")
+    from pisess.cli.browse.app import SessionScreen, SessionsScreen, TextScreen
+    from pisess.cli.views.browse import KEYS
+
+    names = {"\u2191": "up", "\u2193": "down", "\u2190": "left", "\u2192": "right", "[": "left_square_bracket",
+             "]": "right_square_bracket", "/": "slash", "?": "question_mark", "Enter": "enter", "Tab": "tab",
+             "Esc": "escape"}
+    bound: set = set()
+    for screen in (SessionScreen, SessionsScreen, TextScreen):
+        for b in screen.BINDINGS:
+            bound.update(b.key.split(","))
+    for keys, _, _ in KEYS:
+        for k in keys.split():
+            assert names.get(k, k) in bound, k
+
+
+# --- the app ------------------------------------------------------------------------------------------
+
+
+def _screen_text(app) -> str:
+    return "\n".join(strip.text.rstrip() for strip in app.screen._compositor.render_strips())
+
+
+@pytest.fixture()
+def examples(tmp_path, monkeypatch):
+    pytest.importorskip("textual")
+    with resources.as_file(resources.files("pisess") / "examples" / "sessions") as src:
+        shutil.copytree(src, tmp_path / "sessions")
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("TZ", "UTC")
+    monkeypatch.chdir(tmp_path)
+    import time
+
+    time.tzset()
+    yield tmp_path
+    monkeypatch.undo()
+    time.tzset()
+
+
+def _app(root: Path, path: str | None, at=None):
+    from pisess.cli.browse.app import BrowseApp
+
+    return BrowseApp(path=path, at=at, root=str(root / "sessions"), cwd="/home/you/projects/webapp", reader="auto",
+                     pi_version="1.6.0")
+
+
+def _run(coro):
+    return asyncio.run(coro)
+
+
+def test_the_session_screen_opens_at_the_leaf_and_moves(examples):
+    path = str(examples / "sessions" / CLI_FILE)
+
+    async def go():
+        app = _app(examples, path)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause()
+            first = _screen_text(app)
+            await pilot.press("k", "k")
+            await pilot.pause()
+            moved = _screen_text(app)
+            await pilot.press("g")
+            await pilot.pause()
+            top = _screen_text(app)
+            await pilot.press("L")
+            await pilot.pause()
+            back = _screen_text(app)
+            return first, moved, top, back
+
+    first, moved, top, back = _run(go())
+    assert "\u25c0 lea" in first and "Fix date parsing" in first.splitlines()[0]
+    assert "assistant 05241346" in first  # the detail pane shows the leaf
+    assert "tool 2577ebee" not in first and "tool b12728a1" not in first
+    assert "tool abf7491b" in moved  # two up from the leaf, in the detail pane
+    assert "model 3b19137b" in top
+    assert "assistant 05241346" in back
+
+
+@pytest.mark.slow
+def test_context_trace_compare_and_help_screens(examples):
+    path = str(examples / "sessions" / CLI_FILE)
+
+    async def go():
+        app = _app(examples, path)
+        out = {}
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause()
+            await pilot.press("c")
+            await pilot.pause()
+            out["context"] = _screen_text(app)
+            await pilot.press("escape", "t")
+            await pilot.pause()
+            out["trace"] = _screen_text(app)
+            await pilot.press("escape", "d", "k", "k", "k", "d")
+            await pilot.pause()
+            out["compare"] = _screen_text(app)
+            await pilot.press("escape", "question_mark")
+            await pilot.pause()
+            out["help"] = _screen_text(app)
+            await pilot.press("escape", "q")
+            await pilot.pause()
+            out["running"] = app.is_running
+        return out
+
+    out = _run(go())
+    assert "context at 05241346" in out["context"] and "leaf 05241346" in out["context"]
+    assert "trace to 05241346" in out["trace"] and "turn 1" in out["trace"]
+    assert "compare 05241346 with" in out["compare"] and "what the model sees" in out["compare"]
+    assert "jump to the leaf" in out["help"]
+    assert out["running"] is False
+
+
+def test_fold_search_and_copy(examples):
+    path = str(examples / "sessions" / CLI_FILE)
+
+    async def go():
+        app = _app(examples, path)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause()
+            await pilot.press("slash", *"reverted", "enter")
+            await pilot.pause()
+            hit = _screen_text(app)
+            await pilot.press("y")
+            await pilot.pause()
+            copied = app.clipboard
+            return hit, copied
+
+    hit, copied = _run(go())
+    assert "hit 1 of" in hit
+    assert copied and copied in hit  # the copied id is the selected (hit) entry's
+
+
+def test_fork_writes_a_new_file_that_validates(examples, monkeypatch):
+    path = str(examples / "sessions" / CLI_FILE)
+    before = set(os.listdir(os.path.dirname(path)))
+    original = Path(path).read_bytes()
+
+    async def go():
+        app = _app(examples, path)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause()
+            await pilot.press("k", "f")
+            await pilot.pause()
+            asked = _screen_text(app)
+            await pilot.press("y")
+            await pilot.pause()
+            return asked
+
+    asked = _run(go())
+    assert "Fork at" in asked
+    new = set(os.listdir(os.path.dirname(path))) - before
+    assert len(new) == 1
+    assert Path(path).read_bytes() == original  # the source is never touched
+    r = invoke(cli_runner(monkeypatch), "validate", os.path.join(os.path.dirname(path), new.pop()), "--json")
+    assert r.exit_code == 0, r.stdout
+
+
+@pytest.mark.slow
+def test_a_live_append_shows_up_and_the_selection_stays(examples):
+    path = str(examples / "sessions" / CLI_FILE)
+
+    async def go():
+        app = _app(examples, path)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause()
+            await pilot.press("k")
+            await pilot.pause()
+            with open(path, "a") as f:
+                f.write(json.dumps(user("feedbeef", "05241346", "one more thing")) + "\n")
+            await pilot.pause(1.5)
+            return _screen_text(app)
+
+    after = _run(go())
+    assert "feedbeef" in after and "one more thing" in after
+    assert "tool 2577ebee" in after  # still the selected entry's detail
+
+
+@pytest.mark.slow
+def test_the_sessions_screen_lists_filters_and_opens(examples):
+    async def go():
+        app = _app(examples, None)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause()
+            listed = _screen_text(app)
+            await pilot.press("slash", *"7e43", "enter")
+            await pilot.pause()
+            filtered = _screen_text(app)
+            await pilot.press("enter")
+            await pilot.pause()
+            opened = _screen_text(app)
+            await pilot.press("tab")
+            return listed, filtered, opened
+
+    listed, filtered, opened = _run(go())
+    assert "2 of 2 sessions" in listed
+    assert "1 of 2 sessions" in filtered and "filter '7e43'" in filtered
+    assert "Fix date parsing" in opened.splitlines()[0]
+
+
+def test_without_textual_it_says_what_to_install(monkeypatch, tmp_path):
+    for name in [m for m in sys.modules if m == "textual" or m.startswith("textual.")] + ["textual"]:
+        monkeypatch.setitem(sys.modules, name, None)  # (a cached textual.app would still import)
+    monkeypatch.delitem(sys.modules, "pisess.cli.browse.app", raising=False)
+    r = invoke(cli_runner(monkeypatch), "browse", "--sessions-dir", str(tmp_path))
+    assert r.exit_code == 2 and "pip install 'pisess[tui]'" in r.stderr
+
+
+def test_a_session_that_cannot_be_found_is_reported_before_the_app(monkeypatch, tmp_path):
+    r = invoke(cli_runner(monkeypatch), "browse", str(tmp_path / "nope.jsonl"))
+    assert r.exit_code == 2 and "nope.jsonl" in r.stderr
+
+
+def test_without_a_terminal_it_says_so_after_reading_the_session(monkeypatch):
+    from importlib import resources
+
+    with resources.as_file(resources.files("pisess") / "examples" / "sessions" / CLI_FILE) as f:
+        r = invoke(cli_runner(monkeypatch), "browse", str(f))
+    assert r.exit_code == 2 and "needs a terminal" in r.stderr
