@@ -12,8 +12,8 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
-from conftest import assistant, cli_runner, entry, header, invoke, message, user, write_session
 
+from conftest import assistant, cli_runner, entry, header, invoke, message, user, write_session
 from pisess.core.model.detail import Links, entry_detail
 from pisess.core.model.trace import trace
 from pisess.core.reading.session import open_session
@@ -296,3 +296,14 @@ def test_without_a_terminal_it_says_so_after_reading_the_session(monkeypatch):
     with resources.as_file(resources.files("pisess") / "examples" / "sessions" / CLI_FILE) as f:
         r = invoke(cli_runner(monkeypatch), "browse", str(f))
     assert r.exit_code == 2 and "needs a terminal" in r.stderr
+
+
+def test_nothing_but_the_browse_app_imports_textual():
+    """Textual is an optional extra: every other command runs without it."""
+    import pisess
+
+    root = Path(pisess.__file__).parent
+    users = sorted(str(p.relative_to(root)) for p in root.rglob("*.py") if "textual" in p.read_text()
+                   and "import" in p.read_text() and any(line.lstrip().startswith(("from textual", "import textual"))
+                                                         for line in p.read_text().splitlines()))
+    assert users == ["cli/browse/app.py"]

@@ -153,8 +153,8 @@ def _step(e: Any, m: Any, ms: float | None, previous_ms: float | None, results: 
         usage = u if isinstance(u, dict) else {}
         cost = usage.get("cost")
         stop = get(m, "stopReason")
-        texts = [b.get("text") for b in (get(m, "content") if isinstance(get(m, "content"), list) else [])
-                 if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)]
+        texts: list[str] = [b["text"] for b in (get(m, "content") if isinstance(get(m, "content"), list) else [])
+                            if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)]
         return Step(_id(e), k.word, ms, duration, one_line(" ".join(texts), 200), _calls(m, results),
                     int(_num(usage.get("input"))), int(_num(usage.get("output"))),
                     float(_num(cost.get("total"))) if isinstance(cost, dict) else 0.0,
