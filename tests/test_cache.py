@@ -554,7 +554,8 @@ def test_a_warm_set_reads_no_session_whole(tmp_path, cache_dir, monkeypatch):
     from pisess.core.listing import summary
 
     root = tmp_path / "sessions"
-    _a_set(root)
+    for p in _a_set(root):  # (written well before they are read: a file written in the same clock tick is read again)
+        os.utime(p, (p.stat().st_atime - 3600, p.stat().st_mtime - 3600))
     views = [v for v in SET_VIEWS if v[0] != "search"]
     cold = [x for x in _set_views(root) if x[0] != "search"]
     calls: list = []
@@ -619,3 +620,27 @@ def test_watch_resumes_from_the_kept_state(tmp_path, cache_dir, monkeypatch):
     again = follow.Watch(str(path))
     again.start(3.0)
     assert reads == [0] and again.state.entries == 3
+
+
+def test_a_warm_ls_stats_each_file_and_reads_only_the_changed_ones(tmp_path, cache_dir, monkeypatch):
+    """ls and ls --long, warm: one bundle per directory, a stat per file; a file that grew, was
+    rewritten in place or replaced is read again, and the listing is the one without a cache."""
+    from pisess.core.listing import summary
+
+    root = tmp_path / "sessions"
+    paths = _a_set(root)
+    for p in paths:
+        os.utime(p, (p.stat().st_atime - 3600, p.stat().st_mtime - 3600))
+    args = [["ls", "--json", "--sessions-dir", str(root), "--all"], ["ls", "--long", "--json", "--sessions-dir",
+                                                                      str(root), "--all"]]
+    first = [RUNNER.invoke(app, a, catch_exceptions=False).stdout for a in args]
+    calls: list = []
+    real = summary.read_cli_info
+    monkeypatch.setattr(summary, "read_cli_info", lambda p, **k: calls.append(p) or real(p, **k))
+    assert [RUNNER.invoke(app, a, catch_exceptions=False).stdout for a in args] == first
+    assert calls == []
+    with paths[1].open("ab") as fh:
+        fh.write(_line(user("later", "e5", text="more")))
+    got = [RUNNER.invoke(app, a, catch_exceptions=False).stdout for a in args]
+    assert {Path(p).name for p in calls} == {paths[1].name}
+    assert got == [RUNNER.invoke(app, [*a, "--no-cache"], catch_exceptions=False).stdout for a in args]

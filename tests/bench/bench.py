@@ -30,6 +30,10 @@ Cases (``--cases``, by number or name; default all):
               open + buildSessionContext of the appended file (every other case runs with PISESS_CACHE=off)
  15 cache1g   case 14 on a 1 GiB session written by pi 1.6.0 (pi-oracle's big mode): cold vs --no-cache, warm
               after a 10 KB append (pi's own open of 1 GiB is not run: it needs several GB)
+ 21 index     the search index (issue 24): search LITERAL through the index, warm, over case 5's 10,000 files
+              and over 100,000 generated ones beside grep -rF, on case 1's 200 MB file beside grep -F; the first
+              search (building the index) beside --no-cache (the scan); a search after a 10 KB append; warm
+              ls --cwd beside head -qn1; the index's size on disk (MiB per GiB of sessions)
  16 summaries ls --long, stats --all, du --all over the 10,000 files of case 5: --no-cache, cold cache,
               warm cache, beside ls --all --json (first lines only) without a cache
  20 diff      pisess diff FILE LEAF_A LEAF_B --json (two branch tips of case 13's file)  vs  one
@@ -65,7 +69,8 @@ REPO = Path(__file__).resolve().parents[2]
 GEN_VERSION = 3  # bump when the Python generator changes, so cached inputs are rebuilt
 CASES = {"1": "context", "2": "cli", "3": "entries", "4": "validate", "5": "ls", "6": "cold", "7": "search",
          "8": "du", "9": "search10k", "10": "du10k", "11": "entries-cli", "12": "validate-entries",
-         "13": "context16", "14": "cache", "15": "cache1g", "16": "summaries", "17": "images", "20": "diff"}
+         "13": "context16", "14": "cache", "15": "cache1g", "16": "summaries", "17": "images", "20": "diff",
+         "21": "index"}
 SEARCH_HIT = "Summarize the open TODOs"  # a user prompt of both generators: a few dozen lines of the big file
 SEARCH_MISS = "no-such-literal-7f3a"
 SEARCH_FEW = "retry the cache"  # in a few dozen of the small sessions of case 5
@@ -1200,6 +1205,93 @@ class Bench:
         lines = sum(1 for _ in open(self.out("9-grep.txt"), "rb"))
         self.checks.append(f"[9] {gname}: {lines} lines hold {SEARCH_FEW!r}")
 
+    def case_index(self) -> None:
+        """The search index: cold (built by the search), warm, after a 10 KB append, beside the scan
+        (--no-cache) and grep in the same run; every answer checked against the scan's."""
+        rep = max(self.args.repeat, 3)
+        many = self.sizes["files"]
+        sets = [("10k", *self.inputs.many_files(many), LS_CWD)]
+        if not self.args.no_100k:
+            sets.append(("100k", *self.inputs.many_files(many * 10, seed=6), LS_CWD))
+        for tag, root, _origin, cwd in sets:
+            d = root / encode_cwd(cwd)
+            names = sorted(os.listdir(d))
+            self._index_case(f"21/{tag}", [*self.pisess, "search", SEARCH_FEW, "--sessions-dir", root, "--cwd", cwd],
+                             [d / n for n in names], f"{len(names):,} files, 1 project",
+                             self._grep(SEARCH_FEW, d, recursive=True), rep, ls_root=root if tag == "10k" else None)
+        big, origin = self.inputs.big(self.sizes["big_mb"], "harness", 200)
+        dd = self.workdir / "index-big"
+        shutil.rmtree(dd, ignore_errors=True)
+        dd.mkdir()
+        path = dd / big.name
+        shutil.copyfile(big, path)
+        self._index_case("21/200M", [*self.pisess, "search", SEARCH_HIT, path], [path],
+                         f"{origin}, {path.stat().st_size / 1048576:.0f} MiB", self._grep(SEARCH_HIT, path), rep)
+        shutil.rmtree(dd, ignore_errors=True)
+
+    def _index_case(self, case: str, cmd: list, files: list, label: str, grep: tuple, rep: int,
+                    ls_root: Path | None = None) -> None:
+        total = sum(p.stat().st_size for p in files)
+        xdg = self.workdir / "index-xdg"
+        warm(files)
+        gcmd, gname = grep
+        meter = Meter(self.meter.mode, {**(self.meter.env or os.environ), "XDG_CACHE_HOME": str(xdg),
+                                        "PISESS_CACHE": "on"})
+        log(f"[{case}] --no-cache (the scan), cold (the index built), warm, {gname}")
+        off = self.meter.best([*cmd, "--no-cache", "--json"], 1, stdout=self.out("21-scan.json"))
+        off = self.meter.best([*cmd, "--no-cache"], rep)
+        shutil.rmtree(xdg, ignore_errors=True)
+        cold = meter.once(cmd)
+        hot = meter.best(cmd, rep, warmup=1)
+        g = self.meter.best(gcmd, rep, stdout=self.out("21-grep.txt"), warmup=1)
+        meter.once([*cmd, "--json"], stdout=self.out("21-index.json"))
+        same = self._same_hits(self.out("21-index.json"), self.out("21-scan.json"))
+        index_bytes = sum(f.stat().st_size for f in (xdg / "pisess").glob("search.sqlite*"))
+        log(f"    scan {off.wall:.3f} s; cold {cold.wall:.3f} s; warm {hot.wall:.3f} s {kb(hot.rss_kb)}; "
+            f"{gname} {g.wall:.3f} s; index {index_bytes / 1048576:.1f} MiB")
+        target = files[len(files) // 2]
+        before = target.stat()
+        added = append_messages(target, 10 * 1024)
+        after = meter.once(cmd)
+        hot2 = meter.best(cmd, rep)
+        with open(target, "r+b") as fh:  # the input as it was (other cases read it)
+            fh.truncate(before.st_size)
+        os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))
+        log(f"    after a {added / 1024:.1f} KB append: {after.wall:.3f} s (then {hot2.wall:.3f} s)")
+        self.rows += [Row(case, "search (index warm)", label, fmt_size(total), hot, gname, g),
+                      Row(case, "search (index cold: built)", label, fmt_size(total), cold, "--no-cache (scan)", off),
+                      Row(case, "search after a 10 KB append", label, fmt_size(total), after, "index warm", hot)]
+        limit = {"21/10k": 1.5, "21/100k": 0.2, "21/200M": 1.0}.get(case, 1.5)
+        self.targets += [
+            Target(case, f"warm search <= {limit}x {gname}", limit, ratio(hot.wall, g.wall)),
+            Target(case, "first search (building) <= 2x the scan", 2.0, ratio(cold.wall, off.wall)),
+            Target(case, "after a 10 KB append <= 1.2x warm", 1.2, ratio(after.wall, hot.wall)),
+        ]
+        self.checks.append(f"[{case}] index {index_bytes / 1048576:.1f} MiB for {total / 1048576:.0f} MiB of sessions "
+                           f"({index_bytes / max(total, 1) * 1024:.0f} MiB per GiB); index answer vs scan: "
+                           + ("same hits" if same else "DIFFER"))
+        if ls_root is not None:
+            d = ls_root / encode_cwd(LS_CWD)
+            names = sorted(os.listdir(d))
+            ls_cmd = [*self.pisess, "ls", "--sessions-dir", ls_root, "--cwd", LS_CWD, "--json"]
+            lw = meter.best(ls_cmd, rep, warmup=1)
+            head = ["sh", "-c", "ls | grep '\\.jsonl$' | xargs head -qn1 --"]
+            h = self.meter.best(head, rep, cwd=str(d), warmup=1)
+            log(f"[{case}] ls --cwd warm {lw.wall:.3f} s; head -qn1 {h.wall:.3f} s")
+            self.rows.append(Row(case, "ls --cwd C --json (cache warm)", f"{len(names):,} files", fmt_size(total), lw,
+                                 "head -qn1", h))
+            self.targets.append(Target(case, "warm ls --cwd <= 3x head -qn1", 3.0, ratio(lw.wall, h.wall)))
+        shutil.rmtree(xdg, ignore_errors=True)
+
+    @staticmethod
+    def _same_hits(a: str, b: str) -> bool:
+        try:
+            x, y = json.loads(Path(a).read_bytes()), json.loads(Path(b).read_bytes())
+        except (OSError, ValueError):
+            return False
+        x.pop("via", None), y.pop("via", None)
+        return x == y
+
     def case_du10k(self) -> None:
         root, origin = self.inputs.many_files(self.sizes["files"])
         d = root / encode_cwd(LS_CWD)
@@ -1322,6 +1414,7 @@ def parse_args(argv=None):
     p.add_argument("--cli-mb", dest="cli_mb", type=int, help="size of the CLI file (case 2)")
     p.add_argument("--entries", type=int, help="entries of case 3")
     p.add_argument("--files", type=int, help="session files of case 5")
+    p.add_argument("--no-100k", dest="no_100k", action="store_true", help="case 21 without its 100,000 files")
     p.add_argument("--huge-mb", dest="huge_mb", type=int, help="size of the pi 1.6.0 file of case 15 (default 1024)")
     p.add_argument("--image-turns", dest="image_turns", type=int,
                    help="screenshot turns of case 17 (default 3,700: 1.4 GB; 6,700: 2.6 GB)")

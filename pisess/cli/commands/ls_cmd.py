@@ -36,12 +36,11 @@ def ls(
                             sort=sort.lower() if sort else None, whole=long)
     details = None
     if long:
-        from functools import partial
-
         from pisess.core.listing.summary import summarize_file
-        from pisess.core.reading.cache import summary
+        from pisess.core.reading.cache import by_stat
 
-        details = {s.path: summary(s.path, "ls-long", partial(summarize_file, s.path)) for s in listing.sessions}
+        paths = [s.path for s in listing.sessions]  # (kept per directory while each file's stat is unchanged)
+        details = dict(zip(paths, by_stat(paths, "ls-long", lambda todo: [summarize_file(p) for p in todo])))
     unreadable = listing.unreadable
     common.note_unreadable(unreadable)
     if json_out:

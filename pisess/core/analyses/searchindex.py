@@ -367,7 +367,7 @@ def _trusted(key: tuple, seen: Any, st: os.stat_result) -> bool:
     ctime, and that mtime well before the indexing (a write in the same clock tick as the indexing
     leaves both equal: such a file is checked by its fingerprint, as git checks a racily clean file)."""
     return (tuple(key) == _stat_key(st) and seen is not None
-            and max(st.st_mtime_ns, st.st_ctime_ns) < seen - RACY)
+            and st.st_mtime_ns < seen - RACY)
 
 
 def _known(con: sqlite3.Connection) -> dict[bytes, tuple]:

@@ -429,8 +429,27 @@ def _cli_info(path: str, whole: bool, activity: bool = True) -> SessionInfo | Sk
 
 
 def _cli_infos(files: list[str], whole: bool, activity: bool) -> list:
-    """``_cli_info`` of each file, thousands shared among forked processes like the headers."""
-    return _shared([(p, whole, activity) for p in files], _read_cli_infos, _sent_cli_infos, _received_cli_infos)
+    """``_cli_info`` of each file, thousands shared among forked processes like the headers.  With
+    the cache on, what was read of a file is kept in its directory's bundle and used again while
+    the file's stat is unchanged (``cache.by_stat``): a warm listing reads one bundle per
+    directory and stats each file; only changed files are read."""
+    from ..reading import cache
+
+    items = [(p, whole, activity) for p in files]
+    if cache.current().directory is None:
+        return _shared(items, _read_cli_infos, _sent_cli_infos, _received_cli_infos)
+
+    def compute(paths: list[str]) -> list:
+        sub = [(p, whole, activity) for p in paths]
+        return _shared(sub, _sent_cli_infos, _sent_cli_infos, _sent_again)
+
+    sent = cache.by_stat(files, f"ls-info {int(whole)}{int(activity)}", compute,
+                         keep=lambda t: t[0] is not None or not _is_unreadable(t[1]))
+    return _received_cli_infos(items, sent)
+
+
+def _sent_again(files: list, sent: list | None) -> list:
+    return sent if sent is not None and len(sent) == len(files) else _sent_cli_infos(files)
 
 
 def _read_cli_infos(files: list) -> list:

@@ -501,9 +501,12 @@ def remember(path: str, kind: str, value: Any) -> None:
 
 
 def _bundle(directory: str, path: str, kind: str) -> list:
+    return _bundle_at(directory, os.path.dirname(os.path.abspath(path)), kind)
+
+
+def _bundle_at(directory: str, where: str, kind: str) -> list:
     import hashlib
 
-    where = os.path.dirname(os.path.abspath(path))
     memo = (directory, where, kind)
     b = _bundles.get(memo)
     if b is None:
@@ -520,6 +523,61 @@ def _bundle(directory: str, path: str, kind: str) -> list:
             pass
         b = _bundles[memo] = [target, records, False]
     return b
+
+
+# --- values kept by the file's stat alone (ls: one stat per file) ------------------------------------------
+#
+# In a bundle of its own kind: {file name: (device, inode, size, mtime_ns, ctime_ns, seen_ns, value)}.
+# A value is used for a file with the very same stat (ctime too: setting an mtime back changes it)
+# whose mtime is well before the time the value was made (``RACY``): a write in the same clock tick as the read leaves the stat equal, so
+# such a file is read again (as git treats a racily clean file).  No fingerprint: that would read
+# the file, which is what this saves.
+
+RACY = 2_000_000_000  # ns
+
+
+def by_stat(paths: list[str], kind: str, compute: Callable[[list[str]], list],
+            keep: Callable[[Any], bool] = lambda v: True) -> list:
+    """``compute(paths)`` (one value per path, plain data), taken from the cache for each file whose
+    stat is what it was when its value was kept; only the others are computed (and kept when
+    ``keep(value)``; written by ``flush``)."""
+    import time
+
+    directory = _settings.directory
+    if directory is None or not paths:
+        return compute(paths)
+    out: list = [None] * len(paths)
+    todo: list[int] = []
+    fresh: dict[int, tuple] = {}
+    bundles: dict[str, list] = {}
+    stat, dirname, basename = os.stat, os.path.dirname, os.path.basename
+    for i, p in enumerate(paths):
+        d = dirname(p)
+        b = bundles.get(d)
+        if b is None:
+            b = bundles[d] = _bundle_at(directory, os.path.abspath(d), kind)
+        try:
+            st = stat(p)
+        except OSError:
+            todo.append(i)
+            continue
+        key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+        rec = b[1].get(basename(p))
+        if type(rec) is tuple and len(rec) == 7 and rec[:5] == key and key[3] < rec[5] - RACY:
+            out[i] = rec[6]
+        else:
+            todo.append(i)
+            fresh[i] = (b, key)
+    if todo:
+        now = time.time_ns()
+        got = compute([paths[i] for i in todo])
+        for i, v in zip(todo, got):
+            out[i] = v
+            if i in fresh and keep(v):
+                b, key = fresh[i]
+                b[1][basename(paths[i])] = (*key, now, v)
+                b[2] = True
+    return out
 
 
 def flush() -> None:
