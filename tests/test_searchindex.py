@@ -341,3 +341,61 @@ def test_cache_index_ahead_of_time_and_the_cap(tmp_path):
         assert cache.evict(str(where), cap=size // 2) == 1
         assert not [p for p in where.iterdir() if p.name.startswith(searchindex.NAME)]
         assert _search(root, ("needle", False, False))["via"] == "index"  # built again when needed
+
+
+# --- ls --search: pi 1.6's /resume search, answered from the index ---------------------------------------
+
+from pisess.core.listing import resume_search as R  # noqa: E402
+
+
+@pytest.mark.parametrize(("query", "tokens"), [
+    ('foo "node cve" bar', [("fuzzy", "foo"), ("phrase", "node cve"), ("fuzzy", "bar")]),
+    ('foo "unclosed bar', [("fuzzy", "foo"), ("fuzzy", '"unclosed'), ("fuzzy", "bar")]),
+    ("  ", []),
+    ('a"b c"d', [("fuzzy", "a"), ("phrase", "b c"), ("fuzzy", "d")]),
+])
+def test_resume_query_parsing(query, tokens):
+    assert R.parse(query).tokens == tokens
+
+
+def test_resume_matching():
+    s = R.Candidate("Fix date parsing", "01955b3b-aaaa", "/home/you/webapp", lambda: "Make the CSV\n  reader stream")
+    assert R.matches(R.parse("csv"), s)  # message text, any case
+    assert R.matches(R.parse('"csv reader"'), s)  # a phrase: whitespace collapsed
+    assert not R.matches(R.parse('"csv stream"'), s)
+    assert R.matches(R.parse("fdp"), s)  # letters in order in the name
+    assert R.matches(R.parse("wbp"), s)  # ... or in the cwd (webapp)
+    assert not R.matches(R.parse("csv zzz"), s)  # every token must match
+    assert R.matches(R.parse("re:DATE|nothing"), s)
+    assert R.parse("re:(").error and not R.matches(R.parse("re:("), s)
+    assert R.fuzzy_match("v2", "2v") and not R.fuzzy_match("v3", "2v")
+
+
+_QUERIES = st.one_of(st.text("abAB \"é", min_size=1, max_size=8),
+                     st.sampled_from(["re:ab", "re:b.a", "ab", '"a b"', "session", "abab", "p", "re:^A"]))
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                 HealthCheck.function_scoped_fixture])
+@given(first=st.lists(_entry_line(), max_size=10), more=st.lists(_entry_line(), max_size=4),
+       queries=st.lists(_QUERIES, min_size=1, max_size=3))
+def test_ls_search_through_the_index_is_the_reading(tmp_path, first, more, queries):
+    """ls --search through the index (built, then after an append) lists what it lists without
+    a cache, which reads every file's message text."""
+    root = tmp_path / "case"
+    shutil.rmtree(root, ignore_errors=True)
+    (root / "p").mkdir(parents=True)
+    (root / "p" / "s.jsonl").write_bytes(_line(header()) + b"".join(first))
+    (root / "p" / "t.jsonl").write_bytes(_line(header(id="other-ab")) + b"".join(more))
+    app = __import__("pisess.cli.app", fromlist=["app"]).app
+    with Using(tmp_path / "cache"):
+        for step in (0, 1):
+            if step:
+                with (root / "p" / "s.jsonl").open("ab") as fh:
+                    fh.write(b"".join(more))
+            for q in queries:
+                args = ["ls", "--all", "--sessions-dir", str(root), "--json", "--search", q]
+                want = RUNNER.invoke(app, [*args, "--no-cache"])
+                for _ in (0, 1):
+                    got = RUNNER.invoke(app, args)
+                    assert (got.exit_code, got.stdout) == (want.exit_code, want.stdout), q

@@ -17,6 +17,10 @@ def ls(
     sort: str | None = typer.Option(None, "--sort", metavar="activity|created",
                                        help="activity: last activity first, as pi's /resume lists (default with "
                                             "pi 1.6); created: newest header first (pi 0.82's SDK listing)."),
+    search: str | None = typer.Option(None, "--search", "-s", metavar="QUERY",
+                                      help="Only the sessions pi 1.6's /resume search keeps: words (each in the "
+                                      "name, id, message text or cwd; or its letters in order in the name or cwd), "
+                                      "\"quoted phrases\", or re:REGEX. Answered from the search index."),
     pi_version: common.PiVersionOpt = common.CURRENT_PI,
     json_out: common.JsonOpt = False,
     sessions_dir: common.SessionsDirOpt = None,
@@ -34,6 +38,14 @@ def ls(
     common.check_root(w, sessions_dir)
     listing = list_sessions(w.root, None if all_projects else w.cwd, pi_version=pi_version,
                             sort=sort.lower() if sort else None, whole=long)
+    if search is not None:
+        from dataclasses import replace
+
+        from pisess.core.analyses.searchindex import resume_search, take_notes
+
+        listing = replace(listing, sessions=resume_search(listing.sessions, search))
+        for note in take_notes():
+            common.say(note)
     details = None
     if long:
         from pisess.core.listing.summary import summarize_file
@@ -51,6 +63,7 @@ def ls(
                 row["details"] = details[s.path]
             rows.append(row)
         doc: dict[str, Any] = {"piVersion": pi_version, "root": w.root, "cwd": None if all_projects else w.cwd,
+               **({"search": search} if search is not None else {}),
                "sessions": rows, "skipped": [k.to_json() for k in listing.skipped],
                "unreadable": [e.to_dict() for e in unreadable]}
         if unreadable:  # the listing is incomplete: say so as every command's error does

@@ -46,7 +46,7 @@ from ..errors import PisessError
 from ..reading import cache
 from . import search as S
 
-FORMAT = 2  # bump when what a row holds, or how, changes
+FORMAT = 3  # bump when what a row holds, or how, changes
 NAME = cache.INDEX
 TIMEOUT = 30.0  # seconds a writer waits for another's transaction
 BATCH = 32 << 20  # bytes of sessions indexed per transaction when building (one transaction per file at most)
@@ -255,11 +255,38 @@ def line_rows(raw: bytes, off: int, number: int) -> list[tuple[int, int, int, st
     for fld, _kind, prefix, text in S.entry_texts(v):
         if text:
             by_field.setdefault(fld, []).append(prefix + text if prefix else text)
+    for fld, text in _listed_extras(v):  # (what pi's /resume search reads of a message that search does not)
+        by_field.setdefault(fld, []).append(text)
     if not by_field:
         return []
     eid = v.get("id")
     eid = _clean(eid) if isinstance(eid, str) else None
     return [(off, len(raw), number, fld, eid, _clean("\n".join(texts))) for fld, texts in by_field.items()]
+
+
+def _listed_extras(v: dict) -> list[tuple[str, str]]:
+    """Text blocks of user and assistant messages whose ``text`` is not a string: pi's listing
+    makes text of it (``ls --search`` reads it), search does not."""
+    m = v.get("message") if v.get("type") == "message" else None
+    if not isinstance(m, dict) or m.get("role") not in ("user", "assistant") or not isinstance(m.get("content"), list):
+        return []
+    from .. import js
+
+    return [(m["role"], js.to_string(b["text"])) for b in m["content"] if isinstance(b, dict)
+            and b.get("type") == "text" and "text" in b and b["text"] is not None and not isinstance(b["text"], str)]
+
+
+def files_holding(con: sqlite3.Connection, runs: list[str], fields: tuple[str, ...], ids: dict[str, int]) -> set[str]:
+    """The paths (of ``ids``) with a row of one of ``fields`` holding every trigram of ``runs``
+    (case-insensitive): a superset of the files whose text of those fields holds the runs."""
+    q = fts_query(runs)
+    by_id = {v: k for k, v in ids.items()}
+    out: set[str] = set()
+    sql = "SELECT r.file, r.field FROM fts JOIN rows r ON r.id = fts.rowid WHERE fts MATCH ?"
+    for fid, fld in con.execute(sql, (q,)):
+        if fld in fields and fid in by_id:
+            out.add(by_id[fid])
+    return out
 
 
 def _lines(path: str | bytes, start: int) -> Iterator[tuple[bytes, int, bool]]:
@@ -590,6 +617,64 @@ def search_files(files: list, m: S.Matcher, *, reader: str = "auto", active_only
                           "pi_version": pi_version}
     got = search_indexed(files, m, **kw) if cache.current().directory is not None else None
     return got if got is not None else S.search_files(files, m, **kw)
+
+
+# --- pi's /resume search over a listing (ls --search) ---------------------------------------------------------
+
+
+def resume_search(sessions: list, query: str) -> list:
+    """The sessions of a listing (``SessionInfo``, in its order) that pi 1.6's ``/resume`` search
+    keeps for ``query`` (``listing.resume_search``).  The session names are kept in the cache by
+    each file's stat; a token's message text is read only for the files whose user and assistant
+    text in the search index holds the token's letters (all files without a cache).  Raises
+    ``PisessError("usage")`` for a regular expression that does not compile."""
+    from ..listing import resume_search as R
+    from ..listing.summary import CliInfo, read_cli_info
+
+    q = R.parse(query)
+    if q.error:
+        raise PisessError("usage", f"--search {query!r}: {q.error}")
+    if q.mode == "tokens" and not q.tokens:
+        return list(sessions)
+    paths = [s.path for s in sessions]
+    read: dict[str, Any] = {}
+
+    def whole(p: str) -> Any:
+        if p not in read:
+            read[p] = read_cli_info(p, whole=True)
+        return read[p]
+
+    names = cache.by_stat(paths, "ls-name", lambda todo: [w.name if isinstance(w := whole(p), CliInfo) else None
+                                                          for p in todo])
+    holding: list | None = None
+    failed: set[str] = set()
+    runs = R.message_runs(q)
+    directory = cache.current().directory
+    if runs is not None and any(runs) and directory is not None:
+        con = connect(directory)
+        if con is not None:
+            try:
+                ids, failed = refresh(con, paths)
+                holding = [files_holding(con, r, ("user", "assistant"), ids) if r else None for r in runs]
+            except sqlite3.Error as e:
+                if damaged(e):
+                    con.close()
+                    _move_aside(index_path(directory), e)
+                holding = None
+            finally:
+                con.close()
+    out = []
+    for s, name in zip(sessions, names):
+        def may(k: int, p: str = s.path) -> bool:
+            return holding is None or holding[k] is None or p in holding[k] or p in failed
+
+        def messages(p: str = s.path) -> str:
+            w = whole(p)
+            return (w.all_messages_text or "") if isinstance(w, CliInfo) else ""
+
+        if R.matches(q, R.Candidate(name, s.id, s.cwd, messages, may)):
+            out.append(s)
+    return out
 
 
 # --- ahead of time (pisess cache index) ---------------------------------------------------------------------

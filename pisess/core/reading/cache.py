@@ -528,10 +528,10 @@ def _bundle_at(directory: str, where: str, kind: str) -> list:
 # --- values kept by the file's stat alone (ls: one stat per file) ------------------------------------------
 #
 # In a bundle of its own kind: {file name: (device, inode, size, mtime_ns, ctime_ns, seen_ns, value)}.
-# A value is used for a file with the very same stat (ctime too: setting an mtime back changes it)
-# whose mtime is well before the time the value was made (``RACY``): a write in the same clock tick as the read leaves the stat equal, so
-# such a file is read again (as git treats a racily clean file).  No fingerprint: that would read
-# the file, which is what this saves.
+# A value is used for a file with the very same stat (ctime too: setting an mtime back changes
+# it) whose mtime is well before the time the value was made (``RACY``): a write in the same
+# clock tick as the read leaves the stat equal, so such a file is read again (as git treats a
+# racily clean file).  No fingerprint: that would read the file, which is what this saves.
 
 RACY = 2_000_000_000  # ns
 
