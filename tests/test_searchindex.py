@@ -375,8 +375,7 @@ _QUERIES = st.one_of(st.text("abAB \"é", min_size=1, max_size=8),
                      st.sampled_from(["re:ab", "re:b.a", "ab", '"a b"', "session", "abab", "p", "re:^A"]))
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                 HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(60))
 @given(first=st.lists(_entry_line(), max_size=10), more=st.lists(_entry_line(), max_size=4),
        queries=st.lists(_QUERIES, min_size=1, max_size=3))
 def test_ls_search_through_the_index_is_the_reading(tmp_path, first, more, queries):
