@@ -58,3 +58,20 @@ def test_completes_session_ids_with_the_options_on_the_line(tmp_path):
     line = f"pisess tree --sessions-dir {tmp_path / 'sessions'} --cwd /work/p"
     assert sorted(_complete(f"{line} 0195", 6)) == ["0195abcd-0001", "0195abcd-0003"]
     assert _complete(f"{line} --pi-version 0.82.1 0195", 8) == ["0195abcd-0003"]
+
+
+def test_completes_option_values():
+    """Tab after an option with a fixed set of values offers them (it offered nothing)."""
+    cases = {
+        "pisess tree --reader ": ["auto", "harness", "cli"],
+        "pisess stats --by m": ["model"],
+        "pisess export --format ": ["md", "html", "jsonl"],
+        "pisess secrets --format a": ["allowlist"],
+        "pisess validate --format ": ["text", "json", "github"],
+        "pisess context --pi-version 0": ["0.82.1"],
+        "pisess ls --color a": ["auto", "always"],
+        "pisess fork --position ": ["before", "at"],
+    }
+    for words, want in cases.items():
+        cword = len(words.split()) - (0 if words.endswith(" ") else 1)
+        assert _complete(words, cword) == want, words

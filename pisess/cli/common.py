@@ -24,13 +24,22 @@ JSON_VERSION = 1
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 EXIT_BY_CODE = {"usage": EXIT_USAGE, "storage": EXIT_USAGE}
 
+def complete_from(*choices: str) -> Callable[[str], list[str]]:
+    """Tab completion of an option's value: the ``choices`` that begin with what is typed."""
+    def complete(incomplete: str) -> list[str]:
+        return [c for c in choices if c.startswith(incomplete.lower())]
+
+    return complete
+
+
 JsonOpt = Annotated[bool, typer.Option("--json",
                                        help="Print one JSON document (with \"version\": 1) instead of the view.")]
 ReaderOpt = Annotated[
     str,
     typer.Option("--reader", "-r", metavar="auto|harness|cli",
                  help="Read as pi's SDK (harness), as the pi command (cli), or as the program "
-                 "that wrote the file (auto).", case_sensitive=False),
+                 "that wrote the file (auto).", case_sensitive=False,
+                 autocompletion=complete_from("auto", "harness", "cli")),
 ]
 def _pi_version(value: str | None) -> str:
     """Parsed while the arguments are (a bad version is a usage error before any work)."""
@@ -46,7 +55,7 @@ CURRENT_PI = versions.CURRENT
 PiVersionOpt = Annotated[
     str,
     typer.Option("--pi-version", metavar="VERSION", envvar="PISESS_PI_VERSION", show_envvar=True,
-                 callback=_pi_version,
+                 callback=_pi_version, autocompletion=complete_from(*map(str, reversed(versions.KNOWN))),
                  help=f"Follow this pi's rules: {versions.choices()}. "
                  f"The SDK reader (--reader harness) exists only with {versions.PI_0_82}'s rules."),
 ]
@@ -58,7 +67,8 @@ SessionsDirOpt = Annotated[
 CwdOpt = Annotated[str | None, typer.Option("--cwd", metavar="DIR",
                                             help="Project directory (default: the current one).")]
 ColorOpt = Annotated[str, typer.Option("--color", metavar="auto|always|never",
-                                        help="auto, always or never (NO_COLOR is respected).")]
+                                       autocompletion=complete_from("auto", "always", "never"),
+                                       help="auto, always or never (NO_COLOR is respected).")]
 LeafOpt = Annotated[str | None, typer.Option("--leaf", metavar="ID",
                                              help="Use this entry (an id or a unique prefix, as the views show "
                                                   "them) as the leaf instead of the current one.")]

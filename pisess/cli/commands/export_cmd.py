@@ -13,6 +13,7 @@ def export(
     session: str | None = common.session_argument(),
     leaf: common.LeafOpt = None,
     format: str | None = typer.Option(None, "--format", "-f", metavar="FORMAT",
+                                         autocompletion=common.complete_from("md", "html", "jsonl"),
                                          help="md, html or jsonl (default: from the -o extension, else md)."),
     output: str | None = typer.Option(None, "--output", "-o", metavar="FILE",
                                          help="Write to FILE (created exclusively) instead of stdout ('-': stdout)."),

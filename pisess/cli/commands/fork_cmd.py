@@ -16,6 +16,7 @@ def fork(
                                   autocompletion=common.complete_session),
     entry: str = typer.Argument(..., metavar="ENTRY", help="Entry id to fork at (see pisess tree)."),
     position: str = typer.Option("before", "--position", "-p", metavar="before|at",
+                                 autocompletion=common.complete_from("before", "at"),
                                  help="before: the new session ends before this user message (pi's /fork); "
                                       "at: it ends at this entry (pi's /clone)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Show what would be written; write nothing."),

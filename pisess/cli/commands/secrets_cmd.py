@@ -16,7 +16,7 @@ def secrets(
                                                 help="Files or directories (searched for *.jsonl); default: the "
                                                      "sessions of the current project."),
     all_projects: bool = typer.Option(False, "--all", "-a", help="Scan every project under the sessions root."),
-    format: str | None = typer.Option(None, "--format", "-f", metavar="FORMAT",
+    format: str | None = typer.Option(None, "--format", "-f", metavar="FORMAT", autocompletion=common.complete_from(*FORMATS),
                                          help="text, json, github (default when GITHUB_ACTIONS=true) or allowlist "
                                               "(lines to append to .pisess-secrets-allow)."),
     allowlist: str | None = typer.Option(None, "--allowlist", metavar="FILE",

@@ -13,7 +13,8 @@ def stats(
     sessions: list[str] | None = sets.sessions_argument(),
     all_projects: sets.AllOpt = False,
     by: str | None = typer.Option(None, "--by", metavar="KEY", help="Also a table by session, model, day (local "
-                                     "time) or branch.", case_sensitive=False),
+                                     "time) or branch.", case_sensitive=False,
+                                  autocompletion=common.complete_from("session", "model", "day", "branch")),
     reader: common.ReaderOpt = "auto",
     pi_version: common.PiVersionOpt = common.CURRENT_PI,
     json_out: common.JsonOpt = False,

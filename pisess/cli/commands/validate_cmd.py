@@ -17,7 +17,7 @@ def validate(
         None, metavar="[PATH]...",
         help="Files or directories (searched for *.jsonl); default: the whole sessions root."),
     format: str | None = typer.Option(
-        None, "--format", "-f", metavar="FORMAT",
+        None, "--format", "-f", metavar="FORMAT", autocompletion=common.complete_from("text", "json", "github"),
         help="text, json or github (default: github when GITHUB_ACTIONS=true, else text)."),
     strict: bool = typer.Option(False, "--strict", help="Treat warnings as errors."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Only the summary line."),
