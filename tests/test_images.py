@@ -14,7 +14,7 @@ import pytest
 from conftest import cli_runner, entry, header, invoke, write_session
 from pisess.core.js import UNDEF
 from pisess.core.reading import images
-from pisess.core.reading.jsonl import dumps, loads_lean, parse_json
+from pisess.core.reading.jsonl import NOT_JSON, dumps, loads_lean, parse_json
 
 IMAGE_CHARS = 400 * 1024  # base64 characters of each screenshot: 300 KB decoded
 
@@ -123,7 +123,7 @@ def test_what_is_not_an_image_s_plain_base64_is_parsed_whole(tmp_path, case):
     assert images.elided(got["message"]["content"][0].get("data")) is None
 
 
-def test_strict_refuses_a_control_character_in_the_base64_as_a_parse_does(tmp_path):
+def test_the_lean_parse_does_not_look_for_a_control_character_in_the_base64(tmp_path):
     data = b64(random.Random(3), 20_000)
     line = entry("message", "a", None, message={"role": "user", "timestamp": 1,
                                                 "content": [{"type": "image", "data": data, "mimeType": "image/png"}]})
@@ -132,9 +132,29 @@ def test_strict_refuses_a_control_character_in_the_base64_as_a_parse_does(tmp_pa
     raw = bytes(raw)
     path = tmp_path / "s.jsonl"
     path.write_bytes(raw + b"\n")
-    assert parse_json(raw) is loads_lean(raw, 0, str(path), strict=True)  # NOT_JSON both
-    # the views' read leaves that pass out (documented): the image is drawn, its bytes unread
+    assert parse_json(raw) is NOT_JSON
+    # (documented: the listing's lean read draws the image; a read back follows a whole parse)
     assert images.elided(loads_lean(raw, 0, str(path))["message"]["content"][0]["data"]) is not None
+
+
+def test_context_json_leaves_out_a_line_with_a_control_character_in_an_image_as_pi_does(tmp_path, monkeypatch):
+    """The line is read back lean, but the scan that found the entries parsed every line whole and
+    left that one out: the output is the whole read's."""
+    from pisess.cli.commands.context_cmd import context_json
+    from pisess.core.model.context import build_context
+    from pisess.core.reading.session import open_session
+
+    path = write_session(tmp_path, screenshots(4, chars=6_000))
+    data = open(path, "rb").read()
+    at = data.index(b'"type":"image","data":"', data.index(b'"toolCallId":"c2"')) + 600
+    open(path, "wb").write(data[:at] + b"\x01" + data[at + 1:])
+    monkeypatch.setenv("PISESS_CACHE", "off")
+    whole = build_context(open_session(path, "cli", light=True), UNDEF, full_path=False)
+    expected = dumps({"version": 1, **context_json(whole)}) + b"\n"
+    got = invoke(cli_runner(monkeypatch), "context", "--json", "--reader", "cli", path)
+    assert got.exit_code == 0, got.stderr
+    assert got.stdout.encode() == expected
+    assert expected.count(b'"type":"image"') == 2  # the dropped line cuts the path: turn 3 only (x2: llmMessages)
 
 
 # --- the commands ----------------------------------------------------------------------------------

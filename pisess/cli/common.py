@@ -218,7 +218,7 @@ def dumps(doc: Any) -> bytes:
 
 def emit_json(doc: dict, *, images: bool = False) -> None:
     """The one JSON document of a command; what it could not read is listed in ``unreadable``.
-    ``images``: the document holds image placeholders (a session read with ``images="strict"``),
+    ``images``: the document holds image placeholders (a session read with ``images="lean"``),
     each written as the base64 it stands for, copied from the session file."""
     from pisess.cli.output import Printer
 

@@ -1014,11 +1014,17 @@ class Bench:
         size = path.stat().st_size
         label = f"{origin}, {size / 1048576:.0f} MiB"
         warm([path])
-        pi = None
-        if self.oracle is not None and self.pi_bare:
+        with_pi = self.oracle is not None and self.pi_bare is not None
+
+        def pi_run() -> Run | None:
+            if not with_pi:
+                return None
             log(f"[{case}] pi 1.6.0 bare open+buildSessionContext+convertToLlm")
-            pi = self.meter.best(self.bare("cli", path, "1.6.0"), rep)
-            log(f"    {pi.wall:.2f} s {kb(pi.rss_kb)}")
+            got = self.meter.best(self.bare("cli", path, "1.6.0"), rep)
+            log(f"    {got.wall:.2f} s {kb(got.rss_kb)}")
+            return got
+
+        pi = pi_run()
         where = ["--sessions-dir", root]
         commands = [  # (label, argv, wall limit x pi, RSS limit MiB)
             ("ls --all --long", ["ls", "--all", "--long", *where], 0.2, 150),
@@ -1039,6 +1045,8 @@ class Bench:
         for what, argv, wall_x, rss_mb in commands:
             if only and what not in only:
                 continue
+            if self.args.image_pairs and pi is None:
+                pi = pi_run()  # each command beside a run of pi just before it: the load here drifts
             log(f"[{case}] pisess {what}")
             out = self.out(f"{case}-{what.replace(' ', '').replace('-', '')}.out")
             a = self.meter.best([*self.pisess, *argv], rep, stdout=out)
@@ -1049,6 +1057,8 @@ class Bench:
                                        ratio(a.wall, pi.wall) if pi else None))
             self.targets.append(Target(case, f"{what} RSS <= {rss_mb} MiB", rss_mb,
                                        a.rss_kb / 1024 if a.rss_kb else None, unit="MiB"))
+            if self.args.image_pairs:
+                pi = None
 
     def case_validate(self) -> None:
         path, origin = self.inputs.big(self.sizes["big_mb"], "harness", 200)
@@ -1418,6 +1428,8 @@ def parse_args(argv=None):
     p.add_argument("--huge-mb", dest="huge_mb", type=int, help="size of the pi 1.6.0 file of case 15 (default 1024)")
     p.add_argument("--image-turns", dest="image_turns", type=int,
                    help="screenshot turns of case 17 (default 3,700: 1.4 GB; 6,700: 2.6 GB)")
+    p.add_argument("--image-pairs", action="store_true",
+                   help="case 17: run pi before each command and take each ratio from that pair (a busy machine)")
     p.add_argument("--image-commands", help="case 17: only these commands, comma separated labels (default all)")
     p.add_argument("--python", help="python with orjson for the floor (default: the repo's .venv)")
     p.add_argument("--pisess", help="pisess command line (default: .venv/bin/pisess)")

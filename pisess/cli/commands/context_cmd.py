@@ -116,7 +116,7 @@ def context(
         gather = UsageGather  # the breakdown from the index's one parse, not from reading the file back
     # images: each one's base64 stays in the file; the view draws it as one line, --json copies it out
     s = open_session(path, reader, light=True, pi_version=pi_version, gather=gather,
-                     images="strict" if json_out else "lean")
+                     images="lean")
     if not json_out:
         common.report_dropped(s.path, s.dropped_lines)
     ctx = build_context(s, common.leaf_argument(s, leaf), full_path=False)  # only the path's ids are shown

@@ -14,9 +14,11 @@ A ``data`` value is cut out only where the result is certain to be what a whole 
 escaped), the string holds no backslash (no escape: its bytes are its characters, and the first
 quote after it ends it), its bytes are ASCII, and after the parse each placeholder is the ``data``
 of an ``image`` block; otherwise the line is parsed whole.  A control character inside the base64
-would make the line invalid JSON: ``strict`` checks the whole line with orjson first (at the speed
-of its SIMD scan, the string dropped at once); without it such a line goes unnoticed (the views'
-and the listing's reads; ``validate``, the compact index and ``context --json`` read every byte).
+would make the line invalid JSON, and the cut does not look for one: an entry read back by offset
+was parsed whole by the read that found it (the compact index's scan, or the line scan; an index
+cache entry stands for the same bytes), which left such a line out, so ``context --json`` prints
+only lines checked byte by byte.  The listing's reads (``ls --long``) parse lean at once: a
+control character there goes unnoticed.
 
 The placeholder holds a nonce of this process, so a string in a file cannot pass for one.
 """

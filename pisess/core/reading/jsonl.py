@@ -59,18 +59,13 @@ def parse_json(raw: bytes) -> Any:
     return v
 
 
-def loads_lean(raw: bytes, offset: int, path: str, strict: bool = False) -> Any:
+def loads_lean(raw: bytes, offset: int, path: str) -> Any:
     """``parse_json(raw)`` of the line at byte ``offset`` of ``path``, each long image ``data``
     string a placeholder that says where its base64 is (``images``: the bytes are never decoded
-    into a string; ``strict`` checks them as a parse would)."""
+    into a string, nor checked for control characters)."""
     lean, cuts = cut(raw, offset, path)
     if not cuts:
         return parse_json(raw)
-    if strict:
-        try:
-            orjson.loads(raw)  # (every byte checked; the value is dropped at once)
-        except (orjson.JSONDecodeError, RecursionError):
-            return parse_json(raw)
     v = parse_json(lean)
     if placed(v) != cuts:
         return parse_json(raw)  # a cut outside an image block: the whole line as it is
@@ -226,9 +221,9 @@ class RawFile:
     ends_with_newline: bool
     light: bool = False
     sdk_marker: bool | None = None  # holds an SDK-only record (None: not determined during the scan)
-    # How entries read back by offset treat inline images: "whole" (every byte parsed), "lean"
-    # (each image's base64 left in the file, a placeholder in its place: loads_lean) or
-    # "strict" (lean, the base64's bytes checked as a whole parse checks them)
+    # How entries read back by offset treat inline images: "whole" (every byte parsed) or "lean"
+    # (each image's base64 left in the file, a placeholder in its place: loads_lean; the scan
+    # that found the entry parsed its line whole)
     images: str = "whole"
 
     @property
@@ -273,7 +268,7 @@ class RawFile:
         if self.images == "whole":
             v = parse_json(data)
         else:
-            v = loads_lean(data, light.offset, self.path, strict=self.images == "strict")
+            v = loads_lean(data, light.offset, self.path)
         if type(v) is not dict or v.get("id", None) != light.get("id", None):
             raise PisessError("storage", f"{self.path} changed while it was being read (the entry at byte "
                               f"{light.offset} is not the one read before); run the command again",

@@ -213,8 +213,8 @@ def open_session(path: str, reader: str = "auto", raw: RawFile | None = None, *,
     ``gather``: a summary of whole entries to take during the compact index's one parse (see
     ``compact.scan_compact``); ``session.store.gathered()`` has it where the index read the file.
 
-    ``images``: how entries read back treat inline images (``RawFile.images``): ``lean`` and
-    ``strict`` leave each image's base64 in the file, a placeholder in the value (``images``)."""
+    ``images``: how entries read back treat inline images (``RawFile.images``): ``lean`` leaves
+    each image's base64 in the file, a placeholder in the value (``images``)."""
     session = open_read(path, reader, raw, light=light, pi_version=pi_version, gather=gather)[0]
     if images != "whole" and light:
         session.raw.images = images
