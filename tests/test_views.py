@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 import pytest
 
@@ -314,3 +315,22 @@ def test_the_entry_id_column_is_padded_to_the_session_id_width(tmp_path, monkeyp
     assert len(rows) == 4
     starts = {line.index("user") if " user " in line else line.index("assistant") for line in rows}
     assert len(starts) == 1, rows
+
+
+def test_ls_lists_a_session_pi_read_no_activity_time_for():
+    """With pi 1.6's order the LAST ACTIVE column is there; a session whose file gave no time shows
+    ``-`` in it (it was a KeyError, a traceback in ls on the hostile corpus)."""
+    from types import SimpleNamespace
+
+    from pisess.cli.views.listing import ls_view
+
+    def session(sid: str, modified: Any):
+        return SimpleNamespace(id=sid, listing="cli", activity_read="file", created_at="2026-01-01T00:00:00.000Z",
+                               size=10, parent_session_path=None, cwd="/p", modified=modified, path=f"/s/{sid}.jsonl")
+
+    listing = SimpleNamespace(sessions=[session("0195aaaa-1", 1767225600000), session("0195bbbb-2", None)],
+                              directories=["/s"])
+    rows = [t.plain for t in ls_view(listing, SimpleNamespace(root="/s", cwd="/p"), all_projects=False, details=None,
+                                     width=100, now_ms=1767225600000)]
+    assert "LAST ACTIVE" in rows[1]
+    assert any("0195bbbb" in r and " - " in r for r in rows), rows

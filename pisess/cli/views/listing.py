@@ -69,6 +69,8 @@ def ls_view(listing, where, *, all_projects: bool, details: dict | None, width: 
                          else (one_line(first, 60) or "(no messages)", "dim"))
         if by_activity and s.modified is not None:  # the time the rows are sorted by, as pi read it
             c["last"] = (d.local_time(s.modified)[:16], "")
+        elif by_activity:  # a file pi's listing read no time from: the column is there, the cell says so
+            c.setdefault("last", ("-", "dim"))
         return c
 
     # (key, header, width, justify, drop order: higher goes first when the terminal is narrow;
