@@ -1,5 +1,5 @@
 """The kind table (pisess.core.model.kinds): one row per (entry type, message role), and every view
-takes its words, styles and previews from it."""
+(tree, path, search, du, watch) takes its words, styles and previews from it."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import pytest
 
 from conftest import assistant, cli_runner, entry, header, invoke, message, user, write_session
 from pisess.cli.views import describe as d
+from pisess.cli.views.watch import _row as _watch_row
 from pisess.core import versions
 from pisess.core.analyses import validate
 from pisess.core.model import kinds
@@ -114,6 +115,8 @@ def test_tree_path_and_du_show_the_tables_word_for_every_row(tmp_path, monkeypat
             row = _row_of(out, e["id"])
             assert f" {k.word:<10} " in row, (k.word, row)
             assert kinds.preview(e, 8)[:12] in row, (kinds.preview(e, 8), row)
+        watch_row = _watch_row(e, [], id_width=8).plain  # watch's row of an appended entry
+        assert f" {k.word:<10} " in watch_row and kinds.preview(e, 8)[:12] in watch_row, watch_row
     assert seen >= {(k.type, k.role) for k in kinds.KINDS}
     du = invoke(runner, "du", src, "--json")
     assert du.exit_code == 0, du.stderr
@@ -173,6 +176,7 @@ def test_a_new_kind_is_one_row_and_every_view_follows(tmp_path, monkeypatch, boo
         assert r.exit_code == 0, r.stderr
         row = _row_of(r.stdout, "b1")
         assert "bookmark   bookmark remember this place" in row, row
+    assert "bookmark   bookmark remember this place" in _watch_row(lines[2], [], id_width=8).plain
     r = invoke(runner, "search", "remember", src, "--json")
     hit = json.loads(r.stdout)["hits"][0]
     assert (hit["entryId"], hit["field"]) == ("b1", "label")

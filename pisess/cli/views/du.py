@@ -17,11 +17,11 @@ def kind_word(t: str, role: str | None) -> str:
     return escape_controls(kinds.of(UNDEF if t == "(none)" else t, UNDEF if role == "(none)" else role).word)
 
 
-def percent(part: int, whole: int) -> str:
+def _pct(part: int, whole: int) -> str:
     return f"{100 * part / whole:.0f}%" if whole else "-"
 
 
-def bar(part: int, whole: int, width: int = 20) -> str:
+def _bar(part: int, whole: int, width: int = 20) -> str:
     return "\u2588" * (round(width * part / whole) if whole else 0)
 
 
@@ -47,9 +47,9 @@ def du_view(report, *, label: str, width: int = 100) -> list:
     out.append(Text("by entry type", "bold"))
     whole = report.size
     rows = [[kind_word(r["type"], r["role"]), plural(r["entries"], "entry", "entries"), human_size(r["bytes"]),
-             percent(r["bytes"], whole), Text(bar(r["bytes"], whole), "cyan")] for r in report.kinds]
+             _pct(r["bytes"], whole), Text(_bar(r["bytes"], whole), "cyan")] for r in report.kinds]
     rest = report.header_bytes + report.other_bytes
-    rows.append([Text("other", "dim"), Text("headers, newlines", "dim"), human_size(rest), percent(rest, whole), ""])
+    rows.append([Text("other", "dim"), Text("headers, newlines", "dim"), human_size(rest), _pct(rest, whole), ""])
     out.extend(columns(rows, "lrrrl"))
     out.append(Text(""))
     w = Text(no_wrap=True, overflow="ellipsis")
@@ -62,7 +62,7 @@ def du_view(report, *, label: str, width: int = 100) -> list:
     if report.where.get("edited"):  # hidden or replaced by a pi 1.6 context_edit
         parts.insert(1, ("edited", report.where["edited"], "magenta"))
     for i, (word, b, style) in enumerate(parts):
-        piece = f"{word} {human_size(b)} ({percent(b, whole)})"
+        piece = f"{word} {human_size(b)} ({_pct(b, whole)})"
         if i and w.cell_len + 3 + len(piece) > width:  # the next piece on a line of its own, under the first
             out.append(w)
             w = Text("       ", no_wrap=True, overflow="ellipsis")

@@ -8,7 +8,7 @@ from pisess.cli.output import soft
 from pisess.cli.views.text import escape_controls, plural, short_id
 
 
-def kind_counts(counts: dict) -> str:
+def _kinds(counts: dict) -> str:
     return ", ".join(f"{k} \u00d7{n}" for k, n in counts.items())
 
 
@@ -28,8 +28,8 @@ def export_summary(run, written: str | None) -> list:
     if not total:
         return out
     if result.redacted:
-        out.append(soft(Text(f"redacted {plural(total, 'secret')}: {kind_counts(result.secrets)}", "yellow")))
+        out.append(soft(Text(f"redacted {plural(total, 'secret')}: {_kinds(result.secrets)}", "yellow")))
     else:
-        out.append(soft(Text(f"warning: {plural(total, 'possible secret')} in this export ({kind_counts(result.secrets)}); "
+        out.append(soft(Text(f"warning: {plural(total, 'possible secret')} in this export ({_kinds(result.secrets)}); "
                              "--redact replaces them, pisess secrets FILE shows where they are", "bold yellow")))
     return out

@@ -14,7 +14,7 @@ from pisess.core import js
 from pisess.core.ids import unique_prefix_width
 
 
-def money(v: float, places: int | None = None) -> str:
+def _money(v: float, places: int | None = None) -> str:
     """``$0.0123`` below $100, ``$109.81`` above; ``places`` fixed for a column (``_moneys``)."""
     return f"${v:,.{places if places is not None else (4 if v < 100 else 2)}f}"
 
@@ -23,7 +23,7 @@ def _moneys(values: list) -> list[str]:
     """Amounts shown together (a column, a row): one number of decimals for all of them, so
     ``$31.2190`` never stands beside ``$109.81``."""
     places = 2 if any(v >= 100 for v in values) else 4
-    return [money(v, places) for v in values]
+    return [_money(v, places) for v in values]
 
 
 def _tool_line(calls: dict, limit: int = 8) -> str:
@@ -117,7 +117,7 @@ def stats_view(report, *, label: str, width: int = 100) -> list:
         forks = (f"{plural(len(report.forks), 'session')} forked from another in the set: "
                  f"{plural(c['entries'], 'copied entry', 'copied entries')} counted once")
         forks_left = (f"left out: {plural(c['messageCount'], 'message')} \u00b7 {c['tokens']['total']:,} tokens "
-                      f"\u00b7 {money(c['cost'])}")
+                      f"\u00b7 {_money(c['cost'])}")
     else:
         forks, forks_left = "no session in the set is forked from another one in it", None
     forks_matched = _matches_line(report.matches)
@@ -138,7 +138,7 @@ def stats_view(report, *, label: str, width: int = 100) -> list:
     if forks_matched:
         detail.append(("", forks_matched))
     if t["usageKinds"]:  # pi 1.6's usage entries (prompt-cache warming and other model calls)
-        detail.append(("usage", " \u00b7 ".join(f"{k} {count_text(v['entries'])} ({money(v['cost'])})"
+        detail.append(("usage", " \u00b7 ".join(f"{k} {count_text(v['entries'])} ({_money(v['cost'])})"
                                                 for k, v in t["usageKinds"].items())))
     if t["thinkingLevels"]:
         detail.append(("thinking", " \u00b7 ".join(f"{k} {count_text(n)}" for k, n in t["thinkingLevels"].items())))
