@@ -41,7 +41,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .. import versions
+from .. import js, versions
 from ..errors import PisessError
 from ..reading import cache
 from . import search as S
@@ -268,12 +268,15 @@ def _listed_extras(v: dict) -> list[tuple[str, str]]:
     """Text blocks of user and assistant messages whose ``text`` is not a string: pi's listing
     makes text of it (``ls --search`` reads it), search does not."""
     m = v.get("message") if v.get("type") == "message" else None
-    if not isinstance(m, dict) or m.get("role") not in ("user", "assistant") or not isinstance(m.get("content"), list):
+    if type(m) is not dict or m.get("role") not in ("user", "assistant") or type(m.get("content")) is not list:
         return []
-    from .. import js
-
-    return [(m["role"], js.to_string(b["text"])) for b in m["content"] if isinstance(b, dict)
-            and b.get("type") == "text" and "text" in b and b["text"] is not None and not isinstance(b["text"], str)]
+    out = []
+    for b in m["content"]:
+        if type(b) is dict and b.get("type") == "text":
+            t = b.get("text")
+            if t is not None and type(t) is not str:
+                out.append((m["role"], js.to_string(t)))
+    return out
 
 
 def files_holding(con: sqlite3.Connection, runs: list[str], fields: tuple[str, ...], ids: dict[str, int]) -> set[str]:
