@@ -307,3 +307,26 @@ def test_nothing_but_the_browse_app_imports_textual():
                    and "import" in p.read_text() and any(line.lstrip().startswith(("from textual", "import textual"))
                                                          for line in p.read_text().splitlines()))
     assert users == ["cli/browse/app.py"]
+
+
+@pytest.mark.parametrize("keys,name", [((), "session"), (("t",), "trace"), (("k", "c"), "context"),
+                                       (("question_mark",), "help")])
+def test_screens_match_golden(examples, keys, name):
+    """The main screens at 100x30, colour off: byte for byte what was reviewed
+    (PISESS_UPDATE_GOLDEN=1 rewrites them)."""
+    path = str(examples / "sessions" / CLI_FILE)
+
+    async def go():
+        app = _app(examples, path)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause()
+            if keys:
+                await pilot.press(*keys)
+                await pilot.pause()
+            return _screen_text(app)
+
+    got = _run(go()) + "\n"
+    golden = GOLDEN / f"browse_{name}.txt"
+    if os.environ.get("PISESS_UPDATE_GOLDEN"):
+        golden.write_text(got)
+    assert got == golden.read_text()

@@ -75,7 +75,7 @@ class RowList(ScrollView, can_focus=True):
         self.refresh()
 
     def render_line(self, y: int) -> Strip:
-        width = self.size.width
+        width = self.scrollable_content_region.width  # (without the scroll bar)
         i = self.scroll_offset.y + y
         if i >= self.count or width <= 0:
             return Strip.blank(width, NULL)
@@ -139,15 +139,19 @@ class TextScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Static(Text(self.title_text, "bold"), id="title")
-        yield RichLog(wrap=True, markup=False, highlight=False, auto_scroll=False, id="page")
+        yield RichLog(wrap=True, markup=False, highlight=False, auto_scroll=False, min_width=20, id="page")
         yield Static(Text("j/k scroll  g/G top/bottom  Esc/q back  ? help", "dim"), id="keys")
 
     def on_mount(self) -> None:
+        self.query_one(RichLog).focus()
+        self.call_after_refresh(self._fill)  # once the page has its width: views are laid out for it
+
+    def _fill(self) -> None:
         log = self.query_one(RichLog)
-        for r in self.make(max(20, self.app.size.width - 2)):
-            log.write(r)
+        width = max(20, log.scrollable_content_region.width or self.app.size.width - 2)
+        for r in self.make(width):
+            log.write(r, width=width)
         log.scroll_home(animate=False)
-        log.focus()
 
     def action_down(self) -> None:
         self.query_one(RichLog).scroll_down(animate=False)
@@ -173,7 +177,7 @@ class Confirm(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Container(id="dialog"):
-            yield RichLog(wrap=True, markup=False, auto_scroll=False, id="question")
+            yield RichLog(wrap=True, markup=False, auto_scroll=False, min_width=20, id="question")
             yield Static(Text("y: yes   n / Esc: no", "bold"))
 
     def on_mount(self) -> None:
@@ -291,7 +295,7 @@ class SessionScreen(Screen):
         yield Static("", id="title")
         with Container(id="panes"):
             yield RowList(0, self._draw, id="tree")
-            yield RichLog(wrap=True, markup=False, highlight=False, auto_scroll=False, id="detail")
+            yield RichLog(wrap=True, markup=False, highlight=False, auto_scroll=False, min_width=20, id="detail")
         yield Static("", id="status")
         yield Input(placeholder="search the session's text (Enter)", id="search")
         yield Static(Text(" j/k move  h/l fold  L leaf  [ ] branches  c context  t trace  d compare  / search  "
@@ -382,8 +386,9 @@ class SessionScreen(Screen):
             log.write(Text("(a fold: l or \u2192 opens it)", "dim"))
             return
         det = entry_detail(self.opened.session, e, self.opened.links)
-        for r in bv.detail_view(self.opened.session, det, width=max(20, log.size.width or 40)):
-            log.write(r)
+        width = max(20, log.scrollable_content_region.width or 40)
+        for r in bv.detail_view(self.opened.session, det, width=width):
+            log.write(r, width=width)
         log.scroll_home(animate=False)
 
     def _status(self) -> None:

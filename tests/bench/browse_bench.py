@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""pisess browse on a big session, driven headless: the time to open it (the app started, the tree
+read and the first screen drawn) beside `pisess tree FILE` on the same file, cold (no cache) and
+warm (through the index cache), and the latency of a keypress that moves the selection.
+
+    .venv/bin/python tests/bench/browse_bench.py FILE [--keys 200]
+
+FILE: e.g. the 200 MB session bench.py's case 13 generates (pi 1.6.0's writer) under
+/tmp/pisess-bench.  Each open runs in a child process of its own (a fresh interpreter, as a user's
+`pisess browse` is), so the cold and warm figures are comparable with `pisess tree`'s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PISESS = os.path.join(os.path.dirname(sys.executable), "pisess")
+
+
+def child(path: str, keys: int) -> None:
+    """In a fresh process: open the app headless, draw, press keys; print the figures."""
+    t0 = time.perf_counter()
+    from pisess.cli.browse.app import BrowseApp
+
+    async def go() -> tuple[float, list[float]]:
+        app = BrowseApp(path=path, at=None, root=os.path.dirname(os.path.dirname(path)), cwd="/", reader="auto",
+                        pi_version="1.6.0")
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause()
+            opened = time.perf_counter() - t0
+            lat = []
+            for i in range(keys):
+                k = time.perf_counter()
+                await pilot.press("k" if i % 2 == 0 else "k")
+                await pilot.pause()
+                lat.append(time.perf_counter() - k)
+            return opened, lat
+
+    opened, lat = asyncio.run(go())
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(f"{opened:.3f} {statistics.median(lat) * 1000:.1f} {max(lat) * 1000:.1f} {rss}")
+
+
+def run_child(path: str, keys: int, env: dict) -> tuple[float, float, float, int]:
+    out = subprocess.run([sys.executable, __file__, "--child", path, "--keys", str(keys)], env=env, check=True,
+                         capture_output=True, text=True).stdout.split()
+    return float(out[0]), float(out[1]), float(out[2]), int(out[3])
+
+
+def timed(cmd: list, env: dict) -> tuple[float, int]:
+    t = time.perf_counter()
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, _, ru = os.wait4(p.pid, 0)
+    return time.perf_counter() - t, ru.ru_maxrss
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("file")
+    ap.add_argument("--keys", type=int, default=200)
+    ap.add_argument("--child", action="store_true")
+    ap.add_argument("--repeat", type=int, default=3)
+    a = ap.parse_args()
+    if a.child:
+        child(a.file, a.keys)
+        return 0
+    with tempfile.TemporaryDirectory() as xdg:
+        off = {**os.environ, "PISESS_CACHE": "off", "NO_COLOR": "1"}
+        on = {**os.environ, "PISESS_CACHE": "on", "XDG_CACHE_HOME": xdg, "NO_COLOR": "1"}
+        size = os.path.getsize(a.file)
+        print(f"file: {a.file} ({size / 1048576:.0f} MiB)")
+        rows = []
+        for label, env in (("cold (PISESS_CACHE=off)", off), ("warm (cache)", on)):
+            if env is on:
+                timed([PISESS, "tree", a.file, "--no-pager"], on)  # the cache entry written
+            tree = [timed([PISESS, "tree", a.file, "--no-pager"], env) for _ in range(a.repeat)]
+            ctx = [timed([PISESS, "context", a.file, "--json"], env) for _ in range(a.repeat)]
+            br = [run_child(a.file, a.keys, env) for _ in range(a.repeat)]
+            t = statistics.median(x[0] for x in tree)
+            o = statistics.median(x[0] for x in br)
+            rows.append((label, t, o, o / t, statistics.median(x[1] for x in br), max(x[2] for x in br),
+                         max(x[3] for x in br) / 1024, max(x[1] for x in ctx) / 1024))
+        print(f"{'':24} {'tree':>8} {'browse open':>12} {'ratio':>6} {'key median':>11} {'key max':>8} "
+              f"{'browse RSS':>11} {'context --json RSS':>19}")
+        for label, t, o, r, km, kx, rss, crss in rows:
+            print(f"{label:24} {t:7.2f}s {o:11.2f}s {r:6.2f} {km:9.1f}ms {kx:6.1f}ms {rss:9.0f}MB {crss:17.0f}MB")
+        print("targets: open <= 1.5x tree cold; warm open < 0.5 s; keypress < 50 ms; RSS <= 2x context --json's")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
