@@ -13,12 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import assistant, cli_runner, entry, header, invoke, message, user, write_session
+from conftest import assistant, check_golden, cli_runner, entry, header, invoke, message, user, write_session
 from pisess.core.model.detail import Links, entry_detail
 from pisess.core.model.trace import trace
 from pisess.core.reading.session import open_session
 
-GOLDEN = Path(__file__).parent / "golden"
 CLI_FILE = "--home-you-projects-webapp--/2025-03-03T09-00-00-000Z_01955b3b-ca80-7e01-b12a-849873dde393.jsonl"
 
 
@@ -325,8 +324,4 @@ def test_screens_match_golden(examples, keys, name):
                 await pilot.pause()
             return _screen_text(app)
 
-    got = _run(go()) + "\n"
-    golden = GOLDEN / f"browse_{name}.txt"
-    if os.environ.get("PISESS_UPDATE_GOLDEN"):
-        golden.write_text(got)
-    assert got == golden.read_text()
+    check_golden(f"browse_{name}.txt", _run(go()) + "\n")
