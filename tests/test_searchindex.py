@@ -20,6 +20,7 @@ from conftest import SHARDS, assistant, encode_line, entry, examples, header, me
 from pisess.core.analyses import searchindex
 from pisess.core.reading import cache
 from test_cache import RUNNER, Using
+from test_cache import _apply as _cache_apply
 
 ALPHABET = "ab Ab\n\"é\\ſK<"
 _IDS = [f"n{i}" for i in range(10)]
@@ -125,35 +126,19 @@ def assert_same_as_scan(root: Path, pats: list) -> None:
 
 
 def _apply(root: Path, index_dir: Path, op: tuple, pending: list) -> None:
+    """test_cache's operations on the session (appends, half lines, truncation, same-size rewrite,
+    replacement), and a fork, a deleted fork and a damaged index."""
     path = root / "p" / "s.jsonl"
     fork = root / "p" / "f.jsonl"
     kind = op[0]
-    data = path.read_bytes()
-    if pending:
+    if kind in ("append", "half", "truncate", "rewrite", "rename"):
+        _cache_apply(path, index_dir, op, pending)
+        return
+    if pending:  # complete the half line first, as pi's next write would
         with path.open("ab") as fh:
             fh.write(pending.pop())
-    if kind == "append":
-        with path.open("ab") as fh:
-            fh.write(b"".join(op[1]))
-    elif kind == "half":
-        line, cut = op[1], max(1, int(len(op[1]) * op[2]))
-        with path.open("ab") as fh:
-            fh.write(line[:cut])
-        pending.append(line[cut:])
-    elif kind == "truncate":
-        with path.open("r+b") as fh:
-            fh.truncate(int(len(data) * op[1]))
-    elif kind == "rewrite" and data:
-        at = min(len(data) - 1, int(len(data) * op[1]))
-        new = b"a" if data[at:at + 1] != b"a" else b"b"
-        with path.open("r+b") as fh:
-            fh.seek(at)
-            fh.write(new)
-    elif kind == "rename":
-        tmp = path.with_suffix(".new")
-        tmp.write_bytes(_line(header()) + b"".join(op[1]))
-        os.replace(tmp, path)
-    elif kind == "fork":
+    data = path.read_bytes()
+    if kind == "fork":
         cut = data.rfind(b"\n", 0, max(1, int(len(data) * op[1]))) + 1
         fork.write_bytes(_line(header(id="forked")) + data[cut:] if cut else data)
     elif kind == "delete":

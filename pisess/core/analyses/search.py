@@ -469,6 +469,14 @@ def search_files(files: list, m: Matcher, *, reader: str = "auto", active_only: 
     (``skipped``, ``unreadable``), never the end of the search.  ``on_hits(total)`` is called after
     each file with a hit (a progress bar's status).  This is the scan; ``searchindex.search_files``
     answers the same through the search index where it can."""
+    return report_of(files, lambda path: search_file(path, m, reader=reader, active_only=active_only, tick=tick,
+                                                     pi_version=pi_version), m, active_only, pi_version, on_hits)
+
+
+def report_of(files: list, one: Callable[[str], FileResult | None], m: Matcher, active_only: bool, pi_version: str,
+              on_hits: Callable[[int], None] | None = None, via: str = "scan") -> SearchReport:
+    """``one(path)`` over ``files`` as a report: a file that cannot be read or is not a session
+    (``one`` raised) set aside, the results newest session first."""
     from ..listing.sessionset import created_key
 
     results: list = []
@@ -477,7 +485,7 @@ def search_files(files: list, m: Matcher, *, reader: str = "auto", active_only: 
     total = 0
     for path in files:
         try:
-            r = search_file(path, m, reader=reader, active_only=active_only, tick=tick, pi_version=pi_version)
+            r = one(path)
         except PisessError as e:
             (unreadable if e.unreadable or e.code in ("storage", "not_found") else skipped).append(e)
             continue
@@ -487,8 +495,8 @@ def search_files(files: list, m: Matcher, *, reader: str = "auto", active_only: 
             if on_hits:
                 on_hits(total)
     results.sort(key=lambda r: created_key({"timestamp": r.created_at}))
-    return SearchReport(m, active_only, pi_version, len(files), results, skipped, unreadable)
+    return SearchReport(m, active_only, pi_version, len(files), results, skipped, unreadable, via)
 
 
 __all__ = ["FIELDS", "Matcher", "make_matcher", "entry_texts", "value_matches", "search_file", "FileResult", "Hit",
-           "Match", "parse_fields", "search_files", "SearchReport"]
+           "Match", "parse_fields", "search_files", "report_of", "SearchReport"]

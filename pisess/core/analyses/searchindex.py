@@ -571,30 +571,13 @@ def search_indexed(files: list, m: S.Matcher, *, reader: str = "auto", active_on
         os.utime(index_path(directory))  # recently used (the cap removes the oldest first)
     except OSError:
         pass
-    results: list = []
-    skipped: list = []
-    unreadable: list = []
-    total = 0
-    for path in files:
-        try:
-            if path in failed:
-                r = S.search_file(path, m, reader=reader, active_only=active_only, pi_version=pi_version)
-            else:
-                fid = ids.get(path, -1)
-                lines = got.get(fid)
-                r = _placed_lines(path, lines or [], m, reader, active_only, pi_version, bad.get(fid))
-        except PisessError as e:
-            (unreadable if e.unreadable or e.code in ("storage", "not_found") else skipped).append(e)
-            continue
-        if r is not None:
-            results.append(r)
-            total += len(r.hits)
-            if on_hits:
-                on_hits(total)
-    from ..listing.sessionset import created_key
+    def one(path: str) -> S.FileResult | None:
+        if path in failed:
+            return S.search_file(path, m, reader=reader, active_only=active_only, pi_version=pi_version)
+        fid = ids.get(path, -1)
+        return _placed_lines(path, got.get(fid) or [], m, reader, active_only, pi_version, bad.get(fid))
 
-    results.sort(key=lambda r: created_key({"timestamp": r.created_at}))
-    return S.SearchReport(m, active_only, pi_version, len(files), results, skipped, unreadable, via="index")
+    return S.report_of(files, one, m, active_only, pi_version, on_hits, via="index")
 
 
 def _placed_lines(path: str, lines: list, m: S.Matcher, reader: str, active_only: bool,
