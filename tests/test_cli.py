@@ -208,7 +208,7 @@ def test_default_session_is_newest_of_project(runner, root):
 
 def test_validate_exit_codes_and_formats(runner, tmp_path, monkeypatch):
     """validate: 0 clean, 1 errors, --strict promotes warnings; github format emits annotations."""
-    monkeypatch.chdir(tmp_path)  # findings name files relative to the cwd; pin it
+    monkeypatch.chdir(tmp_path)  # findings name files as given: a relative name stays relative
     good = write(tmp_path / "good.jsonl", [header(), msg("a", None), msg("b", "a", "assistant")])
     dup = write(tmp_path / "dup.jsonl", [header(), msg("a", None), msg("a", None, "assistant")])
     bad = write(tmp_path / "bad.jsonl", [header(), "{oops"])
@@ -217,7 +217,8 @@ def test_validate_exit_codes_and_formats(runner, tmp_path, monkeypatch):
     assert run(runner, "validate", str(dup), "--strict").exit_code == 1
     r = run(runner, "validate", str(bad))
     assert r.exit_code == 1 and "bad.jsonl:2: error" in r.stdout.splitlines()[0]
-    assert r.stdout.startswith("bad.jsonl:2: error")
+    assert r.stdout.startswith(f"{bad}:2: error")
+    assert run(runner, "validate", "bad.jsonl").stdout.startswith("bad.jsonl:2: error")
     r = run(runner, "validate", str(bad), "--format", "github")
     assert "::error file=" in r.stdout and ",line=2," in r.stdout
     doc = json.loads(run(runner, "validate", str(bad), "--json").stdout)

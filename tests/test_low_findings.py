@@ -294,3 +294,49 @@ def test_an_empty_listing_with_all_does_not_suggest_all(tmp_path, monkeypatch):
             args = [cmd, "x", "--all", "--sessions-dir", str(root)]
         r = invoke(cli_runner(monkeypatch), *args)
         assert "no sessions" in r.stderr and "try --all" not in r.stderr, (cmd, r.stderr)
+
+
+def test_a_glued_line_is_named_as_validate_names_it(tmp_path, monkeypatch):
+    import json
+
+    glued = json.dumps(user("c3", "b2", "one")) + json.dumps(user("c4", "b2", "two"))
+    path = write_session(tmp_path, [header(), user("a1", None), assistant("b2", "a1"), glued])
+    v = invoke(cli_runner(monkeypatch, columns=300), "validate", path)
+    assert ":4: error glued_line: " in v.stdout
+    for args in (("tree", path), ("context", path, "--no-pager"), ("search", "one", path)):
+        r = invoke(cli_runner(monkeypatch), *args)
+        assert f"{path}:4: skipped: glued_line: 2 complete entries with no newline between them" in r.stderr, args
+    other = write_session(tmp_path, [header(), user("a1", None), "{not json"], "bad.jsonl")
+    assert ":3: skipped: not valid JSON" in invoke(cli_runner(monkeypatch), "tree", other).stderr
+
+
+def test_validate_and_secrets_name_an_empty_path(monkeypatch):
+    for cmd in ("validate", "secrets"):
+        r = invoke(cli_runner(monkeypatch), cmd, "")
+        assert r.exit_code == 2
+        assert r.stdout.splitlines()[0] == "'': error not_found: an empty path names no file", r.stdout
+
+
+def test_validate_and_secrets_print_paths_as_given(tmp_path, monkeypatch):
+    here = tmp_path / "here"
+    here.mkdir()
+    elsewhere = small_session(tmp_path / "elsewhere")
+    write_session(here, [header(), user("a1", None), "{bad"], "--odd.jsonl")
+    monkeypatch.chdir(here)
+    secret = "DB_PASSWORD=" + "hunter2!x"
+    write_session(tmp_path / "elsewhere", [header(), user("a1", None, secret), "{bad"], "s.jsonl")
+    r = invoke(cli_runner(monkeypatch, columns=300), "validate", "--", "--odd.jsonl", str(tmp_path / "elsewhere"))
+    assert "./--odd.jsonl:3: error" in r.stdout
+    assert f"{tmp_path}/elsewhere/s.jsonl:3: error" in r.stdout and "../" not in r.stdout
+    s = invoke(cli_runner(monkeypatch, columns=300), "secrets", str(tmp_path / "elsewhere"))
+    assert f"{tmp_path}/elsewhere/s.jsonl:2: " in s.stdout and "../" not in s.stdout
+    assert elsewhere
+
+
+def test_du_and_tree_of_an_empty_file_draw_no_empty_tables(tmp_path, monkeypatch):
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    d = invoke(cli_runner(monkeypatch), "du", str(empty))
+    assert "top entries by size: none" in d.stdout and "SIZE  SESSION  ENTRY" not in d.stdout
+    t = invoke(cli_runner(monkeypatch), "tree", str(empty))
+    assert "(no entries)" in t.stdout and "active path" not in t.stdout

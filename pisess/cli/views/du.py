@@ -42,7 +42,8 @@ def du_view(report, *, label: str, width: int = 100) -> list:
     rows, align, header, dropped = fit(rows, "llrrrrrrl", ["SESSION", "NAME", "SIZE", "ENTRIES", "CONTEXT", "COMPACTED",
                                                           "BRANCHES", "IMAGES", "LARGEST"], width, flex=1, least=6,
                                        drop=(8, 7, 3))  # LARGEST, IMAGES, ENTRIES go first
-    out.extend(columns(rows, align, header=header) + left_out(dropped, width))
+    if rows:  # (no session read: no table of nothing)
+        out.extend(columns(rows, align, header=header) + left_out(dropped, width))
     out.append(Text(""))
     out.append(Text("by entry type", "bold"))
     whole = report.size
@@ -76,6 +77,9 @@ def du_view(report, *, label: str, width: int = 100) -> list:
                       "base64" if report.images["count"] else "none"))
     out.append(img)
     out.append(Text(""))
+    if not report.top:  # (an empty file, a header alone: no table of nothing)
+        out.append(Text("top entries by size: none (no entries)", "dim"))
+        return out
     out.append(Text(f"top {plural(len(report.top), 'entry', 'entries')} by size", "bold"))
     rows = []
     for b in report.top:

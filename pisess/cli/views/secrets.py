@@ -6,7 +6,7 @@ from rich.text import Text
 
 from pisess.cli.output import soft
 from pisess.cli.views.text import escape_controls, files_read, plural
-from pisess.cli.views.validate import gh_escape, relative
+from pisess.cli.views.validate import gh_escape, shown_path
 
 
 def _where(f) -> str:
@@ -68,15 +68,15 @@ def secrets_report(fmt: str, files: list, findings: list, allowed: frozenset, un
             if f.fingerprint in seen:
                 continue
             seen.add(f.fingerprint)
-            note = escape_controls(f"{f.kind} {f.preview} {relative(f.path)}:{f.line}").replace("#", "%23")
+            note = escape_controls(f"{f.kind} {f.preview} {shown_path(f.path)}:{f.line}").replace("#", "%23")
             lines.append(f"{f.fingerprint}  # {note}")
         return lines, []
     out: list = []
     for e in unreadable:
-        out.append(soft(Text(escape_controls(f"{relative(e.path or '?')}: error {e.code}: {e.message}"), "bold red")))
+        out.append(soft(Text(escape_controls(f"{shown_path(e.path)}: error {e.code}: {e.message}"), "bold red")))
     for f in shown:
         t = Text()
-        t.append(escape_controls(relative(f.path)) + f":{f.line}: ", "bold")
+        t.append(escape_controls(shown_path(f.path)) + f":{f.line}: ", "bold")
         t.append(f.kind, "bold red")
         t.append(" " + escape_controls(f.preview))
         t.append(f"  ({_where(f)} \u00b7 fp {f.fingerprint[:12]})", "dim")

@@ -49,8 +49,9 @@ def tree_view(view, entries: list | None = None, *, width: int = 100, show_time:
                 out.append(T(""))
             out.append(T(f"root {r.root} of {view.roots}", "bold"))
         out.append(tree_row(s, r, width, show_time, by_light.get(id(r.entry), r.entry)))
-    if not view.rows:
+    if not view.rows:  # nothing to explain: no legend
         out.append(T("(no entries)", "dim"))
+        return out
     legend = [f"{ACTIVE} active path", f"{OTHER} other branches", f"{COMPACTED} behind the checkpoint",
               f"{CHECKPOINT_MARK} checkpoint"]
     flags = set().union(*(r.flags for r in view.rows if r.kind == "entry")) if view.rows else set()

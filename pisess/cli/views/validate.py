@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 from rich.text import Text
 
 from pisess.cli.output import soft
@@ -13,12 +11,15 @@ from pisess.cli.views.text import escape_controls, files_read, plural
 SEV_STYLE = {"error": "bold red", "warning": "yellow", "info": "dim"}
 
 
-def relative(p: str) -> str:
-    try:
-        r = os.path.relpath(p)
-        return r if not r.startswith("../../..") else p
-    except ValueError:
-        return p
+def shown_path(p: str | None) -> str:
+    """A path as it was given (a name found under a directory given: that directory's spelling),
+    not made relative to here (``../tmp/...``); a name starting with ``-`` as ``./-...`` so it
+    does not read as an option, and an empty one as ``''``."""
+    if p is None:
+        return "?"
+    if not p:
+        return "''"
+    return "./" + p if p.startswith("-") else p
 
 
 def validate_text(reports: list, unreadable: list, strict: bool, *, quiet: bool) -> list:
@@ -27,14 +28,14 @@ def validate_text(reports: list, unreadable: list, strict: bool, *, quiet: bool)
 
     out: list = []
     for err in unreadable:
-        out.append(soft(safe(f"{relative(err.path or '?')}: error {err.code}: {err.message}", "bold red")))
+        out.append(soft(safe(f"{shown_path(err.path)}: error {err.code}: {err.message}", "bold red")))
     for r in reports:
         if quiet:
             continue
         for f in r.findings:
             sev = "error" if strict and f.severity == "warning" else f.severity
             t = Text()
-            t.append(escape_controls(relative(r.path)) + (f":{f.line}" if f.line else "") + ": ", "bold")
+            t.append(escape_controls(shown_path(r.path)) + (f":{f.line}" if f.line else "") + ": ", "bold")
             t.append(f"{sev} {f.code}", SEV_STYLE[sev])
             t.append(": " + escape_controls(f.message))
             out.append(soft(t))

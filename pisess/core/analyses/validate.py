@@ -17,6 +17,7 @@ from ..js import UNDEF, get
 from ..model import kinds
 from ..model.paths import ancestors, cycle_positions
 from ..reading.jsonl import NOT_JSON, RawFile, RawLine, parse_json, scan_bytes, scan_file
+from ..reading.lines import glued_entries
 from ..reading.migrate import raw_version
 from ..reading.sdk_v4 import SDK_V4, is_v4_line
 from ..reading.session import (
@@ -442,7 +443,7 @@ def _bad_json(text: bytes, raw: RawFile, ln: RawLine, n: int, last: RawLine | No
                     f"crash while appending; pi's SDK refuses the file, {versions.short(version)} drops the line and "
                     f"{then}", ln.number, ln.offset))
         return
-    whole = _glued_entries(text)
+    whole = glued_entries(text)
     if whole is not None:
         kinds = ", ".join(_kind_word(v) for _, v in whole)
         add(Finding("error", "glued_line", f"line {n} holds {len(whole)} complete entries with no newline between them "
@@ -475,31 +476,6 @@ def _kind_word(v: Any) -> str:
         role = m.get("role") if isinstance(m, dict) else None
         return role if isinstance(role, str) else "message"
     return t if isinstance(t, str) else "value"
-
-
-def _glued_entries(text: bytes) -> list[tuple[int, Any]] | None:
-    """``[(byte offset, object)]`` when the line is nothing but two or more complete JSON objects."""
-    import json
-
-    try:
-        s = text.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    dec = json.JSONDecoder()
-    out, i = [], 0
-    while i < len(s):
-        if s[i] in " \t\r":
-            i += 1
-            continue
-        try:
-            v, j = dec.raw_decode(s, i)
-        except ValueError:
-            return None
-        if not isinstance(v, dict):
-            return None
-        out.append((len(s[:i].encode()), v))
-        i = j
-    return out if len(out) >= 2 else None
 
 
 def _salvage(text: bytes) -> tuple[int, Any] | None:

@@ -552,6 +552,8 @@ def iter_jsonl(paths: list[str], empty: list | None = None) -> Iterator[tuple[st
                 yield err.path or p, err
         elif os.path.lexists(p):
             yield p, None
+        elif not p:
+            yield p, PisessError("not_found", "an empty path names no file", path=p, unreadable=True)
         else:
             yield p, PisessError("not_found", f"no such file or directory: {p}", path=p, unreadable=True)
 

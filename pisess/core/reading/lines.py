@@ -127,3 +127,42 @@ def written_by_sdk(values: Any) -> bool:
             return True
         first = False
     return False
+
+
+def glued_entries(text: bytes) -> list[tuple[int, Any]] | None:
+    """``[(byte offset, object)]`` when the line is nothing but two or more complete JSON objects."""
+    import json
+
+    try:
+        s = text.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    dec = json.JSONDecoder()
+    out, i = [], 0
+    while i < len(s):
+        if s[i] in " \t\r":
+            i += 1
+            continue
+        try:
+            v, j = dec.raw_decode(s, i)
+        except ValueError:
+            return None
+        if not isinstance(v, dict):
+            return None
+        out.append((len(s[:i].encode()), v))
+        i = j
+    return out if len(out) >= 2 else None
+
+
+def glued_reason(path: str, offset: int, length: int) -> str | None:
+    """Why a line that is not JSON is dropped, when it is entries glued together without a newline
+    (the line read back from ``path``; ``None`` when it is not, or cannot be read): the words
+    validate's ``glued_line`` uses."""
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(offset)
+            text = fh.read(length)
+    except OSError:
+        return None
+    whole = glued_entries(text) if len(text) == length else None
+    return f"glued_line: {len(whole)} complete entries with no newline between them" if whole else None

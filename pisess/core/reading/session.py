@@ -384,9 +384,13 @@ def _harness_view(header: Any, store: EntryStore, raw: RawFile, migrated: Any = 
 # --- cli ---------------------------------------------------------------------------------------------
 
 
+GLUED_CHECKED = 50  # dropped lines read back to tell glued entries from other damage
+
+
 def cli_kept_lines(raw: RawFile) -> tuple[list[RawLine], list[dict]]:
     """pi's ``loadEntriesFromFile``: truthy parsed values are kept; the rest is dropped silently."""
-    kept, dropped = [], []
+    kept: list[RawLine] = []
+    dropped: list[dict] = []
     for ln in raw.lines:
         if ln.blank:
             continue
@@ -394,6 +398,8 @@ def cli_kept_lines(raw: RawFile) -> tuple[list[RawLine], list[dict]]:
         if reason is None:
             kept.append(ln)
         else:
+            if ln.value is NOT_JSON and len(dropped) < GLUED_CHECKED:  # as validate says: glued_line
+                reason = lines.glued_reason(raw.path, ln.offset, ln.length) or reason
             dropped.append({"line": ln.number, "reason": reason})
     return kept, dropped
 
