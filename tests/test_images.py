@@ -140,7 +140,6 @@ def test_the_lean_parse_does_not_look_for_a_control_character_in_the_base64(tmp_
 def test_context_json_leaves_out_a_line_with_a_control_character_in_an_image_as_pi_does(tmp_path, monkeypatch):
     """The line is read back lean, but the scan that found the entries parsed every line whole and
     left that one out: the output is the whole read's."""
-    from pisess.cli.commands.context_cmd import context_json
     from pisess.core.model.context import build_context
     from pisess.core.reading.session import open_session
 
@@ -150,7 +149,7 @@ def test_context_json_leaves_out_a_line_with_a_control_character_in_an_image_as_
     open(path, "wb").write(data[:at] + b"\x01" + data[at + 1:])
     monkeypatch.setenv("PISESS_CACHE", "off")
     whole = build_context(open_session(path, "cli", light=True), UNDEF, full_path=False)
-    expected = dumps({"version": 1, **context_json(whole)}) + b"\n"
+    expected = dumps({"version": 1, **whole.to_json()}) + b"\n"
     got = invoke(cli_runner(monkeypatch), "context", "--json", "--reader", "cli", path)
     assert got.exit_code == 0, got.stderr
     assert got.stdout.encode() == expected
@@ -161,7 +160,6 @@ def test_context_json_leaves_out_a_line_with_a_control_character_in_an_image_as_
 
 
 def test_context_json_copies_each_image_from_the_file_byte_for_byte(tmp_path, monkeypatch):
-    from pisess.cli.commands.context_cmd import context_json
     from pisess.core.model.context import build_context
     from pisess.core.reading.session import open_session
 
@@ -169,7 +167,7 @@ def test_context_json_copies_each_image_from_the_file_byte_for_byte(tmp_path, mo
     monkeypatch.setenv("PISESS_CACHE", "off")
     for reader in ("harness", "cli"):
         whole = build_context(open_session(path, reader, light=True), UNDEF, full_path=False)
-        expected = dumps({"version": 1, **context_json(whole)}) + b"\n"
+        expected = dumps({"version": 1, **whole.to_json()}) + b"\n"
         got = invoke(cli_runner(monkeypatch), "context", "--json", "--reader", reader, path)
         assert got.exit_code == 0, got.stderr
         assert got.stdout.encode() == expected

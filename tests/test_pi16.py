@@ -8,11 +8,11 @@ import json
 import pytest
 
 from conftest import DROP, assistant, entry, header, ids, message, user, write_session
-from pisess.core.analyses.usage import usage_breakdown
 from pisess.core.errors import PisessError
 from pisess.core.model.context import build_context
 from pisess.core.model.fork import entries_to_fork
 from pisess.core.model.system import current_system_message, js_key_order, prompt_text, tool_names
+from pisess.core.model.usage import usage_breakdown
 from pisess.core.reading.session import open_session
 
 

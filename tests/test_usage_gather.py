@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from conftest import assistant, entry, header, message, user, write_session
 from pisess.cli.app import app
-from pisess.core.analyses.usage import UsageGather, gathered_usage, may_carry_usage, usage_fold
+from pisess.core.model.usage import UsageGather, gathered_usage, may_carry_usage, usage_fold
 from pisess.core.reading import compact
 from pisess.core.reading.compact import scan_compact
 from pisess.core.reading.session import Session, open_session
@@ -112,7 +112,7 @@ def test_two_halves_fold_in_file_order(tmp_path, monkeypatch, seed):
 def test_context_json_does_not_read_the_file_back_for_the_breakdown(tmp_path, monkeypatch, cache_on):
     """Cold, and with the cache on warm too: the first read keeps the gathered sums beside the
     entry it writes, the next one takes them from there."""
-    from pisess.core.analyses.usage import usage_rows
+    from pisess.core.model.usage import usage_rows
     from pisess.core.reading import cache
 
     monkeypatch.setattr(cache, "_settings", cache.Settings(directory=str(tmp_path / "cache") if cache_on else None))

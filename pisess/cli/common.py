@@ -217,12 +217,13 @@ def dumps(doc: Any) -> bytes:
 
 
 def emit_json(doc: dict, *, images: bool = False) -> None:
-    """The one JSON document of a command; what it could not read is listed in ``unreadable``.
+    """The one JSON document of a command; what it could not read is listed in ``unreadable``
+    (everything the command noted, ``note_unreadable``: the document's own list and the rest).
     ``images``: the document holds image placeholders (a session read with ``images="lean"``),
     each written as the base64 it stands for, copied from the session file."""
     from pisess.cli.output import Printer
 
-    if _unreadable and "unreadable" not in doc:
+    if _unreadable:
         doc = {**doc, "unreadable": unreadable_json()}
     data = dumps({"version": JSON_VERSION, **doc}) + b"\n"
     if images:

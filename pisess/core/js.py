@@ -65,6 +65,12 @@ def get(obj: Any, key: str) -> Any:
     return UNDEF
 
 
+def get_json(obj: Any, key: str) -> Any:
+    """``get`` as JSON says it: ``undefined`` (a key the object does not have) is ``null``."""
+    v = get(obj, key)
+    return None if v is UNDEF else v
+
+
 def truthy(v: Any) -> bool:
     """JS truthiness: ``[]`` and ``{}`` are true, ``0``, ``""``, ``NaN``, null, undefined are false."""
     if v is None or v is UNDEF or v is False:

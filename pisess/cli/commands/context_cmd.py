@@ -6,68 +6,6 @@ import typer
 
 from pisess.cli import common
 from pisess.cli.common import handles_errors
-from pisess.core import versions
-from pisess.core.errors import PisessError
-from pisess.core.versions import since
-
-
-def context_json(ctx) -> dict:
-    from pisess.core.js import UNDEF, get
-
-    s = ctx.session
-    ids = lambda es: [None if get(e, "id") is UNDEF else get(e, "id") for e in es]  # noqa: E731
-    doc = {
-        "reader": s.reader,
-        "piVersion": s.pi_version,
-        "file": s.path,
-        "header": s.header_json(),
-        "entryCount": len(s.entries),
-        "leafId": ctx.leaf_id,
-        "pathIds": ids(ctx.path),
-        "contextEntryIds": ids(ctx.context_entries),
-        "state": ctx.state.to_json(s.reader),
-        "labels": s.labels_json(),
-        "sessionName": s.session_name(),
-        "checkpointId": None if ctx.checkpoint is None else get(ctx.checkpoint, "id"),
-        "messages": ctx.messages,
-        "llmMessages": ctx.llm_messages,
-        "notes": s.notes,
-        "droppedLines": s.dropped_lines,
-    }
-    if s.reader == "cli" or s.migrated_from_version is not None:
-        doc["migratedFromVersion"] = s.migrated_from_version
-        doc["emptyFileInitialized"] = s.empty_file_initialized
-    if s.reader == "cli" and since(s.pi_version, versions.SYSTEM_MESSAGES):
-        doc.update(pi16_extras(ctx))
-    return doc
-
-
-def pi16_extras(ctx) -> dict:
-    """What pi 1.6 itself derives beside the messages, under the names pi's oracle prints."""
-    from pisess.core import js
-    from pisess.core.analyses.usage import gathered_usage, may_carry_usage, usage_fold, usage_rows
-    from pisess.core.js import UNDEF, get
-    from pisess.core.reading import cache
-
-    s = ctx.session
-
-    def eid(e):
-        v = get(e, "id")
-        return None if v is UNDEF else v
-
-    try:
-        breakdown: object = usage_rows(cache.fold(s, "usage", usage_fold, may_carry_usage, gathered_usage(s)))
-    except PisessError as err:
-        breakdown = {"error": err.to_dict()}
-    return {
-        "messageEntryIds": [eid(e) for e in ctx.message_sources],
-        "appliedEdits": {js.to_string(eid(e)): eid(ctx.edit_of(e)) for e, _ in ctx.projection if ctx.edit_of(e)},
-        "omittedEntryIds": [eid(e) for e in ctx.omitted],
-        "projection": [[eid(e), n] for e, n in ctx.projection],
-        "systemMessage": ctx.system_message(),
-        "usageBreakdown": breakdown,
-        "finalNewlineRepaired": s.final_newline_repaired(),
-    }
 
 
 @handles_errors
@@ -102,6 +40,7 @@ def context(
     Example: pisess context 0195e682 --leaf d00dfeed --llm
     """
     from pisess.core.model.context import build_context
+    from pisess.core.model.usage import gather_for
     from pisess.core.reading.session import open_session
 
     if old_lines is not None:
@@ -109,19 +48,14 @@ def context(
     reader = common.check_reader(reader, lenient)
     w = common.where(sessions_dir, cwd)
     path = common.resolve_session(session, w, sessions_dir, pi_version)
-    gather = None
-    if json_out and since(versions.parse(pi_version), versions.SYSTEM_MESSAGES):
-        from pisess.core.analyses.usage import UsageGather
-
-        gather = UsageGather  # the breakdown from the index's one parse, not from reading the file back
     # images: each one's base64 stays in the file; the view draws it as one line, --json copies it out
-    s = open_session(path, reader, light=True, pi_version=pi_version, gather=gather,
-                     images="lean")
+    s = open_session(path, reader, light=True, pi_version=pi_version,
+                     gather=gather_for(pi_version) if json_out else None, images="lean")
     if not json_out:
         common.report_dropped(s.path, s.dropped_lines)
     ctx = build_context(s, common.leaf_argument(s, leaf), full_path=False)  # only the path's ids are shown
     if json_out:
-        common.emit_json(context_json(ctx), images=True)
+        common.emit_json(ctx.to_json(), images=True)
         return
     from pisess.cli.output import show
     from pisess.cli.views.context import context_view

@@ -67,10 +67,7 @@ def fork(
                               "directories; run pi once in that project, or pass --cwd)", path=directory)
         written = write_fork(plan, directory)
     if json_out:
-        common.emit_json({"reader": s.reader, "piVersion": s.pi_version, "dryRun": dry_run,
-                          "droppedLines": s.dropped_lines, "path": written or target,
-                          "id": plan.header["id"],
-                          "header": plan.header, "newEmptySession": plan.new_empty_session, "entries": plan.entries})
+        common.emit_json(plan.to_json(written or target, dry_run=dry_run))
         return
     from pisess.cli.output import show, talk
     from pisess.cli.views.fork import fork_view

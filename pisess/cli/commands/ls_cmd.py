@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import typer
 
 from pisess.cli import common, output
@@ -48,28 +46,12 @@ def ls(
             common.say(note)
     details = None
     if long:
-        from pisess.core.listing.summary import summarize_file
-        from pisess.core.reading.cache import by_stat
+        from pisess.core.listing.summary import details_of
 
-        paths = [s.path for s in listing.sessions]  # (kept per directory while each file's stat is unchanged)
-        details = dict(zip(paths, by_stat(paths, "ls-long", lambda todo: [summarize_file(p) for p in todo])))
-    unreadable = listing.unreadable
-    common.note_unreadable(unreadable)
+        details = details_of(listing.sessions)
+    common.note_unreadable(listing.unreadable)
     if json_out:
-        rows = []
-        for s in listing.sessions:
-            row = s.to_json()
-            if details is not None:
-                row["details"] = details[s.path]
-            rows.append(row)
-        doc: dict[str, Any] = {"piVersion": pi_version, "root": w.root, "cwd": None if all_projects else w.cwd,
-               **({"search": search} if search is not None else {}),
-               "sessions": rows, "skipped": [k.to_json() for k in listing.skipped],
-               "unreadable": [e.to_dict() for e in unreadable]}
-        if unreadable:  # the listing is incomplete: say so as every command's error does
-            doc["error"] = {"code": unreadable[0].code, "path": unreadable[0].path,
-                            "message": f"{len(unreadable)} file{'s' if len(unreadable) != 1 else ''} could not be read"}
-        common.emit_json(doc)
+        common.emit_json(listing.to_json(details, search=search))
     elif not listing.sessions and output.check_color(color) != "always":
         # nothing to align or colour: plain lines, without loading Rich (a fresh project's first ls)
         from pisess.cli.output import Printer

@@ -26,7 +26,6 @@ def path(
 
     Example: pisess path --leaf e0c1d2a3 --reader harness
     """
-    from pisess.core.js import UNDEF, get
     from pisess.core.model.context import build_context
     from pisess.core.reading.session import open_session
 
@@ -39,17 +38,7 @@ def path(
         common.report_dropped(s.path, s.dropped_lines)
     ctx = build_context(s, common.leaf_argument(s, leaf))
     if json_out:
-        in_ctx = {id(e) for e in ctx.context_entries}
-        common.emit_json({
-            "reader": s.reader, "piVersion": s.pi_version, "file": s.path, "leafId": ctx.leaf_id,
-            "droppedLines": s.dropped_lines,
-            "cutAtCheckpoint": bool(ctx.path) and s.reader == "harness" and js_truthy_parent(ctx.path[0]),
-            "entries": [{"id": get(e, "id") if get(e, "id") is not UNDEF else None,
-                         "parentId": get(e, "parentId") if get(e, "parentId") is not UNDEF else None,
-                         "type": get(e, "type") if get(e, "type") is not UNDEF else None,
-                         "line": s.line_of(e), "inContext": id(e) in in_ctx, "edit": edit_of(ctx, e)}
-                        for e in ctx.path],
-        })
+        common.emit_json(ctx.path_json())
         return
     from pisess.cli.output import Printer
     from pisess.cli.views.path import path_view
@@ -57,18 +46,3 @@ def path(
     printer = Printer(color)
     printer.show(path_view(ctx, width=printer.width, show_time=time), pager=pager)
 
-
-def edit_of(ctx, entry) -> dict | None:
-    """The context_edit that changes ``entry`` in this context (pi 1.6): its id and what it does."""
-    from pisess.core.js import get
-
-    edit = ctx.edit_of(entry)
-    if edit is None:
-        return None
-    return {"id": get(edit, "id"), "hides": get(edit, "replacement") is None}
-
-
-def js_truthy_parent(entry) -> bool:
-    from pisess.core import js
-
-    return js.truthy(js.get(entry, "parentId"))

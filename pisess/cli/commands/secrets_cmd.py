@@ -55,18 +55,18 @@ def secrets(
     # the text and github views list them with the findings; the JSON document in "unreadable"
     common.note_unreadable(scan.unreadable, shown=fmt in ("text", "github"))
     from pisess.cli.output import show, talk
-    from pisess.cli.views.secrets import secrets_json, secrets_report
+    from pisess.cli.views.secrets import secrets_report
 
     if fmt == "json":
-        common.emit_json(secrets_json(scan.files, scan.findings, allowed, scan.unreadable, allow_path))
+        common.emit_json(scan.to_json(allowed, allow_path))
     else:
         scope = [*(paths or []), *(["--all"] if all_projects else [])]
         if not paths:
             scope += [*(["--sessions-dir", sessions_dir] if sessions_dir else []), *(["--cwd", cwd] if cwd else [])]
         if allowlist:
             scope += ["--allowlist", allowlist]
-        out, hint = secrets_report(fmt, scan.files, scan.findings, allowed, scan.unreadable, allow_path,
-                                                tuple(scope), allowlist or ".pisess-secrets-allow")
+        out, hint = secrets_report(fmt, scan, allowed, allow_path, tuple(scope),
+                                   allowlist or ".pisess-secrets-allow")
         show(out, color)
         talk(hint, color)
     if scan.unaccepted(allowed):

@@ -8,31 +8,6 @@ from pisess.cli import common
 from pisess.cli.common import handles_errors
 
 
-def tree_json(view) -> dict:
-    from pisess.core.js import UNDEF, get
-
-    s = view.session
-
-    def entry_json(e):
-        return {"id": None if get(e, "id") is UNDEF else get(e, "id"),
-                "parentId": None if get(e, "parentId") is UNDEF else get(e, "parentId"),
-                "type": None if get(e, "type") is UNDEF else get(e, "type")}
-
-    rows = []
-    for r in view.rows:
-        if r.kind == "fold":
-            rows.append({"kind": "fold", "count": r.count, "branches": r.branches,
-                         "indent": len(r.guides + r.connector) // 2})
-        else:
-            rows.append({"kind": "entry", **entry_json(r.entry), "line": r.line, "active": r.active,
-                         "label": s.label_of(get(r.entry, "id")), "flags": sorted(r.flags),
-                         "indent": len(r.guides + r.connector) // 2})
-    return {"reader": s.reader, "piVersion": s.pi_version, "file": s.path,
-            "leafId": view.leaf_id if view.leaf_id is not UNDEF else None,
-            "leafError": view.leaf_error, "entryCount": view.entry_count, "branchPoints": view.branch_points,
-            "roots": view.roots, "droppedLines": s.dropped_lines, "rows": rows}
-
-
 @handles_errors
 def tree(
     session: str | None = common.session_argument(),
@@ -69,7 +44,7 @@ def tree(
     view = build_tree(s, leaf_id=common.leaf_argument(s, leaf), full=full, depth=depth,
                       branches_only=branches_only, labels_only=labels_only)
     if json_out:
-        common.emit_json(tree_json(view))
+        common.emit_json(view.to_json())
         return
     from pisess.cli.output import Printer
     from pisess.cli.views.tree import tree_view

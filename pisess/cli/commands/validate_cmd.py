@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import time
 
 import typer
 
@@ -33,10 +32,8 @@ def validate(
 
     Example: pisess validate ~/.pi/agent/sessions --format github
     """
-    from pisess.core.analyses.validate import validate_file
+    from pisess.core.analyses.validate import validate_paths
     from pisess.core.errors import PisessError
-    from pisess.core.listing.repo import iter_jsonl
-    from pisess.core.reading.files import os_error
 
     fmt = common.output_format(format, json_out, ("text", "json", "github"))
     targets = list(paths or [])
@@ -46,39 +43,19 @@ def validate(
         targets = [w.root]
         if not os.path.isdir(targets[0]):
             raise PisessError("not_found", f"no sessions root at {targets[0]} (pass files or --sessions-dir)")
-    reports, unreadable = [], []
-    now = time.time()
-    empty: list = []
-    for path, err in iter_jsonl(targets, empty):
-        if err is None:
-            try:
-                mtime = os.stat(path).st_mtime
-                reports.append(validate_file(path, mtime=mtime, now=now, pi_version=pi_version))
-                continue
-            except PisessError as e:
-                err = e
-            except OSError as e:
-                err = os_error(path, e)
-        unreadable.append(err)
+    run = validate_paths(targets, pi_version=pi_version)
     from pisess.cli import sets
 
-    sets.check_empty(empty, bool(reports) or bool(unreadable))
+    sets.check_empty(run.empty, bool(run.reports) or bool(run.unreadable))
     # the text and github views list them with the findings; the JSON document in "unreadable"
-    common.note_unreadable(unreadable, shown=fmt != "json")
+    common.note_unreadable(run.unreadable, shown=fmt != "json")
     if fmt == "json":
-        from pisess.core.analyses.validate import summary_counts
-
-        common.emit_json({
-            "piVersion": pi_version,
-            "files": [r.to_json(strict) for r in reports],
-            "unreadable": [e.to_dict() for e in unreadable],
-            "summary": summary_counts(reports, strict),
-        })
+        common.emit_json(run.to_json(strict))
     else:
         from pisess.cli.output import show
         from pisess.cli.views.validate import validate_github, validate_text
 
-        show(validate_github(reports, unreadable, strict) if fmt == "github"
-             else validate_text(reports, unreadable, strict, quiet=quiet), color)
-    if any(not r.ok(strict) for r in reports):
+        show(validate_github(run.reports, run.unreadable, strict) if fmt == "github"
+             else validate_text(run.reports, run.unreadable, strict, quiet=quiet), color)
+    if not run.ok(strict):
         raise typer.Exit(common.EXIT_FINDINGS)

@@ -8,7 +8,6 @@ from pisess.cli.output import soft
 from pisess.cli.views import describe as d
 from pisess.cli.views.text import escape_controls, one_line
 from pisess.cli.views.text import short_id as _sid
-from pisess.core import js
 from pisess.core.js import get
 
 
@@ -20,8 +19,8 @@ def fork_view(plan, path: str, *, dry_run: bool, resume: str | None = None) -> t
     src = plan.source
     n = len(plan.entries)
     start = ""
-    if plan.entries and src.reader == "harness" and js.truthy(get(plan.entries[0], "parentId")):
-        start = f" (path from checkpoint {_sid(get(plan.entries[0], 'id'), src.id_width)})"
+    if plan.cut_at is not None:
+        start = f" (path from checkpoint {_sid(get(plan.cut_at, 'id'), src.id_width)})"
     verb = "Would fork" if dry_run else "Forked"
     msg = Text()
     msg.append(f"{verb} {_sid((src.header or {}).get('id'))} {plan.position} {escape_controls(plan.entry_id or '')}: ")

@@ -10,7 +10,6 @@ from pisess.cli.views.marks import ACTIVE, CHECKPOINT_MARK, COMPACTED, EDITED_MA
 from pisess.cli.views.shared import T, heading, label_tag, packed, reader_words, session_title
 from pisess.cli.views.text import one_line, plural
 from pisess.cli.views.text import short_id as _sid
-from pisess.core import js
 from pisess.core.js import get
 from pisess.core.model import kinds
 
@@ -20,8 +19,8 @@ def path_view(ctx, *, width: int = 100, show_time: bool = False) -> list:
     out: list = heading([(session_title(s), "bold"),
                          (f"path to leaf {_sid(ctx.leaf_id, s.id_width) if ctx.leaf_id is not None else '(none)'}", ""),
                          (plural(len(ctx.path), 'entry', 'entries'), ""), (reader_words(s), "dim")], width)
-    if ctx.path and s.reader == "harness" and js.truthy(get(ctx.path[0], "parentId")):
-        first = ctx.path[0]
+    first = ctx.cut_at
+    if first is not None:
         why = ("compaction with retainedTail" if get(first, "type") == "compaction"
                else "the first kept entry of a compaction")
         out.append(T(f"\u2504\u2504 cut here: {why} ({_sid(get(first, 'id'), s.id_width)}); older entries are not read "

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 
 from pisess.cli.output import soft
 from pisess.cli.views.text import escape_controls, files_read, plural
 from pisess.cli.views.validate import gh_escape, shown_path
+
+if TYPE_CHECKING:
+    from pisess.core.analyses.secrets import SecretsScan
 
 
 def _where(f) -> str:
@@ -20,37 +25,14 @@ def _where(f) -> str:
     return escape_controls(" \u00b7 ".join(parts))
 
 
-def secrets_summary(files: list, findings: list, allowed: frozenset) -> dict:
-    shown = [f for f in findings if f.fingerprint not in allowed]
-    return {"files": len(files), "findings": len(shown), "allowlisted": len(findings) - len(shown),
-            "filesWithFindings": len({f.path for f in shown}),
-            "kinds": dict(sorted(_count(f.kind for f in shown).items()))}
-
-
-def _count(kinds) -> dict:
-    out: dict = {}
-    for k in kinds:
-        out[k] = out.get(k, 0) + 1
-    return out
-
-
-def secrets_json(files: list, findings: list, allowed: frozenset, unreadable: list, allow_path: str | None) -> dict:
-    by_file: dict = {p: [] for p in files}
-    for f in findings:
-        by_file.setdefault(f.path, []).append(f.to_json(f.fingerprint in allowed))
-    return {"files": [{"path": p, "findings": fs} for p, fs in by_file.items()],
-            "unreadable": [e.to_dict() for e in unreadable], "allowlist": allow_path,
-            "summary": secrets_summary(files, findings, allowed)}
-
-
-def secrets_report(fmt: str, files: list, findings: list, allowed: frozenset, unreadable: list,
-                   allow_path: str | None, scope: tuple = (), allow_file: str = ".pisess-secrets-allow"
-                   ) -> tuple[list, list]:
-    """``(out, talk)`` of ``text``, ``github`` or ``allowlist``: the findings for stdout, a hint
-    for stderr (the same scan, ``scope`` its arguments, as allowlist lines appended to
-    ``allow_file``)."""
-    c = secrets_summary(files, findings, allowed)
-    shown = [f for f in findings if f.fingerprint not in allowed]
+def secrets_report(fmt: str, scan: SecretsScan, allowed: frozenset, allow_path: str | None, scope: tuple = (),
+                   allow_file: str = ".pisess-secrets-allow") -> tuple[list, list]:
+    """``(out, talk)`` of ``text``, ``github`` or ``allowlist``: the findings of ``scan`` for
+    stdout, a hint for stderr (the same scan, ``scope`` its arguments, as allowlist lines appended
+    to ``allow_file``)."""
+    c = scan.summary(allowed)
+    shown = scan.unaccepted(allowed)
+    unreadable = scan.unreadable
     lines: list = []
     if fmt == "github":
         for e in unreadable:

@@ -621,6 +621,27 @@ class SecretsScan:
         """Findings the allowlist does not accept (exit 1 when there are any)."""
         return [f for f in self.findings if f.fingerprint not in allowed]
 
+    def summary(self, allowed: frozenset) -> dict:
+        """The counts (``--json``'s ``summary``, every view's last line): files scanned, findings
+        the allowlist does not accept, those it does, files with findings, findings by kind."""
+        shown = self.unaccepted(allowed)
+        kinds: dict = {}
+        for f in shown:
+            kinds[f.kind] = kinds.get(f.kind, 0) + 1
+        return {"files": len(self.files), "findings": len(shown), "allowlisted": len(self.findings) - len(shown),
+                "filesWithFindings": len({f.path for f in shown}), "kinds": dict(sorted(kinds.items()))}
+
+    def to_json(self, allowed: frozenset, allow_path: str | None) -> dict:
+        """The secrets document (``pisess secrets --json``, without its ``version``): each file
+        scanned with its findings (marked ``allowlisted`` or not; never the secret itself), what
+        could not be read, the allowlist read and the ``summary``."""
+        by_file: dict = {p: [] for p in self.files}
+        for f in self.findings:
+            by_file.setdefault(f.path, []).append(f.to_json(f.fingerprint in allowed))
+        return {"files": [{"path": p, "findings": fs} for p, fs in by_file.items()],
+                "unreadable": [e.to_dict() for e in self.unreadable], "allowlist": allow_path,
+                "summary": self.summary(allowed)}
+
 
 def scan_paths(targets: list[str]) -> SecretsScan:
     """Every ``*.jsonl`` named or below a named directory, scanned; what cannot be read is listed,

@@ -26,9 +26,9 @@ from ..errors import PisessError
 from ..js import UNDEF, get
 from ..listing.sessionset import created_key
 from ..model.placement import WHERE, place
+from ..model.usage import TOKENS
 from ..reading import cache
 from ..reading.scan import entry_id, header_of, open_lenient, scan_visit, session_name
-from .usage import TOKENS
 
 BY = ("session", "model", "day", "branch")
 ROLES = ("user", "assistant", "toolResult", "bashExecution", "custom")

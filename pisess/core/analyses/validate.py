@@ -616,3 +616,49 @@ def summary_counts(reports: list, strict: bool) -> dict:
         "piCommandLosesData": sum(1 for r in reports if not r.pi["cli"]["opens"] or r.pi["cli"].get("droppedLines")),
         "filesWithErrors": sum(1 for r in reports if not r.ok(strict)),
     }
+
+
+@dataclass(frozen=True)
+class ValidationRun:
+    """What ``validate_paths`` read: one report per session file (in the order found) and what
+    could not be read (``PisessError``, unreadable), under pi ``pi_version``'s rules."""
+
+    reports: list
+    unreadable: list
+    pi_version: str
+    empty: list = field(default_factory=list)  # directories named that hold no *.jsonl
+
+    def to_json(self, strict: bool) -> dict:
+        """The validate document (``pisess validate --json``, without its ``version``)."""
+        return {"piVersion": self.pi_version, "files": [r.to_json(strict) for r in self.reports],
+                "unreadable": [e.to_dict() for e in self.unreadable], "summary": summary_counts(self.reports, strict)}
+
+    def ok(self, strict: bool) -> bool:
+        return all(r.ok(strict) for r in self.reports)
+
+
+def validate_paths(targets: Iterable[str], *, pi_version: str = versions.CURRENT,
+                   now: float | None = None) -> ValidationRun:
+    """Every ``*.jsonl`` named or below a named directory, validated (``validate_file``, each
+    file's mtime against ``now``); what cannot be read is listed and the rest still read
+    (``empty``: the directories named that hold no ``*.jsonl``)."""
+    import os
+    import time
+
+    from ..listing.repo import iter_jsonl
+    from ..reading.files import os_error
+
+    now = time.time() if now is None else now
+    reports, unreadable = [], []
+    empty: list[str] = []
+    for path, err in iter_jsonl(list(targets), empty):
+        if err is None:
+            try:
+                reports.append(validate_file(path, mtime=os.stat(path).st_mtime, now=now, pi_version=pi_version))
+                continue
+            except PisessError as e:
+                err = e
+            except OSError as e:
+                err = os_error(path, e)
+        unreadable.append(err)
+    return ValidationRun(reports, unreadable, versions.parse(pi_version), empty)

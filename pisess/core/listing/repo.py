@@ -12,7 +12,7 @@ import os
 import re
 import stat
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .. import js, parallel, versions
@@ -107,6 +107,31 @@ class Listing:
     skipped: list
     directories: list = field(default_factory=list)
     unreadable: list = field(default_factory=list)
+    root: str = ""  # what was listed: the sessions root, the project (None: every project) ...
+    cwd: str | None = None
+    pi_version: str = versions.CURRENT  # ... and whose rules listed it
+
+    def to_json(self, details: Mapping[str, Any] | None = None, *, search: str | None = None) -> dict:
+        """The listing document (``pisess ls --json``): what was listed (and the ``search`` that
+        filtered it, ``ls --search``), the sessions in pi's order (each with its ``details`` when
+        given: ``summary.details_of``),
+        the files left out, and what could not be read, with an ``error`` saying the listing is
+        incomplete as every command's error does."""
+        rows = []
+        for s in self.sessions:
+            row = s.to_json()
+            if details is not None:
+                row["details"] = details[s.path]
+            rows.append(row)
+        doc: dict = {"piVersion": self.pi_version, "root": self.root, "cwd": self.cwd,
+                     **({"search": search} if search is not None else {}), "sessions": rows,
+                     "skipped": [k.to_json() for k in self.skipped],
+                     "unreadable": [e.to_dict() for e in self.unreadable]}
+        if self.unreadable:
+            n = len(self.unreadable)
+            doc["error"] = {"code": self.unreadable[0].code, "path": self.unreadable[0].path,
+                            "message": f"{n} file{'s' if n != 1 else ''} could not be read"}
+        return doc
 
 
 def unreadable_skip(k: Skipped) -> PisessError:
@@ -260,8 +285,10 @@ def list_sessions(root: str, cwd: str | None = None, *,
     if sort is None:
         sort = "activity" if versions.since(version, versions.LISTING_ORDER) else "created"
     if sort == "created" and not versions.since(version, versions.LISTING_ORDER):
-        return _sdk_listing(root, cwd)
-    return _cli_listing(root, cwd, version, sort, whole)
+        listing = _sdk_listing(root, cwd)
+    else:
+        listing = _cli_listing(root, cwd, version, sort, whole)
+    return replace(listing, root=root, cwd=cwd, pi_version=version)
 
 
 def _sdk_listing(root: str, cwd: str | None = None) -> Listing:

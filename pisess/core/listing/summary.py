@@ -383,6 +383,16 @@ def read_cli_info(path: str, *, whole: bool = False, tail: int | None = None,
         os.close(fd)
 
 
+def details_of(sessions: Iterable[Any]) -> dict[str, dict]:
+    """``ls --long``'s details of each listed session (``SessionInfo``), by path: the whole file's
+    ``summarize_file``, kept per directory while each file's stat is unchanged (``cache.by_stat``),
+    so an unchanged file is not read again."""
+    from ..reading.cache import by_stat
+
+    paths = [s.path for s in sessions]
+    return dict(zip(paths, by_stat(paths, "ls-long", lambda todo: [summarize_file(p) for p in todo])))
+
+
 def summarize_file(path: str) -> dict:
     """Read with the lenient reader; a file pi cannot read gives ``{"error": ...}``.  Images'
     base64 is not read into memory (``jsonl.loads_lean``): a session of screenshots is listed in

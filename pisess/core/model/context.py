@@ -17,7 +17,7 @@ from ..js import UNDEF, get
 from ..reading.jsonl import Light
 from ..reading.session import Session
 from ..versions import since
-from .paths import active_path, ancestors, cli_context_path, leaf_of, path_to_checkpoint
+from .paths import active_path, ancestors, cli_context_path, cut_at, leaf_of, path_to_checkpoint
 
 COMPACTION_PREFIX = (
     "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
@@ -72,6 +72,92 @@ class Context:
     def edit_of(self, entry: Any) -> Any:
         """The ``context_edit`` that changes ``entry`` here, or ``None``."""
         return self.applied_edits.get(js.key(get(entry, "id")))
+
+    @property
+    def cut_at(self) -> Any:
+        """The entry ``path`` starts at when the compaction stop rule cut it (the SDK reader reads
+        nothing older), else ``None``: the one answer to "where is the path cut" (``paths.cut_at``)."""
+        return cut_at(self.session, self.path)
+
+    def to_json(self) -> dict:
+        """The context document (``pisess context --json``, without its ``version``): the state,
+        the selection, ``messages`` and ``llmMessages`` under the names pi's oracle prints, and
+        with the pi command's pi 1.6 rules what pi derives beside them (``pi_json``)."""
+        s = self.session
+        doc = {
+            "reader": s.reader,
+            "piVersion": s.pi_version,
+            "file": s.path,
+            "header": s.header_json(),
+            "entryCount": len(s.entries),
+            "leafId": self.leaf_id,
+            "pathIds": [_id_json(e) for e in self.path],
+            "contextEntryIds": [_id_json(e) for e in self.context_entries],
+            "state": self.state.to_json(s.reader),
+            "labels": s.labels_json(),
+            "sessionName": s.session_name(),
+            "checkpointId": None if self.checkpoint is None else get(self.checkpoint, "id"),
+            "messages": self.messages,
+            "llmMessages": self.llm_messages,
+            "notes": s.notes,
+            "droppedLines": s.dropped_lines,
+        }
+        if s.reader == "cli" or s.migrated_from_version is not None:
+            doc["migratedFromVersion"] = s.migrated_from_version
+            doc["emptyFileInitialized"] = s.empty_file_initialized
+        if s.reader == "cli" and since(s.pi_version, versions.SYSTEM_MESSAGES):
+            doc.update(self.pi_json())
+        return doc
+
+    def pi_json(self) -> dict:
+        """What pi 1.6's pi command derives beside the messages (C.9-C.12), under the names pi's
+        oracle prints: each message's entry, the edits applied and the entries they hide, the
+        projection, the system message, the file's usage breakdown (an ``error`` object where pi
+        throws computing it) and whether the read repaired a missing final newline."""
+        from .usage import breakdown_of
+
+        s = self.session
+        try:
+            breakdown: object = breakdown_of(s)
+        except PisessError as err:
+            breakdown = {"error": err.to_dict()}
+        return {
+            "messageEntryIds": [_id_json(e) for e in self.message_sources],
+            "appliedEdits": {js.to_string(_id_json(e)): _id_json(self.edit_of(e))
+                             for e, _ in self.projection if self.edit_of(e)},
+            "omittedEntryIds": [_id_json(e) for e in self.omitted],
+            "projection": [[_id_json(e), n] for e, n in self.projection],
+            "systemMessage": self.system_message(),
+            "usageBreakdown": breakdown,
+            "finalNewlineRepaired": s.final_newline_repaired(),
+        }
+
+    def path_json(self) -> dict:
+        """The path report (``pisess path --json``): each entry from the root (or the cut, see
+        ``cut_at``) to the leaf with its line, whether the context holds it and the edit that
+        changes it there."""
+        s = self.session
+        in_context = {id(e) for e in self.context_entries}
+        return {
+            "reader": s.reader, "piVersion": s.pi_version, "file": s.path, "leafId": self.leaf_id,
+            "droppedLines": s.dropped_lines,
+            "cutAtCheckpoint": self.cut_at is not None,
+            "entries": [{"id": _id_json(e), "parentId": js.get_json(e, "parentId"), "type": js.get_json(e, "type"),
+                         "line": s.line_of(e), "inContext": id(e) in in_context, "edit": self.edit_json(e)}
+                        for e in self.path],
+        }
+
+    def edit_json(self, entry: Any) -> dict | None:
+        """The ``context_edit`` that changes ``entry`` here (pi 1.6): its id and whether it hides
+        the entry (``replacement: null``) rather than replacing its content; ``None`` if none."""
+        edit = self.edit_of(entry)
+        if edit is None:
+            return None
+        return {"id": get(edit, "id"), "hides": get(edit, "replacement") is None}
+
+
+def _id_json(entry: Any) -> Any:
+    return js.get_json(entry, "id")
 
 
 def _obj(**kw: Any) -> dict:

@@ -16,7 +16,7 @@ from .. import js, versions
 from ..errors import PisessError
 from ..js import UNDEF, get
 from ..reading.session import Session
-from .paths import cli_branch, path_to_checkpoint
+from .paths import cli_branch, cut_at, path_to_checkpoint
 
 POSITIONS = ("before", "at")
 
@@ -33,6 +33,20 @@ class ForkPlan:
 
     def lines(self) -> bytes:
         return b"".join(_dumps(v) + b"\n" for v in [self.header, *self.entries])
+
+    @property
+    def cut_at(self) -> Any:
+        """The entry the copied path starts at when the compaction stop rule cut it (the SDK
+        reader copies nothing older), else ``None`` (``paths.cut_at``)."""
+        return cut_at(self.source, self.entries)
+
+    def to_json(self, path: str, *, dry_run: bool) -> dict:
+        """The fork document (``pisess fork --json``): the new file's ``path`` (written, or where
+        it would be with ``dry_run``), its id, header and entries."""
+        s = self.source
+        return {"reader": s.reader, "piVersion": s.pi_version, "dryRun": dry_run, "droppedLines": s.dropped_lines,
+                "path": path, "id": self.header["id"], "header": self.header,
+                "newEmptySession": self.new_empty_session, "entries": self.entries}
 
 
 def _dumps(v: Any) -> bytes:

@@ -64,6 +64,16 @@ def path_to_checkpoint(session: Session, leaf_id: Any) -> list:
     return path
 
 
+def cut_at(session: Session, path: list) -> Any:
+    """Where the compaction stop rule cut ``path`` (a path the session's reader walks to the leaf):
+    its first entry when the SDK reader stopped there with a parent still above it (a compaction
+    with ``retainedTail``, or the first kept entry of one: older entries are not read), else
+    ``None`` (the path runs from a root; the pi command always walks to the root)."""
+    if path and session.reader == "harness" and js.truthy(get(path[0], "parentId")):
+        return path[0]
+    return None
+
+
 def walk_positions(session: Session, start: Any) -> tuple[list, int | None] | None:
     """The positions from ``start`` up its ``parentId`` links (``byId`` lookups, on the store's
     positions: a path of a million entries walks no entry object), and the position met twice (a

@@ -54,9 +54,29 @@ class TreeView:
     checkpoint: Any = None
     notes: list = field(default_factory=list)
 
+    def to_json(self) -> dict:
+        """The tree document (``pisess tree --json``): the counts, the leaf, and one row per
+        drawn line: an entry (id, parent, type, line, on the active path, label, flags) or a fold
+        (how many entries and side branches it stands for), each with its indentation level."""
+        s = self.session
+        rows = []
+        for r in self.rows:
+            indent = len(r.guides + r.connector) // 2
+            if r.kind == "fold":
+                rows.append({"kind": "fold", "count": r.count, "branches": r.branches, "indent": indent})
+            else:
+                rows.append({"kind": "entry", "id": js.get_json(r.entry, "id"),
+                             "parentId": js.get_json(r.entry, "parentId"), "type": js.get_json(r.entry, "type"),
+                             "line": r.line, "active": r.active, "label": s.label_of(get(r.entry, "id")),
+                             "flags": sorted(r.flags), "indent": indent})
+        return {"reader": s.reader, "piVersion": s.pi_version, "file": s.path,
+                "leafId": self.leaf_id if self.leaf_id is not UNDEF else None,
+                "leafError": self.leaf_error, "entryCount": self.entry_count, "branchPoints": self.branch_points,
+                "roots": self.roots, "droppedLines": s.dropped_lines, "rows": rows}
+
     def entries(self) -> list:
-        """The whole entries of the entry rows, in order: a compact index holds light ones, and the
-        rows' previews need the text (read back here, so a view of the tree never touches the file)."""
+        """The whole entries of the entry rows, in order: a compact index holds light ones, and a
+        view's previews need their text (read back here, so a view never touches the file)."""
         return self.session.materialize([r.entry for r in self.rows if r.kind == "entry"])
 
 

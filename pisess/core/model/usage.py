@@ -1,5 +1,6 @@
-"""pi 1.6's ``/session`` cost breakdown (C.12): what ``context --json`` reports as ``usage`` and
-``stats`` beside it.  Apart from ``stats`` so that ``context`` loads only this.
+"""pi 1.6's ``/session`` cost breakdown (C.12): what a context document (``Context.to_json``)
+reports as ``usageBreakdown`` and ``stats`` beside it.  Apart from ``stats`` so that ``context``
+loads only this.
 """
 
 from __future__ import annotations
@@ -7,7 +8,7 @@ from __future__ import annotations
 from array import array
 from typing import Any
 
-from .. import js
+from .. import js, versions
 from ..errors import JSError
 from ..js import UNDEF, get
 
@@ -284,3 +285,18 @@ def _js_num(v: float) -> float | int | None:
 
 def _positive(v: Any) -> bool:
     return v is not None and v > 0
+
+
+def gather_for(pi_version: str) -> type[UsageGather] | None:
+    """What ``open_session(gather=...)`` should take for a context document under pi
+    ``pi_version``'s rules: ``UsageGather`` where the document carries the breakdown (C.12), so it
+    comes from the read's one parse instead of reading the file back; else ``None``."""
+    return UsageGather if versions.since(pi_version, versions.SYSTEM_MESSAGES) else None
+
+
+def breakdown_of(session: Any) -> list[dict]:
+    """pi 1.6's usage breakdown of the session's whole file: what the read gathered
+    (``gather_for``), else folded over the file through the index cache (raises where pi throws)."""
+    from ..reading import cache
+
+    return usage_rows(cache.fold(session, "usage", usage_fold, may_carry_usage, gathered_usage(session)))
