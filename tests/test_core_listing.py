@@ -9,6 +9,7 @@ import os
 import pytest
 
 from conftest import assistant, entry, header, user, write_bytes, write_session
+from pisess.core import versions
 from pisess.core.errors import PisessError
 from pisess.core.listing import summary
 from pisess.core.listing.repo import (
@@ -405,6 +406,9 @@ def test_ls_json_in_both_versions(tmp_path):
     except TypeError:
         runner = CliRunner()
     r = runner.invoke(app, ["ls", "--sessions-dir", root, "--cwd", CWD, "--json"])
+    doc = json.loads(r.stdout)
+    assert r.exit_code == 0 and doc["piVersion"] == versions.CURRENT  # the default
+    r = runner.invoke(app, ["ls", "--sessions-dir", root, "--cwd", CWD, "--json", "--pi-version", V16])
     doc = json.loads(r.stdout)
     assert r.exit_code == 0 and doc["piVersion"] == V16
     assert [s["id"] for s in doc["sessions"]] == ["busy", "idle"]

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from conftest import DROP, SESSION_ID, assistant, encode_line, entry, header, user, write_bytes, write_session
+from pisess.core import versions
 from pisess.core.analyses.validate import validate_file
 
 
@@ -30,7 +31,7 @@ def test_clean_file_has_no_findings(tmp_path):
     assert r.findings == []
     assert r.ok() and r.ok(strict=True)
     assert r.pi["harness"] == {"opens": True}
-    assert r.pi["cli"] == {"opens": True, "piVersion": "1.6.0", "migratedFromVersion": None, "droppedLines": [],
+    assert r.pi["cli"] == {"opens": True, "piVersion": versions.CURRENT, "migratedFromVersion": None, "droppedLines": [],
                            "emptyFileInitialized": False, "finalNewlineRepaired": False}
     assert r.to_json()["ok"] is True
 
