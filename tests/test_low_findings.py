@@ -340,3 +340,30 @@ def test_du_and_tree_of_an_empty_file_draw_no_empty_tables(tmp_path, monkeypatch
     assert "top entries by size: none" in d.stdout and "SIZE  SESSION  ENTRY" not in d.stdout
     t = invoke(cli_runner(monkeypatch), "tree", str(empty))
     assert "(no entries)" in t.stdout and "active path" not in t.stdout
+
+
+def test_ls_says_once_that_a_sqlite_store_is_not_read(tmp_path, monkeypatch):
+    agent = tmp_path / "agent"
+    small_session(agent / "sessions" / "--work-proj--")
+    r = invoke(cli_runner(monkeypatch), "ls", "--all", "--sessions-dir", str(agent / "sessions"))
+    assert "sqlite" not in r.stderr.lower()
+    for name in ("sessions.sqlite", "sessions.sqlite-wal", "sessions.sqlite-shm"):
+        (agent / name).write_bytes(b"")
+    r = invoke(cli_runner(monkeypatch), "ls", "--all", "--sessions-dir", str(agent / "sessions"))
+    assert r.exit_code == 0
+    assert r.stderr.count("SQLite session store") == 1 and "sessions.sqlite is pi's" in r.stderr
+    assert "SQLite" not in r.stdout
+
+
+def test_cache_says_when_its_location_cannot_hold_a_cache(tmp_path, monkeypatch):
+    from pisess.cli.commands import cache_cmd
+
+    where = tmp_path / "pisess"
+    monkeypatch.setattr(cache_cmd, "_directory", lambda: (str(where), True))
+    where.write_bytes(b"")
+    r = invoke(cli_runner(monkeypatch), "cache")
+    assert f"{where} is not a directory: nothing can be cached there" in r.stderr
+    where.unlink()
+    where.symlink_to(tmp_path / "gone")
+    r = invoke(cli_runner(monkeypatch), "cache")
+    assert "which does not exist: nothing can be cached there" in r.stderr

@@ -61,15 +61,28 @@ def show(ctx: typer.Context, json_out: common.JsonOpt = False) -> None:
     directory, enabled = _directory()
     u = cache.usage(directory)
     index = cache.index_size(directory)
+    problem = _problem(directory)
     if json_out:
         common.emit_json({"cache": {"directory": directory, "enabled": enabled, "exists": u.exists,
                                     "entries": u.entries, "bytes": u.size, "searchIndexBytes": index,
-                                    "cap": cache.current().cap}})
-        return
-    state = "on" if enabled else "off (PISESS_CACHE=off)"
-    output.show([f"directory  {directory}", f"enabled    {state}", f"entries    {u.entries}",
-                 f"search     {index:,} bytes (the full-text index, search.sqlite)",
-                 f"size       {u.size:,} bytes (cap {cache.current().cap:,})"])
+                                    "cap": cache.current().cap, "problem": problem}})
+    else:
+        state = "on" if enabled else "off (PISESS_CACHE=off)"
+        output.show([f"directory  {directory}", f"enabled    {state}", f"entries    {u.entries}",
+                     f"search     {index:,} bytes (the full-text index, search.sqlite)",
+                     f"size       {u.size:,} bytes (cap {cache.current().cap:,})"])
+    if problem:
+        common.say(f"pisess: {directory} {problem}: nothing can be cached there (remove it, set XDG_CACHE_HOME, "
+                   "or PISESS_CACHE=off)")
+
+
+def _problem(directory: str) -> str | None:
+    """Why the cache location cannot hold a cache (a file, a link to nothing), or ``None``."""
+    if os.path.islink(directory) and not os.path.exists(directory):
+        return f"is a link to {os.readlink(directory)}, which does not exist"
+    if os.path.lexists(directory) and not os.path.isdir(directory):
+        return "is not a directory"
+    return None
 
 
 @app.command("clear")

@@ -36,6 +36,12 @@ def ls(
     common.check_root(w, sessions_dir)
     listing = list_sessions(w.root, None if all_projects else w.cwd, pi_version=pi_version,
                             sort=sort.lower() if sort else None, whole=long)
+    from pisess.core.listing.repo import sqlite_store
+
+    store = sqlite_store(w.root)
+    if store:  # once per run, so nobody takes sessions kept there for lost ones
+        common.say(f"pisess: {store} is pi's SQLite session store (PERSISTENT_STORE=sqlite, unreleased): "
+                   "pisess reads the JSONL files only, and does not list sessions kept there")
     if search is not None:
         from dataclasses import replace
 

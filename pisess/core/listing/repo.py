@@ -28,6 +28,21 @@ def encode_cwd(cwd: str) -> str:
     return "--" + re.sub(r"[/\\:]", "-", re.sub(r"^[/\\]", "", cwd)) + "--"
 
 
+SQLITE_STORE = ("sessions.sqlite", "sessions.sqlite-wal", "sessions.sqlite-shm")
+
+
+def sqlite_store(root: str) -> str | None:
+    """pi's unreleased SQLite session store (``PERSISTENT_STORE=sqlite``) in the agent directory
+    above the sessions root: the path of its first file found, or ``None``.  pisess reads JSONL
+    files only; sessions kept there are not listed."""
+    agent = os.path.dirname(os.path.normpath(root))
+    for name in SQLITE_STORE:
+        p = os.path.join(agent, name)
+        if os.path.lexists(p):
+            return p
+    return None
+
+
 def sessions_root(explicit: str | None, environ: Mapping[str, str], home: str) -> str:
     """``--sessions-dir``, else ``$PI_CODING_AGENT_DIR/sessions``, else ``~/.pi/agent/sessions``."""
     if explicit:
