@@ -675,7 +675,7 @@ class SessionsScreen(Screen):
     BINDINGS = [Binding("j,down", "move(1)", show=False), Binding("k,up", "move(-1)", show=False),
                 Binding("g,home", "top", show=False), Binding("G,end", "bottom", show=False),
                 Binding("enter", "open", show=False), Binding("tab", "scope", show=False),
-                Binding("slash", "filter", show=False), Binding("escape,q", "back", show=False),
+                Binding("slash", "content_search", show=False), Binding("escape,q", "back", show=False),
                 Binding("question_mark", "app.show_help", show=False)]
 
     def __init__(self, all_projects: bool) -> None:
@@ -689,12 +689,34 @@ class SessionsScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Static("", id="title")
         yield RowList(0, self._draw, id="sessions")
-        yield Input(placeholder="filter by id, name, first message or cwd", id="search")
-        yield Static(Text(" j/k move  Enter open  / filter  Tab this project / all  ? help  q quit", "dim"), id="keys")
+        yield Input(placeholder="filter by id, name, first message or cwd", id="search", select_on_focus=False)
+        yield Input(placeholder="search the listed sessions' text (Enter)", id="content")
+        yield Static(Text(" type to filter  / search the text  j/k move  Enter open  Tab this project / all  "
+                          "? help  q quit", "dim"), id="keys")
 
     def on_mount(self) -> None:
         self.query_one("#search", Input).display = False
+        self.query_one("#content", Input).display = False
         self._load()
+
+    def on_key(self, event: Any) -> None:
+        """A printable key no binding takes starts the filter, with that character."""
+        box = self.query_one("#search", Input)
+        if box.has_focus or self.query_one("#content", Input).has_focus:
+            return
+        ch = event.character
+        if ch and ch.isprintable() and not ch.isspace() and ch not in "jkgGq?/":
+            event.stop()
+            box.display = True
+            box.value = self.query_text + ch
+            box.cursor_position = len(box.value)
+            box.focus()
+
+    def action_content_search(self) -> None:
+        box = self.query_one("#content", Input)
+        box.display = True
+        box.value = ""
+        box.focus()
 
     def _load(self) -> None:
         from pisess.core.listing.repo import list_sessions
@@ -772,20 +794,85 @@ class SessionsScreen(Screen):
         box.focus()
 
     def on_input_changed(self, event: Input.Changed) -> None:
-        self.query_text = event.value
-        self._apply(focus_list=False)
+        if event.input.id == "search":
+            self.query_text = event.value
+            self._apply(focus_list=False)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.input.display = False
         self.query_one(RowList).focus()
+        if event.input.id == "content" and event.value:
+            self.app.push_screen(HitsScreen(event.value, [s.path for s in self.shown]))
 
     def action_back(self) -> None:
-        box = self.query_one("#search", Input)
-        if box.display:
-            box.display = False
-            self.query_one(RowList).focus()
-            return
+        for box in self.query(Input):
+            if box.display:
+                box.display = False
+                self.query_one(RowList).focus()
+                return
         self.app.exit()
+
+
+class HitsScreen(Screen):
+    """``pisess search TEXT`` over the listed sessions (through the search index when the cache is on):
+    each hit with its session, entry, placement and snippet; Enter opens the session at the hit."""
+
+    BINDINGS = [Binding("j,down", "move(1)", show=False), Binding("k,up", "move(-1)", show=False),
+                Binding("g,home", "top", show=False), Binding("G,end", "bottom", show=False),
+                Binding("enter", "open", show=False), Binding("escape,q", "app.pop_screen", show=False),
+                Binding("question_mark", "app.show_help", show=False)]
+
+    def __init__(self, text: str, paths: list) -> None:
+        super().__init__()
+        self.text = text
+        self.paths = paths
+        self.hits: list = []
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="title")
+        yield RowList(0, self._draw, id="hits")
+        yield Static(Text(" j/k move  Enter open at the hit  Esc back", "dim"), id="keys")
+
+    def on_mount(self) -> None:
+        from pisess.core.analyses.search import make_matcher
+        from pisess.core.analyses.searchindex import search_files
+
+        app: BrowseApp = self.app  # type: ignore[assignment]
+        report = search_files(self.paths, make_matcher(self.text), reader=app.reader, pi_version=app.pi_version)
+        self.hits = [(r, h) for r in report.results for h in r.hits]
+        self.query_one("#title", Static).update(Text(
+            f"pisess \u00b7 {len(self.hits)} hits for {self.text!r} in {len(report.results)} of "
+            f"{len(self.paths)} sessions (via {report.via})", "bold"))
+        self.query_one(RowList).reset(len(self.hits), 0)
+        self.query_one(RowList).focus()
+
+    def _draw(self, index: int, width: int) -> Text:
+        from pisess.cli.views.text import escape_controls, one_line
+
+        r, h = self.hits[index]
+        t = Text(no_wrap=True)
+        t.append(f"{str(r.session_id)[:8]} ", "bold")
+        t.append(f"{str(h.entry_id)[: r.id_width]:<{r.id_width}} ", "")
+        t.append(f"{h.where:<9} ", "bold" if h.where == "active" else "dim")
+        t.append(f"{h.match.kind:<10} ", "dim")
+        t.append(escape_controls(one_line(h.match.snippet, max(10, width - 40))))
+        return t
+
+    def action_move(self, delta: int) -> None:
+        rl = self.query_one(RowList)
+        rl.goto(rl.cursor + delta)
+
+    def action_top(self) -> None:
+        self.query_one(RowList).goto(0)
+
+    def action_bottom(self) -> None:
+        rl = self.query_one(RowList)
+        rl.goto(rl.count - 1)
+
+    def action_open(self) -> None:
+        if self.hits:
+            r, h = self.hits[self.query_one(RowList).cursor]
+            self.app.push_screen(SessionScreen(r.path, h.entry_id))
 
 
 # --- the app -------------------------------------------------------------------------------------------
