@@ -15,7 +15,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -219,7 +218,26 @@ def open_tree(path: str, reader: str, pi_version: str) -> Opened:
     return Opened(s, view, Links.of(s), row_of, size)
 
 
-class SessionScreen(Screen):
+class ListScreen(Screen):
+    """A screen around one ``RowList``: the moves every list screen binds."""
+
+    def action_move(self, delta: int) -> None:
+        rl = self.query_one(RowList)
+        rl.goto(rl.cursor + delta)
+
+    def action_page(self, delta: int) -> None:
+        rl = self.query_one(RowList)
+        rl.goto(rl.cursor + delta * rl.page())
+
+    def action_top(self) -> None:
+        self.query_one(RowList).goto(0)
+
+    def action_bottom(self) -> None:
+        rl = self.query_one(RowList)
+        rl.goto(rl.count - 1)
+
+
+class SessionScreen(ListScreen):
     BINDINGS = [
         Binding("j,down", "move(1)", show=False), Binding("k,up", "move(-1)", show=False),
         Binding("pagedown", "page(1)", show=False), Binding("pageup", "page(-1)", show=False),
@@ -405,23 +423,6 @@ class SessionScreen(Screen):
         if self.opened is not None and self.opened.session.dropped_lines:
             bits.append(f"{len(self.opened.session.dropped_lines)} damaged line(s) skipped (lenient reader)")
         self.query_one("#status", Static).update(Text("  ".join(bits), "yellow"))
-
-    # movement ---------------------------------------------------------------------------------------
-
-    def action_move(self, delta: int) -> None:
-        rl = self.query_one(RowList)
-        rl.goto(rl.cursor + delta)
-
-    def action_page(self, delta: int) -> None:
-        rl = self.query_one(RowList)
-        rl.goto(rl.cursor + delta * rl.page())
-
-    def action_top(self) -> None:
-        self.query_one(RowList).goto(0)
-
-    def action_bottom(self) -> None:
-        rl = self.query_one(RowList)
-        rl.goto(rl.count - 1)
 
     def action_leaf(self) -> None:
         row = next((i for i, r in enumerate(self.rows) if "leaf" in r.flags), None)
@@ -669,7 +670,7 @@ class SessionScreen(Screen):
 # --- the sessions ------------------------------------------------------------------------------------
 
 
-class SessionsScreen(Screen):
+class SessionsScreen(ListScreen):
     """What ``ls --long`` lists, in pi's order: Enter opens one; / filters; Tab: all projects."""
 
     BINDINGS = [Binding("j,down", "move(1)", show=False), Binding("k,up", "move(-1)", show=False),
@@ -768,17 +769,6 @@ class SessionsScreen(Screen):
             t.append(f"  {s.cwd}", "dim")
         return t
 
-    def action_move(self, delta: int) -> None:
-        rl = self.query_one(RowList)
-        rl.goto(rl.cursor + delta)
-
-    def action_top(self) -> None:
-        self.query_one(RowList).goto(0)
-
-    def action_bottom(self) -> None:
-        rl = self.query_one(RowList)
-        rl.goto(rl.count - 1)
-
     def action_open(self) -> None:
         if self.shown:
             self.app.push_screen(SessionScreen(self.shown[self.query_one(RowList).cursor].path))
@@ -813,7 +803,7 @@ class SessionsScreen(Screen):
         self.app.exit()
 
 
-class HitsScreen(Screen):
+class HitsScreen(ListScreen):
     """``pisess search TEXT`` over the listed sessions (through the search index when the cache is on):
     each hit with its session, entry, placement and snippet; Enter opens the session at the hit."""
 
@@ -858,17 +848,6 @@ class HitsScreen(Screen):
         t.append(escape_controls(one_line(h.match.snippet, max(10, width - 40))))
         return t
 
-    def action_move(self, delta: int) -> None:
-        rl = self.query_one(RowList)
-        rl.goto(rl.cursor + delta)
-
-    def action_top(self) -> None:
-        self.query_one(RowList).goto(0)
-
-    def action_bottom(self) -> None:
-        rl = self.query_one(RowList)
-        rl.goto(rl.count - 1)
-
     def action_open(self) -> None:
         if self.hits:
             r, h = self.hits[self.query_one(RowList).cursor]
@@ -910,7 +889,3 @@ class BrowseApp(App):
 
     def action_show_help(self) -> None:
         self.push_screen(TextScreen("help", lambda width: bv.help_view()))
-
-
-def plain_console() -> Console:  # (kept for tests that render rows outside the app)
-    return Console(color_system=None, width=100)

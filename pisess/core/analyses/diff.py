@@ -281,10 +281,8 @@ def _without_text(m: Any) -> bytes:
     content = out.get("content")
     if isinstance(content, str):
         out["content"] = ""
-    elif isinstance(content, list):
-        out["content"] = [{**b, "text": ""} if isinstance(b, dict) and b.get("type") == "text" else b for b in content]
-        # a text block more or fewer is still a change of text
-        out["content"] = [b for b in out["content"] if not (isinstance(b, dict) and b.get("type") == "text")]
+    elif isinstance(content, list):  # (a text block more or fewer is still a change of text)
+        out["content"] = [b for b in content if not (isinstance(b, dict) and b.get("type") == "text")]
     if out.get("role") == "bashExecution":
         out.pop("output", None)
     return _key(out)
@@ -415,6 +413,15 @@ class Diff:
             src = ctx.message_sources[i] if i < len(ctx.message_sources) else None
             return {"index": i, "entryId": None if src is None else _entry_id(src), "message": ctx.messages[i]}
 
+        def step(x: Aligned) -> dict:
+            if x.op == "same":  # a run: where it starts on each side
+                return {"op": x.op, "count": x.count, "a": {"index": x.a_index}, "b": {"index": x.b_index}}
+            out = {"op": x.op, "count": x.count, "a": message(self.a.context, x.a_index),
+                   "b": message(self.b.context, x.b_index)}
+            if x.op == "changed":
+                out["textDiff"] = list(x.text_diff)
+            return out
+
         p = self.parting
         return {
             "relation": p.relation,
@@ -424,14 +431,7 @@ class Diff:
             "b": side(self.b, p.after_b),
             "sameContext": self.same_context,
             "sharedMessageCount": self.shared_messages,
-            "messages": [
-                {"op": x.op, "count": x.count, "a": message(self.a.context, x.a_index) if x.op != "same" else
-                 ({"index": x.a_index} if x.a_index is not None else None),
-                 "b": message(self.b.context, x.b_index) if x.op != "same" else
-                 ({"index": x.b_index} if x.b_index is not None else None),
-                 **({"textDiff": list(x.text_diff)} if x.op == "changed" else {})}
-                for x in self.aligned
-            ],
+            "messages": [step(x) for x in self.aligned],
             "system": None if self.system is None else self.system.to_json(),
             "notes": list(self.notes),
         }
