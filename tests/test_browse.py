@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import shutil
 import sys
 from importlib import resources
@@ -310,12 +311,16 @@ def test_nothing_but_the_browse_app_imports_textual():
     assert users == ["cli/browse/app.py"]
 
 
-@pytest.mark.parametrize("keys,name", [((), "session"), (("t",), "trace"), (("k", "c"), "context"),
-                                       (("question_mark",), "help")])
-def test_screens_match_golden(examples, keys, name):
-    """The main screens at 100x30, colour off: byte for byte what was reviewed
-    (PISESS_UPDATE_GOLDEN=1 rewrites them)."""
-    path = str(examples / "sessions" / CLI_FILE)
+SCREENS = [(CLI_FILE, (), "session"), (CLI_FILE, ("t",), "trace"), (CLI_FILE, ("k", "c"), "context"),
+           (CLI_FILE, ("d", "k", "k", "k", "d"), "compare"), (CLI_FILE, ("question_mark",), "help"),
+           (None, (), "sessions"), (None, ("slash", *"reverted", "enter"), "hits")]
+
+
+@pytest.mark.parametrize("session,keys,name", SCREENS, ids=[name for _, _, name in SCREENS])
+def test_screens_match_golden(examples, session, keys, name):
+    """Every screen at 100x30, colour off: byte for byte what was reviewed (PISESS_UPDATE_GOLDEN=1
+    rewrites them); ``pisess help browse`` shows these very files (test_help_shows_the_golden_screens)."""
+    path = str(examples / "sessions" / session) if session else None
 
     async def go():
         app = _app(examples, path)
@@ -344,3 +349,30 @@ def test_the_sessions_text_search_lists_hits_and_opens_at_one(examples):
     hits, opened = _run(go())
     assert "hits for 'reverted'" in hits and "I reverted" in hits
     assert "Fix date parsing" in opened.splitlines()[0] and "I reverted" in opened  # the hit's entry in detail
+
+
+CAPTURE = re.compile(r"(<!-- capture: (browse_[a-z]+\.txt) -->\n```\n)(.*?)(\n```)", re.S)
+
+
+def _as_shown(golden: str) -> str:
+    """A golden screen as the docs show it: trailing spaces dropped, a run of blank rows as one."""
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(line.rstrip() for line in golden.rstrip("\n").split("\n")))
+
+
+@pytest.mark.parametrize("doc", ["pisess/help/browse.md", "README.md"])
+def test_the_docs_show_the_golden_screens(doc):
+    """The captures in ``pisess help browse`` and the README are the reviewed golden screens, so they
+    cannot drift from what the app draws (PISESS_UPDATE_GOLDEN=1 rewrites them from the goldens)."""
+    root = Path(__file__).resolve().parent.parent
+    path = root / doc
+    text = path.read_text(encoding="utf-8")
+    shown = CAPTURE.findall(text)
+    assert shown, f"{doc} shows no screen of browse"
+    if os.environ.get("PISESS_UPDATE_GOLDEN"):
+        text = CAPTURE.sub(lambda m: m[1] + _as_shown((root / "tests" / "golden" / m[2]).read_text("utf-8")) + m[4], text)
+        path.write_text(text, encoding="utf-8")
+        shown = CAPTURE.findall(text)
+    for _, name, block, _ in shown:
+        assert block == _as_shown((root / "tests" / "golden" / name).read_text("utf-8")), name
+    if doc.endswith("browse.md"):
+        assert {name for _, name, _, _ in shown} == {f"browse_{name}.txt" for _, _, name in SCREENS}

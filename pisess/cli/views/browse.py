@@ -22,7 +22,7 @@ KEYS: tuple[tuple[str, str, str], ...] = (
     ("Enter", "open the session (sessions); the entry's context (session)", "sessions, session"),
     ("Tab", "this project / all projects (sessions); the other pane (session)", "sessions, session"),
     ("a-z 0-9", "type to filter the sessions by id, name, first message and cwd", "sessions"),
-    ("/", "search the text: of the listed sessions (hits; Enter opens at one) or of this session", "sessions, session"),
+    ("/", "search the listed sessions' text, or this session's entries", "sessions, session"),
     ("n N", "next / previous hit", "session"),
     ("c", "context: what the model sees if the selected entry were the leaf", "session"),
     ("t", "trace: the selected entry's branch as turns and steps", "session"),
