@@ -174,6 +174,54 @@ def test_context_json_copies_each_image_from_the_file_byte_for_byte(tmp_path, mo
         assert expected.count(b'"type":"image"') == 12  # messages and llmMessages
 
 
+def test_context_json_into_a_file_and_a_pipe_is_the_whole_document(tmp_path):
+    """Through a real descriptor each image is copied by the kernel (``Span.send``): into a file and
+    into a pipe, the bytes a write of the whole values gives."""
+    import os
+    import subprocess
+    import sys
+
+    from pisess.core.model.context import build_context
+    from pisess.core.reading.session import open_session
+
+    path = write_session(tmp_path, screenshots(5, chars=70_000))
+    expected = dumps({"version": 1, **build_context(open_session(path, "cli", light=True), UNDEF,
+                                                    full_path=False).to_json()}) + b"\n"
+    env = {**os.environ, "PISESS_CACHE": "off"}
+    argv = [sys.executable, "-m", "pisess", "context", "--json", "--reader", "cli", path]
+    with open(tmp_path / "out.json", "wb") as out:
+        assert subprocess.run(argv, stdout=out, env=env).returncode == 0
+    assert (tmp_path / "out.json").read_bytes() == expected
+    piped = subprocess.run(argv, stdout=subprocess.PIPE, env=env)
+    assert piped.returncode == 0 and piped.stdout == expected
+
+
+def test_a_span_is_copied_where_the_kernel_cannot_and_a_shorter_file_is_an_error(tmp_path, monkeypatch):
+    import errno
+    import os
+
+    from pisess.core.errors import PisessError
+
+    src = tmp_path / "src"
+    src.write_bytes(b"x" * 10 + b"A" * 300_000 + b"y")
+    with open(src, "rb") as fh:
+        span = images.Span(fh, str(src), 10, 300_000)
+        with open(tmp_path / "a", "wb") as out:
+            span.send(out.fileno())
+        assert (tmp_path / "a").read_bytes() == b"A" * 300_000
+
+        def refuse(*_a):
+            raise OSError(errno.EINVAL, "no sendfile here")
+
+        monkeypatch.setattr(os, "sendfile", refuse)
+        with open(tmp_path / "b", "wb") as out:
+            span.send(out.fileno())
+        assert (tmp_path / "b").read_bytes() == b"A" * 300_000
+        monkeypatch.undo()
+        with open(tmp_path / "c", "wb") as out, pytest.raises(PisessError, match="shorter than before"):
+            images.Span(fh, str(src), 10, 400_000).send(out.fileno())
+
+
 def test_views_name_each_image_without_its_bytes(tmp_path, monkeypatch):
     lines = screenshots(3)
     path = write_session(tmp_path, lines)

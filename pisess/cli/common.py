@@ -229,7 +229,7 @@ def emit_json(doc: dict, *, images: bool = False) -> None:
     if images:
         from pisess.core.reading.images import expand
 
-        Printer().data(expand(data))
+        Printer().data(expand(data, spans=True))
     else:
         Printer().data(data)
 

@@ -300,9 +300,10 @@ class Printer:
             console.file.write(out)
         return True
 
-    def data(self, data: bytes | Iterable[bytes]) -> None:
+    def data(self, data: bytes | Iterable[Any]) -> None:
         """Bytes as they are (JSON documents, an export) to the stream; pieces are written as they
-        come (a document whose images are copied from the session file one at a time)."""
+        come (a document whose images are copied from the session file one at a time: a piece
+        that is not bytes is a ``Span`` of a file, ``images.Span``)."""
         stream = sys.stderr if self.stderr else sys.stdout
         pieces = (data,) if isinstance(data, bytes) else data
         try:
@@ -312,10 +313,23 @@ class Printer:
                 from pisess.core.reading.files import write_all
 
                 for piece in pieces:
-                    write_all(out, piece)
+                    if type(piece) is bytes:
+                        write_all(out, piece)
+                    else:  # a Span of a file (an image's base64): copied by the kernel
+                        out.flush()
+                        try:
+                            fd = out.fileno()
+                        except (AttributeError, ValueError, OSError):  # (io.UnsupportedOperation: no descriptor)
+                            fd = None
+                        if fd is None:
+                            for chunk in piece.chunks():
+                                write_all(out, chunk)
+                        else:
+                            piece.send(fd)
                 out.flush()
             else:  # CliRunner without a buffer
-                stream.write(b"".join(pieces).decode("utf-8", "replace"))
+                stream.write(b"".join(p if type(p) is bytes else b"".join(p.chunks()) for p in pieces)
+                             .decode("utf-8", "replace"))
         except BrokenPipeError:
             raise
         except OSError as e:

@@ -26,7 +26,7 @@ The placeholder holds a nonce of this process, so a string in a file cannot pass
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 LINE_MIN = 16 * 1024  # shorter lines are parsed whole: nothing to save
@@ -143,10 +143,68 @@ def read_data(e: Elided) -> str:
 _BLOCK = 1 << 20
 
 
-def expand(doc: bytes) -> Iterator[bytes]:
+class Span(NamedTuple):
+    """``length`` bytes at ``offset`` of the open file ``fh`` (of ``path``): an image's base64, to be
+    copied out as it is."""
+
+    fh: Any
+    path: str
+    offset: int
+    length: int
+
+    def chunks(self) -> Iterator[bytes]:
+        """The bytes, a block at a time."""
+        fh = self.fh
+        fh.seek(self.offset)
+        length = self.length
+        while length > 0:
+            chunk = fh.read(min(_BLOCK, length))
+            if not chunk:
+                raise self._shorter()
+            length -= len(chunk)
+            yield chunk
+
+    def send(self, fd: int) -> None:
+        """Copy the bytes to descriptor ``fd`` inside the kernel (``sendfile``: no trip through this
+        process's memory, the most of ``context --json``'s time on a session of screenshots), else,
+        where the kernel cannot (an ``fd`` it does not take), through ``chunks``.  A short or
+        failed write raises ``OSError`` as ``files.write_all`` does."""
+        import errno
+
+        src, offset, left = self.fh.fileno(), self.offset, self.length
+        while left > 0:
+            try:
+                n = os.sendfile(fd, src, offset, min(left, 1 << 30))
+            except BlockingIOError:  # a non-blocking stream that is full for now
+                import select
+
+                select.select([], [fd], [])
+                continue
+            except OSError as e:
+                if e.errno not in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.ESPIPE):
+                    raise
+                from .files import write_all
+
+                for chunk in Span(self.fh, self.path, offset, left).chunks():
+                    write_all(fd, chunk)
+                return
+            if n == 0:
+                raise self._shorter()
+            offset += n
+            left -= n
+
+    def _shorter(self) -> Exception:
+        from ..errors import PisessError
+
+        return PisessError("storage", f"{self.path} changed while it was being read (it is shorter than before); "
+                           "run the command again", path=self.path)
+
+
+def expand(doc: bytes, *, spans: bool = False) -> Iterator[Any]:
     """``doc`` (JSON written with placeholders) in pieces, each placeholder replaced by the
     base64 it stands for, read from its file a block at a time: the document as it would be
-    written from the whole values, without holding an image."""
+    written from the whole values, without holding an image.  With ``spans`` an image is one
+    ``Span`` for the writer to copy (``Span.send``) before it asks for the next piece."""
     if _MARK_JSON not in doc:
         yield doc
         return
@@ -164,22 +222,13 @@ def expand(doc: bytes) -> Iterator[bytes]:
             fh = files.get(path)
             if fh is None:
                 fh = files[path] = open(path, "rb")
-            yield from _copy(fh, int(offset), int(length), path)
+            span = Span(fh, path, int(offset), int(length))
+            if spans:
+                yield span
+            else:
+                yield from span.chunks()
             last = end
         yield doc[last:]
     finally:
         for fh in files.values():
             fh.close()
-
-
-def _copy(fh: Any, offset: int, length: int, path: str) -> Iterable[bytes]:
-    from ..errors import PisessError
-
-    fh.seek(offset)
-    while length > 0:
-        chunk = fh.read(min(_BLOCK, length))
-        if not chunk:
-            raise PisessError("storage", f"{path} changed while it was being read (it is shorter than before); "
-                              "run the command again", path=path)
-        length -= len(chunk)
-        yield chunk
