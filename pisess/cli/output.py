@@ -305,7 +305,7 @@ class Printer:
         come (a document whose images are copied from the session file one at a time: a piece
         that is not bytes is a ``Span`` of a file, ``images.Span``)."""
         stream = sys.stderr if self.stderr else sys.stdout
-        pieces = (data,) if isinstance(data, bytes) else data
+        pieces: Iterable[Any] = (data,) if isinstance(data, bytes) else data
         try:
             out = getattr(stream, "buffer", None)
             if out is not None:
