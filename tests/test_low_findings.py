@@ -367,3 +367,32 @@ def test_cache_says_when_its_location_cannot_hold_a_cache(tmp_path, monkeypatch)
     where.symlink_to(tmp_path / "gone")
     r = invoke(cli_runner(monkeypatch), "cache")
     assert "which does not exist: nothing can be cached there" in r.stderr
+
+
+def compacted_session(tmp_path) -> str:
+    """u1 a1 compacted; the compaction keeps u2 a2 (firstKeptEntryId, and a retainedTail copy for the SDK)."""
+    from conftest import entry
+
+    u1, a1 = user("u1", None, "old question"), assistant("a1", "u1", "old answer")
+    u2, a2 = user("u2", "a1", "kept question"), assistant("a2", "u2", "kept answer")
+    c1 = entry("compaction", "c1", "a2", summary="THE SUMMARY", firstKeptEntryId="u2", tokensBefore=10,
+               retainedTail=[u2["message"], a2["message"]])
+    return write_session(tmp_path, [header(), u1, a1, u2, a2, c1, user("u3", "c1", "new question")])
+
+
+def _rule_of(out: str, word: str) -> str:
+    return next(ln for ln in out.splitlines() if word in ln)
+
+
+def test_context_llm_names_the_compaction_summary_as_its_checkpoint_not_retained(tmp_path, monkeypatch):
+    path = compacted_session(tmp_path)
+    for args in (["--reader", "cli"], ["--reader", "cli", "--pi-version", "0.82.1"], ["--reader", "harness"]):
+        r = invoke(cli_runner(monkeypatch, columns=160), "context", path, "--llm", *args)
+        assert r.exit_code == 0, r.stderr
+        summary = _rule_of(r.stdout, "(from compaction")
+        assert "retained" not in summary and "(c1)" in summary, (args, summary)
+        plain = invoke(cli_runner(monkeypatch, columns=160), "context", path, *args)
+        assert "(c1)" in _rule_of(plain.stdout, "compaction summary")
+    # the SDK's retained copies stay named as such, in both views
+    r = invoke(cli_runner(monkeypatch, columns=160), "context", path, "--llm", "--reader", "harness")
+    assert "(retained in c1)" in _rule_of(r.stdout, "assistant")

@@ -142,7 +142,7 @@ def _context_messages(ctx, *, llm: bool, thinking: bool, limits_n: int, full: bo
                 return []
             shown = conv[0]
             converted_from = None if shown is m else kinds.of_message(m).word
-        view = message_view(shown, src, limits, converted_from=converted_from)
+        view = message_view(shown, src, limits, converted_from=converted_from, origin=m)
         return message_block(replace(view, **marks) if marks else view, thinking=thinking, id_width=s.id_width)
 
     for entry, n in ctx.projection or [(src, 1) for _, src in zip(ctx.messages, ctx.message_sources)]:

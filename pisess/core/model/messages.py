@@ -190,8 +190,11 @@ class _Builder:
         self.others(others)
 
 
-def message_view(m: Any, src: Any, limits: Limits | None = None, *, converted_from: str | None = None) -> MessageView:
-    """``m``, a message of the context, reached through entry ``src``, as every view shows it."""
+def message_view(m: Any, src: Any, limits: Limits | None = None, *, converted_from: str | None = None,
+                 origin: Any = None) -> MessageView:
+    """``m``, a message of the context, reached through entry ``src``, as every view shows it.
+    ``origin`` is the message convertToLlm turned into ``m`` (``context --llm``): how it reached
+    the context is the original's (a compaction's summary is no retained message once a user one)."""
     limits = limits or Limits()
     src_id = get(src, "id") if isinstance(src, dict) else None
     b = _Builder(limits)
@@ -203,7 +206,10 @@ def message_view(m: Any, src: Any, limits: Limits | None = None, *, converted_fr
     k = kinds.of_message(m)
     kind, heading, title = k.word, k.heading or k.word, k.title
     source = "entry"
-    if get(src, "type") == "compaction" and role != "compactionSummary":
+    source_role = origin.get("role") if isinstance(origin, dict) else role
+    if get(src, "type") == "compaction" and source_role == "compactionSummary":
+        source = "compaction"
+    elif get(src, "type") == "compaction":
         # a compaction yields its summary, then a retained tail (SDK) or its systemMessage (pi 1.6, C.5)
         source = "checkpoint" if role == "system" else "retained"
     ts = get(src, "timestamp") if isinstance(src, dict) and source == "entry" else UNDEF
