@@ -396,3 +396,25 @@ def test_context_llm_names_the_compaction_summary_as_its_checkpoint_not_retained
     # the SDK's retained copies stay named as such, in both views
     r = invoke(cli_runner(monkeypatch, columns=160), "context", path, "--llm", "--reader", "harness")
     assert "(retained in c1)" in _rule_of(r.stdout, "assistant")
+
+
+def test_stats_counts_custom_message_entries_as_the_messages_the_model_sees(tmp_path, monkeypatch):
+    """pi puts a custom_message entry in the context as a ``custom`` role message (spec §7): it
+    is a message, in the total, in its placement's column and in the breakdown, view and JSON alike."""
+    import json
+
+    from conftest import entry
+
+    ext = entry("custom_message", "c3", "b2", customType="my-ext", content="Injected context", display=True)
+    state = entry("custom", "d4", "c3", customType="my-ext", data={"k": 1})  # extension state: no message
+    path = write_session(tmp_path, [header(), user("a1", None, "hello"), assistant("b2", "a1", "hi there"), ext,
+                                    state, user("e5", "d4", "go on")])
+    j = json.loads(invoke(cli_runner(monkeypatch), "stats", path, "--json", "--no-cache").stdout)
+    total = j["total"]
+    counts = total.get("messages", total.get("messageCounts"))
+    assert counts == {"user": 2, "assistant": 1, "custom": 1}
+    assert total["messageCount"] == 4 and j["where"]["active"]["messageCount"] == 4
+    r = invoke(cli_runner(monkeypatch), "stats", path, "--no-cache")
+    assert r.exit_code == 0, r.stderr
+    assert [ln.split() for ln in r.stdout.splitlines() if ln.lstrip().startswith("messages")] == [
+        ["messages", "4", "0", "0", "4"], ["messages", "2", "user", "\u00b7", "1", "assistant", "\u00b7", "1", "ext", "msg"]]

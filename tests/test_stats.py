@@ -83,7 +83,7 @@ def test_counts_of_tools_errors_structure(store):
     assert t["toolCalls"] == {"bash": 1, "edit": 1, "read": 1, "write": 1}
     assert t["errors"] == {"assistant": 0, "aborted": 1, "tool": 1}
     assert t["compactions"] == 1 and t["branchSummaries"] == 1
-    assert t["messages"] == {"user": 7, "assistant": 9, "toolResult": 4, "bashExecution": 1}
+    assert t["messages"] == {"user": 7, "assistant": 9, "toolResult": 4, "bashExecution": 1, "custom": 1}
     assert doc["branchPoints"] == 2 and doc["abandonedBranches"] == 2
     assert doc["sessionCount"] == 3
 

@@ -81,6 +81,8 @@ def fact_of(v: Any, pi_version: str = versions.CURRENT) -> Fact | None:
         if isinstance(data, dict):
             return Fact(None, virtual=_name(data.get("provider"), data.get("modelId")))
         return None
+    if t == "custom_message":  # an extension's message, in the context as a ``custom`` one (spec §7)
+        return Fact("custom")
     if t == "message":
         m = v.get("message")
         if not isinstance(m, dict):
@@ -303,7 +305,7 @@ def compute_stats(paths: list[str], *, reader: str = "auto", by: str | None = No
     for path in _parents_first(paths, parent_of):
         # a session that is neither a fork nor a parent in the set counts alone: its figures can be
         # the cache's (``by`` groups are left to the read)
-        lone = f"stats2:{reader}:{pi_version}" if by is None and path not in parent_of and path not in run.children_left \
+        lone = f"stats3:{reader}:{pi_version}" if by is None and path not in parent_of and path not in run.children_left \
             else None
         got = cache.recall(path, lone) if lone else None
         if got is not None:
