@@ -418,3 +418,28 @@ def test_stats_counts_custom_message_entries_as_the_messages_the_model_sees(tmp_
     assert r.exit_code == 0, r.stderr
     assert [ln.split() for ln in r.stdout.splitlines() if ln.lstrip().startswith("messages")] == [
         ["messages", "4", "0", "0", "4"], ["messages", "2", "user", "\u00b7", "1", "assistant", "\u00b7", "1", "ext", "msg"]]
+
+
+def test_a_path_that_starts_with_dashes_is_told_how_to_pass_it(tmp_path, monkeypatch, capsys):
+    """pi's project folders are named ``--home-user-proj--``: given as a relative path, click takes
+    it for an option; the refusal says how to pass it (exit 2, one message, no traceback)."""
+    import json
+
+    from pisess.cli.app import run
+
+    small_session(tmp_path / "--home-user-proj--", "x.jsonl")
+    small_session(tmp_path, "--foo.jsonl")
+    (tmp_path / "--notes").write_text("")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("NO_COLOR", "1")
+    for token in ("--home-user-proj--/x.jsonl", "--foo.jsonl", "--notes", "--missing/y.jsonl"):
+        assert run(["tree", token]) == 2
+        out = capsys.readouterr()
+        assert out.out == "" and "Traceback" not in out.err
+        assert f"No such option: {token}" in out.err
+        assert f"write ./{token} or put -- before it" in out.err, out.err
+        assert run(["tree", token, "--json"]) == 2
+        assert f"write ./{token} or put -- before it" in json.loads(capsys.readouterr().out)["error"]["message"]
+    assert run(["tree", "--bogus"]) == 2  # an option that is no path: no hint
+    assert "put -- before it" not in capsys.readouterr().err
+    assert run(["tree", "./--home-user-proj--/x.jsonl"]) == 0 and run(["tree", "--", "--foo.jsonl"]) == 0

@@ -20,12 +20,12 @@ from pisess import __version__
 from pisess.cli.commands import cache_cmd
 
 if TYPE_CHECKING:  # checked against the typer that vendors click (0.26 on, as installed)
-    from typer._click.exceptions import ClickException
+    from typer._click.exceptions import ClickException, NoSuchOption
 else:
     try:  # typer >= 0.26 vendors click (already imported by typer itself: free)
-        from typer._click.exceptions import ClickException
+        from typer._click.exceptions import ClickException, NoSuchOption
     except ImportError:  # pragma: no cover - older typer with click installed beside it
-        from click.exceptions import ClickException
+        from click.exceptions import ClickException, NoSuchOption
 
 #: Every command, in the order help lists them: its module in
 #: pisess.cli.commands, whose function of the command's name it runs.
@@ -123,6 +123,8 @@ def run(argv: list[str] | None = None) -> int:
     try:
         rv = app_for(args)(args=args, prog_name="pisess", standalone_mode=False)
     except ClickException as e:
+        if isinstance(e, NoSuchOption):
+            _hint_at_a_path(e, args)
         if "--json" in args[: args.index("--") if "--" in args else len(args)]:
             from pisess.core.errors import PisessError
 
@@ -133,6 +135,19 @@ def run(argv: list[str] | None = None) -> int:
         sys.stderr.write("Aborted!\n")
         return 130
     return rv if isinstance(rv, int) else 0
+
+
+def _hint_at_a_path(e: NoSuchOption, args: list[str]) -> None:
+    """An "option" that looks like a path is one: pi names its project folders ``--home-user-proj--``,
+    so ``pisess tree --home-user-proj--/x.jsonl`` is a user's path that click took for an option.
+    The refusal says how to pass it (click's own suggestions of options are beside the point)."""
+    name = e.option_name
+    token = next((a for a in args if a == name or a.startswith(name + "=")), name)
+    if not token.isprintable():
+        return
+    if "/" in token or os.sep in token or token.endswith(".jsonl") or os.path.lexists(token):
+        e.message = f"{e.message}; if it is a path, write ./{token} or put -- before it"
+        e.possibilities = None
 
 
 def main() -> None:
