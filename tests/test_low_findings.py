@@ -217,9 +217,9 @@ def test_search_legend_breaks_between_phrases(tmp_path, monkeypatch):
     r = invoke(cli_runner(monkeypatch, columns=60), "search", "hi", path)
     assert r.exit_code == 0
     lines = r.stdout.splitlines()
-    at = next(i for i, ln in enumerate(lines) if ln.startswith("active: "))
+    at = next(i for i, ln in enumerate(lines) if ln.startswith("\u00bb\u2026\u00ab: "))
     phrases = [p for ln in lines[at:] for p in ln.split(" \u00b7 ")]
-    assert phrases == ["active: in the model's context", "compacted: replaced by its summary",
+    assert phrases == ["\u00bb\u2026\u00ab: the match", "active: in the model's context", "compacted: replaced by its summary",
                        "branch: off the active path"]
     assert all(len(ln) <= 60 for ln in lines[at:])
     assert lines[at - 1].endswith("1 file searched")  # not "1 file searched (1 file)"
@@ -443,3 +443,20 @@ def test_a_path_that_starts_with_dashes_is_told_how_to_pass_it(tmp_path, monkeyp
     assert run(["tree", "--bogus"]) == 2  # an option that is no path: no hint
     assert "put -- before it" not in capsys.readouterr().err
     assert run(["tree", "./--home-user-proj--/x.jsonl"]) == 0 and run(["tree", "--", "--foo.jsonl"]) == 0
+
+
+def test_search_marks_the_match_in_words_when_there_is_no_colour(tmp_path, monkeypatch):
+    """Colour never carries meaning alone (UX.md): without it (NO_COLOR, a pipe, --color never)
+    the match in each snippet is between » and «, and the legend says so; with colour, the style
+    shows it and the text is the session's own."""
+    path = write_session(tmp_path, [header(), user("a1", None, "the cache key is wrong"),
+                                    assistant("b2", "a1", "fixed the cache")])
+    for args in ([], ["--color", "never"]):
+        r = invoke(cli_runner(monkeypatch), "search", "cache", path, *args)
+        assert r.exit_code == 0, r.stderr
+        rows = [ln for ln in r.stdout.splitlines() if ln.startswith("  ")]
+        assert rows[0].endswith("the \u00bbcache\u00ab key is wrong") and rows[1].endswith("fixed the \u00bbcache\u00ab")
+        assert "\u00bb\u2026\u00ab: the match" in r.stdout
+    r = invoke(cli_runner(monkeypatch), "search", "cache", path, "--color", "always")  # (over NO_COLOR)
+    assert r.exit_code == 0 and "\x1b[" in r.stdout
+    assert "\u00bb" not in r.stdout and "\u00ab" not in r.stdout

@@ -58,8 +58,8 @@ def search(
         from pisess.cli.views.search import search_view
 
         printer = Printer(color)
-        printer.show(search_view(results, width=printer.width, searched=report.files,
-                                              label=scope.label, active_only=active_only))
+        printer.show(search_view(results, width=printer.width, searched=report.files, label=scope.label,
+                                 active_only=active_only, marked=printer.console.color_system is None))
     for r in results:
         if r.note:
             common.say(f"{r.path}: {r.note}")

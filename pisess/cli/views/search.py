@@ -11,16 +11,20 @@ from pisess.cli.views.text import short_id as _sid
 from pisess.core import js
 
 HIT_STYLE = "bold reverse"
+#: Around the match when there is no colour to show it (NO_COLOR, a pipe, --color never): colour
+#: never carries meaning alone.  Two characters code and prose rarely hold (``[[ ]]`` is bash's).
+MARK_OPEN, MARK_CLOSE = "\u00bb", "\u00ab"
 
 
-def _fit(m, room: int) -> Text:
-    """The snippet in ``room`` characters with the match in view and highlighted."""
+def _fit(m, room: int, marked: bool = False) -> Text:
+    """The snippet in ``room`` characters with the match in view and highlighted (``marked``: also
+    between ``MARK_OPEN`` and ``MARK_CLOSE``)."""
     before = escape_controls(m.snippet[:m.start])
     hit = escape_controls(m.snippet[m.start:m.end])
     after = escape_controls(m.snippet[m.end:])
     lead = "\u2026" if m.clipped_left else ""
     trail = "\u2026" if m.clipped_right else ""
-    room = max(room, 12)
+    room = max(room, 12) - (2 if marked else 0)
     if len(hit) > room - 1:
         hit = hit[:room - 1] + "\u2026"
         before = after = lead = trail = ""
@@ -39,12 +43,15 @@ def _fit(m, room: int) -> Text:
             trail = "\u2026" if left >= 1 else ""
     t = Text(no_wrap=True, overflow="ellipsis")
     t.append(lead + before)
-    t.append(hit, HIT_STYLE)
+    t.append(f"{MARK_OPEN}{hit}{MARK_CLOSE}" if marked else hit, HIT_STYLE)
     t.append(after + trail)
     return t
 
 
-def search_view(results: list, *, width: int, searched: int, label: str, active_only: bool) -> list:
+def search_view(results: list, *, width: int, searched: int, label: str, active_only: bool,
+                marked: bool = False) -> list:
+    """The hits of each session, the count, the legend; ``marked``: no colour shows the match, so
+    marks do (``MARK_OPEN``, ``MARK_CLOSE``)."""
     out: list = []
     total = 0
     for r in results:
@@ -64,7 +71,7 @@ def search_view(results: list, *, width: int, searched: int, label: str, active_
             kind = h.match.kind
             t.append(f"{escape_controls(kind):<10} ", d.word_style(kind))
             t.append(f"{h.where:<10} ", WHERE_STYLE.get(h.where, ""))
-            t.append_text(_fit(h.match, width - t.cell_len - 1))
+            t.append_text(_fit(h.match, width - t.cell_len - 1, marked))
             out.append(t)
         out.append(Text(""))
     foot = Text()
@@ -75,7 +82,8 @@ def search_view(results: list, *, width: int, searched: int, label: str, active_
     if active_only:
         foot.append(" \u00b7 active path in context only")
     out.append(foot)
-    legend = ["active: in the model's context"]
+    legend = [f"{MARK_OPEN}\u2026{MARK_CLOSE}: the match"] if marked else []
+    legend.append("active: in the model's context")
     if any(h.where == "edited" for r in results for h in r.hits):
         legend.append("edited: hidden or replaced by a context edit")
     if any(h.where == "retained" for r in results for h in r.hits):
