@@ -460,3 +460,69 @@ def test_search_marks_the_match_in_words_when_there_is_no_colour(tmp_path, monke
     r = invoke(cli_runner(monkeypatch), "search", "cache", path, "--color", "always")  # (over NO_COLOR)
     assert r.exit_code == 0 and "\x1b[" in r.stdout
     assert "\u00bb" not in r.stdout and "\u00ab" not in r.stdout
+
+
+def _batch(tmp_path, *, answered: tuple = ("call_1",), stop: str = "toolUse", name: str = "batch.jsonl") -> str:
+    """An assistant that asked for read and bash at once, the results of ``answered``, then the user."""
+    from conftest import message
+
+    calls = [{"type": "toolCall", "id": "call_1", "name": "read", "arguments": {"path": "a"}},
+             {"type": "toolCall", "id": "call_2", "name": "bash", "arguments": {"command": "ls"}}]
+    a = message("a1", "u1", {"role": "assistant", "content": calls, "api": "anthropic-messages", "provider": "p",
+                             "model": "m", "stopReason": stop, "timestamp": 2})
+    lines, parent = [header(), user("u1", None, "go"), a], "a1"
+    for i, call in enumerate(answered):
+        text = "data" if call == "call_1" else "Operation aborted"
+        lines.append(message(f"t{i}", parent, {"role": "toolResult", "toolCallId": call, "toolName": "x",
+                                               "content": [{"type": "text", "text": text}],
+                                               "isError": call != "call_1", "timestamp": 3}))
+        parent = f"t{i}"
+    lines.append(user("u2", parent, "next"))
+    return write_session(tmp_path, lines, name)
+
+
+def test_validate_notes_a_tool_call_pi_before_1_6_left_without_result(tmp_path, monkeypatch):
+    """pi #9986: before pi 1.6, Esc during a batch of tool calls left the calls that had not started
+    without a result (pi 1.6 writes "Operation aborted" for each). Such a call is a note, never a
+    failure (exit 0, with --strict too), and says which pi leaves it so."""
+    import json
+
+    path = _batch(tmp_path)
+    r = invoke(cli_runner(monkeypatch, columns=400), "validate", path)
+    assert r.exit_code == 0, r.stdout
+    line = next(ln for ln in r.stdout.splitlines() if "tool_call_without_result" in ln)
+    assert ":3: info tool_call_without_result: " in line
+    assert "call_2 (bash)" in line and "call_1" not in line
+    assert "pi before 1.6 did not record tool calls that never started" in line and "pi #9986" in line
+    assert " \u00b7 0 errors \u00b7 0 warnings \u00b7 1 note \u00b7 " in r.stdout.strip().splitlines()[-1]
+    old = invoke(cli_runner(monkeypatch, columns=400), "validate", path, "--pi-version", "0.82.1")
+    assert old.exit_code == 0 and "pi 0.82 does not record tool calls that never started" in old.stdout
+    assert invoke(cli_runner(monkeypatch), "validate", path, "--strict").exit_code == 0
+    g = invoke(cli_runner(monkeypatch), "validate", path, "--format", "github")
+    assert g.exit_code == 0 and "::notice " in g.stdout and "::error" not in g.stdout
+    doc = json.loads(invoke(cli_runner(monkeypatch), "validate", path, "--json").stdout)
+    [f] = [f for f in doc["files"][0]["findings"] if f["code"] == "tool_call_without_result"]
+    assert f["severity"] == "info" and f["entryId"] == "a1" and f["line"] == 3
+    assert doc["files"][0]["ok"] is True
+
+
+def test_validate_is_quiet_about_answered_and_abandoned_tool_calls(tmp_path, monkeypatch):
+    """Every call answered (pi 1.6's "Operation aborted" included), or an assistant message pi's
+    provider layer drops (stopReason error or aborted: its calls never ran): nothing to note."""
+    for kw in ({"answered": ("call_1", "call_2"), "name": "all.jsonl"},
+               {"answered": (), "stop": "aborted", "name": "aborted.jsonl"},
+               {"answered": (), "stop": "error", "name": "error.jsonl"}):
+        r = invoke(cli_runner(monkeypatch), "validate", _batch(tmp_path, **kw))
+        assert r.exit_code == 0 and "tool_call_without_result" not in r.stdout, (kw, r.stdout)
+
+
+def test_tool_calls_without_result_are_found_on_either_read(tmp_path):
+    """The compact index's read (a clean file) and the line scan (a damaged one) find the same."""
+    from pisess.core.analyses.validate import validate_bytes, validate_file
+
+    path = _batch(tmp_path, answered=())
+    with open(path, "rb") as fh:
+        data = fh.read()
+    for report in (validate_file(path), validate_bytes(data, path), validate_bytes(data + b"{not json\n", path)):
+        [f] = [f for f in report.findings if f.code == "tool_call_without_result"]
+        assert f.severity == "info" and "call_1 (read), call_2 (bash)" in f.message

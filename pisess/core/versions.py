@@ -29,6 +29,7 @@ LISTING_ORDER = (0, 86, 0)  # C.20-C.24: list() name order, listAll by mtime, fi
 LIST_ALL_SYMLINKS = (0, 84, 0)  # C.21: listAll's project directories include symlinks
 CONTEXT_EDITS = (0, 87, 0)  # C.7, C.9: context_edit entries; only the newest compaction emits
 FORK_REMAPS_LABELS = (0, 85, 0)  # C.25: a compaction's firstKeptEntryId naming a dropped label
+RECORDS_ABORTED_CALLS = (1, 6, 0)  # pi #9986: a batch's calls cut off by Esc get "Operation aborted" results
 FILE_ON_USER_MESSAGE = (0, 99, 0)  # C.18, C.25: a file appears with the first user or assistant
 
 

@@ -7,7 +7,7 @@ block: does the SDK open it, what does the ``pi`` command drop), and what is wro
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -245,6 +245,7 @@ def _session_findings(raw: RawFile, harness_session: Session | None, cli: Sessio
     if cli.migrated_from_version is None:
         _without_ids(sum(1 for e in cli.entries if not isinstance(get(e, "id"), str)), add)
     _pi16_findings(cli, range(len(cli.entries)), add)
+    _tool_call_findings(cli, add)
     _context_findings(raw, {"harness": harness_session, "cli": cli}, add)
 
 
@@ -348,6 +349,96 @@ def _edit_findings(cli: Session, e: dict, eid: str | None, line: int, add: Add) 
                                               else "the content stays as it is"), line, None, eid))
 
 
+def _role_at(store: Any, pos: int) -> str | None:
+    """The role of the message at ``pos``; ``""`` for an entry that is no message."""
+    role = store.plain_role(pos)
+    if role is not None:
+        return role
+    e = store[pos]
+    if get(e, "type") != "message":
+        return ""
+    role = get(get(e, "message"), "role")
+    return role if isinstance(role, str) else None
+
+
+def _turn_of(store: Any, pos: int, known: dict) -> int | None:
+    """The position of the assistant message a tool result at ``pos`` answers: up its parents
+    through other tool results and entries that are no messages (``known``: the answers so far)."""
+    p = store.parent(pos)
+    for _ in range(len(store)):  # (a parentId cycle ends the walk: reported as ``cycle``)
+        if p is None:
+            return None
+        if p in known:
+            return known[p]
+        role = _role_at(store, p)
+        if role == "assistant":
+            return p
+        if role not in ("toolResult", ""):
+            return None
+        p = store.parent(p)
+    return None
+
+
+def unanswered_tool_calls(session: Session) -> Iterator[tuple[int, list]]:
+    """``(position, [(call id, tool name)])`` of each assistant message with tool calls that no
+    tool result below it answers (up to the next message of another role).  Messages pi's
+    provider layer drops (``stopReason`` error or aborted) are left out: their calls never ran.
+    A turn's results are counted on the index; only an assistant line that mentions ``"toolCall"``
+    more often than its turn has results is parsed, and those results then (their ids)."""
+    store = session.store
+    known: dict = {}
+    answers: dict = {}
+    for q in store.role_positions("toolResult"):
+        turn = known[q] = _turn_of(store, q, known)
+        if turn is not None:
+            answers.setdefault(turn, []).append(q)
+    def worth(pos: int, line: bytes) -> bool:
+        return line.count(b'"toolCall"') > len(answers.get(pos, ()))
+
+    for pos, e in session.complete_at(store.role_positions("assistant"), worth):
+        m = get(e, "message")
+        content = get(m, "content")
+        if get(m, "stopReason") in ("error", "aborted") or not isinstance(content, list):
+            continue
+        calls = [(b.get("id"), b.get("name")) for b in content if isinstance(b, dict) and b.get("type") == "toolCall"]
+        results = answers.get(pos, [])
+        if len(results) >= len(calls):
+            continue
+        ids = {js.key(get(get(r, "message"), "toolCallId")) for _, r in session.complete_at(results)}
+        missing = [c for c in calls if js.key(c[0]) not in ids]
+        if missing:
+            yield pos, missing
+
+
+def _tool_call_findings(cli: Session, add: Add, path: str | None = None) -> None:
+    """pi #9986: before pi 1.6, Esc during a batch of tool calls left the calls that had not
+    started without a result; pi 1.6 writes an "Operation aborted" result for each.  The provider
+    layer sends the model a "No result provided" error result in place of a missing one (spec §7),
+    so a call without result is a note, whichever pi wrote the file.  ``path``: the file the
+    session was read from, whose answer the index cache keeps (it reads the assistant lines)."""
+    from ..reading import cache
+
+    def compute() -> list:
+        return [[pos, ", ".join(f"{js.to_string(c)} ({js.to_string(n)})" for c, n in missing), len(missing)]
+                for pos, missing in unanswered_tool_calls(cli)]
+
+    store = cli.store
+    found = compute() if path is None else cache.summary(path, f"toolcalls1:{cli.pi_version}", compute)
+    for pos, calls, n in found:
+        eid = _id_str(get(store[pos], "id"))
+        if versions.since(cli.pi_version, versions.RECORDS_ABORTED_CALLS):
+            why = ("pi before 1.6 did not record tool calls that never started (Esc during a batch, pi #9986; pi 1.6 "
+                   "records \"Operation aborted\" for each), or pi stopped while the tools ran")
+        else:
+            why = (f"{versions.short(cli.pi_version)} does not record tool calls that never started (Esc during a "
+                   "batch, pi #9986; pi 1.6 records \"Operation aborted\" for each)")
+        last = " (the file's last entry: pi may still be running them)" if pos == len(store) - 1 else ""
+        add(Finding("info", "tool_call_without_result",
+                    f"assistant {eid}'s tool call{'s' if n > 1 else ''} {calls} "
+                    f"{'have' if n > 1 else 'has'} no result{last}: {why}; pi's provider layer sends the "
+                    "model a \"No result provided\" error result in its place", store.line(pos), None, eid))
+
+
 def _validate_index(path: str, ix: CompactIndex, version: PiVersion) -> FileReport | None:
     """``validate_raw``'s report for a clean file, from its ``CompactIndex``: every line is JSON,
     truthy and accepted by the harness, the header a valid v3 one, so the line findings left are
@@ -384,6 +475,7 @@ def _validate_index(path: str, ix: CompactIndex, version: PiVersion) -> FileRepo
     _writer_findings(cli, add)
     _without_ids(sum(1 for _, e in store.extras() if not isinstance(get(e, "id"), str)), add)
     _pi16_findings(cli, _system_positions(cli, extras), add)
+    _tool_call_findings(cli, add, path)
     _context_findings(raw, {"harness": harness_session, "cli": cli}, add)
     return _report(path, pi, findings, raw)
 

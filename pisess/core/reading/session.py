@@ -134,6 +134,33 @@ class Session:
         if pending:
             yield from flush()
 
+    def complete_at(self, positions: Sequence[int], worth: Callable[[int, bytes], bool] | None = None,
+                    batch: int = 2048) -> Iterator[tuple[int, Any]]:
+        """``(position, entry complete)`` for ``positions`` (ascending), without keeping them;
+        with ``worth``, only the entries for which ``worth(position, bytes of the line)`` holds
+        (asked before a parse; an entry held complete already is taken as it is)."""
+        store = self.store
+        pending: list = []
+
+        def flush() -> Iterator[tuple[int, Any]]:
+            for (pos, light), (_, data) in zip(pending, self.raw.lines_of([x for _, x in pending])):
+                if worth is None or worth(pos, data):
+                    yield pos, self.raw.parse_back(light, data)
+            pending.clear()
+
+        for pos in positions:
+            e = store[pos]
+            if type(e) is Light:
+                pending.append((pos, e))
+                if len(pending) >= batch:
+                    yield from flush()
+                continue
+            if pending:
+                yield from flush()
+            yield pos, e
+        if pending:
+            yield from flush()
+
     def final_newline_repaired(self) -> bool:
         """pi >= 0.84.4 appends a missing final newline when it opens a file with a valid header (C.17)."""
         return (self.reader == "cli" and versions.since(self.pi_version, versions.REPAIRS_FINAL_NEWLINE)
