@@ -526,3 +526,79 @@ def test_tool_calls_without_result_are_found_on_either_read(tmp_path):
     for report in (validate_file(path), validate_bytes(data, path), validate_bytes(data + b"{not json\n", path)):
         [f] = [f for f in report.findings if f.code == "tool_call_without_result"]
         assert f.severity == "info" and "call_1 (read), call_2 (bash)" in f.message
+
+
+def _not_only_sessions(tmp_path) -> tuple[str, dict]:
+    """A project folder whose ``.jsonl`` files are sessions and not (pi #11956), each named
+    ``<timestamp>_<id>.jsonl`` as pi names its files; returns the root and {tag: file name}."""
+    import json
+
+    ts = "2026-07-25T09:14:03.512Z"
+    project = tmp_path / "sessions" / "--work-proj--"
+    project.mkdir(parents=True)
+
+    def hdr(sid, **kw) -> bytes:
+        return json.dumps({"type": "session", "version": 3, "id": sid, "timestamp": ts, "cwd": "/work/proj",
+                           **kw}).encode()
+
+    def sid(n: int, head: str = "01984a3c") -> str:
+        return f"{head}-0000-7000-8000-{n:012d}"
+
+    u = json.dumps(user("a1", None, "hello")).encode()
+    files = {
+        "session": (sid(1), hdr(sid(1)) + b"\n" + u + b"\n"),
+        "header only": (sid(2), hdr(sid(2)) + b"\n"),
+        "header version 4": (sid(3), hdr(sid(3), version=4) + b"\n" + u + b"\n"),
+        "header without id": (sid(4), b'{"type":"session","version":3,"timestamp":"' + ts.encode() + b'"}\n'),
+        "header id null": (sid(5), hdr(None) + b"\n"),
+        "header id a number": (sid(6), hdr(14) + b"\n"),
+        "garbage, then a header": (sid(7, "ffff0000"), b"garbage\n" + hdr(sid(7, "ffff0000")) + b"\n"),
+        "not a session line": (sid(8, "aaaa0000"), b'{"type":"message","id":"x"}\n' + hdr(sid(8, "aaaa0000")) + b"\n"),
+        "empty": (sid(9, "aaaa0001"), b""),
+        "garbage": (sid(10, "aaaa0002"), b"\x00\xffgarbage not json\n"),
+        "sdk v4 header": (sid(11, "aaaa0003"),
+                          json.dumps({"v": 4, "kind": "header", "id": sid(11, "aaaa0003"), "cwd": "/work/proj"}).encode()
+                          + b"\n"),
+        "blank lines": (sid(12, "aaaa0004"), b"\n\n"),
+        "byte order mark": (sid(13, "aaaa0005"), b"\xef\xbb\xbf" + hdr(sid(13, "aaaa0005")) + b"\n"),
+        "cut-off header": (sid(14, "aaaa0006"), hdr(sid(14, "aaaa0006"))[:40]),
+    }
+    names = {}
+    for tag, (id_, data) in files.items():
+        names[tag] = f"2026-07-25T09-14-03-512Z_{id_}.jsonl"
+        (project / names[tag]).write_bytes(data)
+    (project / "notes.jsonl").write_text('{"hello":"world"}\n')
+    names["notes"] = "notes.jsonl"
+    return str(tmp_path / "sessions"), names
+
+
+# pi 1.6.0's answer on that folder (pi-oracle `list ROOT --cwd /work/proj --pi 1.6.0`): the files it
+# lists; every other .jsonl is skipped
+PI16_LISTS = {"session", "header only", "header version 4", "header without id", "header id null",
+              "header id a number", "garbage, then a header"}
+
+
+def test_ls_lists_the_jsonl_files_pi_lists_and_skips_the_rest(tmp_path, monkeypatch):
+    import json
+
+    root, names = _not_only_sessions(tmp_path)
+    for scope in (["--cwd", "/work/proj"], ["--all"]):
+        r = invoke(cli_runner(monkeypatch), "ls", "--sessions-dir", root, *scope, "--json", "--no-cache")
+        doc = json.loads(r.stdout)
+        listed = {os.path.basename(s["path"]) for s in doc["sessions"]}
+        skipped = {os.path.basename(s["path"]) for s in doc["skipped"]}
+        assert listed == {names[t] for t in PI16_LISTS}, scope
+        assert skipped == set(names.values()) - listed, scope
+
+
+def test_an_id_never_names_a_file_pi_does_not_take_for_a_session(tmp_path, monkeypatch):
+    """pi finds a session by the id in its header (a string: pi compares it and calls startsWith
+    on it), never by a file name, so ids of files that are no sessions, and headers whose id is
+    null or a number, name nothing; a header behind a garbage line is one (pi skips the line)."""
+    root, names = _not_only_sessions(tmp_path)
+    for arg in ("aaaa", "aaaa0000-0000-7000-8000-000000000008", "aaaa0003-0000-7000-8000-000000000011",
+                "aaaa0005", "aaaa0006", "null", "nu", "14"):
+        r = invoke(cli_runner(monkeypatch), "path", arg, "--sessions-dir", root, "--cwd", "/work/proj", "--no-cache")
+        assert r.exit_code == 1 and f"no session matches {arg!r}" in r.stderr, (arg, r.stdout, r.stderr)
+    r = invoke(cli_runner(monkeypatch), "path", "ffff", "--sessions-dir", root, "--cwd", "/work/proj", "--no-cache")
+    assert r.exit_code == 0 and r.stdout.startswith("ffff0000 \u00b7 "), r.stderr

@@ -140,7 +140,7 @@ def complete_session(ctx: typer.Context, incomplete: str) -> list[str]:
         w = where(given.get("sessions_dir"), given.get("cwd"))
         version = given.get("pi_version") or CURRENT_PI
         return [s.id for s in list_sessions(w.root, w.cwd, pi_version=version).sessions
-                if s.id.startswith(incomplete)]
+                if s.string_id and s.id.startswith(incomplete)]  # (ids pi takes: repo.resolve_session)
     except Exception:  # completion must never print a traceback into the shell
         return []
 

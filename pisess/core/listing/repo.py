@@ -84,6 +84,9 @@ class SessionInfo:
     modified: float | int | None = None
     activity_read: str | None = None
     mtime_ms: float | None = None
+    # the header's id is a string (``id`` shows any other as text): only then does an id argument
+    # name the session, as in pi, which compares it with === and calls startsWith on it
+    string_id: bool = True
 
     def to_json(self) -> dict:
         out: dict = {"id": self.id, "createdAt": self.created_at, "cwd": self.cwd, "path": self.path}
@@ -467,7 +470,7 @@ def _cli_info(path: str, whole: bool, activity: bool = True) -> SessionInfo | Sk
                        h.get("parentSession"), None, False, got.size, "cli", "parentSession" in h,
                        line_time(ts) if type(ts) is str else js.date_ms(h.get("timestamp", js.UNDEF)),
                        got.modified_ms() if activity else None,
-                       got.read, got.mtime_ms)
+                       got.read, got.mtime_ms, isinstance(sid, str))
 
 
 def _cli_infos(files: list[str], whole: bool, activity: bool) -> list:
@@ -485,7 +488,7 @@ def _cli_infos(files: list[str], whole: bool, activity: bool) -> list:
         sub = [(p, whole, activity) for p in paths]
         return _shared(sub, _sent_cli_infos, _sent_cli_infos, _sent_again)
 
-    sent = cache.by_stat(files, f"ls-info {int(whole)}{int(activity)}", compute,
+    sent = cache.by_stat(files, f"ls-info2 {int(whole)}{int(activity)}", compute,
                          keep=lambda t: t[0] is not None or not _is_unreadable(t[1]))
     return _received_cli_infos(items, sent)
 
@@ -500,7 +503,7 @@ def _read_cli_infos(files: list) -> list:
 
 def _sent_cli_infos(files: list) -> list[tuple]:
     return [(s.id, s.created_at, s.cwd, s.parent_session_path, s.size, s.has_parent, s.created, s.modified,
-             s.activity_read, s.mtime_ms) if type(s) is SessionInfo else (None, s.code, s.reason)
+             s.activity_read, s.mtime_ms, s.string_id) if type(s) is SessionInfo else (None, s.code, s.reason)
             for s in _read_cli_infos(files)]
 
 
@@ -655,7 +658,7 @@ def _resolve(arg: str | None, root: str, cwd: str, version: str, unreadable: lis
         return here[0].path
     for scope in (here, None):
         pool = here if scope is not None else listed(None)
-        exact = [s for s in pool if s.id == arg]
+        exact = [s for s in pool if s.id == arg and s.string_id]
         if exact:
             return exact[0].path
         found = _by_prefix(arg, pool)
@@ -665,7 +668,9 @@ def _resolve(arg: str | None, root: str, cwd: str, version: str, unreadable: lis
 
 
 def _by_prefix(arg: str, pool: list) -> str | None:
-    matches = [s for s in pool if s.id.startswith(arg)]
+    """The one session of ``pool`` whose id starts with ``arg`` (a header id that is no string
+    names nothing: pi's ``startsWith`` throws on it)."""
+    matches = [s for s in pool if s.string_id and s.id.startswith(arg)]
     if len(matches) == 1:
         return matches[0].path
     if len(matches) > 1:
@@ -689,7 +694,7 @@ def _resolve_cli(arg: str | None, root: str, cwd: str, version: str, unreadable:
         unreadable.extend(e for e in listing.unreadable if e.path not in {u.path for u in unreadable})
         pool = listing.sessions
         if scope is None:
-            exact = [s for s in pool if s.id == arg]
+            exact = [s for s in pool if s.id == arg and s.string_id]
             if exact:
                 return exact[0].path
         found = _by_prefix(arg, pool)
