@@ -602,3 +602,19 @@ def test_an_id_never_names_a_file_pi_does_not_take_for_a_session(tmp_path, monke
         assert r.exit_code == 1 and f"no session matches {arg!r}" in r.stderr, (arg, r.stdout, r.stderr)
     r = invoke(cli_runner(monkeypatch), "path", "ffff", "--sessions-dir", root, "--cwd", "/work/proj", "--no-cache")
     assert r.exit_code == 0 and r.stdout.startswith("ffff0000 \u00b7 "), r.stderr
+
+
+def test_tool_calls_beside_messages_without_a_message_object(tmp_path):
+    """A message entry with no message object (or another value) between an assistant and its
+    results: pi throws building the context (context_fails says so); the tool-call note does not."""
+    from conftest import entry, message
+    from pisess.core.analyses.validate import validate_file
+
+    call = {"type": "toolCall", "id": "c1", "name": "read", "arguments": {}}
+    a = message("a1", "u1", {"role": "assistant", "content": [call], "stopReason": "toolUse"})
+    for odd in (entry("message", "m1", "a1"), entry("message", "m1", "a1", message=[1]),
+                entry("message", "m1", "a1", message={"role": 3})):
+        t = message("t1", "m1", {"role": "toolResult", "toolCallId": "c1", "content": [], "isError": False})
+        path = write_session(tmp_path, [header(), user("u1", None), a, odd, t], "odd.jsonl")
+        codes = [f.code for f in validate_file(path).findings]
+        assert "tool_call_without_result" in codes, (odd, codes)  # the result is behind no assistant turn

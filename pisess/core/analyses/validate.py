@@ -355,9 +355,9 @@ def _role_at(store: Any, pos: int) -> str | None:
     if role is not None:
         return role
     e = store[pos]
-    if get(e, "type") != "message":
+    if not isinstance(e, dict) or e.get("type") != "message":
         return ""
-    role = get(get(e, "message"), "role")
+    role = _role(e)
     return role if isinstance(role, str) else None
 
 
@@ -396,15 +396,16 @@ def unanswered_tool_calls(session: Session) -> Iterator[tuple[int, list]]:
         return line.count(b'"toolCall"') > len(answers.get(pos, ()))
 
     for pos, e in session.complete_at(store.role_positions("assistant"), worth):
-        m = get(e, "message")
-        content = get(m, "content")
-        if get(m, "stopReason") in ("error", "aborted") or not isinstance(content, list):
+        m = e.get("message") if isinstance(e, dict) else None
+        content = m.get("content") if isinstance(m, dict) else None
+        if not isinstance(m, dict) or m.get("stopReason") in ("error", "aborted") or not isinstance(content, list):
             continue
         calls = [(b.get("id"), b.get("name")) for b in content if isinstance(b, dict) and b.get("type") == "toolCall"]
         results = answers.get(pos, [])
         if len(results) >= len(calls):
             continue
-        ids = {js.key(get(get(r, "message"), "toolCallId")) for _, r in session.complete_at(results)}
+        ids = {js.key(r["message"].get("toolCallId")) for _, r in session.complete_at(results)
+               if isinstance(r, dict) and isinstance(r.get("message"), dict)}
         missing = [c for c in calls if js.key(c[0]) not in ids]
         if missing:
             yield pos, missing
@@ -425,7 +426,8 @@ def _tool_call_findings(cli: Session, add: Add, path: str | None = None) -> None
     store = cli.store
     found = compute() if path is None else cache.summary(path, f"toolcalls1:{cli.pi_version}", compute)
     for pos, calls, n in found:
-        eid = _id_str(get(store[pos], "id"))
+        e = store[pos]
+        eid = _id_str(e.get("id")) if isinstance(e, dict) else None
         if versions.since(cli.pi_version, versions.RECORDS_ABORTED_CALLS):
             why = ("pi before 1.6 did not record tool calls that never started (Esc during a batch, pi #9986; pi 1.6 "
                    "records \"Operation aborted\" for each), or pi stopped while the tools ran")
