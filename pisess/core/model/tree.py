@@ -132,7 +132,7 @@ def build_tree(session: Session, *, leaf_id: Any = UNDEF, full: bool = False, de
     fold into one row per branch point (the active path is never a side branch); ``full``: no long
     run folds; ``branches_only``: only the active path, branch points and their ancestors."""
     entries = session.entries
-    children, roots, flags = _link(session)
+    children, roots, flags, line_of = _link(session)
     _mark_writers(session, flags)
     leaf_id, leaf_entry, leaf_error = _resolve_leaf(session, leaf_id)
     active_path = _ancestors(session, leaf_entry) if leaf_entry is not None else []
@@ -161,28 +161,34 @@ def build_tree(session: Session, *, leaf_id: Any = UNDEF, full: bool = False, de
 
     hidden = _hidden(session, children, roots, active, keep_visible, branches_only=branches_only,
                      full=full, fold_over=fold_over, keep=keep)
-    return view(_layout(session, children, roots, active, flags, hidden, depth))
+    return view(_layout(line_of, children, roots, active, flags, hidden, depth))
 
 
-def _link(session: Session) -> tuple[dict, list, dict]:
-    """Children per parent (in file order), the roots, and the flags of entries that are roots
-    only because their parent is missing (``dangling``), themselves (``self_parent``) or sits on a
-    parentId cycle no root reaches (``cycle``: each cycle entered once, at one of its members)."""
+def _link(session: Session) -> tuple[dict, list, dict, dict]:
+    """Children per parent (in file order), the roots, the flags of entries that are roots only
+    because their parent is missing (``dangling``), themselves (``self_parent``) or sits on a
+    parentId cycle no root reaches (``cycle``: each cycle entered once, at one of its members),
+    and each entry's line (by ``id``)."""
     children: dict[int, list] = {}
     roots: list = []
     flags: dict[int, set] = {}
-    entries = session.entries
-    for e in entries:
-        pid = get(e, "parentId")
-        parent = session.lookup(pid) if js.truthy(pid) else None
-        if parent is None or parent is e or (isinstance(pid, str) and js.strict_eq(pid, get(e, "id"))):
+    store = session.entries
+    # by position, from the store's parent of each entry (``byId.get(parentId)``, what ``lookup``
+    # finds): a 100,000-entry tree is linked without reading a parentId or hashing an id
+    entries = store.take(range(len(store)))
+    parent_of, sids = store.parent, store.string_ids()
+    for pos, e in enumerate(entries):
+        q = parent_of(pos)
+        if q is None:
             roots.append(e)
-            if js.truthy(pid) and parent is None:
+            if js.truthy(get(e, "parentId")):
                 flags.setdefault(id(e), set()).add("dangling")
-            elif js.truthy(pid):
-                flags.setdefault(id(e), set()).add("self_parent")
+        elif q == pos or (sids[pos] is not None and sids[q] == sids[pos]):
+            # its parentId is its own id (pi's byId may hold a later entry of the same id)
+            roots.append(e)
+            flags.setdefault(id(e), set()).add("self_parent")
         else:
-            children.setdefault(id(parent), []).append(e)
+            children.setdefault(id(entries[q]), []).append(e)
     reached: set[int] = set()
     _mark_reached(roots, children, reached)
     for e in entries:
@@ -192,7 +198,7 @@ def _link(session: Session) -> tuple[dict, list, dict]:
         flags.setdefault(id(member), set()).add("cycle")
         roots.append(member)
         _mark_reached([member], children, reached)
-    return children, roots, flags
+    return children, roots, flags, dict(zip(map(id, entries), session.entry_lines))
 
 
 def _mark_writers(session: Session, flags: dict) -> None:
@@ -277,7 +283,7 @@ def _hidden(session: Session, children: dict, roots: list, active: set, keep_vis
 SIDE, TRUNK = "\u251c\u2500", "\u2502 "  # a side branch's connector, and the guide of the column it leaves
 
 
-def _layout(session: Session, children: dict, roots: list, active: set, flags: dict, hidden: set,
+def _layout(line_of: dict, children: dict, roots: list, active: set, flags: dict, hidden: set,
             depth: int | None) -> list:
     """The rows, depth first.  Each stack item is (entry, guides, connector, side level); a side
     branch starts at ``guides + "├─"`` and goes on under ``guides + "│ "``, the guide of the column
@@ -309,7 +315,7 @@ def _layout(session: Session, children: dict, roots: list, active: set, flags: d
             guides, conn = guides + cont[conn], ""
         seen.add(id(node))
         rows.append(TreeRow("entry", node, guides, conn, id(node) in active, frozenset(flags.get(id(node), ())),
-                            line=session.line_of(node), root=root))
+                            line=line_of.get(id(node)), root=root))
         kids = [k for k in children.get(id(node), []) if id(k) not in seen]
         if not kids:
             continue
