@@ -101,6 +101,22 @@ def ids(entries: Iterable[Any]) -> list:
     return [e.get("id") if isinstance(e, dict) else None for e in entries]
 
 
+# --- JSON documents ---------------------------------------------------------------------------------
+
+# The "version" of each command's --json document, as ``pisess help json`` lists them (test_json_names
+# checks that table against what every command prints); 2: the keys renamed to one name per idea.
+JSON_VERSIONS = {"ls": 2, "tree": 2, "path": 2, "context": 2, "validate": 2, "fork": 1, "export": 2, "secrets": 2,
+                 "search": 2, "diff": 2, "stats": 2, "du": 2, "watch": 2, "demo": 2, "cache": 2, "cache clear": 2,
+                 "cache index": 2, "help": 1}
+ERROR_VERSION = 1  # {version, error}: the same document whatever the command
+
+
+def json_version(command: str, doc: dict) -> int:
+    """The version ``doc``, printed by ``command`` (``"cache index"``: a subcommand), must say: the
+    error document's when it is one (``unreadable`` beside the error), else the command's."""
+    return ERROR_VERSION if "error" in doc and set(doc) <= {"version", "error", "unreadable"} else JSON_VERSIONS[command]
+
+
 # --- golden files ----------------------------------------------------------------------------------
 
 GOLDEN = Path(__file__).parent / "golden"

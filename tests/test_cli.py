@@ -77,7 +77,7 @@ def test_ls_json_shape_and_order(runner, root):
     r = run(runner, "ls", "--sessions-dir", str(root), "--cwd", CWD, "--json")
     assert r.exit_code == 0
     doc = json.loads(r.stdout)
-    assert doc["version"] == 1
+    assert doc["version"] == 2
     assert len(doc["sessions"]) == 2
     assert {"id", "createdAt", "cwd", "path"} <= set(doc["sessions"][0])
     assert doc["skipped"] == []
@@ -141,7 +141,7 @@ def test_context_json_contract(runner, root):
     r = run(runner, "context", str(f), "--json")
     assert r.exit_code == 0
     doc = json.loads(r.stdout)
-    for k in ("version", "reader", "file", "header", "entryCount", "leafId", "pathIds", "contextEntryIds",
+    for k in ("version", "reader", "path", "header", "entryCount", "leafId", "pathIds", "contextEntryIds",
               "state", "labels", "sessionName", "messages", "llmMessages"):
         assert k in doc
     assert doc["reader"] in ("harness", "cli")
@@ -328,9 +328,9 @@ def test_demo_json_is_one_document_of_the_examples(runner):
     r = run(runner, "demo", "--json")
     assert r.exit_code == 0
     doc = json.loads(r.stdout)
-    assert doc["version"] == 1 and len(doc["sessions"]) >= 2
+    assert doc["version"] == 2 and len(doc["sessions"]) >= 2
     for s in doc["sessions"]:
-        assert s["file"].endswith(".jsonl") and s["entries"] > 0 and s["validate"]["ok"] is True
+        assert s["path"].endswith(".jsonl") and s["entryCount"] > 0 and s["validate"]["ok"] is True
 
 
 @pytest.mark.parametrize("fmt", ["text", "github"])

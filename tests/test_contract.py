@@ -13,6 +13,8 @@ from importlib import resources
 
 import pytest
 
+from conftest import json_version
+
 MISSING = "/nonexistent-dir/none.jsonl"
 COMMANDS = {  # argv with a missing input; every command that reads sessions
     "ls": ["ls", "--sessions-dir", "/nonexistent-dir"],
@@ -50,7 +52,7 @@ def test_missing_input_is_one_json_error_and_exit_2(name):
     p = pisess([*COMMANDS[name], "--json"])
     assert p.returncode == 2, p.stderr
     doc = json.loads(p.stdout)
-    assert doc["version"] == 1
+    assert doc["version"] == json_version(name, doc)
     assert doc.get("error") or doc.get("unreadable"), doc
     assert b"Traceback" not in p.stderr and p.stderr.strip()
 

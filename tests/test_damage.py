@@ -163,7 +163,7 @@ def test_search_files_in_the_core(tmp_path):
     assert [e.code for e in report.unreadable] == ["not_found"] and len(report.skipped) == 1
     doc = report.to_json()
     assert doc["droppedLines"] == [{"path": f, **d} for d in DROPPED]
-    assert doc["sessions"] == 2 and len(doc["hits"]) == 3
+    assert doc["sessionCount"] == 2 and len(doc["hits"]) == 3
     assert parse_fields(None) is None and parse_fields(" User, tool ") == ["user", "tool"]
     with pytest.raises(Exception, match="--in needs"):
         parse_fields(" , ")

@@ -205,7 +205,7 @@ def test_exit_codes_as_diff_and_the_three_forms(tmp_path, monkeypatch):
     r = invoke(runner, "diff", f, pair["a"]["leaf"], pair["b"]["leaf"], "--json")
     assert r.exit_code == 1, r.stderr
     doc = json.loads(r.stdout)
-    assert doc["version"] == 1 and doc["partedAfter"] == pair["partedAfter"]
+    assert doc["version"] == 2 and doc["partedAfter"] == pair["partedAfter"]
     r2 = invoke(runner, "diff", f"{f}@{pair['a']['leaf']}", f"{f}@{pair['b']['leaf']}", "--json")
     assert json.loads(r2.stdout) == doc
     same = invoke(runner, "diff", f, pair["a"]["leaf"], pair["a"]["leaf"])

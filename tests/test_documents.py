@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import DROP, assistant, cli_runner, entry, header, invoke, user, write_session
+from conftest import DROP, JSON_VERSIONS, assistant, cli_runner, entry, header, invoke, user, write_session
 from pisess.core.analyses.secrets import scan_paths
 from pisess.core.analyses.validate import validate_paths
 from pisess.core.listing.repo import encode_cwd, list_sessions
@@ -39,7 +39,7 @@ def _json(monkeypatch, *args):
     res = invoke(cli_runner(monkeypatch), *args, "--json")
     assert res.exit_code == 0, res.output
     doc = json.loads(res.stdout)
-    assert doc.pop("version") == 1
+    assert doc.pop("version") == JSON_VERSIONS[args[0]]
     return doc
 
 

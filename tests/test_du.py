@@ -30,7 +30,7 @@ def _doc(*args):
     r = invoke("du", *args, "--json")
     assert r.exit_code == 0, r.stderr
     doc = json.loads(r.stdout)
-    assert doc["version"] == 1
+    assert doc["version"] == 2
     return doc
 
 
@@ -42,7 +42,7 @@ def test_bytes_add_up(store):
         assert s["entryBytes"] + s["headerBytes"] + s["otherBytes"] == s["size"]
         assert sum(s["where"].values()) == s["entryBytes"]
         assert sum(k["bytes"] for k in s["byKind"]) == s["entryBytes"]
-        assert sum(k["entries"] for k in s["byKind"]) == s["entries"] == sum(s["whereEntries"].values())
+        assert sum(k["entryCount"] for k in s["byKind"]) == s["entryCount"] == sum(s["entryCountByWhere"].values())
         lines = open(s["path"], "rb").read().split(b"\n")[:-1]
         assert s["otherBytes"] == len(lines)  # one newline per line, nothing else
         assert s["headerBytes"] == len(lines[0])
@@ -52,8 +52,8 @@ def test_bytes_add_up(store):
 
 def test_where_matches_the_tree(store):
     s = {x["id"]: x for x in _doc("--all", *ROOT)["sessions"]}
-    assert s[P_ID]["whereEntries"] == {"active": 8, "edited": 0, "retained": 0, "compacted": 6, "branch": 3}
-    assert s[H_ID]["whereEntries"] == {"active": 7, "edited": 0, "retained": 0, "compacted": 0, "branch": 3}
+    assert s[P_ID]["entryCountByWhere"] == {"active": 8, "edited": 0, "retained": 0, "compacted": 6, "branch": 3}
+    assert s[H_ID]["entryCountByWhere"] == {"active": 7, "edited": 0, "retained": 0, "compacted": 0, "branch": 3}
 
 
 def test_images_and_top(store):
@@ -63,7 +63,7 @@ def test_images_and_top(store):
     assert len(top) == 3
     assert [t["bytes"] for t in top] == sorted((t["bytes"] for t in top), reverse=True)
     first = top[0]
-    assert (first["entryId"], first["role"], first["where"], first["images"], first["imageBytes"]) == \
+    assert (first["entryId"], first["role"], first["where"], first["imageCount"], first["imageBytes"]) == \
         ("hu2", "user", "branch", 1, len(IMAGE))
     line = open(first["path"], "rb").read().split(b"\n")[first["line"] - 1]
     assert first["bytes"] == len(line)

@@ -441,8 +441,9 @@ def test_cli_warns_about_secrets_and_json_shape(runner, tmp_path):
     r = run(runner, "export", src, "--redact")
     assert "hunter2" not in r.stdout and "redacted 1 secret" in r.stderr
     doc = json.loads(run(runner, "export", src, "--json", "--redact", "-f", "html").stdout)
-    assert doc["version"] == 1 and doc["format"] == "html" and doc["secrets"] == {"env_secret": 1}
-    assert doc["redacted"] is True and doc["content"].startswith("<!DOCTYPE html>") and doc["output"] is None
+    assert doc["version"] == 2 and doc["format"] == "html" and doc["secretCountByKind"] == {"env_secret": 1}
+    assert doc["redacted"] is True and doc["content"].startswith("<!DOCTYPE html>") and doc["outputPath"] is None
+    assert doc["path"] == src and doc["messageCount"] == 1
 
 
 def test_cli_empty_session(runner, tmp_path):
@@ -470,7 +471,8 @@ def test_export_session_runs_without_the_command_line(src):
     assert run_.reader == "cli" and run_.export.leaf_id == "a2" and run_.id_width == 8
     doc = run_.to_json(None)
     assert doc["id"] == "0198aaaa-0000-7000-8000-000000000000" and doc["content"].startswith('{"type":"session"')
-    assert "content" not in run_.to_json("/tmp/x.jsonl") and doc["file"] == src
+    assert "content" not in run_.to_json("/tmp/x.jsonl") and doc["path"] == src
+    assert doc["entryCount"] == len(doc["content"].splitlines()) - 1 and "messageCount" not in doc  # jsonl: entries
     md = export_session(src, "md", reader="cli", new_id="x", now_iso="y")
     assert md.to_json(None)["format"] == "md" and "id" not in md.to_json(None)
     with pytest.raises(PisessError) as e:

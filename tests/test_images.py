@@ -149,7 +149,7 @@ def test_context_json_leaves_out_a_line_with_a_control_character_in_an_image_as_
     open(path, "wb").write(data[:at] + b"\x01" + data[at + 1:])
     monkeypatch.setenv("PISESS_CACHE", "off")
     whole = build_context(open_session(path, "cli", light=True), UNDEF, full_path=False)
-    expected = dumps({"version": 1, **whole.to_json()}) + b"\n"
+    expected = dumps({"version": 2, **whole.to_json()}) + b"\n"
     got = invoke(cli_runner(monkeypatch), "context", "--json", "--reader", "cli", path)
     assert got.exit_code == 0, got.stderr
     assert got.stdout.encode() == expected
@@ -167,7 +167,7 @@ def test_context_json_copies_each_image_from_the_file_byte_for_byte(tmp_path, mo
     monkeypatch.setenv("PISESS_CACHE", "off")
     for reader in ("harness", "cli"):
         whole = build_context(open_session(path, reader, light=True), UNDEF, full_path=False)
-        expected = dumps({"version": 1, **whole.to_json()}) + b"\n"
+        expected = dumps({"version": 2, **whole.to_json()}) + b"\n"
         got = invoke(cli_runner(monkeypatch), "context", "--json", "--reader", reader, path)
         assert got.exit_code == 0, got.stderr
         assert got.stdout.encode() == expected
@@ -185,7 +185,7 @@ def test_context_json_into_a_file_and_a_pipe_is_the_whole_document(tmp_path):
     from pisess.core.reading.session import open_session
 
     path = write_session(tmp_path, screenshots(5, chars=70_000))
-    expected = dumps({"version": 1, **build_context(open_session(path, "cli", light=True), UNDEF,
+    expected = dumps({"version": 2, **build_context(open_session(path, "cli", light=True), UNDEF,
                                                     full_path=False).to_json()}) + b"\n"
     env = {**os.environ, "PISESS_CACHE": "off"}
     argv = [sys.executable, "-m", "pisess", "context", "--json", "--reader", "cli", path]

@@ -411,8 +411,7 @@ def test_stats_counts_custom_message_entries_as_the_messages_the_model_sees(tmp_
                                     state, user("e5", "d4", "go on")])
     j = json.loads(invoke(cli_runner(monkeypatch), "stats", path, "--json", "--no-cache").stdout)
     total = j["total"]
-    counts = total.get("messages", total.get("messageCounts"))
-    assert counts == {"user": 2, "assistant": 1, "custom": 1}
+    assert total["messageCountByRole"] == {"user": 2, "assistant": 1, "custom": 1}
     assert total["messageCount"] == 4 and j["where"]["active"]["messageCount"] == 4
     r = invoke(cli_runner(monkeypatch), "stats", path, "--no-cache")
     assert r.exit_code == 0, r.stderr

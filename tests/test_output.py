@@ -219,7 +219,7 @@ def test_validate_json_does_not_load_rich(src):
 
 def test_summary_counts_in_the_core(src):
     c = summary_counts([validate_file(src)], strict=False)
-    assert c["files"] == 1 and c["errors"] == 0
+    assert c["fileCount"] == 1 and c["errorCount"] == 0
 
 
 def test_export_summary_is_talk_not_output(src):

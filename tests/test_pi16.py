@@ -374,10 +374,10 @@ def test_stats_counts_usage_entries_by_kind_with_16_only(tmp_path):
     path = write_session(tmp_path, lines)
     new = compute_stats([path], by="model").to_json()
     assert new["total"]["cost"] == 0.875
-    assert new["total"]["usageKinds"] == {"cache_warm": {"entries": 1, "tokens": 100, "cost": 0.25},
-                                          "brand_new": {"entries": 1, "tokens": 100, "cost": 0.125}}
-    assert new["total"]["thinkingLevels"] == {"high": 1}
-    assert new["total"]["virtualModels"] == {"router/auto": 1}
+    assert new["total"]["usageKinds"] == {"cache_warm": {"entryCount": 1, "tokens": 100, "cost": 0.25},
+                                          "brand_new": {"entryCount": 1, "tokens": 100, "cost": 0.125}}
+    assert new["total"]["messageCountByThinkingLevel"] == {"high": 1}
+    assert new["total"]["entryCountByVirtualModel"] == {"router/auto": 1}
     assert [g["key"] for g in new["groups"]] == ["anthropic/claude-x-2", "anthropic/claude-x"]
     old = compute_stats([path], by="model", pi_version="0.82.1").to_json()
     assert old["total"]["cost"] == 0.5 and old["total"]["usageKinds"] == {}
@@ -494,9 +494,9 @@ def test_stats_and_du_count_edited_apart(tmp_path):
 
     path = write_session(tmp_path, EDITED)
     st = compute_stats([path])
-    assert st.where["edited"]["entries"] == 3  # t1, a2, e2
+    assert st.where["edited"]["entryCount"] == 3  # t1, a2, e2
     assert st.where["edited"]["messageCount"] == 2
-    assert st.where["active"]["entries"] == 5  # u1, a1, e1, e3, u2
+    assert st.where["active"]["entryCount"] == 5  # u1, a1, e1, e3, u2
     du = disk_usage([path])
     sizes = [len(line) for line in open(path, "rb").read().split(b"\n")]
     assert du.where["edited"] == sizes[3] + sizes[4] + sizes[6]

@@ -36,7 +36,7 @@ def two_sessions(tmp_path):
 
 # Each command that opens one session, and how its --json says which file it opened.
 def _opened_by_document(doc: dict) -> str:
-    return doc["path"] if "path" in doc else doc["file"]
+    return doc["path"]
 
 
 ONE_SESSION = {

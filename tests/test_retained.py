@@ -89,9 +89,9 @@ def test_cli_views_and_json(quiet, tmp_path):
     doc = json.loads(invoke("search", "question", f, "--active-only", "--json").stdout)
     assert [(h["entryId"], h["where"]) for h in doc["hits"]] == [("u2", "retained"), ("u3", "active")]
     du = json.loads(invoke("du", f, "--json").stdout)
-    assert du["whereEntries"] == {"active": 2, "edited": 0, "retained": 2, "compacted": 2, "branch": 0}
+    assert du["entryCountByWhere"] == {"active": 2, "edited": 0, "retained": 2, "compacted": 2, "branch": 0}
     st = json.loads(invoke("stats", f, "--json").stdout)
-    assert {k: v["entries"] for k, v in st["where"].items()} == {"active": 2, "edited": 0, "retained": 2, "compacted": 2,
+    assert {k: v["entryCount"] for k, v in st["where"].items()} == {"active": 2, "edited": 0, "retained": 2, "compacted": 2,
                                                                  "branch": 0}
     assert "RETAINED" in invoke("stats", f).stdout
     assert "retained" in invoke("du", f).stdout

@@ -46,21 +46,21 @@ def test_escapes_are_neutralised(store):
 
 
 def test_json_shape(store):
-    """--json: {version, hits: [{session, path, entryId, type, role, where, field, line, snippet, start, end}]}."""
+    """--json: {version, hits: [{sessionId, path, entryId, type, role, where, field, line, snippet, start, end}]}."""
     r = invoke("search", "date", *HERE, "--json")
     assert r.exit_code == 0
     doc = json.loads(r.stdout)
-    assert doc["version"] == 1
-    assert doc["files"] == 2 and doc["sessions"] == 2
-    keys = {"session", "path", "entryId", "type", "role", "where", "field", "line", "snippet", "start", "end"}
+    assert doc["version"] == 2
+    assert doc["fileCount"] == 2 and doc["sessionCount"] == 2
+    keys = {"sessionId", "path", "entryId", "type", "role", "where", "field", "line", "snippet", "start", "end"}
     for h in doc["hits"]:
         assert set(h) == keys
         assert h["snippet"][h["start"]:h["end"]] == "date"
         assert h["where"] in ("active", "compacted", "branch")
     # newest session first: the fork, then its parent
-    assert [h["session"] for h in doc["hits"]][0] == F_ID
-    assert doc["hits"][-1]["session"] == P_ID
-    by = {(h["session"], h["entryId"]): h for h in doc["hits"]}
+    assert [h["sessionId"] for h in doc["hits"]][0] == F_ID
+    assert doc["hits"][-1]["sessionId"] == P_ID
+    by = {(h["sessionId"], h["entryId"]): h for h in doc["hits"]}
     assert by[(P_ID, "u1")]["where"] == "compacted"  # before the checkpoint kept from u3
     assert by[(F_ID, "u1")]["where"] == "active"  # the fork has no compaction
     assert by[(P_ID, "t2")]["where"] == "branch" and by[(P_ID, "t2")]["role"] == "toolResult"
@@ -74,7 +74,7 @@ def test_where_in_harness_session(store):
     doc = json.loads(invoke("search", "screenshot", "--all", *ROOT, "--json").stdout)
     where = {h["entryId"]: h["where"] for h in doc["hits"]}
     assert where == {"hu2": "branch", "hs1": "active"}
-    assert all(h["session"] == H_ID for h in doc["hits"])
+    assert all(h["sessionId"] == H_ID for h in doc["hits"])
 
 
 def test_active_only_and_in(store):
@@ -109,11 +109,11 @@ def test_exit_codes(store):
 def test_named_sessions_and_directories(store):
     """Ids, prefixes, files and directories name the set; the hint points at a hit."""
     doc = json.loads(invoke("search", "date", "01955000", *HERE, "--json").stdout)
-    assert {h["session"] for h in doc["hits"]} == {P_ID}
+    assert {h["sessionId"] for h in doc["hits"]} == {P_ID}
     doc = json.loads(invoke("search", "404", str(store["H"]), *HERE, "--json").stdout)
-    assert {h["session"] for h in doc["hits"]} == {H_ID}
+    assert {h["sessionId"] for h in doc["hits"]} == {H_ID}
     doc = json.loads(invoke("search", "date", str(store["root"]), *HERE, "--json").stdout)
-    assert doc["files"] == 3
+    assert doc["fileCount"] == 3
     r = invoke("search", "changelog", *HERE)
     assert r.exit_code == 0 and "pisess context" in r.stderr and "--leaf u4" in r.stderr
 

@@ -317,7 +317,7 @@ def test_cache_index_ahead_of_time_and_the_cap(tmp_path):
         r = RUNNER.invoke(app, ["cache", "index", "--all", "--sessions-dir", str(root), "--json"],
                           catch_exceptions=False)
         assert r.exit_code == 0, r.stderr
-        assert json.loads(r.stdout)["index"]["files"] == 1
+        assert json.loads(r.stdout)["index"]["indexedFileCount"] == 1
         size = cache.index_size(str(where))
         assert size > 0
         shown = json.loads(RUNNER.invoke(app, ["cache", "--json"]).stdout)["cache"]

@@ -294,7 +294,7 @@ def test_cli_text_and_json_shape(runner, tmp_path):
     assert "entry u2 \u00b7 user \u00b7 message.content[0].text" in r.stdout
     assert "4 secrets found in 1 file" in r.stdout
     doc = json.loads(run(runner, "secrets", path, "--json").stdout)
-    assert doc["version"] == 1 and doc["summary"]["findings"] == 4
+    assert doc["version"] == 2 and doc["summary"]["findingCount"] == 4
     f = doc["files"][0]["findings"][2]
     keys = {"path", "line", "entryId", "type", "role", "field", "kind", "preview", "fingerprint", "allowlisted"}
     assert keys <= set(f)

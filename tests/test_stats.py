@@ -33,7 +33,7 @@ def _doc(*args):
     r = invoke("stats", *args, "--json")
     assert r.exit_code == 0, r.stderr
     doc = json.loads(r.stdout)
-    assert doc["version"] == 1
+    assert doc["version"] == 2
     return doc
 
 
@@ -41,34 +41,34 @@ def test_fork_copies_are_counted_once(store):
     """P + its fork F: the 8 entries F copied from P (same ids and timestamps) count once."""
     doc = _doc(*HERE)
     t = doc["total"]
-    assert t["entries"] == 17 + 4
+    assert t["entryCount"] == 17 + 4
     assert t["messageCount"] == 12 + 3
     assert t["tokens"] == {"input": 11400, "output": 1010, "cacheRead": 6400, "cacheWrite": 500, "total": 19310}
     assert t["cost"] == pytest.approx(0.081)
     c = doc["copiedFromParents"]
-    assert c["entries"] == 8 and c["messageCount"] == 6
+    assert c["entryCount"] == 8 and c["messageCount"] == 6
     assert c["tokens"]["total"] == 6700 and c["cost"] == pytest.approx(0.03)
     assert [(f["path"].endswith(F_ID + ".jsonl"), f["parent"].endswith(P_ID + ".jsonl")) for f in c["forks"]] == \
         [(True, True)]
     by_id = {s["id"]: s for s in doc["sessions"]}
-    assert by_id[F_ID]["parentInSet"] and by_id[F_ID]["copiedFromParent"]["entries"] == 8
-    assert by_id[F_ID]["entries"] == 4 and by_id[P_ID]["entries"] == 17
+    assert by_id[F_ID]["parentInSet"] and by_id[F_ID]["copiedFromParent"]["entryCount"] == 8
+    assert by_id[F_ID]["entryCount"] == 4 and by_id[P_ID]["entryCount"] == 17
     assert [s["id"] for s in doc["sessions"]] == [F_ID, P_ID]  # newest first
 
 
 def test_fork_alone_is_counted_whole(store):
     """Without its parent in the set, a fork's copied entries are its own."""
     doc = _doc(str(store["F"]))
-    assert doc["total"]["entries"] == 12
-    assert doc["copiedFromParents"]["entries"] == 0 and doc["copiedFromParents"]["forks"] == []
+    assert doc["total"]["entryCount"] == 12
+    assert doc["copiedFromParents"]["entryCount"] == 0 and doc["copiedFromParents"]["forks"] == []
     assert doc["sessions"][0]["parentSession"] == str(store["P"]) and doc["sessions"][0]["parentInSet"] is None
 
 
 def test_where_split_adds_up(store):
     doc = _doc("--all", *ROOT)
     w = doc["where"]
-    assert {k: v["entries"] for k, v in w.items()} == {"active": 19, "edited": 0, "retained": 0, "compacted": 6, "branch": 6}
-    for key in ("entries", "messageCount", "cost"):
+    assert {k: v["entryCount"] for k, v in w.items()} == {"active": 19, "edited": 0, "retained": 0, "compacted": 6, "branch": 6}
+    for key in ("entryCount", "messageCount", "cost"):
         assert sum(v[key] for v in w.values()) == pytest.approx(doc["total"][key])
     for key in ("input", "output", "cacheRead", "cacheWrite", "total"):
         assert sum(v["tokens"][key] for v in w.values()) == doc["total"]["tokens"][key]
@@ -80,11 +80,11 @@ def test_where_split_adds_up(store):
 def test_counts_of_tools_errors_structure(store):
     doc = _doc("--all", *ROOT)
     t = doc["total"]
-    assert t["toolCalls"] == {"bash": 1, "edit": 1, "read": 1, "write": 1}
-    assert t["errors"] == {"assistant": 0, "aborted": 1, "tool": 1}
-    assert t["compactions"] == 1 and t["branchSummaries"] == 1
-    assert t["messages"] == {"user": 7, "assistant": 9, "toolResult": 4, "bashExecution": 1, "custom": 1}
-    assert doc["branchPoints"] == 2 and doc["abandonedBranches"] == 2
+    assert t["toolCallCountByTool"] == {"bash": 1, "edit": 1, "read": 1, "write": 1}
+    assert t["errorCountByKind"] == {"assistant": 0, "aborted": 1, "tool": 1}
+    assert t["compactionCount"] == 1 and t["branchSummaryCount"] == 1
+    assert t["messageCountByRole"] == {"user": 7, "assistant": 9, "toolResult": 4, "bashExecution": 1, "custom": 1}
+    assert doc["branchPointCount"] == 2 and doc["abandonedBranchCount"] == 2
     assert doc["sessionCount"] == 3
 
 
@@ -93,12 +93,12 @@ def test_by_model_and_branch(store):
     assert set(groups) == {"anthropic/claude-opus-4-5", "anthropic/claude-sonnet-4-5", "(compaction)",
                            "(branch summary)"}
     assert groups["(compaction)"]["tokens"]["input"] == 3000
-    assert groups["anthropic/claude-sonnet-4-5"]["messages"] == {"assistant": 3}
+    assert groups["anthropic/claude-sonnet-4-5"]["messageCountByRole"] == {"assistant": 3}
     rows = _doc("--all", "--by", "branch", *ROOT)["groups"]
-    branches = [(r["session"], r["branch"], r["from"], r["entries"]) for r in rows]
+    branches = [(r["sessionId"], r["branch"], r["from"], r["entryCount"]) for r in rows]
     assert (P_ID, None, None, 14) in branches and (P_ID, "u2", "a2", 3) in branches
     assert (H_ID, "hu2", "ha1", 3) in branches and (F_ID, None, None, 4) in branches
-    assert sum(r["entries"] for r in rows) == 31
+    assert sum(r["entryCount"] for r in rows) == 31
 
 
 @pytest.mark.parametrize("tz, days", [
@@ -109,7 +109,7 @@ def test_by_day_is_local_time(store, monkeypatch, tz, days):
     monkeypatch.setenv("TZ", tz)
     time.tzset()
     groups = _doc("--all", "--by", "day", *ROOT)["groups"]
-    assert {g["key"]: g["entries"] for g in groups} == days
+    assert {g["key"]: g["entryCount"] for g in groups} == days
     assert [g["key"] for g in groups] == sorted(days)
 
 
@@ -155,17 +155,17 @@ def test_parent_matched_by_path_says_so(store):
     doc, by_id = _fork_doc("sessions")
     assert by_id[F_ID]["parentMatch"] == "path" and by_id[P_ID]["parentMatch"] is None
     assert [f["matchedBy"] for f in doc["copiedFromParents"]["forks"]] == ["path"]
-    assert doc["copiedFromParents"]["matches"] == {"path": 1, "fileId": 0, "headerId": 0, "unmatched": 0}
+    assert doc["copiedFromParents"]["forkCountByMatch"] == {"path": 1, "fileId": 0, "headerId": 0, "unmatched": 0}
 
 
 def test_copied_root_matches_the_parent_by_the_id_in_its_file_name(store):
     """The copy's fork names the original root's parent, which is not in the set: the copies count once."""
     copy = _copied_root(store)
     doc, by_id = _fork_doc(copy)
-    assert doc["total"]["entries"] == 17 + 4 and doc["copiedFromParents"]["entries"] == 8
+    assert doc["total"]["entryCount"] == 17 + 4 and doc["copiedFromParents"]["entryCount"] == 8
     assert by_id[F_ID]["parentMatch"] == "fileId"
     assert by_id[F_ID]["parentInSet"] == str(copy / "--home-you-projects-webapp--" / store["P"].name)
-    assert doc["copiedFromParents"]["matches"]["fileId"] == 1
+    assert doc["copiedFromParents"]["forkCountByMatch"]["fileId"] == 1
 
 
 def test_renamed_parent_is_matched_by_its_header_id(store):
@@ -175,7 +175,7 @@ def test_renamed_parent_is_matched_by_its_header_id(store):
     doc, by_id = _fork_doc(copy)
     assert by_id[F_ID]["parentMatch"] == "headerId"
     assert by_id[F_ID]["parentInSet"].endswith("parent-backup.jsonl")
-    assert doc["total"]["entries"] == 17 + 4
+    assert doc["total"]["entryCount"] == 17 + 4
 
 
 def test_fork_whose_parent_is_nowhere_in_the_set_is_unmatched(store):
@@ -183,8 +183,8 @@ def test_fork_whose_parent_is_nowhere_in_the_set_is_unmatched(store):
     (copy / "--home-you-projects-webapp--" / store["P"].name).unlink()
     doc, by_id = _fork_doc(copy)
     assert by_id[F_ID]["parentMatch"] == "unmatched" and by_id[F_ID]["parentInSet"] is None
-    assert doc["total"]["entries"] == 12 and doc["copiedFromParents"]["forks"] == []
-    assert doc["copiedFromParents"]["matches"]["unmatched"] == 1
+    assert doc["total"]["entryCount"] == 12 and doc["copiedFromParents"]["forks"] == []
+    assert doc["copiedFromParents"]["forkCountByMatch"]["unmatched"] == 1
     r = invoke("stats", "--sessions-dir", copy, "--cwd", CWD)
     assert r.exit_code == 0 and "1 fork whose parent is not in the set" in r.stdout
 

@@ -137,7 +137,7 @@ def test_depth_fold_counts_several_side_branches_in_one_row(runner, tmp_path):
     assert "\u2506 \u2026 2 side branches, 3 entries \u2026" in out
     doc = json.loads(run(runner, "tree", f, "--reader", "cli", "--depth", "0", "--json"))
     folds = [r for r in doc["rows"] if r["kind"] == "fold"]
-    assert folds == [{"kind": "fold", "count": 3, "branches": 2, "indent": 1}]
+    assert folds == [{"kind": "fold", "entryCount": 3, "branchCount": 2, "indent": 1}]
 
 
 # --- item 4: context shortens one very long line too ----------------------------------------------

@@ -256,7 +256,7 @@ def test_rewrites_are_noticed_shrink_and_same_size(live):
     w.start(0)
     live.write_bytes(_line(header()) + _line(_msg("u1", None)))
     evs = w.poll(1)
-    assert kinds(evs) == ["rewritten"] and evs[0].data["entries"] == 1 and "shrank" in evs[0].data["reason"]
+    assert kinds(evs) == ["rewritten"] and evs[0].data["entryCount"] == 1 and "shrank" in evs[0].data["reason"]
     data = live.read_bytes()
     st = live.stat()
     live.write_bytes(data.replace(b'"hi"', b'"HI"'))
@@ -373,7 +373,7 @@ def test_watch_follows_a_process_appending_pi_lines(tmp_path):
     r = Reader(proc)
     try:
         start = r.until(lambda e: e["event"] == "start")[-1]
-        assert start["entries"] == 13 and start["line"] == 14 and start["leafId"] == json.loads(src_lines[13])["id"]
+        assert start["entryCount"] == 13 and start["line"] == 14 and start["leafId"] == json.loads(src_lines[13])["id"]
         writer = subprocess.Popen([sys.executable, "-c", WRITER, str(path), str(src), "15", "22", "18"])
         got = r.until(lambda e: e["event"] == "entry" and e["line"] == 22)
         assert writer.wait(10) == 0
@@ -391,7 +391,7 @@ def test_watch_follows_a_process_appending_pi_lines(tmp_path):
         # the rewrite: pi rewriting the file in place (here: shorter)
         path.write_bytes(b"\n".join(src_lines[:10]) + b"\n")
         rw = r.until(lambda e: e["event"] == "rewritten")[-1]
-        assert rw["entries"] == 9
+        assert rw["entryCount"] == 9
         with open(path, "ab") as fh:
             fh.write(src_lines[10] + b"\n")
         again = r.until(lambda e: e["event"] == "entry")[-1]
@@ -485,12 +485,12 @@ def test_follow_new_switches_to_a_newer_session(tmp_path):
                             env={**os.environ, "PYTHONPATH": str(REPO)})
     r = Reader(proc)
     try:
-        assert r.until(lambda e: e["event"] == "start")[-1]["file"].endswith(old.name)
+        assert r.until(lambda e: e["event"] == "start")[-1]["path"].endswith(old.name)
         new = d / "2027-01-01T00-00-00-000Z_01984a3c-5b1c-7d3e-8f00-1a2b3c4d5e70.jsonl"
         new.write_bytes(_line(header(timestamp="2027-01-01T00:00:00.000Z", id="01984a3c-5b1c-7d3e-8f00-1a2b3c4d5e70"))
                         + _line(_msg("n1", None)) + _line(_msg("n2", "n1", "assistant")))
-        got = r.until(lambda e: e["event"] == "start" and e["file"].endswith(new.name))
-        assert [e["event"] for e in got][-2:] == ["switched", "start"] and got[-1]["entries"] == 2
+        got = r.until(lambda e: e["event"] == "start" and e["path"].endswith(new.name))
+        assert [e["event"] for e in got][-2:] == ["switched", "start"] and got[-1]["entryCount"] == 2
     finally:
         proc.kill()
 

@@ -128,7 +128,7 @@ def run(argv: list[str] | None = None) -> int:
         if "--json" in args[: args.index("--") if "--" in args else len(args)]:
             from pisess.core.errors import PisessError
 
-            common.emit_json({"error": PisessError("usage", e.format_message()).to_dict()})
+            common.emit_json({"error": PisessError("usage", e.format_message()).to_dict()}, version=common.ERROR_VERSION)
         e.show()
         return e.exit_code
     except typer.Abort:

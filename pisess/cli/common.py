@@ -20,7 +20,10 @@ import typer
 from pisess.core import versions
 from pisess.core.errors import PisessError
 
-JSON_VERSION = 1
+# Each --json document has its own "version", given where the command prints it (``emit_json(doc,
+# version=N)``) and raised when the document's keys change; ``pisess help json`` lists them all.
+# The error document ({version, error}) is the same for every command.
+ERROR_VERSION = 1
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 EXIT_BY_CODE = {"usage": EXIT_USAGE, "storage": EXIT_USAGE}
 
@@ -33,7 +36,7 @@ def complete_from(*choices: str) -> Callable[[str], list[str]]:
 
 
 JsonOpt = Annotated[bool, typer.Option("--json",
-                                       help="Print one JSON document (with \"version\": 1) instead of the view.")]
+                                       help="Print one JSON document (with its \"version\") instead of the view.")]
 ReaderOpt = Annotated[
     str,
     typer.Option("--reader", "-r", metavar="auto|harness|cli",
@@ -216,8 +219,9 @@ def dumps(doc: Any) -> bytes:
     return js_dumps(doc, indent=sys.stdout.isatty())
 
 
-def emit_json(doc: dict, *, images: bool = False) -> None:
-    """The one JSON document of a command; what it could not read is listed in ``unreadable``
+def emit_json(doc: dict, *, version: int, images: bool = False) -> None:
+    """The one JSON document of a command, headed by its ``version`` (that document's, see
+    ``ERROR_VERSION``); what it could not read is listed in ``unreadable``
     (everything the command noted, ``note_unreadable``: the document's own list and the rest).
     ``images``: the document holds image placeholders (a session read with ``images="lean"``),
     each written as the base64 it stands for, copied from the session file."""
@@ -225,7 +229,7 @@ def emit_json(doc: dict, *, images: bool = False) -> None:
 
     if _unreadable:
         doc = {**doc, "unreadable": unreadable_json()}
-    data = dumps({"version": JSON_VERSION, **doc}) + b"\n"
+    data = dumps({"version": version, **doc}) + b"\n"
     if images:
         from pisess.core.reading.images import expand
 
@@ -313,7 +317,7 @@ def handles_errors(fn: Callable) -> Callable:
         except PisessError as err:
             if kwargs.get("json_out"):
                 try:
-                    emit_json({"error": err.to_dict()})
+                    emit_json({"error": err.to_dict()}, version=ERROR_VERSION)
                 except PisessError:  # stdout itself failed: the message below still says why
                     pass
             say(f"pisess: {err.located()}")

@@ -146,12 +146,12 @@ class Progress:
 
 
 def run_report(compute, view: str, *, sessions, all_projects: bool, sessions_dir, cwd, json_out: bool, color: str,
-               pi_version: str) -> None:
+               pi_version: str, json_version: int) -> None:
     """The shape stats and du share: resolve the set, read it under a progress bar, print the
     report (JSON or view), name notes and skipped files on stderr, and exit 2 when a file could not
     be read or 1 when no session was read.  ``compute(files, tick, on_skip)`` returns the report;
     ``view`` names the view that draws it, ``stats_view`` in ``pisess.cli.views.stats`` (Rich is
-    imported only for it)."""
+    imported only for it); ``json_version``: the ``--json`` document's version."""
     from pisess.core.errors import PisessError
 
     scope = resolve(sessions, all_projects, sessions_dir, cwd, pi_version)
@@ -166,7 +166,8 @@ def run_report(compute, view: str, *, sessions, all_projects: bool, sessions_dir
         doc = report.to_json()
         # what could not be read is listed once, in "unreadable"; "skipped" keeps the files that are not sessions
         doc["skipped"] = [e.to_dict() for e in report.skipped if not e.unreadable]
-        common.emit_json({"scope": scope.label, "piVersion": pi_version, **doc, "unreadable": common.unreadable_json()})
+        common.emit_json({"scope": scope.label, "piVersion": pi_version, **doc, "unreadable": common.unreadable_json()},
+                         version=json_version)
     else:
         from pisess.cli.output import Printer
 

@@ -725,14 +725,14 @@ class SessionsScreen(ListScreen):
         app: BrowseApp = self.app  # type: ignore[assignment]
         from functools import partial
 
-        from pisess.core.listing.summary import summarize_file
+        from pisess.core.listing.summary import LS_LONG, summarize_file
         from pisess.core.reading.cache import summary
 
         listing = list_sessions(app.root, None if self.all_projects else app.cwd, pi_version=app.pi_version,
                                 whole=True)
         self.sessions = list(listing.sessions)
         # what ls --long shows (through the same per-file summaries the cache keeps)
-        self.details = {s.path: summary(s.path, "ls-long", partial(summarize_file, s.path)) for s in self.sessions}
+        self.details = {s.path: summary(s.path, LS_LONG, partial(summarize_file, s.path)) for s in self.sessions}
         self._apply()
 
     def _words(self, s: Any) -> str:

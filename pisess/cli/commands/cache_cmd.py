@@ -64,8 +64,8 @@ def show(ctx: typer.Context, json_out: common.JsonOpt = False) -> None:
     problem = _problem(directory)
     if json_out:
         common.emit_json({"cache": {"directory": directory, "enabled": enabled, "exists": u.exists,
-                                    "entries": u.entries, "bytes": u.size, "searchIndexBytes": index,
-                                    "cap": cache.current().cap, "problem": problem}})
+                                    "entryCount": u.entries, "bytes": u.size, "searchIndexBytes": index,
+                                    "cap": cache.current().cap, "problem": problem}}, version=2)
     else:
         state = "on" if enabled else "off (PISESS_CACHE=off)"
         output.show([f"directory  {directory}", f"enabled    {state}", f"entries    {u.entries}",
@@ -94,7 +94,7 @@ def clear(json_out: common.JsonOpt = False) -> None:
     directory, _ = _directory()
     removed = cache.clear(directory)
     if json_out:
-        common.emit_json({"cache": {"directory": directory, "removed": removed}})
+        common.emit_json({"cache": {"directory": directory, "removedEntryCount": removed}}, version=2)
         return
     output.show([f"removed {removed} entries from {directory}"])
 
@@ -131,7 +131,8 @@ def index(
     indexed, failed = got
     size = cache.index_size(directory)
     if json_out:
-        common.emit_json({"index": {"directory": directory, "files": indexed, "notIndexed": failed, "bytes": size}})
+        common.emit_json({"index": {"directory": directory, "indexedFileCount": indexed, "notIndexedFileCount": failed,
+                                    "bytes": size}}, version=2)
         return
     output.show([f"indexed {indexed:,} files ({scope.label}); search index {size:,} bytes in {directory}"]
                 + ([f"{failed:,} files could not be read: search scans them (and says why)"] if failed else []))

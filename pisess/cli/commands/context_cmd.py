@@ -55,7 +55,7 @@ def context(
         common.report_dropped(s.path, s.dropped_lines)
     ctx = build_context(s, common.leaf_argument(s, leaf), full_path=False)  # only the path's ids are shown
     if json_out:
-        common.emit_json(ctx.to_json(), images=True)
+        common.emit_json(ctx.to_json(), version=2, images=True)
         return
     from pisess.cli.output import show
     from pisess.cli.views.context import context_view

@@ -70,9 +70,9 @@ def demo_report(root: str) -> dict:
         s = open_session(info.path, "auto")
         view = build_tree(s)
         report = validate_file(info.path)
-        sessions.append({"id": info.id, "cwd": info.cwd, "file": str(pathlib.Path(info.path).relative_to(root)),
-                         "reader": s.reader, "piVersion": s.pi_version, "entries": len(s.entries),
-                         "branchPoints": view.branch_points, "leafId": view.leaf_id,
+        sessions.append({"id": info.id, "cwd": info.cwd, "path": str(pathlib.Path(info.path).relative_to(root)),
+                         "reader": s.reader, "piVersion": s.pi_version, "entryCount": len(s.entries),
+                         "branchPointCount": view.branch_points, "leafId": view.leaf_id,
                          "validate": {"ok": report.ok(), "findings": [f.to_json() for f in report.findings]}})
     return {"sessions": sessions}
 
@@ -103,7 +103,7 @@ def demo(color: common.ColorOpt = "auto", json_out: common.JsonOpt = False,
             shutil.copytree(src_dir, root)
         projects = sorted(p for p in os.listdir(root) if p.startswith("--"))
         if json_out:  # (paths relative to the root; kept only with --keep)
-            common.emit_json({**demo_report(root), "projects": projects, "root": root if keep else None})
+            common.emit_json({**demo_report(root), "projects": projects, "root": root if keep else None}, version=2)
             return
         items = demo_views(root, tmp, width=printer.width)
     finally:

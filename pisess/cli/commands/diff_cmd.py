@@ -57,7 +57,7 @@ def diff(
             common.report_dropped(sb.path, sb.dropped_lines)
     result = diff_points(sa, common.leaf_argument(sa, a[1]), sb, common.leaf_argument(sb, b[1]))
     if json_out:
-        common.emit_json(result.to_json())
+        common.emit_json(result.to_json(), version=2)
     else:
         from pisess.cli.output import Printer
         from pisess.cli.views.diff import diff_view

@@ -35,4 +35,4 @@ def du(
                                                             pi_version=pi_version),
                     "du_view",
                     sessions=sessions, all_projects=all_projects, sessions_dir=sessions_dir, cwd=cwd,
-                    json_out=json_out, color=color, pi_version=pi_version)
+                    json_out=json_out, color=color, pi_version=pi_version, json_version=2)

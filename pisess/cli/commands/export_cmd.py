@@ -63,7 +63,7 @@ def export(
     from pisess.cli.views.export import export_summary
 
     if json_out:
-        common.emit_json(run.to_json(written))
+        common.emit_json(run.to_json(written), version=2)
     elif written is None:
         Printer().data(run.export.data)
     talk(export_summary(run, written), color)

@@ -67,7 +67,7 @@ def fork(
                               "directories; run pi once in that project, or pass --cwd)", path=directory)
         written = write_fork(plan, directory)
     if json_out:
-        common.emit_json(plan.to_json(written or target, dry_run=dry_run))
+        common.emit_json(plan.to_json(written or target, dry_run=dry_run), version=1)
         return
     from pisess.cli.output import show, talk
     from pisess.cli.views.fork import fork_view

@@ -80,7 +80,7 @@ def help(
     known = topics()
     if topic is None:
         if json_out:
-            common.emit_json({"topics": [t.to_json(text=False) for t in known.values()]})
+            common.emit_json({"topics": [t.to_json(text=False) for t in known.values()]}, version=1)
             return
         Printer(color).show(view.topic_list(list(known.values())))
         return
@@ -89,7 +89,7 @@ def help(
         raise PisessError("usage", f"no help topic {topic!r}; the topics are: {', '.join(known)}")
     chosen = known[name]
     if json_out:
-        common.emit_json({"topic": chosen.to_json(text=True)})
+        common.emit_json({"topic": chosen.to_json(text=True)}, version=1)
         return
     printer = Printer(color)
     printer.show(view.topic_view(chosen.text, rendered=printer.console.is_terminal or color == "always"), pager=pager)

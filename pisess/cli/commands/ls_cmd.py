@@ -57,7 +57,7 @@ def ls(
         details = details_of(listing.sessions)
     common.note_unreadable(listing.unreadable)
     if json_out:
-        common.emit_json(listing.to_json(details, search=search))
+        common.emit_json(listing.to_json(details, search=search), version=2)
     elif not listing.sessions and output.check_color(color) != "always":
         # nothing to align or colour: plain lines, without loading Rich (a fresh project's first ls)
         from pisess.cli.output import Printer

@@ -38,7 +38,7 @@ def path(
         common.report_dropped(s.path, s.dropped_lines)
     ctx = build_context(s, common.leaf_argument(s, leaf))
     if json_out:
-        common.emit_json(ctx.path_json())
+        common.emit_json(ctx.path_json(), version=2)
         return
     from pisess.cli.output import Printer
     from pisess.cli.views.path import path_view

@@ -52,7 +52,7 @@ def search(
     common.note_unreadable(report.unreadable)
     results = report.results
     if json_out:
-        common.emit_json(report.to_json())
+        common.emit_json(report.to_json(), version=2)
     elif results:
         from pisess.cli.output import Printer
         from pisess.cli.views.search import search_view

@@ -58,7 +58,7 @@ def secrets(
     from pisess.cli.views.secrets import secrets_report
 
     if fmt == "json":
-        common.emit_json(scan.to_json(allowed, allow_path))
+        common.emit_json(scan.to_json(allowed, allow_path), version=2)
     else:
         scope = [*(paths or []), *(["--all"] if all_projects else [])]
         if not paths:

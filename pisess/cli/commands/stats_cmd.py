@@ -41,4 +41,4 @@ def stats(
                                                                 pi_version=pi_version),
                     "stats_view",
                     sessions=sessions, all_projects=all_projects, sessions_dir=sessions_dir, cwd=cwd,
-                    json_out=json_out, color=color, pi_version=pi_version)
+                    json_out=json_out, color=color, pi_version=pi_version, json_version=2)

@@ -44,7 +44,7 @@ def tree(
     view = build_tree(s, leaf_id=common.leaf_argument(s, leaf), full=full, depth=depth,
                       branches_only=branches_only, labels_only=labels_only)
     if json_out:
-        common.emit_json(view.to_json())
+        common.emit_json(view.to_json(), version=2)
         return
     from pisess.cli.output import Printer
     from pisess.cli.views.tree import tree_view

@@ -50,7 +50,7 @@ def validate(
     # the text and github views list them with the findings; the JSON document in "unreadable"
     common.note_unreadable(run.unreadable, shown=fmt != "json")
     if fmt == "json":
-        common.emit_json(run.to_json(strict))
+        common.emit_json(run.to_json(strict), version=2)
     else:
         from pisess.cli.output import show
         from pisess.cli.views.validate import validate_github, validate_text

@@ -108,13 +108,15 @@ def _cost_of(e: dict) -> float | None:
 def _summary_json(watcher) -> dict:
     s = watcher.state
     h = s.header or {}
-    return {"event": "start", "file": watcher.path, "sessionId": h.get("id"), "entries": s.entries,
-            "branches": s.branches, "leafId": s.leaf, "line": s.last_line, "offset": watcher.tail.offset,
+    return {"event": "start", "path": watcher.path, "sessionId": h.get("id"), "entryCount": s.entries,
+            "branchCount": s.branches, "leafId": s.leaf, "line": s.last_line, "offset": watcher.tail.offset,
             "name": s.name, "contextTokens": s.context_tokens(), "cost": s.cost}
 
 
 class JsonView:
-    """NDJSON on stdout: ``{"version": 1, "event": ...}`` per line, flushed at once."""
+    """NDJSON on stdout: ``{"version": 2, "event": ...}`` per line, flushed at once."""
+
+    VERSION = 2  # the events' version (pisess help json): 2 since their names are one per idea
 
     def __enter__(self):
         return self
@@ -126,7 +128,7 @@ class JsonView:
         from pisess.cli.output import Printer
         from pisess.core.reading.jsonl import dumps
 
-        Printer().data(dumps({"version": common.JSON_VERSION, **doc}) + b"\n")
+        Printer().data(dumps({"version": self.VERSION, **doc}) + b"\n")
 
     def start(self, watcher, damage: list, recent: list) -> None:
         self._emit(_summary_json(watcher))
@@ -138,7 +140,7 @@ class JsonView:
             self._emit(e.to_json())
 
     def switched(self, watcher) -> None:
-        self._emit({"event": "switched", "file": watcher.path})
+        self._emit({"event": "switched", "path": watcher.path})
 
     def status(self, watcher, elapsed: float) -> None:
         return None

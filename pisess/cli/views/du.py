@@ -47,7 +47,7 @@ def du_view(report, *, label: str, width: int = 100) -> list:
     out.append(Text(""))
     out.append(Text("by entry type", "bold"))
     whole = report.size
-    rows = [[kind_word(r["type"], r["role"]), plural(r["entries"], "entry", "entries"), human_size(r["bytes"]),
+    rows = [[kind_word(r["type"], r["role"]), plural(r["entryCount"], "entry", "entries"), human_size(r["bytes"]),
              _pct(r["bytes"], whole), Text(_bar(r["bytes"], whole), "cyan")] for r in report.kinds]
     rest = report.header_bytes + report.other_bytes
     rows.append([Text("other", "dim"), Text("headers, newlines", "dim"), human_size(rest), _pct(rest, whole), ""])

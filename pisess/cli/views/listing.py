@@ -63,7 +63,7 @@ def ls_view(listing, where, *, all_projects: bool, details: dict | None, width: 
                          name=(escape_controls(f"{WARN} {info['error'].get('message', '')}"), "red"))
             else:
                 name, first = info.get("name"), info.get("firstMessage") or ""
-                c.update(msgs=(str(info.get("messageCount", 0)), ""), br=(str(info.get("branchPoints", 0)), ""),
+                c.update(msgs=(str(info.get("messageCount", 0)), ""), br=(str(info.get("branchPointCount", 0)), ""),
                          last=(d.local_time(info["lastActivity"])[:16] if info.get("lastActivity") else "-", "dim"),
                          name=(one_line(name, 60), "bold") if name
                          else (one_line(first, 60) or "(no messages)", "dim"))

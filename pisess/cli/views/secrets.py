@@ -41,8 +41,8 @@ def secrets_report(fmt: str, scan: SecretsScan, allowed: frozenset, allow_path: 
             title = gh_escape("secret " + f.kind, True)
             lines.append(f"::error file={gh_escape(f.path, True)},line={f.line},title={title}"
                          f"::{gh_escape(f.preview + ' (' + _where(f) + ')')}")
-        lines.append(f"{files_read(c['files'], 'scanned', len(unreadable))}, {plural(c['findings'], 'secret')} found, "
-                     f"{c['allowlisted']:,} allowlisted")
+        lines.append(f"{files_read(c['fileCount'], 'scanned', len(unreadable))}, "
+                     f"{plural(c['findingCount'], 'secret')} found, {c['allowlistedCount']:,} allowlisted")
         return lines, []
     if fmt == "allowlist":
         seen: set = set()
@@ -64,20 +64,20 @@ def secrets_report(fmt: str, scan: SecretsScan, allowed: frozenset, allow_path: 
         t.append(f"  ({_where(f)} \u00b7 fp {f.fingerprint[:12]})", "dim")
         out.append(soft(t))
     line = Text()
-    line.append(files_read(c["files"], "scanned", 0))
+    line.append(files_read(c["fileCount"], "scanned", 0))
     if unreadable:
         line.append(f", {len(unreadable):,} unreadable", "bold red")
     line.append(" \u00b7 ")
-    if c["findings"]:
-        line.append(f"{plural(c['findings'], 'secret')} found in {plural(c['filesWithFindings'], 'file')}",
+    if c["findingCount"]:
+        line.append(f"{plural(c['findingCount'], 'secret')} found in {plural(c['fileWithFindingsCount'], 'file')}",
                     "bold red")
     else:
         line.append("no secrets found", "green")
-    if c["allowlisted"]:
-        line.append(f" \u00b7 {c['allowlisted']:,} allowlisted ({escape_controls(allow_path or '')})", "dim")
+    if c["allowlistedCount"]:
+        line.append(f" \u00b7 {c['allowlistedCount']:,} allowlisted ({escape_controls(allow_path or '')})", "dim")
     out.append(soft(line))
     import shlex
 
     again = " ".join(shlex.quote(a) for a in ("pisess", "secrets", *scope, "--format", "allowlist"))
     hint = f"accept a finding: {escape_controls(again)} >> {escape_controls(shlex.quote(allow_file))} (then review the file)"
-    return out, [soft(Text(hint, "dim"))] if c["findings"] else []
+    return out, [soft(Text(hint, "dim"))] if c["findingCount"] else []

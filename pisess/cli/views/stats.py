@@ -95,16 +95,16 @@ def stats_view(report, *, label: str, width: int = 100) -> list:
         head.append(f" \u00b7 {plural(len(report.forks), 'fork')} of a session in the set")
     out.append(head)
     shown = [w for w in ("active", "edited", "retained", "compacted", "branch")
-             if w not in ("edited", "retained") or report.where[w]["entries"]]
+             if w not in ("edited", "retained") or report.where[w]["entryCount"]]
     cols = [report.where[w] for w in shown] + [t]
-    rows = [["entries", *[count_text(c["entries"]) for c in cols]],
+    rows = [["entries", *[count_text(c["entryCount"]) for c in cols]],
             ["messages", *[count_text(c["messageCount"]) for c in cols]]]
     for key, word in (("input", "input"), ("output", "output"), ("cacheRead", "cache read"),
                       ("cacheWrite", "cache write"), ("total", "tokens")):
         rows.append([word, *[count_text(c["tokens"][key]) for c in cols]])
     rows.append(["cost", *_moneys([c["cost"] for c in cols])])
-    rows.append(["tool calls", *[count_text(sum(c["toolCalls"].values())) for c in cols]])
-    rows.append(["errors", *[count_text(sum(c["errors"].values())) for c in cols]])
+    rows.append(["tool calls", *[count_text(sum(c["toolCallCountByTool"].values())) for c in cols]])
+    rows.append(["errors", *[count_text(sum(c["errorCountByKind"].values())) for c in cols]])
     words = {"active": "IN CONTEXT", "edited": "EDITED", "retained": "RETAINED", "compacted": "COMPACTED", "branch": "BRANCHES"}
     total_bold = [[*r[:-1], Text(r[-1], "bold")] for r in rows]
     out.extend(columns(total_bold, "l" + "r" * len(cols), header=["", *[words[w] for w in shown], "TOTAL"]))
@@ -115,19 +115,19 @@ def stats_view(report, *, label: str, width: int = 100) -> list:
     c = report.copied
     if report.forks:
         forks = (f"{plural(len(report.forks), 'session')} forked from another in the set: "
-                 f"{plural(c['entries'], 'copied entry', 'copied entries')} counted once")
+                 f"{plural(c['entryCount'], 'copied entry', 'copied entries')} counted once")
         forks_left = (f"left out: {plural(c['messageCount'], 'message')} \u00b7 {c['tokens']['total']:,} tokens "
                       f"\u00b7 {_money(c['cost'])}")
     else:
         forks, forks_left = "no session in the set is forked from another one in it", None
     forks_matched = _matches_line(report.matches)
     detail = [
-        ("messages", _messages_line(t["messages"])),
-        ("tool calls", _tool_line(t["toolCalls"])),
-        ("errors", _errors_line(t["errors"])),
+        ("messages", _messages_line(t["messageCountByRole"])),
+        ("tool calls", _tool_line(t["toolCallCountByTool"])),
+        ("errors", _errors_line(t["errorCountByKind"])),
         ("structure", " \u00b7 ".join([
-            plural(t["compactions"], "compaction"),
-            plural(t["branchSummaries"], "branch summary", "branch summaries"),
+            plural(t["compactionCount"], "compaction"),
+            plural(t["branchSummaryCount"], "branch summary", "branch summaries"),
             plural(report.branch_points, "branch point"),
             plural(report.abandoned_branches, "abandoned branch", "abandoned branches")
             + (" (off the active path)" if report.abandoned_branches else "")])),
@@ -138,13 +138,14 @@ def stats_view(report, *, label: str, width: int = 100) -> list:
     if forks_matched:
         detail.append(("", forks_matched))
     if t["usageKinds"]:  # pi 1.6's usage entries (prompt-cache warming and other model calls)
-        detail.append(("usage", " \u00b7 ".join(f"{k} {count_text(v['entries'])} ({_money(v['cost'])})"
+        detail.append(("usage", " \u00b7 ".join(f"{k} {count_text(v['entryCount'])} ({_money(v['cost'])})"
                                                 for k, v in t["usageKinds"].items())))
-    if t["thinkingLevels"]:
-        detail.append(("thinking", " \u00b7 ".join(f"{k} {count_text(n)}" for k, n in t["thinkingLevels"].items())))
-    if t["virtualModels"]:
+    if t["messageCountByThinkingLevel"]:
+        detail.append(("thinking", " \u00b7 ".join(f"{k} {count_text(n)}"
+                                                     for k, n in t["messageCountByThinkingLevel"].items())))
+    if t["entryCountByVirtualModel"]:
         detail.append(("virtual", " \u00b7 ".join(f"{k} ({plural(n, 'state entry', 'state entries')})"
-                                                  for k, n in t["virtualModels"].items())))
+                                                  for k, n in t["entryCountByVirtualModel"].items())))
     for word, text in detail:
         # a line too long for the width goes on under its text, broken between " · " pieces
         for i, piece in enumerate(packed(text.split(" \u00b7 "), max(20, width - 11), style="", sep=" \u00b7 ")):
@@ -168,7 +169,7 @@ def _by_table(report, width: int = 100) -> list:
     tokens = {key: _ks([g["tokens"][key] for g in groups]) for key in ("input", "output", "cacheRead", "cacheWrite")}
     costs = _moneys([g["cost"] for g in groups])
     # sessions whose ids begin alike (pi's ids are UUIDv7: the first 8 characters are the minute)
-    idw = unique_prefix_width([g.get("session") for g in report.groups if isinstance(g.get("session"), str)])
+    idw = unique_prefix_width([g.get("sessionId") for g in report.groups if isinstance(g.get("sessionId"), str)])
     bw = unique_prefix_width([g.get("branch") for g in report.groups if isinstance(g.get("branch"), str)])
     title = {"session": "SESSION", "model": "MODEL", "day": "DAY (local)",
              "branch": "SESSION".ljust(idw + 2) + "BRANCH"}[report.by]
@@ -179,7 +180,8 @@ def _by_table(report, width: int = 100) -> list:
         label = _group_label(report.by, row, idw, bw) if row is not t else Text("total", "bold")
         rows.append([label, count_text(row["messageCount"]),
                      tokens["input"][i], tokens["output"][i], tokens["cacheRead"][i], tokens["cacheWrite"][i],
-                     costs[i], count_text(sum(row["toolCalls"].values())), count_text(sum(row["errors"].values()))])
+                     costs[i], count_text(sum(row["toolCallCountByTool"].values())),
+                     count_text(sum(row["errorCountByKind"].values()))])
     rows[-1] = [c if isinstance(c, Text) else Text(c, "bold") for c in rows[-1]]
     rows, align, header, dropped = fit(rows, "lrrrrrrrr", [title, "MSGS", "INPUT", "OUTPUT", "CACHE R", "CACHE W",
                                                           "COST", "TOOLS", "ERR"], width, flex=0,
@@ -191,11 +193,11 @@ def _by_table(report, width: int = 100) -> list:
 def _group_label(by: str, row: dict, id_width: int = 8, branch_width: int = 8) -> Text:
     t = Text(no_wrap=True)
     if by == "session":
-        t.append(_sid(row.get("session"), id_width), "bold")
+        t.append(_sid(row.get("sessionId"), id_width), "bold")
         if row.get("name"):
             t.append("  " + one_line(row["name"], 24))
     elif by == "branch":
-        t.append(_sid(row.get("session"), id_width), "bold")
+        t.append(_sid(row.get("sessionId"), id_width), "bold")
         if row.get("branch") is None:
             t.append("  active path")
         else:

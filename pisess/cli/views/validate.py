@@ -40,18 +40,19 @@ def validate_text(reports: list, unreadable: list, strict: bool, *, quiet: bool)
             t.append(": " + escape_controls(f.message))
             out.append(soft(t))
     c = summary_counts(reports, strict)
-    errors = c["errors"] + len(unreadable)  # each unreadable input is an error line above
+    errors = c["errorCount"] + len(unreadable)  # each unreadable input is an error line above
     line = Text()
-    line.append(files_read(c["files"], "checked", 0))
+    line.append(files_read(c["fileCount"], "checked", 0))
     if unreadable:
         line.append(f", {len(unreadable):,} unreadable", "bold red")
     line.append(" \u00b7 ")
     line.append(plural(errors, "error"), "bold red" if errors else "green")
-    line.append(f" \u00b7 {c['warnings']} warning{'s' if c['warnings'] != 1 else ''}", "yellow" if c["warnings"] else "")
-    if c["infos"]:
-        line.append(f" \u00b7 {c['infos']} note{'s' if c['infos'] != 1 else ''}", "dim")
-    line.append(f" \u00b7 {c['sdkRefuses']} file{'s' if c['sdkRefuses'] != 1 else ''} pi's SDK would refuse"
-                f" \u00b7 {c['piCommandLosesData']} file{'s' if c['piCommandLosesData'] != 1 else ''} the pi command "
+    line.append(f" \u00b7 {c['warningCount']} warning{'s' if c['warningCount'] != 1 else ''}",
+                "yellow" if c["warningCount"] else "")
+    if c["infoCount"]:
+        line.append(f" \u00b7 {c['infoCount']} note{'s' if c['infoCount'] != 1 else ''}", "dim")
+    line.append(f" \u00b7 {c['sdkRefusedFileCount']} file{'s' if c['sdkRefusedFileCount'] != 1 else ''} pi's SDK would refuse"
+                f" \u00b7 {c['dataLossFileCount']} file{'s' if c['dataLossFileCount'] != 1 else ''} the pi command "
                 "would lose data from")
     out.append(soft(line))
     return out
@@ -78,6 +79,6 @@ def validate_github(reports: list, unreadable: list, strict: bool) -> list[str]:
             loc = f"file={gh_escape(r.path, True)}" + (f",line={f.line}" if f.line else "")
             out.append(f"::{cmd} {loc},title={gh_escape(f.code, True)}::{gh_escape(f.message)}")
     c = summary_counts(reports, strict)
-    out.append(f"{files_read(c['files'], 'checked', len(unreadable))}, {plural(c['errors'] + len(unreadable), 'error')}, "
-               f"{plural(c['warnings'], 'warning')}")
+    out.append(f"{files_read(c['fileCount'], 'checked', len(unreadable))}, "
+               f"{plural(c['errorCount'] + len(unreadable), 'error')}, {plural(c['warningCount'], 'warning')}")
     return out

@@ -158,7 +158,7 @@ class SideSummary:
     def to_json(self) -> dict:
         return {
             "entryCount": self.entries, "userTurnCount": self.user_turns,
-            "assistantMessageCount": self.assistant_messages, "toolCalls": dict(self.tool_calls),
+            "assistantMessageCount": self.assistant_messages, "toolCallCountByTool": dict(self.tool_calls),
             "toolCallCount": self.tool_call_count, "failedToolCallCount": self.failed_tool_calls,
             "tokens": dict(self.tokens), "cost": self.cost, "wallMs": self.wall_ms, "models": list(self.models),
             "thinkingLevels": list(self.thinking_levels), "compactionCount": self.compactions,

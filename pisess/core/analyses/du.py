@@ -74,9 +74,9 @@ class BigEntry:
     id_width: int = 8  # characters of the entry id a view shows (its session's Session.id_width)
 
     def to_json(self) -> dict:
-        return {"session": self.session_id, "path": self.path, "entryId": self.entry_id, "line": self.line,
+        return {"sessionId": self.session_id, "path": self.path, "entryId": self.entry_id, "line": self.line,
                 "bytes": self.bytes, "type": self.type, "role": self.role, "where": self.where,
-                "toolName": self.tool, "images": self.images, "imageBytes": self.image_bytes, "detail": self.detail}
+                "toolName": self.tool, "imageCount": self.images, "imageBytes": self.image_bytes, "detail": self.detail}
 
 
 @dataclass(frozen=True)
@@ -94,7 +94,7 @@ class SessionUsage:
     other_bytes: int  # newlines, blank and unreadable lines, later headers
     where: dict  # active | edited | retained | compacted | branch -> bytes
     where_entries: dict  # active | retained | compacted | branch -> entries
-    kinds: list  # [{"type", "role", "entries", "bytes"}], biggest first
+    kinds: list  # [{"type", "role", "entryCount", "bytes"}], biggest first
     images: dict  # {"count", "bytes"}
     largest: BigEntry | None
     note: str | None = None
@@ -102,9 +102,9 @@ class SessionUsage:
 
     def to_json(self) -> dict:
         return {"path": self.path, "id": self.id, "name": self.name, "cwd": self.cwd, "createdAt": self.created_at,
-                "reader": self.reader, "size": self.size, "entries": self.entries, "entryBytes": self.entry_bytes,
+                "reader": self.reader, "size": self.size, "entryCount": self.entries, "entryBytes": self.entry_bytes,
                 "headerBytes": self.header_bytes, "otherBytes": self.other_bytes, "where": self.where,
-                "whereEntries": self.where_entries, "byKind": self.kinds, "images": self.images,
+                "entryCountByWhere": self.where_entries, "byKind": self.kinds, "images": self.images,
                 "largest": self.largest.to_json() if self.largest else None, "droppedLines": self.dropped_lines}
 
 
@@ -124,15 +124,15 @@ class DuReport:
     skipped: list
 
     def to_json(self) -> dict:
-        return {"sessionCount": len(self.sessions), "size": self.size, "entries": self.entries,
+        return {"sessionCount": len(self.sessions), "size": self.size, "entryCount": self.entries,
                 "entryBytes": self.entry_bytes, "headerBytes": self.header_bytes, "otherBytes": self.other_bytes,
-                "where": self.where, "whereEntries": self.where_entries, "byKind": self.kinds, "images": self.images,
+                "where": self.where, "entryCountByWhere": self.where_entries, "byKind": self.kinds, "images": self.images,
                 "top": [b.to_json() for b in self.top], "sessions": [s.to_json() for s in self.sessions],
                 "skipped": [e.to_dict() for e in self.skipped]}
 
 
 def _kinds_json(kinds: dict) -> list:
-    rows = [{"type": t, "role": r, "entries": n, "bytes": b} for (t, r), (n, b) in kinds.items()]
+    rows = [{"type": t, "role": r, "entryCount": n, "bytes": b} for (t, r), (n, b) in kinds.items()]
     rows.sort(key=lambda x: (-x["bytes"], x["type"], x["role"] or ""))
     return rows
 
@@ -146,8 +146,8 @@ def disk_usage(paths: list[str], *, reader: str = "auto", top: int = TOP, tick: 
     largest = _Largest(top)
     totals = _Totals()
     for path in paths:
-        try:
-            fields, kinds, biggest = cache.summary(path, f"du:{reader}:{pi_version}:{top}",
+        try:  # "du2": a kept value holds the byKind rows under the document's version 2 names
+            fields, kinds, biggest = cache.summary(path, f"du2:{reader}:{pi_version}:{top}",
                                                    functools.partial(_file_usage, path, reader, top, tick, pi_version))
         except PisessError as e:
             if e.code in ("storage", "not_found") and on_skip is None:

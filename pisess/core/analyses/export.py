@@ -493,12 +493,15 @@ class ExportRun:
     dropped_lines: list = field(default_factory=list)  # {line, reason} of each line the reader dropped
 
     def to_json(self, written: str | None) -> dict:
-        """The ``--json`` document (without its version); ``content`` when nothing was written."""
+        """The ``--json`` document (without its version): the session's ``path``, the file written
+        (``outputPath``), how many messages (``entryCount`` for jsonl: entries) were exported;
+        ``content`` when nothing was written."""
         r = self.export
-        doc = {"reader": self.reader, "piVersion": self.pi_version, "file": self.path, "format": r.format,
-               "leafId": r.leaf_id, "checkpointId": r.checkpoint_id, "messages": r.message_count,
-               "droppedLines": self.dropped_lines, "output": written,
-               "bytes": len(r.data), "secrets": r.secrets, "redacted": r.redacted}
+        count = "entryCount" if r.format == "jsonl" else "messageCount"
+        doc = {"reader": self.reader, "piVersion": self.pi_version, "path": self.path, "format": r.format,
+               "leafId": r.leaf_id, "checkpointId": r.checkpoint_id, count: r.message_count,
+               "droppedLines": self.dropped_lines, "outputPath": written,
+               "bytes": len(r.data), "secretCountByKind": r.secrets, "redacted": r.redacted}
         if r.format == "jsonl":
             doc["id"] = r.session_id
         if written is None:

@@ -207,7 +207,7 @@ class Hit:
 
     def to_json(self, result: FileResult) -> dict:
         m = self.match
-        return {"session": result.session_id, "path": result.path, "entryId": self.entry_id,
+        return {"sessionId": result.session_id, "path": result.path, "entryId": self.entry_id,
                 "type": self.entry_type, "role": self.role, "where": self.where, "field": m.field,
                 "line": m.line, "snippet": m.snippet, "start": m.start, "end": m.end}
 
@@ -456,7 +456,7 @@ class SearchReport:
             "piVersion": self.pi_version, "pattern": m.pattern, "regex": m.regex, "ignoreCase": m.ignore_case,
             "in": sorted(m.fields), "activeOnly": self.active_only, "via": self.via,
             "hits": [h.to_json(r) for r in self.results for h in r.hits],
-            "files": self.files, "sessions": len(self.results),
+            "fileCount": self.files, "sessionCount": len(self.results),
             "droppedLines": [{"path": r.path, **d} for r in self.results for d in r.dropped_lines],
             "skipped": [e.to_dict() for e in self.skipped], "unreadable": [e.to_dict() for e in self.unreadable],
         }

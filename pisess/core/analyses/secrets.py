@@ -628,8 +628,9 @@ class SecretsScan:
         kinds: dict = {}
         for f in shown:
             kinds[f.kind] = kinds.get(f.kind, 0) + 1
-        return {"files": len(self.files), "findings": len(shown), "allowlisted": len(self.findings) - len(shown),
-                "filesWithFindings": len({f.path for f in shown}), "kinds": dict(sorted(kinds.items()))}
+        return {"fileCount": len(self.files), "findingCount": len(shown),
+                "allowlistedCount": len(self.findings) - len(shown),
+                "fileWithFindingsCount": len({f.path for f in shown}), "findingCountByKind": dict(sorted(kinds.items()))}
 
     def to_json(self, allowed: frozenset, allow_path: str | None) -> dict:
         """The secrets document (``pisess secrets --json``, without its ``version``): each file

@@ -188,20 +188,20 @@ class Tally:
         tokens = {k: _int(v) for k, v in self.tokens.items()}
         tokens["total"] = _int(sum(self.tokens.values()))
         return {
-            "entries": self.entries,
-            "messages": {k: self.messages[k] for k in (*ROLES, "other") if self.messages.get(k)},
+            "entryCount": self.entries,
+            "messageCountByRole": {k: self.messages[k] for k in (*ROLES, "other") if self.messages.get(k)},
             "messageCount": sum(self.messages.values()),
             "tokens": tokens,
             "cost": round(self.cost, 10),
-            "usageEntries": self.usage_entries,
-            "toolCalls": dict(sorted(self.tool_calls.items(), key=lambda kv: (-kv[1], kv[0]))),
-            "errors": dict(self.errors),
-            "compactions": self.compactions,
-            "branchSummaries": self.branch_summaries,
-            "usageKinds": {k: {"entries": n, "tokens": _int(tok), "cost": round(c, 10)}
+            "usageEntryCount": self.usage_entries,
+            "toolCallCountByTool": dict(sorted(self.tool_calls.items(), key=lambda kv: (-kv[1], kv[0]))),
+            "errorCountByKind": dict(self.errors),
+            "compactionCount": self.compactions,
+            "branchSummaryCount": self.branch_summaries,
+            "usageKinds": {k: {"entryCount": n, "tokens": _int(tok), "cost": round(c, 10)}
                            for k, (n, tok, c) in sorted(self.usage_kinds.items(), key=lambda kv: (-kv[1][2], kv[0]))},
-            "thinkingLevels": dict(sorted(self.thinking_levels.items(), key=lambda kv: (-kv[1], kv[0]))),
-            "virtualModels": dict(sorted(self.virtual_models.items(), key=lambda kv: (-kv[1], kv[0]))),
+            "messageCountByThinkingLevel": dict(sorted(self.thinking_levels.items(), key=lambda kv: (-kv[1], kv[0]))),
+            "entryCountByVirtualModel": dict(sorted(self.virtual_models.items(), key=lambda kv: (-kv[1], kv[0]))),
         }
 
 
@@ -232,8 +232,8 @@ class SessionStats:
     def to_json(self) -> dict:
         return {"path": self.path, "id": self.id, "name": self.name, "cwd": self.cwd, "createdAt": self.created_at,
                 "reader": self.reader, "parentSession": self.parent, "parentInSet": self.parent_in_set,
-                "parentMatch": self.parent_match, "leafId": self.leaf_id, "branchPoints": self.branch_points,
-                "abandonedBranches": self.abandoned_branches, **self.tally, "where": self.where,
+                "parentMatch": self.parent_match, "leafId": self.leaf_id, "branchPointCount": self.branch_points,
+                "abandonedBranchCount": self.abandoned_branches, **self.tally, "where": self.where,
                 "copiedFromParent": self.copied, "droppedLines": self.dropped_lines}
 
 
@@ -257,9 +257,9 @@ class StatsReport:
             "total": self.total,
             "where": self.where,
             "copiedFromParents": {**self.copied, "forks": [{"path": c, "parent": p, "matchedBy": m}
-                                                           for c, p, m in self.forks], "matches": self.matches},
-            "branchPoints": self.branch_points,
-            "abandonedBranches": self.abandoned_branches,
+                                                           for c, p, m in self.forks], "forkCountByMatch": self.matches},
+            "branchPointCount": self.branch_points,
+            "abandonedBranchCount": self.abandoned_branches,
             "by": self.by,
             "groups": self.groups,
             "sessions": [s.to_json() for s in self.sessions],
@@ -304,8 +304,9 @@ def compute_stats(paths: list[str], *, reader: str = "auto", by: str | None = No
     run = _Run(by, parent_of)
     for path in _parents_first(paths, parent_of):
         # a session that is neither a fork nor a parent in the set counts alone: its figures can be
-        # the cache's (``by`` groups are left to the read)
-        lone = f"stats3:{reader}:{pi_version}" if by is None and path not in parent_of and path not in run.children_left \
+        # the cache's (``by`` groups are left to the read); "stats4": a kept SessionStats holds
+        # ``to_json`` dicts, so the kind changes with their names (the document's version 2)
+        lone = f"stats4:{reader}:{pi_version}" if by is None and path not in parent_of and path not in run.children_left \
             else None
         got = cache.recall(path, lone) if lone else None
         if got is not None:
@@ -460,7 +461,7 @@ class _Run:
         sid = h.get("id")
         sname = session_name(session)
         if self.by == "session":
-            self.labels[path] = {"key": path, "session": sid, "name": sname, "path": path}
+            self.labels[path] = {"key": path, "sessionId": sid, "name": sname, "path": path}
         for i, (line, e) in enumerate(zip(session.entry_lines, session.entries)):
             fact = facts.get(line)
             etype = get(e, "type")
@@ -532,7 +533,7 @@ class _Run:
         rid = entry_id(root) if root is not None else None
         gk = (path, "active" if root is None else f"branch:{js.to_string(rid)}")
         if gk not in self.labels:
-            self.labels[gk] = {"key": f"{path}#{'active' if root is None else js.to_string(rid)}", "session": sid,
+            self.labels[gk] = {"key": f"{path}#{'active' if root is None else js.to_string(rid)}", "sessionId": sid,
                                "path": path, "branch": None if root is None else rid,
                                "from": None if root is None else _from(session, root)}
         return gk

@@ -700,15 +700,17 @@ def _context_findings(raw: RawFile, sessions: dict, add: Add) -> None:
 
 
 def summary_counts(reports: list, strict: bool) -> dict:
-    """The summary of a validate run (``--json``'s ``summary``; the text view's last line)."""
+    """The summary of a validate run (``--json``'s ``summary``; the text view's last line): the
+    files checked, the findings by severity, the files pi's SDK refuses, those the pi command
+    would lose data from (refuses, or drops lines of) and those with an error."""
     return {
-        "files": len(reports),
-        "errors": sum(r.count("error") for r in reports) + (sum(r.count("warning") for r in reports) if strict else 0),
-        "warnings": 0 if strict else sum(r.count("warning") for r in reports),
-        "infos": sum(r.count("info") for r in reports),
-        "sdkRefuses": sum(1 for r in reports if not r.pi["harness"]["opens"]),
-        "piCommandLosesData": sum(1 for r in reports if not r.pi["cli"]["opens"] or r.pi["cli"].get("droppedLines")),
-        "filesWithErrors": sum(1 for r in reports if not r.ok(strict)),
+        "fileCount": len(reports),
+        "errorCount": sum(r.count("error") for r in reports) + (sum(r.count("warning") for r in reports) if strict else 0),
+        "warningCount": 0 if strict else sum(r.count("warning") for r in reports),
+        "infoCount": sum(r.count("info") for r in reports),
+        "sdkRefusedFileCount": sum(1 for r in reports if not r.pi["harness"]["opens"]),
+        "dataLossFileCount": sum(1 for r in reports if not r.pi["cli"]["opens"] or r.pi["cli"].get("droppedLines")),
+        "fileWithErrorsCount": sum(1 for r in reports if not r.ok(strict)),
     }
 
 

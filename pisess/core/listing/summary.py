@@ -383,14 +383,17 @@ def read_cli_info(path: str, *, whole: bool = False, tail: int | None = None,
         os.close(fd)
 
 
+LS_LONG = "ls-long2"  # the cache's kind of ``summarize_file``'s values: ls's document version 2 names
+
+
 def details_of(sessions: Iterable[Any]) -> dict[str, dict]:
     """``ls --long``'s details of each listed session (``SessionInfo``), by path: the whole file's
     ``summarize_file``, kept per directory while each file's stat is unchanged (``cache.by_stat``),
-    so an unchanged file is not read again."""
+    so an unchanged file is not read again (the kind, ``LS_LONG``, changes with the names it holds)."""
     from ..reading.cache import by_stat
 
     paths = [s.path for s in sessions]
-    return dict(zip(paths, by_stat(paths, "ls-long", lambda todo: [summarize_file(p) for p in todo])))
+    return dict(zip(paths, by_stat(paths, LS_LONG, lambda todo: [summarize_file(p) for p in todo])))
 
 
 def summarize_file(path: str) -> dict:
@@ -428,7 +431,7 @@ def summarize_file(path: str) -> dict:
         "name": name,
         "messageCount": messages,
         "entryCount": len(s.entries),
-        "branchPoints": sum(1 for n in children.values() if n > 1),
+        "branchPointCount": sum(1 for n in children.values() if n > 1),
         "lastActivity": _iso(last_activity),
         "firstMessage": first_user,
         "leafId": None if s.leaf_id is UNDEF else s.leaf_id,

@@ -87,7 +87,7 @@ class Context:
         doc = {
             "reader": s.reader,
             "piVersion": s.pi_version,
-            "file": s.path,
+            "path": s.path,
             "header": s.header_json(),
             "entryCount": len(s.entries),
             "leafId": self.leaf_id,
@@ -139,7 +139,7 @@ class Context:
         s = self.session
         in_context = {id(e) for e in self.context_entries}
         return {
-            "reader": s.reader, "piVersion": s.pi_version, "file": s.path, "leafId": self.leaf_id,
+            "reader": s.reader, "piVersion": s.pi_version, "path": s.path, "leafId": self.leaf_id,
             "droppedLines": s.dropped_lines,
             "cutAtCheckpoint": self.cut_at is not None,
             "entries": [{"id": _id_json(e), "parentId": js.get_json(e, "parentId"), "type": js.get_json(e, "type"),

@@ -501,7 +501,7 @@ class Watch:
             out.append(Event("deleted", data={"path": self.path}))
             return out
         if chunk.rewritten is not None:
-            rewritten.update(reason=chunk.rewritten, entries=self.state.entries, lines=self.tail.line)
+            rewritten.update(reason=chunk.rewritten, entryCount=self.state.entries, lineCount=self.tail.line)
         if chunk.count:
             self.last_append = now
             self._pending_since, self._pending_reported = None, False

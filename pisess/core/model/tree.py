@@ -63,16 +63,16 @@ class TreeView:
         for r in self.rows:
             indent = len(r.guides + r.connector) // 2
             if r.kind == "fold":
-                rows.append({"kind": "fold", "count": r.count, "branches": r.branches, "indent": indent})
+                rows.append({"kind": "fold", "entryCount": r.count, "branchCount": r.branches, "indent": indent})
             else:
                 rows.append({"kind": "entry", "id": js.get_json(r.entry, "id"),
                              "parentId": js.get_json(r.entry, "parentId"), "type": js.get_json(r.entry, "type"),
                              "line": r.line, "active": r.active, "label": s.label_of(get(r.entry, "id")),
                              "flags": sorted(r.flags), "indent": indent})
-        return {"reader": s.reader, "piVersion": s.pi_version, "file": s.path,
+        return {"reader": s.reader, "piVersion": s.pi_version, "path": s.path,
                 "leafId": self.leaf_id if self.leaf_id is not UNDEF else None,
-                "leafError": self.leaf_error, "entryCount": self.entry_count, "branchPoints": self.branch_points,
-                "roots": self.roots, "droppedLines": s.dropped_lines, "rows": rows}
+                "leafError": self.leaf_error, "entryCount": self.entry_count,
+                "branchPointCount": self.branch_points, "rootCount": self.roots, "droppedLines": s.dropped_lines, "rows": rows}
 
     def entries(self) -> list:
         """The whole entries of the entry rows, in order: a compact index holds light ones, and a

@@ -82,8 +82,8 @@ class Alternation:
 
     def to_json(self) -> dict:
         return {"startLine": self.start_line, "startId": self.start_id, "endLine": self.end_line,
-                "endId": self.end_id, "switches": self.switches, "resumes": self.resumes,
-                "midTurn": self.mid_turn, "tips": [{"id": t.id, "line": t.line} for t in self.tips]}
+                "endId": self.end_id, "switchCount": self.switches, "resumeCount": self.resumes,
+                "midTurnSwitchCount": self.mid_turn, "tips": [{"id": t.id, "line": t.line} for t in self.tips]}
 
 
 @dataclass
