@@ -98,11 +98,14 @@ def test_where_the_path_is_cut_is_one_fact(compacted, monkeypatch):
     assert "cut here" not in invoke(cli_runner(monkeypatch), "path", compacted, "--reader", "cli").stdout
 
 
-SESSION_COMMANDS = ("context", "tree", "path", "ls", "fork", "validate", "secrets", "export", "search", "stats", "du",
-                    "diff")
+COMMAND_MODULES = sorted(p.name.removesuffix("_cmd.py") for p in COMMANDS.glob("*_cmd.py"))
 
 
-@pytest.mark.parametrize("name", SESSION_COMMANDS)
+def test_every_command_module_is_held_to_it():
+    assert {"context", "tree", "ls", "watch", "demo", "cache", "help", "browse", "diff"} <= set(COMMAND_MODULES)
+
+
+@pytest.mark.parametrize("name", COMMAND_MODULES)
 def test_command_modules_build_no_documents(name):
     """A command module parses options, calls the core and hands the result on: no dict display
     with string keys (a JSON document being put together) in it."""

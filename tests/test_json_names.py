@@ -14,7 +14,6 @@ import re
 import shutil
 from importlib import resources
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
@@ -157,8 +156,7 @@ def documents(tmp_path_factory) -> list[tuple[str, dict]]:
 
 def watch_events(tmp_path) -> list[dict]:
     """What ``watch --json`` prints of every kind of event: the core's events (two writers, each
-    meaning, damage, a rewrite, a deletion) and the command's own (``start``, ``switched``)."""
-    from pisess.cli.commands.watch_cmd import _summary_json
+    meaning, damage, a rewrite, a deletion) and the watch's own (``start``, ``switched``)."""
     from pisess.core.model.follow import Watch
 
     lines = (WRITERS / "two-bursts-16.jsonl").read_bytes().splitlines(keepends=True)
@@ -184,7 +182,7 @@ def watch_events(tmp_path) -> list[dict]:
     events += [e.to_json() for e in w.poll(3)]
     w2 = Watch(str(WRITERS / "two-bursts-16.jsonl"))
     w2.start(0)
-    events += [_summary_json(w2), {"event": "switched", "path": w2.path}]
+    events += [w2.start_json(), w2.switched_json()]
     return events
 
 
@@ -296,8 +294,9 @@ def test_the_rename_table_names_only_keys_printed_today(documents, tmp_path):
 
 
 def test_switched_is_printed_as_the_view_prints_it(capsys):
-    """watch's own events (not the core's) go through the same NDJSON printer, version and all."""
+    """The watch's own events (start, switched) go through the same NDJSON printer, version and all."""
     from pisess.cli.commands.watch_cmd import JsonView
+    from pisess.core.model.follow import Watch
 
-    JsonView().switched(SimpleNamespace(path="/s/a.jsonl"))
+    JsonView().switched(Watch("/s/a.jsonl"))
     assert json.loads(capsys.readouterr().out) == {"version": 2, "event": "switched", "path": "/s/a.jsonl"}

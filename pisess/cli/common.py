@@ -238,6 +238,14 @@ def emit_json(doc: dict, *, version: int, images: bool = False) -> None:
         Printer().data(data)
 
 
+def emit_json_line(doc: dict, *, version: int) -> None:
+    """One line of an NDJSON stream (``watch --json``), headed by its ``version``, flushed at once."""
+    from pisess.cli.output import Printer
+    from pisess.core.reading.jsonl import dumps as js_dumps
+
+    Printer().data(js_dumps({"version": version, **doc}) + b"\n")
+
+
 # What the running command could not read (directories, files): it reads the rest, and the one
 # error handler names these on stderr after the results and exits 2.
 _unreadable: list = []

@@ -59,30 +59,17 @@ def show(ctx: typer.Context, json_out: common.JsonOpt = False) -> None:
     from pisess.core.reading import cache
 
     directory, enabled = _directory()
-    u = cache.usage(directory)
-    index = cache.index_size(directory)
-    problem = _problem(directory)
+    st = cache.status(directory, enabled)
     if json_out:
-        common.emit_json({"cache": {"directory": directory, "enabled": enabled, "exists": u.exists,
-                                    "entryCount": u.entries, "bytes": u.size, "searchIndexBytes": index,
-                                    "cap": cache.current().cap, "problem": problem}}, version=2)
+        common.emit_json(st.to_json(), version=2)
     else:
         state = "on" if enabled else "off (PISESS_CACHE=off)"
-        output.show([f"directory  {directory}", f"enabled    {state}", f"entries    {u.entries}",
-                     f"search     {index:,} bytes (the full-text index, search.sqlite)",
-                     f"size       {u.size:,} bytes (cap {cache.current().cap:,})"])
-    if problem:
-        common.say(f"pisess: {directory} {problem}: nothing can be cached there (remove it, set XDG_CACHE_HOME, "
+        output.show([f"directory  {directory}", f"enabled    {state}", f"entries    {st.usage.entries}",
+                     f"search     {st.index_bytes:,} bytes (the full-text index, search.sqlite)",
+                     f"size       {st.usage.size:,} bytes (cap {st.cap:,})"])
+    if st.problem:
+        common.say(f"pisess: {directory} {st.problem}: nothing can be cached there (remove it, set XDG_CACHE_HOME, "
                    "or PISESS_CACHE=off)")
-
-
-def _problem(directory: str) -> str | None:
-    """Why the cache location cannot hold a cache (a file, a link to nothing), or ``None``."""
-    if os.path.islink(directory) and not os.path.exists(directory):
-        return f"is a link to {os.readlink(directory)}, which does not exist"
-    if os.path.lexists(directory) and not os.path.isdir(directory):
-        return "is not a directory"
-    return None
 
 
 @app.command("clear")
@@ -94,7 +81,7 @@ def clear(json_out: common.JsonOpt = False) -> None:
     directory, _ = _directory()
     removed = cache.clear(directory)
     if json_out:
-        common.emit_json({"cache": {"directory": directory, "removedEntryCount": removed}}, version=2)
+        common.emit_json(cache.cleared_json(directory, removed), version=2)
         return
     output.show([f"removed {removed} entries from {directory}"])
 
@@ -129,11 +116,10 @@ def index(
     if got is None:
         raise PisessError("storage", f"the search index in {directory} cannot be written", path=directory)
     indexed, failed = got
-    size = cache.index_size(directory)
     if json_out:
-        common.emit_json({"index": {"directory": directory, "indexedFileCount": indexed, "notIndexedFileCount": failed,
-                                    "bytes": size}}, version=2)
+        common.emit_json(cache.indexed_json(directory, indexed, failed), version=2)
         return
+    size = cache.index_size(directory)
     output.show([f"indexed {indexed:,} files ({scope.label}); search index {size:,} bytes in {directory}"]
                 + ([f"{failed:,} files could not be read: search scans them (and says why)"] if failed else []))
 

@@ -55,28 +55,6 @@ def demo_views(root: str, tmp: str, *, width: int) -> list:
     return out
 
 
-def demo_report(root: str) -> dict:
-    """What the demo shows, as data: each example session (as ``ls`` lists it, its tree's size and
-    leaf, what ``validate`` finds), for ``pisess demo --json``."""
-    import pathlib
-
-    from pisess.core.analyses.validate import validate_file
-    from pisess.core.listing.repo import list_sessions
-    from pisess.core.model.tree import build_tree
-    from pisess.core.reading.session import open_session
-
-    sessions = []
-    for info in list_sessions(root, None).sessions:
-        s = open_session(info.path, "auto")
-        view = build_tree(s)
-        report = validate_file(info.path)
-        sessions.append({"id": info.id, "cwd": info.cwd, "path": str(pathlib.Path(info.path).relative_to(root)),
-                         "reader": s.reader, "piVersion": s.pi_version, "entryCount": len(s.entries),
-                         "branchPointCount": view.branch_points, "leafId": view.leaf_id,
-                         "validate": {"ok": report.ok(), "findings": [f.to_json() for f in report.findings]}})
-    return {"sessions": sessions}
-
-
 @handles_errors
 def demo(color: common.ColorOpt = "auto", json_out: common.JsonOpt = False,
          keep: bool = typer.Option(False, "--keep", help="Keep the copied sessions (the root is printed) to try "
@@ -103,7 +81,9 @@ def demo(color: common.ColorOpt = "auto", json_out: common.JsonOpt = False,
             shutil.copytree(src_dir, root)
         projects = sorted(p for p in os.listdir(root) if p.startswith("--"))
         if json_out:  # (paths relative to the root; kept only with --keep)
-            common.emit_json({**demo_report(root), "projects": projects, "root": root if keep else None}, version=2)
+            from pisess.core.analyses.examples import examples_report
+
+            common.emit_json(examples_report(root, keep=keep), version=2)
             return
         items = demo_views(root, tmp, width=printer.width)
     finally:

@@ -105,14 +105,6 @@ def _cost_of(e: dict) -> float | None:
     return fact.usage[4] if fact is not None and fact.usage is not None else None
 
 
-def _summary_json(watcher) -> dict:
-    s = watcher.state
-    h = s.header or {}
-    return {"event": "start", "path": watcher.path, "sessionId": h.get("id"), "entryCount": s.entries,
-            "branchCount": s.branches, "leafId": s.leaf, "line": s.last_line, "offset": watcher.tail.offset,
-            "name": s.name, "contextTokens": s.context_tokens(), "cost": s.cost}
-
-
 class JsonView:
     """NDJSON on stdout: ``{"version": 2, "event": ...}`` per line, flushed at once."""
 
@@ -125,13 +117,10 @@ class JsonView:
         return None
 
     def _emit(self, doc: dict) -> None:
-        from pisess.cli.output import Printer
-        from pisess.core.reading.jsonl import dumps
-
-        Printer().data(dumps({"version": self.VERSION, **doc}) + b"\n")
+        common.emit_json_line(doc, version=self.VERSION)
 
     def start(self, watcher, damage: list, recent: list) -> None:
-        self._emit(_summary_json(watcher))
+        self._emit(watcher.start_json())
         for e in damage:
             self._emit(e.to_json())
 
@@ -140,7 +129,7 @@ class JsonView:
             self._emit(e.to_json())
 
     def switched(self, watcher) -> None:
-        self._emit({"event": "switched", "path": watcher.path})
+        self._emit(watcher.switched_json())
 
     def status(self, watcher, elapsed: float) -> None:
         return None

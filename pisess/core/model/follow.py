@@ -412,6 +412,18 @@ class Watch:
         self._pending_reported = False
         self.last_append: float | None = None
 
+    def start_json(self) -> dict:
+        """The ``start`` event of ``watch --json``: what the file holds when the watch begins."""
+        s = self.state
+        h = s.header or {}
+        return {"event": "start", "path": self.path, "sessionId": h.get("id"), "entryCount": s.entries,
+                "branchCount": s.branches, "leafId": s.leaf, "line": s.last_line, "offset": self.tail.offset,
+                "name": s.name, "contextTokens": s.context_tokens(), "cost": s.cost}
+
+    def switched_json(self) -> dict:
+        """The ``switched`` event: the watch follows this file now (a newer session of the project)."""
+        return {"event": "switched", "path": self.path}
+
     def start(self, now: float) -> list[Event]:
         """Read the file as it is; only damage is returned (the rest is the summary's).  Where the
         cache kept the state at an earlier end of this file, only what came after it is read."""

@@ -699,6 +699,49 @@ class Usage:
     size: int  # bytes
 
 
+@dataclass(frozen=True)
+class Status:
+    """``pisess cache``: where the cache is, whether reads use it, what it holds, and why nothing
+    can be cached there (``problem``), if so."""
+
+    usage: Usage
+    enabled: bool
+    index_bytes: int  # the search index (``INDEX`` and SQLite's files beside it)
+    cap: int
+    problem: str | None
+
+    def to_json(self) -> dict:
+        u = self.usage
+        return {"cache": {"directory": u.directory, "enabled": self.enabled, "exists": u.exists,
+                          "entryCount": u.entries, "bytes": u.size, "searchIndexBytes": self.index_bytes,
+                          "cap": self.cap, "problem": self.problem}}
+
+
+def status(directory: str, enabled: bool) -> Status:
+    return Status(usage(directory), enabled, index_size(directory), _settings.cap, location_problem(directory))
+
+
+def location_problem(directory: str) -> str | None:
+    """Why ``directory`` cannot hold a cache (a file, a link to nothing), or ``None``."""
+    if os.path.islink(directory) and not os.path.exists(directory):
+        return f"is a link to {os.readlink(directory)}, which does not exist"
+    if os.path.lexists(directory) and not os.path.isdir(directory):
+        return "is not a directory"
+    return None
+
+
+def indexed_json(directory: str, indexed: int, failed: int) -> dict:
+    """``pisess cache index --json``: ``indexed`` files brought up to date in the search index of
+    ``directory``, ``failed`` that could not be read (a search scans them)."""
+    return {"index": {"directory": directory, "indexedFileCount": indexed, "notIndexedFileCount": failed,
+                      "bytes": index_size(directory)}}
+
+
+def cleared_json(directory: str, removed: int) -> dict:
+    """``pisess cache clear --json``: ``clear(directory)`` removed ``removed`` entries."""
+    return {"cache": {"directory": directory, "removedEntryCount": removed}}
+
+
 def _listing(directory: str) -> list[tuple[float, int, str]]:
     """``(mtime, size, path)`` of the entries and temporary files in ``directory``."""
     out = []
