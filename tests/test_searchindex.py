@@ -13,12 +13,14 @@ import stat
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from conftest import SHARDS, assistant, encode_line, entry, examples, header, message, user
+from pisess.core.analyses import search as S
 from pisess.core.analyses import searchindex
 from pisess.core.reading import cache
+from pisess.core.reading.scan import open_lenient
 from test_cache import RUNNER, Using
 from test_cache import _apply as _cache_apply
 
@@ -93,6 +95,10 @@ _OPS = st.one_of(
     st.tuples(st.just("fork"), st.floats(0, 1)),  # a second session: a copy of a prefix
     st.tuples(st.just("delete")),  # the second session goes
     st.tuples(st.just("damage"),),  # the index file overwritten with garbage
+    # pi's next turns: plain messages from the last entry on, with new ids (short or sharing their
+    # first 8 characters), or the first one reusing an id (the kept places cannot go on then)
+    st.tuples(st.just("turns"), st.lists(st.tuples(st.sampled_from(["user", "assistant", "toolResult"]), _text),
+                                         min_size=1, max_size=3), st.sampled_from(["short", "long", "reused"])),
 )
 
 PATTERNS = st.one_of(
@@ -138,7 +144,10 @@ def _apply(root: Path, index_dir: Path, op: tuple, pending: list) -> None:
         with path.open("ab") as fh:
             fh.write(pending.pop())
     data = path.read_bytes()
-    if kind == "fork":
+    if kind == "turns":
+        with path.open("ab") as fh:
+            fh.write(b"".join(_turns(data, op[1], op[2])))
+    elif kind == "fork":
         cut = data.rfind(b"\n", 0, max(1, int(len(data) * op[1]))) + 1
         fork.write_bytes(_line(header(id="forked")) + data[cut:] if cut else data)
     elif kind == "delete":
@@ -150,6 +159,33 @@ def _apply(root: Path, index_dir: Path, op: tuple, pending: list) -> None:
             target.write_bytes(os.urandom(4096))
             for suffix in ("-wal", "-shm"):
                 Path(str(target) + suffix).unlink(missing_ok=True)
+
+
+def _last_id(data: bytes) -> str | None:
+    """The id of the file's last line, when it is an entry with a string id (pi's next turn's parent)."""
+    last = data.rstrip(b"\n").rpartition(b"\n")[2]
+    try:
+        v = json.loads(last)
+    except ValueError:
+        return None
+    return v.get("id") if isinstance(v, dict) and isinstance(v.get("id"), str) else None
+
+
+def _turns(data: bytes, turns: list, style: str) -> list[bytes]:
+    """The lines of pi's next turns after ``data``: each message the child of the one before."""
+    parent = _last_id(data)
+    out = []
+    for k, (role, text) in enumerate(turns):
+        eid = (f"t{len(data)}x{k}" if style == "short" else f"tttttttt{len(data)}x{k}" if style == "long"
+               else "n1" if k == 0 else f"r{len(data)}x{k}")
+        if role == "toolResult":
+            out.append(_line(message(eid, parent, {"role": "toolResult", "toolCallId": "c1", "toolName": "bash",
+                                                   "content": [{"type": "text", "text": text}], "isError": False,
+                                                   "timestamp": 3})))
+        else:
+            out.append(_line((user if role == "user" else assistant)(eid, parent, text=text)))
+        parent = eid
+    return out
 
 
 def _run_ops(tmp: Path, first: list, ops: list, pats: list) -> None:
@@ -183,6 +219,161 @@ def test_every_search_through_the_index_is_the_scan(tmp_path, first, ops, pats):
 def test_every_search_through_the_index_is_the_scan_long(tmp_path, shard, first, ops, pats):
     """The same, longer files and histories (``-m slow``): 300 examples in ``SHARDS`` runs."""
     _run_ops(tmp_path / "case", first, ops, pats)
+
+
+# --- kept places: every entry placed once, carried over appends -----------------------------------------
+
+
+@st.composite
+def _tree_line(draw, k: int, ids: list) -> bytes:
+    """Entry ``k`` of a tree of distinct ids (``e0``, ``e1``...): mostly the child of the entry
+    before, sometimes of another one or of none, of every kind that moves or names entries."""
+    eid = f"e{k}"
+    parent = ids[-1] if ids else None
+    if ids and draw(st.integers(0, 5)) == 0:
+        parent = draw(st.sampled_from([None, "zz", *ids]))
+    kind = draw(st.sampled_from(["user", "user", "assistant", "assistant", "tool", "compaction", "branch", "label",
+                                 "model", "name", "edit", "leaf", "odd"]))
+    t = draw(_text)
+    target = draw(st.sampled_from(["zz", *ids])) if ids else "zz"
+    if kind == "user":
+        return _line(user(eid, parent, text=t))
+    if kind == "assistant":
+        return _line(assistant(eid, parent, text=t))
+    if kind == "tool":
+        return _line(message(eid, parent, {"role": "toolResult", "toolCallId": "c1", "toolName": "bash",
+                                           "content": [{"type": "text", "text": t}], "isError": False, "timestamp": 3}))
+    if kind == "compaction":
+        extra = {"retainedTail": []} if draw(st.booleans()) else {}
+        return _line(entry("compaction", eid, parent, summary=t, firstKeptEntryId=target, tokensBefore=5, **extra))
+    if kind == "branch":
+        return _line(entry("branch_summary", eid, parent, summary=t, fromId=target))
+    if kind == "label":
+        return _line(entry("label", eid, parent, targetId=target, label=t))
+    if kind == "model":
+        return _line(entry("model_change", eid, parent, provider="p", modelId="m"))
+    if kind == "name":
+        return _line(entry("session_info", eid, parent, name=t))
+    if kind == "edit":
+        return _line(entry("context_edit", eid, parent, targetId=target, replacement=None))
+    if kind == "leaf":
+        return _line(entry("leaf", eid, parent, targetId=target))
+    return draw(_entry_line())
+
+
+@st.composite
+def _tree(draw) -> list[bytes]:
+    ids: list = []
+    out = []
+    for k in range(draw(st.integers(0, 8))):
+        out.append(draw(_tree_line(k, ids)))
+        ids.append(f"e{k}")
+    if draw(st.booleans()):  # (most sessions end with a message: what pi's next turn goes on from)
+        out.append(_line(assistant(f"e{len(ids)}", ids[-1] if ids else None, text=draw(_text))))
+    return out
+
+
+def _places(path: Path, reader: str = "auto") -> S.Places | None:
+    session, note = open_lenient(str(path), reader, None)
+    return S.places_of(session, note)
+
+
+def _flat(p: S.Places) -> tuple:
+    """What a hit can show of each entry, and of the file (the kind table's order aside)."""
+    entries = [(p.offsets[i], p.lines[i], S.WHERE[p.where[i]], p.ids[i], p.kind_table[p.kinds[i]])
+               for i in range(len(p.offsets))]
+    return entries, (p.session_id, p.name, p.cwd, p.created_at, p.reader, p.note, p.placement_error, p.dropped_lines,
+                     p.id_width)
+
+
+def _appended(path: Path, start: int) -> list:
+    out = []
+    data = path.read_bytes()
+    number = data.count(b"\n", 0, start)
+    off = start
+    for raw in data[start:].split(b"\n")[:-1]:
+        number += 1
+        v = searchindex.parsed(raw)
+        if v is not searchindex.BLANK:
+            out.append((off, number, S.turn(v)))
+        off += len(raw) + 1
+    return out
+
+
+@settings(max_examples=examples(200))
+@given(first=_tree(), turns=st.lists(st.tuples(st.sampled_from(["user", "assistant", "toolResult"]), _text),
+                                     min_size=1, max_size=4),
+       style=st.sampled_from(["short", "long", "reused"]), reader=st.sampled_from(["auto", "harness", "cli"]),
+       more=st.lists(_entry_line(), max_size=2))
+def test_kept_places_carried_over_an_append_are_the_places_of_the_grown_file(tmp_path, first, turns, style, reader,
+                                                                             more):
+    """Where the kept places go on after an append (``extend_places``), they are what placing the
+    grown file anew gives, entry for entry; anything else appended than pi's next turns is refused."""
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(_line(header()) + b"".join(first))
+    before = _places(path, reader)
+    start = path.stat().st_size
+    with path.open("ab") as fh:
+        fh.write(b"".join(_turns(path.read_bytes(), turns, style)) + b"".join(more))
+    after = _places(path, reader)
+    got = S.extend_places(before, _appended(path, start)) if before is not None else None
+    event("carried over" if got is not None else "placed anew")
+    if got is not None:
+        assert after is not None and _flat(got) == _flat(after)
+        assert all(searchindex.parsed(m) is searchindex.BLANK for m in more)  # (blank lines only)
+
+
+def test_kept_places_go_on_over_pis_next_turns(tmp_path):
+    """The common case is carried over: a session (with a compaction, a label, a leaf record,
+    branches) that pi's next turns extend; a reused id, a turn off the leaf or an edit are not."""
+    path = tmp_path / "s.jsonl"
+    lines = [user("e0", None), assistant("e1", "e0"), user("e2", "e1"), entry("label", "e3", "e2", targetId="e1",
+             label="x"), entry("compaction", "e4", "e3", summary="s", firstKeptEntryId="e2", tokensBefore=5),
+             user("e5", "e1", text="a branch"), assistant("e6", "e4"), entry("leaf", "e7", "e6", targetId="e6"),
+             user("e8", "e7")]
+    path.write_bytes(_line(header()) + b"".join(_line(x) for x in lines))
+    for reader in ("auto", "harness", "cli"):
+        before = _places(path, reader)
+        assert before is not None and before.ext is not None, reader
+        start = path.stat().st_size
+        grown = tmp_path / "g.jsonl"
+        for turns, goes_on in (([user("n1", "e8"), assistant("n2", "n1")], True),
+                               ([user("e2", "e8")], False),  # an id the file has
+                               ([user("n1", "e6")], False),  # not the leaf's child
+                               ([entry("context_edit", "n1", "e8", targetId="e2", replacement=None)], False)):
+            grown.write_bytes(path.read_bytes() + b"".join(_line(x) for x in turns))
+            got = S.extend_places(before, _appended(grown, start))
+            assert (got is not None) == goes_on, (reader, turns)
+            if got is not None:
+                assert _flat(got) == _flat(_places(grown, reader))
+                assert [S.WHERE[w] for w in got.where[-2:]] == ["active", "active"]
+
+
+def test_the_where_names_are_placements():
+    from pisess.core.model import placement
+
+    assert S.WHERE == placement.WHERE
+
+
+def test_a_search_after_pis_next_turns_places_nothing_anew(tmp_path, monkeypatch):
+    """Through the index, a search after an append of pi's next turns places its hits from the
+    places kept (carried over by the index's update), and answers what the scan answers."""
+    root = tmp_path / "s"
+    (root / "p").mkdir(parents=True)
+    f = root / "p" / "a.jsonl"
+    f.write_bytes(_line(header()) + b"".join(_line(x) for x in [user("u1", None, text="find the needle"),
+                                                               assistant("a1", "u1", text="a needle")]))
+    with Using(tmp_path / "cache"):
+        _search(root, ("needle", False, False))
+        with f.open("ab") as fh:
+            fh.write(b"".join(_turns(f.read_bytes(), [("user", "one more needle"), ("assistant", "no")], "short")))
+        want = _search(root, ("needle", False, False), "--no-cache")
+        calls = []
+        real = S.places_of
+        monkeypatch.setattr(S, "places_of", lambda *a: calls.append(a) or real(*a))
+        got = _search(root, ("needle", False, False))
+        assert got.pop("via") == "index" and not calls
+        assert got == {k: v for k, v in want.items() if k != "via"} and len(got["hits"]) == 3
 
 
 # --- what the index can narrow ------------------------------------------------------------------

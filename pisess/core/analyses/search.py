@@ -42,16 +42,17 @@ import functools
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import versions
 from ..errors import PisessError
 from ..js import UNDEF, get
 from ..model import kinds
-from ..model.placement import place
 from ..reading.jsonl import NOT_JSON, is_blank, scan_bytes, storage_error
 from ..reading.scan import line_blocks, open_lenient, parse_line, read_small, scan_visit, session_name
-from ..reading.session import Session
+
+if TYPE_CHECKING:
+    from ..reading.session import Session
 
 FIELDS = kinds.FIELDS
 SMALL = 8 << 20  # files up to this size are read whole (one read, exact structure)
@@ -375,46 +376,291 @@ def _found(path: str, m: Matcher, tick: Callable[[int], None] | None, small: int
     return raw, found
 
 
-def _entries_at(session: Session, offsets: dict) -> list[tuple[int, int]]:
-    """``(position, offset)`` of the entries whose line starts at one of ``offsets``, in order
-    (entry offsets ascend)."""
+def _entries_at(offsets: Any, found: dict) -> list[tuple[int, int]]:
+    """``(position, offset)`` of the entries whose line starts at one of ``found``'s offsets, in
+    order (``offsets``: each entry's, ascending)."""
     from bisect import bisect_left
 
-    at = session.store.spans()[0]
-    hits = [(bisect_left(at, off), off) for off in offsets]
-    return sorted((i, off) for i, off in hits if i < len(at) and at[i] == off)
+    hits = [(bisect_left(offsets, off), off) for off in found]
+    n = len(offsets)
+    return sorted((i, off) for i, off in hits if i < n and offsets[i] == off)
 
 
-def placed(session: Session, found: dict, active_only: bool, note: str | None) -> FileResult | None:
-    """Matches keyed by the byte offset of their line, placed on the entries of ``session``."""
-    at = _entries_at(session, found)
-    pl = place(session, branches=False, positions=[i for i, _ in at])
+def _entry_fields(e: Any) -> tuple[Any, Any, Any]:
+    """What a hit shows of its entry: id, type and role (``None`` where it has none)."""
+    eid = get(e, "id")
+    t = get(e, "type")
+    msg = get(e, "message") if t == "message" else UNDEF
+    role = get(msg, "role") if isinstance(msg, dict) else UNDEF
+    return None if eid is UNDEF else eid, None if t is UNDEF else t, None if role is UNDEF else role
+
+
+def _hits(at: list, found: dict, active_only: bool, where_of: Callable[[int], str], line_of: Callable[[int], int],
+          entry_of: Callable[[int], tuple]) -> list[Hit]:
+    """The hits of ``found`` (matches by line offset) on the entries ``at`` (``_entries_at``), and
+    those of damaged lines (``dropped``), in the order the view lists them."""
     hits: list[Hit] = []
     for i, offset in at:
-        line = session.entry_lines[i]
-        got = found[offset]
-        where = pl.where[i]
+        where = where_of(i)
         if active_only and where not in ("active", "retained"):  # a retained entry's copy is in the context
             continue
-        e = session.entries[i]
-        eid = get(e, "id")
-        msg = get(e, "message") if get(e, "type") == "message" else UNDEF
-        role = get(msg, "role") if isinstance(msg, dict) else UNDEF
-        for mt in got:
-            mt = replace(mt, line=line)
-            hits.append(Hit(None if eid is UNDEF else eid, None if get(e, "type") is UNDEF else get(e, "type"),
-                            None if role is UNDEF else role, where, mt))
+        line = line_of(i)
+        eid, etype, role = entry_of(i)
+        for mt in found[offset]:
+            hits.append(Hit(eid, etype, role, where, replace(mt, line=line)))
     if not active_only:  # no reader keeps a damaged line: its hits are where no context reaches
         placed = {off for _, off in at}
         damaged = [Hit(None, None, None, "dropped", mt) for off, got in found.items() if off not in placed
                    for mt in got if mt.field == "raw"]
         if damaged:
             hits = sorted(hits + damaged, key=lambda h: h.match.line)
+    return hits
+
+
+def placed(session: Session, found: dict, active_only: bool, note: str | None) -> FileResult | None:
+    """Matches keyed by the byte offset of their line, placed on the entries of ``session``."""
+    from ..model.placement import place
+
+    at = _entries_at(session.store.spans()[0], found)
+    pl = place(session, branches=False, positions=[i for i, _ in at])
+    entries = session.entries
+    hits = _hits(at, found, active_only, pl.where.__getitem__, session.entry_lines.__getitem__,
+                 lambda i: _entry_fields(entries[i]))
     if not hits:
         return None
     h = session.header if isinstance(session.header, dict) else {}
     return FileResult(session.path, h.get("id"), session_name(session), h.get("cwd"), h.get("timestamp"),
                       session.reader, hits, note, pl.error, list(session.dropped_lines), session.id_width)
+
+
+# --- placements kept: every entry of a file placed once, for its current leaf ----------------------------
+
+WHERE = ("active", "edited", "retained", "compacted", "branch")  # model.placement.WHERE (a test keeps them equal)
+_WHERE_CODE = {w: k for k, w in enumerate(WHERE)}
+_ACTIVE = _WHERE_CODE["active"]
+
+
+@dataclass(frozen=True)
+class Places:
+    """Where every entry of one file sits at its current leaf, and what a hit on it shows: per
+    entry, in file order, its line's byte offset, physical line, place (an index into ``WHERE``),
+    id, and kind (an index into ``kind_table``, of ``(type, role)``); and the fields of the file's
+    ``FileResult``.  Made once from the session (``places_of``) and kept by the search index while
+    the file is unchanged (``extend_places`` after an append that cannot move an earlier entry),
+    so a warm search places its hits without reading the file's tree.
+
+    ``ext``: ``(leaf id, ids the file names but no entry has, length of the longest id)`` where
+    appended entries can be added on (``extend_places``), else ``None``."""
+
+    offsets: Any  # array("q")
+    lines: Any  # array("q")
+    where: bytes
+    ids: list
+    kinds: bytes
+    kind_table: list
+    session_id: Any
+    name: str | None
+    cwd: Any
+    created_at: Any
+    reader: str
+    note: str | None
+    placement_error: str | None
+    dropped_lines: list
+    id_width: int
+    ext: tuple | None = None
+
+
+def placed_by(p: Places, path: str, found: dict, active_only: bool) -> FileResult | None:
+    """``placed``'s answer from kept placements: the same hits, in the same order."""
+    table, where, kinds, ids = p.kind_table, p.where, p.kinds, p.ids
+    hits = _hits(_entries_at(p.offsets, found), found, active_only, lambda i: WHERE[where[i]], p.lines.__getitem__,
+                 lambda i: (ids[i], *table[kinds[i]]))
+    if not hits:
+        return None
+    return FileResult(path, p.session_id, p.name, p.cwd, p.created_at, p.reader, hits, p.note, p.placement_error,
+                      list(p.dropped_lines), p.id_width)
+
+
+def places_of(session: Session, note: str | None) -> Places | None:
+    """Every entry of ``session`` placed (``placed``'s work for all of them at once), or ``None``
+    when an entry's type or role cannot be kept (a value that is not a string or a number)."""
+    from array import array
+
+    from ..model.placement import place
+
+    pl = place(session, branches=False)
+    store = session.store
+    got = _entry_columns(store)
+    if got is None:
+        return None
+    ids, kinds, table = got
+    where = bytes(map(_WHERE_CODE.__getitem__, pl.where))
+    h = session.header if isinstance(session.header, dict) else {}
+    return Places(array("q", store.spans()[0]), array("q", session.entry_lines), where, ids, bytes(kinds), table,
+                  h.get("id"), session_name(session), h.get("cwd"), h.get("timestamp"), session.reader, note,
+                  pl.error, list(session.dropped_lines), session.id_width, _extension(session, pl, note, where))
+
+
+_KINDS = 255  # kinds a file's places can tell apart (one byte each)
+
+
+def _entry_columns(store: Any) -> tuple[list, bytearray, list] | None:
+    """Each entry's id, and its ``(type, role)`` as a code into a table of them."""
+    table: list = []
+    code: dict = {}
+
+    def code_of(k: tuple) -> int | None:
+        c = code.get(k)
+        if c is None:
+            if len(table) >= _KINDS:
+                return None
+            c = code[k] = len(table)
+            table.append(k)
+        return c
+
+    ix = getattr(store, "ix", None)
+    try:
+        if ix is not None and hasattr(ix, "role_stubs"):  # the compact store: plain messages from its columns
+            for stub in ix.role_stubs:  # (role code k is table entry k)
+                code_of(("message", stub["role"]))
+            ids = list(ix.ids)
+            kinds = bytearray(ix.roles)
+            at = ix.extras
+        else:
+            ids = [None] * len(store)
+            kinds = bytearray(len(store))
+            at = range(len(store))
+        for p in at:
+            eid, t, role = _entry_fields(store[p])
+            c = code_of((t, role))
+            if c is None:
+                return None
+            ids[p] = eid
+            kinds[p] = c
+    except TypeError:  # an unhashable type or role (an object): placed anew each time
+        return None
+    return ids, kinds, table
+
+
+_REFS = ("parentId", "targetId", "firstKeptEntryId", "fromId")
+
+
+def _extension(session: Session, pl: Any, note: str | None, where: bytes) -> tuple | None:
+    """``(leaf id, ids named by no entry, length of the longest id)`` when entries appended to the
+    file's leaf can be placed without placing the file again (``extend_places``), else ``None``.
+
+    That holds for a well-formed v3 file read by the compact index (nothing dropped, no other
+    reader's note, no placement error) whose ids are distinct, whose every parent precedes its
+    child, without a ``context_edit`` (an old edit may name a new entry), and whose leaf is its
+    last entry, a message on the active path (so the leaf of either reader is the last entry
+    appended).  The ids its entries name that no entry has are kept: a new entry with one of them
+    would be found by an old reference."""
+    store = session.store
+    n = len(store)
+    if (not n or note is not None or session.dropped_lines or session.migrated_from_version is not None
+            or pl.error is not None or getattr(store, "ix", None) is None or not store.parents_precede()
+            or where[n - 1] != _ACTIVE):
+        return None
+    last = store[n - 1]
+    leaf = get(last, "id")
+    if get(last, "type") != "message" or type(leaf) is not str or pl.leaf_id != leaf:
+        return None
+    find = store.find
+    refs = set()
+    for _, e in store.extras():
+        if get(e, "type") == "context_edit":
+            return None
+        for k in _REFS:
+            v = get(e, k)
+            if type(v) is str and v and find(v) is None:
+                refs.add(v)
+    for v in store.ix.other_parents.values():  # type: ignore[attr-defined]  # (a compact store: checked above)
+        if type(v) is str and v and find(v) is None:
+            refs.add(v)
+    longest = max((len(i) for i in store.string_ids() if type(i) is str), default=0)
+    return leaf, sorted(refs), longest
+
+
+def turn(v: Any) -> tuple[str, Any, str] | None:
+    """``(id, parentId, role)`` of a line's value that is a message entry both readers keep as it
+    is (a string id without a newline, a string or null parent), else ``None``: what
+    ``extend_places`` needs of an appended line."""
+    if type(v) is not dict or v.get("type") != "message":
+        return None
+    eid, ts, msg, pid = v.get("id"), v.get("timestamp"), v.get("message"), v.get("parentId", 0)
+    if (type(eid) is str and eid != "" and "\n" not in eid and type(ts) is str and ts != ""
+            and type(msg) is dict and type(msg.get("role")) is str and (pid is None or type(pid) is str)):
+        return eid, pid, msg["role"]
+    return None
+
+
+def extend_places(p: Places, appended: list[tuple[int, int, tuple]]) -> Places | None:
+    """``p`` with the entries of appended lines placed (``(offset, physical line, turn(value))``
+    of each line, blank lines left out), when they are plain messages each the child of the one
+    before, the first the child of the leaf, with new ids: they are then the new end of the active
+    path and no earlier entry moves.  ``None`` when anything else was appended (the file is placed
+    anew)."""
+    from array import array
+
+    if p.ext is None:
+        return None
+    if not appended:
+        return p
+    leaf, refs, longest = p.ext
+    parent = leaf
+    new_ids: list[str] = []
+    roles: list[str] = []
+    for _off, _number, t in appended:
+        if t is None or t[1] != parent:
+            return None
+        parent = t[0]
+        new_ids.append(parent)
+        roles.append(t[2])
+    fresh = set(new_ids)
+    if len(fresh) != len(new_ids) or not fresh.isdisjoint(refs) or _any_in(new_ids, p.ids):
+        return None
+    table = list(p.kind_table)
+    code = {k: c for c, k in enumerate(table)}
+    kinds = bytearray(p.kinds)
+    for role in roles:
+        c = code.get(("message", role))
+        if c is None:
+            if len(table) >= _KINDS:
+                return None
+            c = code[("message", role)] = len(table)
+            table.append(("message", role))
+        kinds.append(c)
+    offsets = array("q", p.offsets)
+    offsets.extend(a[0] for a in appended)
+    lines = array("q", p.lines)
+    lines.extend(a[1] for a in appended)
+    return replace(p, offsets=offsets, lines=lines, where=p.where + bytes([_ACTIVE]) * len(new_ids),
+                   ids=[*p.ids, *new_ids], kinds=bytes(kinds), kind_table=table,
+                   id_width=_width_with(p.id_width, longest, p.ids, new_ids),
+                   ext=(parent, refs, max(longest, *map(len, new_ids))))
+
+
+def _any_in(new: list, ids: list) -> bool:
+    """Whether one of ``new`` is among ``ids`` (a few searches of the list at C speed rather than
+    hashing every id of a big file)."""
+    if len(new) > 16:
+        return not set(new).isdisjoint(ids)
+    return any(i in ids for i in new)
+
+
+def _width_with(width: int, longest: int, ids: list, new_ids: list[str]) -> int:
+    """``unique_prefix_width`` of ``ids`` (``width``; their longest string ``longest``
+    characters) and of ``new_ids``, which are none of them: the same while no new id shares its
+    first ``width`` characters with another id (then no fewer ever did)."""
+    from ..ids import unique_prefix_width
+
+    mine = [i[:width] for i in new_ids]
+    if len(set(mine)) == len(mine):
+        if longest <= width and max(map(len, new_ids)) <= width:
+            return width  # (every id is its own prefix: distinct ids, distinct prefixes)
+        if {i[:width] for i in ids if type(i) is str}.isdisjoint(mine):
+            return width
+    return unique_prefix_width([*(i for i in ids if type(i) is str), *new_ids])
 
 
 # --- a set of files ---------------------------------------------------------------------------------
@@ -499,4 +745,5 @@ def report_of(files: list, one: Callable[[str], FileResult | None], m: Matcher, 
 
 
 __all__ = ["FIELDS", "Matcher", "make_matcher", "entry_texts", "value_matches", "search_file", "FileResult", "Hit",
-           "Match", "parse_fields", "search_files", "report_of", "SearchReport"]
+           "Match", "parse_fields", "search_files", "report_of", "SearchReport", "Places", "places_of", "placed_by",
+           "extend_places", "turn"]

@@ -8,8 +8,19 @@ by file, byte offset, length, physical line, field and entry id.  FTS5's trigram
 (case-insensitive, positions not kept: ``detail=none``) finds the rows holding every trigram of
 the pattern's literal text; each line so found is read back from the file by its offset and
 matched by the scan's own code (``search.match_line``), and the files with hits are placed on
-their tree as the scan places them (``search.placed``, from the cached compact index).  So every
-answer is the scan's answer, hit for hit; the index only decides which lines need to be looked at.
+their tree as the scan places them.  So every answer is the scan's answer, hit for hit; the index
+only decides which lines need to be looked at.
+
+Placing a hit needs the file's tree at its current leaf; reading that (the compact index) and
+walking the path cost more than the rest of a warm search of a big file.  So the first search with
+hits in a file places every entry of it at once (``search.places_of``: each entry's offset, line,
+place, id, type and role) and keeps that beside the file's rows (table ``places``, per reader and
+pi version), valid for the very bytes indexed (the file row's indexed end and fingerprint); later
+searches place their hits from it (``search.placed_by``, the same hits as ``search.placed``).
+When the file grows by pi's next turns (plain messages, each the child of the one before, the
+first the child of the leaf, new ids), the update that indexes them adds them to the kept places
+(``search.extend_places``: nothing earlier moves); anything else appended, or a file indexed
+anew, drops them, and the next search with hits there places the file again.
 
 What it cannot narrow, it does not try: a literal shorter than 3 characters, a regular expression
 without a run of 3 or more literal characters (``regex_runs``), a case-insensitive pattern without
@@ -32,11 +43,13 @@ by another version of pisess is emptied and built anew.
 from __future__ import annotations
 
 import functools
+import marshal
 import os
 import re
 import sqlite3
 import stat as stat_mod
 import time
+from array import array
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -46,7 +59,7 @@ from ..errors import PisessError
 from ..reading import cache
 from . import search as S
 
-FORMAT = 3  # bump when what a row holds, or how, changes
+FORMAT = 4  # bump when what a row holds, or how, changes
 NAME = cache.INDEX
 TIMEOUT = 30.0  # seconds a writer waits for another's transaction
 BATCH = 32 << 20  # bytes of sessions indexed per transaction when building (one transaction per file at most)
@@ -61,6 +74,8 @@ CREATE TABLE IF NOT EXISTS rows(id INTEGER PRIMARY KEY, file INT NOT NULL, off I
     entry TEXT);
 CREATE INDEX IF NOT EXISTS rows_file ON rows(file, off);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(body, tokenize='trigram', detail=none, columnsize=0);
+CREATE TABLE IF NOT EXISTS places(file INT NOT NULL, reader TEXT NOT NULL, pi TEXT NOT NULL, size INT, print BLOB,
+    data BLOB, PRIMARY KEY(file, reader, pi));
 """
 
 
@@ -223,7 +238,7 @@ def _create(con: sqlite3.Connection, reset: bool = False) -> None:
     con.execute("BEGIN IMMEDIATE")
     try:
         if reset:
-            for t in ("fts", "rows", "files", "meta"):
+            for t in ("fts", "rows", "files", "places", "meta"):
                 con.execute(f"DROP TABLE IF EXISTS {t}")
         for statement in _SCHEMA.split(";"):  # (executescript would commit the transaction first)
             if statement.strip():
@@ -242,11 +257,19 @@ def _clean(text: str) -> str:
     return _BAD.sub("\ufffd", text) if not text.isascii() or "\x00" in text else text
 
 
-def line_rows(raw: bytes, off: int, number: int) -> list[tuple[int, int, int, str, Any, str]]:
-    """``(off, len, line, field, entry id, text)`` of one line (the rows it adds to the index)."""
-    if S.is_blank(raw):
+BLANK = object()  # a blank line's value (``parsed``): no entry
+
+
+def parsed(raw: bytes) -> Any:
+    """The line's value as the scan parses it; ``BLANK`` for a blank line."""
+    return BLANK if S.is_blank(raw) else S.parse_line(raw)
+
+
+def line_rows(raw: bytes, off: int, number: int, v: Any) -> list[tuple[int, int, int, str, Any, str]]:
+    """``(off, len, line, field, entry id, text)`` of one line whose value is ``v`` (``parsed``):
+    the rows it adds to the index."""
+    if v is BLANK:
         return []
-    v = S.parse_line(raw)
     if v is S.NOT_JSON:
         return [(off, len(raw), number, "raw", None, _clean(raw.decode("utf-8", "replace")))]
     if not isinstance(v, dict) or v.get("type") == "session":
@@ -353,15 +376,26 @@ def _update(con: sqlite3.Connection, path: bytes, st: os.stat_result) -> int:
         fid = old.id
         _drop_rows(con, fid, start)
     rows: list = []
+    # (offset, line, search.turn) of the entries of the complete lines appended, while the kept
+    # places of the file can go on over them (None: they cannot, or there are none)
+    appended: list | None = [] if start and con.execute("SELECT 1 FROM places WHERE file=? LIMIT 1",
+                                                         (fid,)).fetchone() else None
     done = start
     n = lines
     for raw, off, terminated in _lines(path, start):
         if off >= st.st_size:
             break  # appended since the stat: the next search takes it
         n += 1
-        rows.extend(line_rows(raw, off, n))
+        v = parsed(raw)
+        rows.extend(line_rows(raw, off, n, v))
         if terminated and off + len(raw) + 1 <= st.st_size:
             done, lines = off + len(raw) + 1, n
+            if v is not BLANK and appended is not None:
+                t = S.turn(v)
+                if t is None:
+                    appended = None
+                else:
+                    appended.append((off, n, t))
     if rows:
         first = (con.execute("SELECT max(id) FROM rows").fetchone()[0] or 0) + 1
         con.executemany("INSERT INTO rows VALUES (?,?,?,?,?,?,?)",
@@ -376,10 +410,71 @@ def _update(con: sqlite3.Connection, path: bytes, st: os.stat_result) -> int:
         bad = e.reason
     con.execute("UPDATE files SET dev=?, ino=?, size=?, mtime=?, ctime=?, done=?, lines=?, print=?, seen=?, bad=? "
                 "WHERE id=?", (*_stat_key(st), done, lines, print_, time.time_ns(), bad, fid))
+    if old is not None:
+        _carry_places(con, old, start, done, print_, appended)
     return st.st_size - start
 
 
+def _carry_places(con: sqlite3.Connection, old: _File, start: int, done: int, print_: bytes,
+                  appended: list | None) -> None:
+    """The file's kept places after its update: those of the part indexed before, with the entries
+    appended since added on where they cannot move an earlier one (``search.extend_places``);
+    the rest dropped (the next search with hits in the file places it anew)."""
+    if start and (done, print_) == (old.done, old.print_):
+        return  # (nothing appended: the places kept stay those of the file)
+    fid = old.id
+    kept = con.execute("SELECT reader, pi, size, print, data FROM places WHERE file=?", (fid,)).fetchall()
+    for reader, pi, size, prt, data in kept:
+        got = None
+        if appended is not None and start == old.done == size and prt == old.print_:
+            p = decode_places(data)
+            if p is not None:
+                p = S.extend_places(p, appended)
+            got = encode_places(p) if p is not None else None
+        if got is None:
+            con.execute("DELETE FROM places WHERE file=? AND reader=? AND pi=?", (fid, reader, pi))
+        else:
+            con.execute("UPDATE places SET size=?, print=?, data=? WHERE file=? AND reader=? AND pi=?",
+                        (done, print_, got, fid, reader, pi))
+
+
+# --- kept places: the placement of every entry of a file at its current leaf ----------------------------
+
+
+def encode_places(p: S.Places) -> bytes | None:
+    """The kept form of ``p`` (``None`` when a value cannot be kept: nested too deep)."""
+    ids: Any = p.ids
+    if ids and all(type(i) is str for i in ids):
+        joined = "\n".join(ids)
+        if joined.count("\n") == len(ids) - 1:
+            ids = joined  # one string: loaded as one object, split in one call
+    try:
+        return marshal.dumps((p.offsets.tobytes(), p.lines.tobytes(), p.where, ids, p.kinds, p.kind_table,
+                              p.session_id, p.name, p.cwd, p.created_at, p.reader, p.note, p.placement_error,
+                              p.dropped_lines, p.id_width, p.ext))
+    except ValueError:
+        return None
+
+
+def decode_places(data: bytes) -> S.Places | None:
+    """``encode_places``' ``Places`` again, or ``None`` for anything else (damaged, another version's)."""
+    try:
+        offs, lines, where, ids, kinds, table, *rest = marshal.loads(data)
+        offsets, numbers = array("q"), array("q")
+        offsets.frombytes(offs)
+        numbers.frombytes(lines)
+        ids = ids.split("\n") if type(ids) is str else ids
+        n = len(offsets)
+        if not (len(numbers) == len(where) == len(ids) == len(kinds) == n) or any(k >= len(table) for k in set(kinds)):
+            return None
+        return S.Places(offsets, numbers, where, ids, kinds, [tuple(k) for k in table], *rest)
+    except Exception:  # noqa: BLE001 - a damaged row of any shape is no answer: the file is placed anew
+        return None
+
+
 def _drop_rows(con: sqlite3.Connection, fid: int, start: int = 0) -> None:
+    if not start:
+        con.execute("DELETE FROM places WHERE file=?", (fid,))
     con.execute("DELETE FROM fts WHERE rowid IN (SELECT id FROM rows WHERE file=? AND off>=?)", (fid, start))
     con.execute("DELETE FROM rows WHERE file=? AND off>=?", (fid, start))
 
@@ -562,6 +657,17 @@ def search_indexed(files: list, m: S.Matcher, *, reader: str = "auto", active_on
             if damaged(e):
                 _move_aside(index_path(directory), e)
             return None
+        kept = _KeptPlaces(con, reader, pi_version)
+
+        def one(path: str) -> S.FileResult | None:
+            if path in failed:
+                return S.search_file(path, m, reader=reader, active_only=active_only, pi_version=pi_version)
+            fid = ids.get(path, -1)
+            return _placed_lines(path, fid, got.get(fid) or [], m, reader, active_only, pi_version, bad.get(fid),
+                                 kept)
+
+        report = S.report_of(files, one, m, active_only, pi_version, on_hits, via="index")
+        kept.store()
     finally:
         try:
             con.close()
@@ -571,17 +677,74 @@ def search_indexed(files: list, m: S.Matcher, *, reader: str = "auto", active_on
         os.utime(index_path(directory))  # recently used (the cap removes the oldest first)
     except OSError:
         pass
-    def one(path: str) -> S.FileResult | None:
-        if path in failed:
-            return S.search_file(path, m, reader=reader, active_only=active_only, pi_version=pi_version)
-        fid = ids.get(path, -1)
-        return _placed_lines(path, got.get(fid) or [], m, reader, active_only, pi_version, bad.get(fid))
-
-    return S.report_of(files, one, m, active_only, pi_version, on_hits, via="index")
+    return report
 
 
-def _placed_lines(path: str, lines: list, m: S.Matcher, reader: str, active_only: bool,
-                  pi_version: str, bad: str | None) -> S.FileResult | None:
+class _KeptPlaces:
+    """The places kept for the files of one search (read when a file has hits), and those placed
+    anew, kept at the end of the search (``store``) for the file as it was indexed."""
+
+    def __init__(self, con: sqlite3.Connection, reader: str, pi_version: str) -> None:
+        self.con, self.reader, self.pi = con, reader, pi_version
+        self.made: list = []
+
+    def get(self, fid: int) -> tuple[S.Places | None, tuple | None]:
+        """``(places kept for the file as indexed or None, (size, done, print) of the file's row)``."""
+        try:
+            row = self.con.execute(
+                "SELECT f.size, f.done, f.print, p.data FROM files f LEFT JOIN places p ON p.file = f.id "
+                "AND p.reader = ? AND p.pi = ? AND p.size = f.done AND p.print = f.print WHERE f.id = ?",
+                (self.reader, self.pi, fid)).fetchone()
+        except sqlite3.Error:
+            return None, None
+        if row is None:
+            return None, None
+        state = (row[0], row[1], row[2])
+        if row[3] is None or row[0] != row[1]:  # (an unterminated last line: placed with it, every time)
+            return None, state
+        return decode_places(row[3]), state
+
+    def made_anew(self, fid: int, path: str, p: S.Places, read: int, state: tuple | None) -> None:
+        """Keep ``p``, made of the file's first ``read`` bytes, when those are what the index holds."""
+        if state is None or not (read == state[0] == state[1]) or not state[2]:
+            return
+        self.made.append((fid, path, p, state))
+
+    def store(self) -> None:
+        """Keep what was placed anew, unless the index is busy (another process writing): then the
+        next search places those files again."""
+        if not self.made:
+            return
+        con = self.con
+        rows = []
+        for fid, path, p, (_size, done, prt) in self.made:
+            try:
+                with open(path, "rb") as fh:
+                    if cache.fingerprint(fh, done) != prt:
+                        continue  # (changed since it was read)
+            except OSError:
+                continue
+            data = encode_places(p)
+            if data is not None:
+                rows.append((fid, self.reader, self.pi, done, prt, data, fid, done, prt))
+        if not rows:
+            return
+        try:
+            con.execute("PRAGMA busy_timeout=0")
+            con.execute("BEGIN IMMEDIATE")
+            try:
+                con.executemany("INSERT OR REPLACE INTO places SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS "
+                                "(SELECT 1 FROM files WHERE id = ? AND done = ? AND print = ?)", rows)
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+        except sqlite3.Error:
+            pass
+
+
+def _placed_lines(path: str, fid: int, lines: list, m: S.Matcher, reader: str, active_only: bool,
+                  pi_version: str, bad: str | None, kept: _KeptPlaces) -> S.FileResult | None:
     try:
         found = search_lines(path, lines, m) if lines else None
     except OSError as e:
@@ -590,8 +753,15 @@ def _placed_lines(path: str, lines: list, m: S.Matcher, reader: str, active_only
         if bad is not None:  # no session header: what the scan says of such a file without hits
             raise PisessError("invalid_session", bad, path=path)
         return None
+    p, state = kept.get(fid)
+    if p is not None:
+        return S.placed_by(p, path, found, active_only)
     session, note = S.open_lenient(path, reader, None, pi_version=pi_version)
-    return S.placed(session, found, active_only, note)
+    p = S.places_of(session, note)
+    if p is None:
+        return S.placed(session, found, active_only, note)
+    kept.made_anew(fid, path, p, session.raw.size, state)
+    return S.placed_by(p, path, found, active_only)
 
 
 def search_files(files: list, m: S.Matcher, *, reader: str = "auto", active_only: bool = False,

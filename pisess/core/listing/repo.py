@@ -20,7 +20,7 @@ from ..errors import PisessError
 from ..ids import unique_prefix_width
 from ..reading.files import first_line_of, list_dir, open_regular, os_error
 from ..reading.jsonl import NOT_JSON, parse_json
-from ..reading.session import check_harness_header
+from ..reading.lines import check_harness_header
 
 
 def encode_cwd(cwd: str) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -31,7 +31,9 @@ from .jsonl import (
     parse_json,
     storage_error,
 )
-from .session import Session, open_read
+
+if TYPE_CHECKING:
+    from .session import Session
 
 Visitor = Callable[[int, Any, bytes], None]
 
@@ -130,6 +132,8 @@ def open_lenient(path: str, reader: str, raw: RawFile | None,
     """``open_session``; when the chosen reader refuses the file, the pi command's lenient reader
     (with a note saying so).  Raises when neither reads it.  Without ``raw`` the file is read
     light (structure only, see ``open_session``)."""
+    from .session import open_read  # (imported on first use: a warm search through the index opens no session)
+
     return open_read(path, reader, raw, light=raw is None, lenient=True, pi_version=pi_version)
 
 
