@@ -641,11 +641,11 @@ def extend_places(p: Places, appended: list[tuple[int, int, tuple]]) -> Places |
 
 
 def _any_in(new: list, ids: list) -> bool:
-    """Whether one of ``new`` is among ``ids`` (a few searches of the list at C speed rather than
-    hashing every id of a big file)."""
-    if len(new) > 16:
+    """Whether one of ``new`` is among ``ids``."""
+    try:
         return not set(new).isdisjoint(ids)
-    return any(i in ids for i in new)
+    except TypeError:  # (an id that is an object)
+        return any(i in ids for i in new)
 
 
 def _width_with(width: int, longest: int, ids: list, new_ids: list[str]) -> int:

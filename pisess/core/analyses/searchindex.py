@@ -360,9 +360,9 @@ def _stat_key(st: os.stat_result) -> tuple:
 def _update(con: sqlite3.Connection, path: bytes, st: os.stat_result) -> int:
     """Bring ``path``'s rows up to date with the file as ``st`` found it (inside the caller's
     transaction); the bytes parsed."""
-    row = con.execute("SELECT id, dev, ino, size, mtime, ctime, done, lines, print, seen FROM files WHERE path=?",
-                      (path,)).fetchone()
-    old = _File(*row[:-1]) if row else None
+    row = con.execute("SELECT id, dev, ino, size, mtime, ctime, done, lines, print, seen, bad FROM files "
+                      "WHERE path=?", (path,)).fetchone()
+    old = _File(*row[:-2]) if row else None
     if row is not None and _trusted(row[1:6], row[9], st):
         return 0  # (another process brought it up to date meanwhile)
     start, lines = 0, 0
@@ -403,11 +403,12 @@ def _update(con: sqlite3.Connection, path: bytes, st: os.stat_result) -> int:
         con.executemany("INSERT INTO fts(rowid, body) VALUES (?,?)", [(first + k, r[5]) for k, r in enumerate(rows)])
     with open(path, "rb") as fh:
         print_ = cache.fingerprint(fh, done)
-    try:  # (what the scan says of a file without hits whose first line is no session header)
-        S.check_header(os.fsdecode(path))
-        bad = None
-    except PisessError as e:
-        bad = e.reason
+    bad = None
+    if not start or row[10] is not None:  # (a header found before is still the first line that parses)
+        try:  # (what the scan says of a file without hits whose first line is no session header)
+            S.check_header(os.fsdecode(path))
+        except PisessError as e:
+            bad = e.reason
     con.execute("UPDATE files SET dev=?, ino=?, size=?, mtime=?, ctime=?, done=?, lines=?, print=?, seen=?, bad=? "
                 "WHERE id=?", (*_stat_key(st), done, lines, print_, time.time_ns(), bad, fid))
     if old is not None:
@@ -444,10 +445,12 @@ def _carry_places(con: sqlite3.Connection, old: _File, start: int, done: int, pr
 def encode_places(p: S.Places) -> bytes | None:
     """The kept form of ``p`` (``None`` when a value cannot be kept: nested too deep)."""
     ids: Any = p.ids
-    if ids and all(type(i) is str for i in ids):
+    try:
         joined = "\n".join(ids)
-        if joined.count("\n") == len(ids) - 1:
+        if ids and joined.count("\n") == len(ids) - 1:
             ids = joined  # one string: loaded as one object, split in one call
+    except TypeError:  # (an id that is not a string: kept as a list)
+        pass
     try:
         return marshal.dumps((p.offsets.tobytes(), p.lines.tobytes(), p.where, ids, p.kinds, p.kind_table,
                               p.session_id, p.name, p.cwd, p.created_at, p.reader, p.note, p.placement_error,
