@@ -437,3 +437,44 @@ def test_commands_name_an_sdk_v4_file(tmp_path, first):
     report = validate_file(p)
     assert [(f.code, f.line) for f in report.findings] == [("harness_v4", 1)]
     assert report.findings[0].message.startswith("harness v4 session (unsupported)")
+
+
+def test_fast_name_orders_are_the_exact_ones():
+    """The shortcuts a listing of thousands of names takes give the orders they stand for: the
+    code-unit order (UTF-16) is the code-point order unless a name holds a character beyond
+    U+FFFF; pi's own names, checked all at once, sort as their bytes do."""
+    from pisess.core.listing.repo import _name_order, _utf16, _utf16_key
+
+    for names in (["b", "a", "\uffff", "\ue000x"], ["\U0001f600", "\uffff", "a"], ["\udcff", "\U00010000"], []):
+        assert sorted(names, key=_utf16_key(names)) == sorted(names, key=_utf16)
+    pi = [name(t(k), f"019{k}aa-0000-7000-8000-00000000000{k}") for k in range(5)]
+    assert _name_order(pi) is None and _name_order([]) is None
+    assert _name_order([*pi, "x.jsonl"]) is collation_key
+    assert _name_order([pi[0][:-6] + "/" + pi[1]]) is collation_key  # ("/" joins the names checked)
+
+
+def test_listing_built_from_the_cache_is_the_same():
+    """A listing's sessions rebuilt from the cache's rows (``_received_cli_infos``) carry every
+    field of ``SessionInfo`` (the fast path that fills them must name them all, in order)."""
+    import dataclasses
+
+    from pisess.core.listing.repo import _SENT_FIELDS, SessionInfo, _received_cli_infos
+
+    assert tuple(f.name for f in dataclasses.fields(SessionInfo)) == _SENT_FIELDS
+    row = ("id1", "2026-05-01T10:00:00.000Z", CWD, "/p/parent.jsonl", 10, True, 1.0, 2.0, "tail", 3.0, False)
+    got = _received_cli_infos([("/p/a.jsonl", False, True)], [row])[0]
+    want = SessionInfo("id1", "2026-05-01T10:00:00.000Z", CWD, "/p/a.jsonl", "/p/parent.jsonl", None, False, 10,
+                       "cli", True, 1.0, 2.0, "tail", 3.0, False)
+    assert got == want and vars(got) == vars(want)  # (every field set: none left to the class's default)
+
+
+def test_iso_utc_is_date_to_iso_string():
+    """``new Date(ms).toISOString()`` for times before 1970, at day and year ends, and fractions."""
+    import time
+
+    from pisess.core.js import iso_utc
+
+    for v in (0, -1, -1.5, 999, 86_399_999, 86_400_000, -86_400_000 * 400 + 5, 1_845_000_012_345.678,
+              253_402_300_799_999, 951_782_400_000):
+        secs, rem = divmod(int(v), 1000)
+        assert iso_utc(v) == time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(secs)) + f".{rem:03d}Z", v

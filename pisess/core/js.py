@@ -7,6 +7,7 @@ on each of these in small ways that change answers on real files, so they live h
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import time
@@ -291,7 +292,17 @@ def date_ms(v: Any) -> float | int | None:
 def iso_utc(ms: float) -> str:
     """``new Date(ms).toISOString()``"""
     secs, rem = divmod(int(ms), 1000)
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(secs)) + f".{rem:03d}Z"
+    days, secs = divmod(secs, 86400)
+    hours, secs = divmod(secs, 3600)
+    minutes, secs = divmod(secs, 60)
+    return "%s%02d:%02d:%02d.%03dZ" % (_iso_day(days), hours, minutes, secs, rem)  # noqa: UP031 - (faster than an f-string here)
+
+
+@functools.lru_cache(maxsize=4096)
+def _iso_day(days: int) -> str:
+    """``YYYY-MM-DDT`` of a day since the epoch (a listing's thousands of times fall on a few days:
+    the calendar is worked out once for each)."""
+    return time.strftime("%Y-%m-%dT", time.gmtime(days * 86400))
 
 
 def now_iso(clock=time.time) -> str:

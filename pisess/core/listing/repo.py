@@ -12,7 +12,7 @@ import os
 import re
 import stat
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from .. import js, parallel, versions
@@ -370,9 +370,12 @@ def collation_key(name: str) -> tuple:
 _PI_NAME = re.compile(r"\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z_[0-9a-f-]*\.jsonl")
 
 
+_PI_NAMES = re.compile(f"(?:{_PI_NAME.pattern}/)*")  # ("/" is in no file name)
+
+
 def _name_order(names: list[str]) -> Any:
     """A sort key giving ``localeCompare``'s order of these names."""
-    if all(_PI_NAME.fullmatch(n) for n in names):
+    if _PI_NAMES.fullmatch("/".join(names) + "/" if names else ""):  # (one match for thousands of names)
         return None
     return collation_key
 
@@ -387,11 +390,17 @@ def _jsonl_names(directory: str, unreadable: list, *, missing_ok: bool = True) -
     (the order the oracle's readdir gives; pi itself gets the OS's order).  pi returns an empty
     list on error; the directory is also added to ``unreadable``."""
     names = [e.name for e in list_children(directory, unreadable, missing_ok=missing_ok) if e.name.endswith(".jsonl")]
-    return sorted(names, key=_utf16)
+    return sorted(names, key=_utf16_key(names))
 
 
 def _utf16(name: str) -> bytes:
     return name.encode("utf-16-be", "surrogatepass")
+
+
+def _utf16_key(names: list[str]) -> Any:
+    """A sort key giving the code-unit order of these names: none when no name holds a character
+    beyond U+FFFF (a surrogate pair in UTF-16), where it is the code-point order."""
+    return _utf16 if max("".join(names), default="") > "\uffff" else None
 
 
 def _cli_project_dirs(root: str, version: str) -> list[str]:
@@ -421,7 +430,8 @@ def _cli_listing(root: str, cwd: str | None, version: str, sort: str, whole: boo
         d = os.path.join(root, encode_cwd(cwd))
         dirs = [d]
         names = _jsonl_names(d, unreadable)
-        files = [os.path.join(d, n) for n in (_names_desc(names) if ordered and sort == "activity" else names)]
+        prefix = os.path.join(d, "")  # (d + "/": a name holds no separator)
+        files = [prefix + n for n in (_names_desc(names) if ordered and sort == "activity" else names)]
     else:
         dirs = _cli_project_dirs(root, version)
         files = [os.path.join(d, n) for d in dirs for n in _jsonl_names(d, unreadable, missing_ok=False)]
@@ -510,8 +520,21 @@ def _sent_cli_infos(files: list) -> list[tuple]:
 def _received_cli_infos(files: list, sent: list | None) -> list:
     if sent is None or len(sent) != len(files):
         return _read_cli_infos(files)
-    return [SessionInfo(t[0], t[1], t[2], f[0], t[3], None, False, t[4], "cli", *t[5:]) if t[0] is not None
-            else Skipped(f[0], t[1], t[2]) for f, t in zip(files, sent)]
+    new, names = object.__new__, _SENT_FIELDS
+    out: list = []
+    for f, t in zip(files, sent):
+        if t[0] is None:
+            out.append(Skipped(f[0], t[1], t[2]))
+            continue
+        # (SessionInfo(*fields) without its __init__'s setattr per field: a warm listing of
+        # 10,000 sessions builds them all from the cache, and the frozen init was a tenth of it)
+        s = new(SessionInfo)
+        s.__dict__.update(zip(names, (*t[:3], f[0], t[3], None, False, t[4], "cli", *t[5:])))
+        out.append(s)
+    return out
+
+
+_SENT_FIELDS = tuple(f.name for f in fields(SessionInfo))
 
 
 SHARE_MIN = 1000  # headers per process: with fewer, a fork and sending the headers back cost more than they save

@@ -550,24 +550,30 @@ def by_stat(paths: list[str], kind: str, compute: Callable[[list[str]], list],
     todo: list[int] = []
     fresh: dict[int, tuple] = {}
     bundles: dict[str, list] = {}
-    stat, dirname, basename = os.stat, os.path.dirname, os.path.basename
+    stat, split = os.stat, os.path.split
+    last_dir, records = None, {}
+    slash = os.sep == "/" and os.altsep is None
     for i, p in enumerate(paths):
-        d = dirname(p)
-        b = bundles.get(d)
-        if b is None:
-            b = bundles[d] = _bundle_at(directory, os.path.abspath(d), kind)
+        d, _, name = p.rpartition("/")
+        if not slash or not d or d[-1] == "/":
+            d, name = split(p)  # (dirname and basename; the partition is the same for "dir/name")
+        if d != last_dir:  # (a listing's paths come directory by directory)
+            b = bundles.get(d)
+            if b is None:
+                b = bundles[d] = _bundle_at(directory, os.path.abspath(d), kind)
+            last_dir, records = d, b[1]
         try:
             st = stat(p)
         except OSError:
             todo.append(i)
             continue
         key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-        rec = b[1].get(basename(p))
+        rec = records.get(name)
         if type(rec) is tuple and len(rec) == 7 and rec[:5] == key and key[3] < rec[5] - RACY:
             out[i] = rec[6]
         else:
             todo.append(i)
-            fresh[i] = (b, key)
+            fresh[i] = (bundles[d], key)
     if todo:
         now = time.time_ns()
         got = compute([paths[i] for i in todo])
@@ -575,7 +581,7 @@ def by_stat(paths: list[str], kind: str, compute: Callable[[list[str]], list],
             out[i] = v
             if i in fresh and keep(v):
                 b, key = fresh[i]
-                b[1][basename(paths[i])] = (*key, now, v)
+                b[1][os.path.basename(paths[i])] = (*key, now, v)
                 b[2] = True
     return out
 

@@ -92,7 +92,9 @@ def dumps(v: Any, indent: bool = False) -> bytes:
                               "(thousands of levels); the human views show it") from None
 
 
-_EXPONENT = re.compile(rb"e[+-]?[0-9]+")  # (a literal first: the scan jumps from 'e' to 'e')
+# (a literal first: the scan jumps from 'e' to 'e'; a number ends where a value does, which leaves
+# out the hex of ids and hashes, 'e' and digits followed by more of them)
+_EXPONENT = re.compile(rb"e[+-]?[0-9]+(?=[,\]}\s]|\Z)")
 _MANTISSA = frozenset(b"0123456789.")
 
 
