@@ -1108,11 +1108,13 @@ class Bench:
         log(f"    {h.wall:.3f} s {kb(h.rss_kb)}")
         b = None
         if self.oracle is not None:
-            log("[5] pi: oracle list (harness)")
-            b = self.meter.best(self.node("--compact", "list", root, "--cwd", LS_CWD), rep,
+            # pi 1.6.0's listing (/resume's: last activity first), the one `pisess ls` follows by
+            # default; pi 0.82.1's SDK listing (newest header first) orders them otherwise
+            log("[5] pi: oracle --pi 1.6.0 list")
+            b = self.meter.best(self.node("--compact", "--pi", "1.6.0", "list", root, "--cwd", LS_CWD), rep,
                                 stdout=self.out("5-pi.json"), warmup=1)
             log(f"    {b.wall:.3f} s {kb(b.rss_kb)}")
-            self.rows.append(Row("5", cmd, label, fmt_size(total), a, "pi oracle list", b))
+            self.rows.append(Row("5", cmd, label, fmt_size(total), a, "pi 1.6.0 oracle list", b))
             try:
                 mine = json.loads(Path(self.out("5-pisess.json")).read_bytes())
                 pi = json.loads(Path(self.out("5-pi.json")).read_bytes())
