@@ -205,9 +205,12 @@ def _isolated_cache(tmp_path_factory):
     from pisess.core.reading import cache
 
     where = tmp_path_factory.mktemp("xdg-cache")
-    old = {k: os.environ.get(k) for k in ("XDG_CACHE_HOME", "PISESS_CACHE")}
+    old = {k: os.environ.get(k) for k in ("XDG_CACHE_HOME", "PISESS_CACHE", "PISESS_INDEX_SYNC")}
     os.environ["XDG_CACHE_HOME"] = str(where)
     os.environ.pop("PISESS_CACHE", None)
+    # a search builds the index it needs before answering (no background indexer outliving a test
+    # in a temporary directory); the tests of the background indexer turn this off
+    os.environ["PISESS_INDEX_SYNC"] = "1"
     previous = cache.configure(cache.from_environ(os.environ, str(where)))
     yield
     cache.configure(previous)

@@ -133,6 +133,7 @@ def child_env(home: str) -> dict:
            if not k.startswith(("PI_", "PISESS_", "FORCE_COLOR", "CLICOLOR", "GITHUB_", "COLUMNS", "LINES",
                                 "PYTEST_", "LESS", "PAGER", "MANPAGER", "TERM"))}
     env.update(NO_COLOR="1", COLUMNS="100", LINES="40", HOME=home, TERM="xterm-256color", LANG="C.UTF-8")
+    env["PISESS_INDEX_SYNC"] = "1"  # (a search indexes first: the cold run compares that, no indexer outlives a test)
     env.pop("LC_ALL", None)
     return env
 

@@ -608,3 +608,172 @@ def test_two_processes_indexing_and_searching_at_once(tmp_path):
     again = json.loads(subprocess.run(cmd, env=env, capture_output=True, check=False).stdout)
     assert again.pop("via") == "index"
     assert again == {k: v for k, v in json.loads(want).items() if k != "via"}
+
+
+# --- the first search over much: the scan answers, the index is built in the background ----------------------
+
+
+class _Spawned:
+    """Records the background indexers a test's searches start (and waits for them: none outlives it)."""
+
+    def __init__(self, monkeypatch) -> None:
+        import subprocess
+
+        self.procs: list = []
+        real = subprocess.Popen
+
+        def popen(*a, **k):
+            p = real(*a, **k)
+            self.procs.append(p)
+            return p
+
+        monkeypatch.setattr(subprocess, "Popen", popen)
+
+    def wait(self) -> None:
+        for p in self.procs:
+            assert p.wait(timeout=120) == 0
+
+
+def _many(root: Path, n: int = 6, lines: int = 20, pad: int = 0) -> None:
+    (root / "p").mkdir(parents=True, exist_ok=True)
+    for k in range(n):
+        body = [header(id=f"s{k}")] + [user(f"u{j}", f"u{j - 1}" if j else None, text=f"needle {k} {j} " + "x" * pad)
+                                       for j in range(lines)]
+        (root / "p" / f"{k:02d}.jsonl").write_bytes(b"".join(_line(x) for x in body))
+
+
+@pytest.fixture
+def background(monkeypatch):
+    """Searches that find more than 1,000 bytes not indexed scan and start the background indexer."""
+    from pisess.cli import indexer
+
+    monkeypatch.delenv("PISESS_INDEX_SYNC", raising=False)
+    monkeypatch.setattr(indexer, "DEFER", 1000)
+    spawned = _Spawned(monkeypatch)
+    yield spawned
+    spawned.wait()
+
+
+def _invoke(args: list) -> tuple[dict, str]:
+    r = RUNNER.invoke(__import__("pisess.cli.app", fromlist=["app"]).app, args, catch_exceptions=False)
+    assert r.exit_code in (0, 1), r.stdout + r.stderr
+    return json.loads(r.stdout), r.stderr
+
+
+def test_a_first_search_over_much_scans_and_the_index_is_built_in_the_background(tmp_path, background):
+    """The first search answers by the scan (via scan, the scan's very answer) and starts one
+    background indexer; once it is done the next search answers through the index, the same hits;
+    a small append is then indexed by the search itself."""
+    root = tmp_path / "s"
+    _many(root)
+    args = ["search", "needle 3", "--all", "--sessions-dir", str(root), "--json"]
+    where = tmp_path / "cache"
+    with Using(where):
+        want, _ = _invoke([*args, "--no-cache"])
+        first, err = _invoke(args)
+        assert first == want and "indexed in the background" in err
+        assert len(background.procs) == 1
+        background.wait()
+        assert not searchindex.indexer_running(str(where))
+        assert not [p for p in where.iterdir() if p.name.startswith(".tmp-")]  # (the list file, removed)
+        again, err = _invoke(args)
+        assert again.pop("via") == "index" and again == {k: v for k, v in want.items() if k != "via"} and not err
+        with (root / "p" / "03.jsonl").open("ab") as fh:
+            fh.write(_line(user("late", "u19", text="needle 3 late")))
+        late, _ = _invoke(args)
+        assert late["via"] == "index" and len(late["hits"]) == len(want["hits"]) + 1
+        assert len(background.procs) == 1
+
+
+def test_one_background_indexer_at_a_time(tmp_path, background):
+    """While an indexer runs (its lock held), another search over much scans and starts none."""
+    root = tmp_path / "s"
+    _many(root)
+    args = ["search", "needle 3", "--all", "--sessions-dir", str(root), "--json"]
+    where = tmp_path / "cache"
+    with Using(where):
+        where.mkdir(parents=True)
+        fd = searchindex.lock_indexer(str(where))  # (as if one ran)
+        assert fd is not None and searchindex.indexer_running(str(where))
+        try:
+            got, err = _invoke(args)
+            assert got["via"] == "scan" and "being indexed in the background" in err and not background.procs
+        finally:
+            os.close(fd)
+        got, err = _invoke(args)
+        assert got["via"] == "scan" and len(background.procs) == 1
+
+
+def test_no_background_indexer_without_the_cache(tmp_path, background, monkeypatch):
+    """--no-cache and PISESS_CACHE=off: neither an index nor an indexer."""
+    root = tmp_path / "s"
+    _many(root)
+    where = tmp_path / "cache"
+    with Using(where):
+        got, err = _invoke(["search", "needle 3", "--all", "--sessions-dir", str(root), "--json", "--no-cache"])
+        assert got["via"] == "scan" and not err
+    previous = cache.configure(cache.Settings(directory=None))
+    try:
+        got, err = _invoke(["search", "needle 3", "--all", "--sessions-dir", str(root), "--json"])
+        assert got["via"] == "scan" and not err
+    finally:
+        cache.configure(previous)
+    assert not background.procs and not where.exists()
+
+
+def test_a_killed_background_indexer_leaves_a_usable_index(tmp_path, background, monkeypatch):
+    """An indexer killed mid-way leaves the index as its last finished batch (transaction) left
+    it: the next search brings it up to date and answers what the scan answers."""
+    root = tmp_path / "s"
+    _many(root, n=24, lines=60, pad=8000)  # (about 12 MB: a second or so of indexing)
+    args = ["search", "needle 7 5", "--all", "--sessions-dir", str(root), "--json"]
+    where = tmp_path / "cache"
+    with Using(where):
+        want, _ = _invoke([*args, "--no-cache"])
+        got, _ = _invoke(args)
+        assert got == want and len(background.procs) == 1
+        import time
+
+        time.sleep(0.5)
+        background.procs[0].kill()
+        background.procs[0].wait(timeout=60)
+        background.procs.clear()
+        monkeypatch.setenv("PISESS_INDEX_SYNC", "1")
+        again, _ = _invoke(args)
+        assert again.pop("via") == "index" and again == {k: v for k, v in want.items() if k != "via"}
+
+
+def test_the_background_indexer_ends_quietly_where_its_cache_is_gone(tmp_path):
+    """A background indexer whose cache directory was removed (a test's temporary directory, a
+    cache cleared by hand) ends at once, making nothing again; files that are gone are skipped."""
+    import subprocess
+    import sys
+
+    gone = tmp_path / "gone" / "pisess"
+    run = [sys.executable, "-m", "pisess", "cache", "index", "--background"]
+    r = subprocess.run([*run, str(gone / ".tmp-x.idx")], capture_output=True, timeout=60, check=False)
+    assert (r.returncode, r.stdout, r.stderr) == (0, b"", b"") and not (tmp_path / "gone").exists()
+    where = tmp_path / "cache"
+    where.mkdir(mode=0o700)
+    listing = where / ".tmp-y.idx"
+    root = _one_session(tmp_path)
+    listing.write_bytes(b"\0".join([str(tmp_path / "no-such.jsonl").encode(), str(root / "p" / "a.jsonl").encode()]))
+    r = subprocess.run([*run, str(listing)], capture_output=True, timeout=60, check=False)
+    assert (r.returncode, r.stderr) == (0, b"") and not listing.exists()
+    con = sqlite3.connect(where / searchindex.NAME)
+    assert [p for (p,) in con.execute("SELECT path FROM files")] == [str(root / "p" / "a.jsonl").encode()]
+    con.close()
+
+
+def test_ls_search_over_much_reads_and_the_index_is_built_in_the_background(tmp_path, background):
+    """ls --search: the same, reading every file's text the first time."""
+    root = tmp_path / "s"
+    _many(root)
+    args = ["ls", "--all", "--sessions-dir", str(root), "--json", "--search", "needle 3"]
+    with Using(tmp_path / "cache"):
+        want, _ = _invoke([*args, "--no-cache"])
+        first, err = _invoke(args)
+        assert first == want and "indexed in the background" in err and len(background.procs) == 1
+        background.wait()
+        again, err = _invoke(args)
+        assert again == want and not err and len(background.procs) == 1

@@ -2,7 +2,8 @@
 
 The cache itself is ``pisess.core.reading.cache``; this module decides where it lives (``configure``, from
 the environment, called once by ``main``) and gives every command that reads sessions the
-``--no-cache`` option (``add_no_cache``).
+``--no-cache`` option (``add_no_cache``).  ``pisess cache index --background LIST`` is the search index's background indexer
+(``pisess.cli.indexer``).
 """
 
 from __future__ import annotations
@@ -96,6 +97,8 @@ def index(
     sessions_dir: common.SessionsDirOpt = None,
     cwd: common.CwdOpt = None,
     color: common.ColorOpt = "auto",
+    background: str | None = typer.Option(None, "--background", hidden=True,
+                                          help="(a search's background indexer) index the files listed in this file"),
 ) -> None:
     """Build (or bring up to date) the search index of the project's sessions now, rather than on
     the first search that needs it; indexed files that are gone lose their rows.  A progress bar
@@ -104,6 +107,11 @@ def index(
     from pisess.core.errors import PisessError
     from pisess.core.reading import cache
 
+    if background is not None:
+        from pisess.cli import indexer
+
+        indexer.run(background)
+        return
     output.check_color(color)
     directory, enabled = _directory()
     if not enabled:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import typer
 
 from pisess.cli import common, output
@@ -45,9 +47,16 @@ def ls(
     if search is not None:
         from dataclasses import replace
 
+        from pisess.cli import indexer
         from pisess.core.analyses.searchindex import resume_search, take_notes
 
-        listing = replace(listing, sessions=resume_search(listing.sessions, search))
+        deferred: list = []
+        listed = [s.path for s in listing.sessions]
+        listing = replace(listing, sessions=resume_search(listing.sessions, search,
+                                                          defer=indexer.limit(os.environ),
+                                                          on_defer=deferred.append))
+        if deferred:  # (the index lacked too much: every file's text was read, the index is built apart)
+            indexer.say(deferred[0], indexer.start(listed))
         for note in take_notes():
             common.say(note)
     details = None

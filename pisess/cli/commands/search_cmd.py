@@ -37,6 +37,9 @@ def search(
 
     Example: pisess search "cache.ts" --all --in user,tool
     """
+    import os
+
+    from pisess.cli import indexer
     from pisess.core.analyses.search import make_matcher, parse_fields
     from pisess.core.analyses.searchindex import search_files, take_notes
 
@@ -46,9 +49,12 @@ def search(
     scope = sets.resolve(sessions, all_projects, sessions_dir, cwd, pi_version)
     with sets.Progress(scope.files, "searching", color=color) as bar:
         report = search_files(scope.files, matcher, reader=reader, active_only=active_only, tick=bar.tick,
-                              on_hits=lambda n: bar.note(f"{n:,} hits"), pi_version=pi_version)
+                              on_hits=lambda n: bar.note(f"{n:,} hits"), pi_version=pi_version,
+                              defer=indexer.limit(os.environ))
     for note in take_notes():  # (a damaged index moved aside)
         common.say(note)
+    if report.deferred:  # (too much to index first: the scan answered, the index is built apart)
+        indexer.say(report.deferred, indexer.start(scope.files))
     common.note_unreadable(report.unreadable)
     results = report.results
     if json_out:

@@ -691,6 +691,7 @@ class SearchReport:
     skipped: list
     unreadable: list
     via: str = "scan"  # index | scan: whether the search index narrowed the lines read
+    deferred: int = 0  # bytes the search index lacked, left to be indexed apart (searchindex.search_files)
 
     @property
     def hit_count(self) -> int:

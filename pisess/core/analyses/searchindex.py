@@ -51,7 +51,7 @@ import stat as stat_mod
 import time
 from array import array
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .. import js, versions
@@ -162,11 +162,13 @@ def take_notes() -> list[str]:
     return out
 
 
-def connect(directory: str) -> sqlite3.Connection | None:
+def connect(directory: str, create: bool = True) -> sqlite3.Connection | None:
     """The index's connection (made, and the layout created, when missing), or ``None`` when the
-    cache directory cannot be used.  A file at the index's path that is not an index of this
-    layout is moved aside (a note says so) and a new one made."""
+    cache directory cannot be used (or, without ``create``, is not there).  A file at the index's
+    path that is not an index of this layout is moved aside (a note says so) and a new one made."""
     try:
+        if not create and not os.path.isdir(directory):
+            return None  # (a background indexer whose cache was removed: it does not make it again)
         if not cache.ready(directory):
             return None
     except OSError:
@@ -499,9 +501,18 @@ def _trusted(key: tuple, seen: Any, st: os.stat_result) -> bool:
 
 
 def _known(con: sqlite3.Connection) -> dict[bytes, tuple]:
-    """{path key: (file id, (dev, ino, size, mtime, ctime), seen)} of every indexed file."""
-    return {r[0]: (r[1], r[2:7], r[7]) for r in con.execute("SELECT path, id, dev, ino, size, mtime, ctime, seen "
-                                                           "FROM files")}
+    """{path key: (file id, (dev, ino, size, mtime, ctime), seen, indexed end)} of every indexed file."""
+    return {r[0]: (r[1], r[2:7], r[7], r[8]) for r in con.execute("SELECT path, id, dev, ino, size, mtime, ctime, "
+                                                                 "seen, done FROM files")}
+
+
+class Deferred(Exception):
+    """``refresh`` left the files as they were: bringing them up to date meant indexing more than
+    it was allowed to (``bytes``), which is left to ``pisess cache index`` (in the background)."""
+
+    def __init__(self, pending: int) -> None:
+        super().__init__(f"{pending} bytes to index")
+        self.bytes = pending
 
 
 def _key(path: str) -> bytes:
@@ -511,10 +522,12 @@ def _key(path: str) -> bytes:
 
 
 def refresh(con: sqlite3.Connection, files: list[str], *, prune_dirs: bool = True,
-            tick: Callable[[int], None] | None = None) -> tuple[dict[str, int], set[str]]:
+            tick: Callable[[int], None] | None = None, defer: int | None = None) -> tuple[dict[str, int], set[str]]:
     """Bring the rows of ``files`` up to date.  Returns ``({path as given: file id}, paths as given
     that could not be indexed)``: those the caller scans (the scan reports what is wrong with them).
-    With ``prune_dirs`` the indexed files of the same directories that are gone lose their rows."""
+    With ``prune_dirs`` the indexed files of the same directories that are gone lose their rows.
+    With ``defer``, raises ``Deferred`` (having changed nothing) when that would mean indexing
+    more than ``defer`` bytes (new files, and what was appended to the others since)."""
     known = _known(con)
     ids: dict[str, int] = {}
     failed: set[str] = set()
@@ -522,6 +535,8 @@ def refresh(con: sqlite3.Connection, files: list[str], *, prune_dirs: bool = Tru
     keys = [_key(p) for p in files]
     stat, isreg, racy = os.stat, stat_mod.S_ISREG, RACY
     found = 0
+    pending = 0  # bytes to index
+    ready = 0  # bytes of the files up to date (told to ``tick`` at once)
     for p, key in zip(files, keys):
         try:
             st = stat(p)
@@ -537,10 +552,17 @@ def refresh(con: sqlite3.Connection, files: list[str], *, prune_dirs: bool = Tru
             if (k[1] == (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
                     and k[2] is not None and st.st_mtime_ns < k[2] - racy):  # (_trusted, inlined: 10,000 files)
                 ids[p] = k[0]
-                if tick:
-                    tick(st.st_size)
+                ready += st.st_size
                 continue
+            grown = k[1][:2] == (st.st_dev, st.st_ino) and st.st_size >= k[1][2] and k[3] is not None
+            pending += st.st_size - k[3] if grown else st.st_size
+        else:
+            pending += st.st_size
         todo.append((p, key, st))
+    if defer is not None and pending > defer:
+        raise Deferred(pending)
+    if tick and ready:
+        tick(ready)
     gone = []
     if prune_dirs and len(known) > found:  # (some indexed file is not in this search: is it gone?)
         wanted = set(keys)
@@ -641,9 +663,10 @@ def search_lines(path: str, lines: list[tuple[int, int, int]], m: S.Matcher) -> 
 
 def search_indexed(files: list, m: S.Matcher, *, reader: str = "auto", active_only: bool = False,
                    tick: Callable[[int], None] | None = None, on_hits: Callable[[int], None] | None = None,
-                   pi_version: str = versions.CURRENT) -> S.SearchReport | None:
+                   pi_version: str = versions.CURRENT, defer: int | None = None) -> S.SearchReport | None:
     """``search.search_files`` through the index, or ``None`` when there is no index to use (no
-    cache, a pattern it cannot narrow, a cache directory that cannot be used)."""
+    cache, a pattern it cannot narrow, a cache directory that cannot be used).  Raises
+    ``Deferred`` when bringing the index up to date means indexing more than ``defer`` bytes."""
     directory = cache.current().directory
     if directory is None or not usable(m):
         return None
@@ -652,7 +675,7 @@ def search_indexed(files: list, m: S.Matcher, *, reader: str = "auto", active_on
         return None
     try:
         try:
-            ids, failed = refresh(con, files, tick=tick)
+            ids, failed = refresh(con, files, tick=tick, defer=defer)
             got = candidates(con, m, ids)
             bad = dict(con.execute("SELECT id, bad FROM files WHERE bad IS NOT NULL").fetchall())
         except sqlite3.Error as e:  # busy past the timeout, no room, damaged: this search scans
@@ -769,24 +792,36 @@ def _placed_lines(path: str, fid: int, lines: list, m: S.Matcher, reader: str, a
 
 def search_files(files: list, m: S.Matcher, *, reader: str = "auto", active_only: bool = False,
                  tick: Callable[[int], None] | None = None, on_hits: Callable[[int], None] | None = None,
-                 pi_version: str = versions.CURRENT) -> S.SearchReport:
+                 pi_version: str = versions.CURRENT, defer: int | None = None) -> S.SearchReport:
     """``search.search_files``'s answer: through the index when the cache is on and the pattern has
-    literal text the index can look for (``via="index"``), else the scan (``via="scan"``)."""
+    literal text the index can look for (``via="index"``), else the scan (``via="scan"``).
+
+    ``defer``: bytes the search may index first (new files, appended lines); when the index lacks
+    more than that, the search scans and leaves them be, saying how many (``SearchReport.deferred``:
+    the caller has them indexed in the background, ``pisess cache index``).  ``None``: no limit."""
     kw: dict[str, Any] = {"reader": reader, "active_only": active_only, "tick": tick, "on_hits": on_hits,
                           "pi_version": pi_version}
-    got = search_indexed(files, m, **kw) if cache.current().directory is not None else None
+    got = None
+    if cache.current().directory is not None:
+        try:
+            got = search_indexed(files, m, defer=defer, **kw)
+        except Deferred as d:
+            return replace(S.search_files(files, m, **kw), deferred=d.bytes)
     return got if got is not None else S.search_files(files, m, **kw)
 
 
 # --- pi's /resume search over a listing (ls --search) ---------------------------------------------------------
 
 
-def resume_search(sessions: list, query: str) -> list:
+def resume_search(sessions: list, query: str, *, defer: int | None = None,
+                  on_defer: Callable[[int], None] | None = None) -> list:
     """The sessions of a listing (``SessionInfo``, in its order) that pi 1.6's ``/resume`` search
     keeps for ``query`` (``listing.resume_search``).  The session names are kept in the cache by
     each file's stat; a token's message text is read only for the files whose user and assistant
-    text in the search index holds the token's letters (all files without a cache).  Raises
-    ``PisessError("usage")`` for a regular expression that does not compile."""
+    text in the search index holds the token's letters (all files without a cache).  ``defer``
+    and ``on_defer(bytes)``: as ``search_files``' (every file is read when the index lacks more
+    than ``defer`` bytes).  Raises ``PisessError("usage")`` for a regular expression that does not
+    compile."""
     from ..listing import resume_search as R
     from ..listing.summary import CliInfo, read_cli_info
 
@@ -813,8 +848,11 @@ def resume_search(sessions: list, query: str) -> list:
         con = connect(directory)
         if con is not None:
             try:
-                ids, failed = refresh(con, paths)
+                ids, failed = refresh(con, paths, defer=defer)
                 holding = [files_holding(con, r, ("user", "assistant"), ids) if r else None for r in runs]
+            except Deferred as d:
+                if on_defer is not None:
+                    on_defer(d.bytes)
             except sqlite3.Error as e:
                 if damaged(e):
                     con.close()
@@ -838,13 +876,48 @@ def resume_search(sessions: list, query: str) -> list:
 
 # --- ahead of time (pisess cache index) ---------------------------------------------------------------------
 
+LOCK = "search.lock"  # the cache directory's indexer lock: one background indexer at a time
 
-def build(files: list, tick: Callable[[int], None] | None = None) -> tuple[int, int] | None:
-    """Index ``files`` now; ``(files indexed, files that could not be)``, or ``None`` without a cache."""
+
+def lock_indexer(directory: str) -> int | None:
+    """An open descriptor holding the indexer lock of the cache in ``directory`` (an exclusive
+    ``flock`` of its ``search.lock``, released when every process holding the descriptor has
+    closed it or ended), or ``None`` when another holds it (an indexer runs) or there is no lock
+    to be had (no ``fcntl``, no such directory)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        return None
+    try:
+        fd = os.open(os.path.join(directory, LOCK), os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def indexer_running(directory: str) -> bool:
+    """Whether a process holds the indexer lock of the cache in ``directory``."""
+    if not os.path.exists(os.path.join(directory, LOCK)):
+        return False
+    fd = lock_indexer(directory)
+    if fd is None:
+        return True
+    os.close(fd)
+    return False
+
+
+def build(files: list, tick: Callable[[int], None] | None = None, create: bool = True) -> tuple[int, int] | None:
+    """Index ``files`` now; ``(files indexed, files that could not be)``, or ``None`` without a cache
+    (or, without ``create``, when the cache directory is not there)."""
     directory = cache.current().directory
     if directory is None:
         return None
-    con = connect(directory)
+    con = connect(directory, create)
     if con is None:
         return None
     try:
@@ -861,4 +934,4 @@ def build(files: list, tick: Callable[[int], None] | None = None) -> tuple[int, 
 
 
 __all__ = ["search_files", "literal_runs", "fts_query", "connect", "refresh", "prune", "search_indexed", "build", "usable",
-           "take_notes", "index_path"]
+           "take_notes", "index_path", "Deferred", "lock_indexer", "indexer_running", "LOCK"]
