@@ -777,3 +777,33 @@ def test_ls_search_over_much_reads_and_the_index_is_built_in_the_background(tmp_
         background.wait()
         again, err = _invoke(args)
         assert again == want and not err and len(background.procs) == 1
+
+
+def test_a_file_is_one_row_however_its_path_is_spelled(tmp_path, monkeypatch):
+    """The index keys a file by its absolute path, whether it was named relative, with ``.`` or
+    ``//`` in it, or at the root of the working directory (each directory's files are looked up
+    from the directory itself)."""
+    root = _one_session(tmp_path)
+    (root / "p" / "b.jsonl").write_bytes((root / "p" / "a.jsonl").read_bytes())
+    monkeypatch.chdir(root / "p")
+    spelled = ["a.jsonl", "./b.jsonl", str(root / "p" / "a.jsonl"), str(root) + "//p/./b.jsonl", "../p/a.jsonl",
+               "missing.jsonl", ".", str(root / "p") + "/"]
+    where = tmp_path / "cache"
+    with Using(where):
+        con = searchindex.connect(str(where))
+        assert con is not None
+        try:
+            got = searchindex.refresh(con, spelled)
+            again = searchindex.refresh(con, spelled)
+            rows = sorted(p for (p,) in con.execute("SELECT path FROM files"))
+        finally:
+            con.close()
+    assert rows == [os.fsencode(root / "p" / "a.jsonl"), os.fsencode(root / "p" / "b.jsonl")]
+    assert got.failed == again.failed == {"missing.jsonl", ".", str(root / "p") + "/"}
+    assert got.keys == again.keys and set(got.keys) == set(rows) and len(got) == len(again) == 5
+    assert all(p in got.paths(os.path.abspath(p).encode()) for p in spelled if p not in got.failed)
+    with Using(where):  # (a file named twice is searched twice, as the scan searches it)
+        m = S.make_matcher("needle")
+        doc = searchindex.search_files(spelled, m).to_json()
+        assert doc.pop("via") == "index" and len(doc["hits"]) == 5
+        assert doc == {k: v for k, v in S.search_files(spelled, m).to_json().items() if k != "via"}

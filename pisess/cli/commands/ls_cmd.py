@@ -86,6 +86,8 @@ def ls(
 def _report_skipped(skipped: list) -> None:
     """What was left out, on stderr: v4 files named, the rest counted (those that cannot be read are
     named at the end, as every command names them)."""
+    if not skipped:
+        return
     from pisess.core.listing.summary import SDK_V4
 
     v4 = [k for k in skipped if SDK_V4 in k.reason]

@@ -721,16 +721,17 @@ def search_files(files: list, m: Matcher, *, reader: str = "auto", active_only: 
 
 
 def report_of(files: list, one: Callable[[str], FileResult | None], m: Matcher, active_only: bool, pi_version: str,
-              on_hits: Callable[[int], None] | None = None, via: str = "scan") -> SearchReport:
+              on_hits: Callable[[int], None] | None = None, via: str = "scan", among: list | None = None) -> SearchReport:
     """``one(path)`` over ``files`` as a report: a file that cannot be read or is not a session
-    (``one`` raised) set aside, the results newest session first."""
+    (``one`` raised) set aside, the results newest session first.  ``among``: the files (of
+    ``files``, in their order) ``one`` is asked about; the others have no hit."""
     from ..listing.sessionset import created_key
 
     results: list = []
     skipped: list = []
     unreadable: list = []
     total = 0
-    for path in files:
+    for path in files if among is None else among:
         try:
             r = one(path)
         except PisessError as e:

@@ -48,10 +48,12 @@ import os
 import re
 import sqlite3
 import stat as stat_mod
+import struct
+import sys
 import time
 from array import array
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .. import js, versions
@@ -59,7 +61,7 @@ from ..errors import PisessError
 from ..reading import cache
 from . import search as S
 
-FORMAT = 4  # bump when what a row holds, or how, changes
+FORMAT = 5  # bump when what a row holds, or how, changes
 NAME = cache.INDEX
 TIMEOUT = 30.0  # seconds a writer waits for another's transaction
 BATCH = 32 << 20  # bytes of sessions indexed per transaction when building (one transaction per file at most)
@@ -69,7 +71,7 @@ RACY = 2_000_000_000  # ns: a file written this close to its indexing is checked
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v TEXT);
 CREATE TABLE IF NOT EXISTS files(id INTEGER PRIMARY KEY, path BLOB UNIQUE NOT NULL, dev INT, ino INT, size INT,
-    mtime INT, ctime INT, done INT, lines INT, print BLOB, seen INT, bad TEXT);
+    mtime INT, ctime INT, done INT, lines INT, print BLOB, seen INT, bad TEXT, fresh BLOB);
 CREATE TABLE IF NOT EXISTS rows(id INTEGER PRIMARY KEY, file INT NOT NULL, off INT, len INT, line INT, field TEXT,
     entry TEXT);
 CREATE INDEX IF NOT EXISTS rows_file ON rows(file, off);
@@ -304,17 +306,13 @@ def _listed_extras(v: dict) -> list[tuple[str, str]]:
     return out
 
 
-def files_holding(con: sqlite3.Connection, runs: list[str], fields: tuple[str, ...], ids: dict[str, int]) -> set[str]:
-    """The paths (of ``ids``) with a row of one of ``fields`` holding every trigram of ``runs``
+def files_holding(con: sqlite3.Connection, runs: list[str], fields: tuple[str, ...], indexed: Indexed) -> set[str]:
+    """The paths (of ``indexed``) with a row of one of ``fields`` holding every trigram of ``runs``
     (case-insensitive): a superset of the files whose text of those fields holds the runs."""
     q = fts_query(runs)
-    by_id = {v: k for k, v in ids.items()}
-    out: set[str] = set()
     sql = "SELECT r.file, r.field FROM fts JOIN rows r ON r.id = fts.rowid WHERE fts MATCH ?"
-    for fid, fld in con.execute(sql, (q,)):
-        if fld in fields and fid in by_id:
-            out.add(by_id[fid])
-    return out
+    fids = {fid for fid, fld in con.execute(sql, (q,)) if fld in fields}
+    return {p for _, p in indexed.paths_of(con, fids)}
 
 
 def _lines(path: str | bytes, start: int) -> Iterator[tuple[bytes, int, bool]]:
@@ -362,10 +360,10 @@ def _stat_key(st: os.stat_result) -> tuple:
 def _update(con: sqlite3.Connection, path: bytes, st: os.stat_result) -> int:
     """Bring ``path``'s rows up to date with the file as ``st`` found it (inside the caller's
     transaction); the bytes parsed."""
-    row = con.execute("SELECT id, dev, ino, size, mtime, ctime, done, lines, print, seen, bad FROM files "
+    row = con.execute("SELECT id, dev, ino, size, mtime, ctime, done, lines, print, bad, fresh FROM files "
                       "WHERE path=?", (path,)).fetchone()
     old = _File(*row[:-2]) if row else None
-    if row is not None and _trusted(row[1:6], row[9], st):
+    if row is not None and row[10] == fresh_key(st):
         return 0  # (another process brought it up to date meanwhile)
     start, lines = 0, 0
     with open(path, "rb") as fh:
@@ -406,13 +404,15 @@ def _update(con: sqlite3.Connection, path: bytes, st: os.stat_result) -> int:
     with open(path, "rb") as fh:
         print_ = cache.fingerprint(fh, done)
     bad = None
-    if not start or row[10] is not None:  # (a header found before is still the first line that parses)
+    if not start or row[9] is not None:  # (a header found before is still the first line that parses)
         try:  # (what the scan says of a file without hits whose first line is no session header)
             S.check_header(os.fsdecode(path))
         except PisessError as e:
             bad = e.reason
-    con.execute("UPDATE files SET dev=?, ino=?, size=?, mtime=?, ctime=?, done=?, lines=?, print=?, seen=?, bad=? "
-                "WHERE id=?", (*_stat_key(st), done, lines, print_, time.time_ns(), bad, fid))
+    seen = time.time_ns()
+    con.execute("UPDATE files SET dev=?, ino=?, size=?, mtime=?, ctime=?, done=?, lines=?, print=?, seen=?, bad=?, "
+                "fresh=? WHERE id=?", (*_stat_key(st), done, lines, print_, seen, bad,
+                                       fresh_key(st) if st.st_mtime_ns < seen - RACY else b"", fid))
     if old is not None:
         _carry_places(con, old, start, done, print_, appended)
     return st.st_size - start
@@ -492,18 +492,24 @@ def _drop_file(con: sqlite3.Connection, fid: int) -> None:
 # --- bringing a set of files up to date -----------------------------------------------------------------
 
 
-def _trusted(key: tuple, seen: Any, st: os.stat_result) -> bool:
-    """Whether the file is as it was indexed, by its stat alone: the same identity, size, mtime and
-    ctime, and that mtime well before the indexing (a write in the same clock tick as the indexing
-    leaves both equal: such a file is checked by its fingerprint, as git checks a racily clean file)."""
-    return (tuple(key) == _stat_key(st) and seen is not None
-            and st.st_mtime_ns < seen - RACY)
+_FRESH = struct.Struct("<QQqqq")
 
 
-def _known(con: sqlite3.Connection) -> dict[bytes, tuple]:
-    """{path key: (file id, (dev, ino, size, mtime, ctime), seen, indexed end)} of every indexed file."""
-    return {r[0]: (r[1], r[2:7], r[7], r[8]) for r in con.execute("SELECT path, id, dev, ino, size, mtime, ctime, "
-                                                                 "seen, done FROM files")}
+def fresh_key(st: os.stat_result) -> bytes:
+    """The file's device, inode, size, mtime and ctime, packed: a file whose row holds the same
+    (``files.fresh``) is as it was indexed, by its stat alone.  The row holds it only where that
+    mtime was well before the indexing (a write in the same clock tick as the indexing leaves the
+    stat equal: such a file is checked by its fingerprint next time, as git checks a racily clean
+    file); else ``b""``, which no stat packs to."""
+    try:
+        return _FRESH.pack(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    except struct.error:  # (a value out of range: never taken as unchanged)
+        return b"-"
+
+
+def _known(con: sqlite3.Connection) -> dict[bytes, bytes]:
+    """{path key: fresh key} of every indexed file (one C call: 100,000 files are one query)."""
+    return dict(con.execute("SELECT path, fresh FROM files"))
 
 
 class Deferred(Exception):
@@ -521,62 +527,138 @@ def _key(path: str) -> bytes:
                        else os.path.abspath(path))
 
 
+@dataclass
+class Indexed:
+    """The files of a search as the index has them after ``refresh``: ``keys`` maps the key of
+    each file brought up to date to its path as given (``also``: to its other spellings, where
+    the search names a file twice); ``failed``, the paths (as given) that could not be indexed:
+    the caller scans them (the scan reports what is wrong)."""
+
+    keys: dict[bytes, str]
+    failed: set[str]
+    also: dict[bytes, list] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        """How many of the paths given were brought up to date."""
+        return len(self.keys) + sum(map(len, self.also.values()))
+
+    def add(self, key: bytes, path: str) -> None:
+        got = self.keys.setdefault(key, path)
+        if got != path:
+            self.also.setdefault(key, []).append(path)
+
+    def paths(self, key: bytes) -> list[str]:
+        """The paths as given of the file ``key`` (none when it is not this search's)."""
+        p = self.keys.get(key)
+        return [] if p is None else [p, *self.also.get(key, ())]
+
+    def paths_of(self, con: sqlite3.Connection, fids: Iterable[int]) -> list[tuple[int, str]]:
+        """``(file id, path as given)`` of the files ``fids`` that are this search's."""
+        out: list[tuple[int, str]] = []
+        fids = list(fids)
+        for k in range(0, len(fids), 500):
+            part = fids[k:k + 500]
+            for fid, key in con.execute(f"SELECT id, path FROM files WHERE id IN ({','.join('?' * len(part))})", part):
+                out.extend((fid, p) for p in self.paths(key))
+        return out
+
+
+_FS = (sys.getfilesystemencoding(), sys.getfilesystemencodeerrors())  # (os.fsencode's, without its call)
+
+
+def _dir_fd(where: str) -> int | None:
+    try:
+        return os.open(where, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return None
+
+
+_BY_FD = os.stat in os.supports_dir_fd and os.sep == "/"
+
+
 def refresh(con: sqlite3.Connection, files: list[str], *, prune_dirs: bool = True,
-            tick: Callable[[int], None] | None = None, defer: int | None = None) -> tuple[dict[str, int], set[str]]:
-    """Bring the rows of ``files`` up to date.  Returns ``({path as given: file id}, paths as given
-    that could not be indexed)``: those the caller scans (the scan reports what is wrong with them).
-    With ``prune_dirs`` the indexed files of the same directories that are gone lose their rows.
-    With ``defer``, raises ``Deferred`` (having changed nothing) when that would mean indexing
-    more than ``defer`` bytes (new files, and what was appended to the others since)."""
+            tick: Callable[[int], None] | None = None, defer: int | None = None) -> Indexed:
+    """Bring the rows of ``files`` up to date; which are (``Indexed``).  With ``prune_dirs`` the
+    indexed files of the same directories that are gone lose their rows.  With ``defer``, raises
+    ``Deferred`` (having changed nothing) when that would mean indexing more than ``defer`` bytes
+    (new files, and what was appended to the others since)."""
     known = _known(con)
-    ids: dict[str, int] = {}
+    keys: dict[bytes, str] = {}
+    also: dict[bytes, list] = {}
     failed: set[str] = set()
     todo: list[tuple[str, bytes, os.stat_result]] = []
-    keys = [_key(p) for p in files]
-    stat, isreg, racy = os.stat, stat_mod.S_ISREG, RACY
+    isreg, fresh, stat, enc = stat_mod.S_ISREG, _FRESH.pack, os.stat, _FS
     found = 0
     pending = 0  # bytes to index
     ready = 0  # bytes of the files up to date (told to ``tick`` at once)
-    for p, key in zip(files, keys):
-        try:
-            st = stat(p)
-        except OSError:
-            failed.add(p)
-            continue
-        if not isreg(st.st_mode):
-            failed.add(p)
-            continue
-        k = known.get(key)
-        if k is not None:
-            found += 1
-            if (k[1] == (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-                    and k[2] is not None and st.st_mtime_ns < k[2] - racy):  # (_trusted, inlined: 10,000 files)
-                ids[p] = k[0]
-                ready += st.st_size
+    # The files of a directory are looked up from the directory (an open descriptor: each stat
+    # walks one name, not the whole path) and keyed from the directory's key: 100,000 files cost
+    # their 100,000 stats and little more.
+    last = None
+    fd: int | None = None
+    prefix = b""
+    try:
+        for p in files:
+            d, sep, name = p.rpartition("/")
+            if not _BY_FD or name in ("", ".", ".."):
+                key = _key(p)
+                st = _stat(p, None)
+            else:
+                if d != last:
+                    last = d
+                    if fd is not None:
+                        os.close(fd)
+                    where = d + sep or "."
+                    fd = _dir_fd(where)
+                    prefix = _key(where)
+                    prefix = prefix if prefix.endswith(b"/") else prefix + b"/"
+                key = prefix + name.encode(*enc)
+                try:
+                    st = stat(name, dir_fd=fd) if fd is not None else stat(p)
+                except OSError:
+                    st = None
+            if st is None or not isreg(st.st_mode):
+                failed.add(p)
                 continue
-            grown = k[1][:2] == (st.st_dev, st.st_ino) and st.st_size >= k[1][2] and k[3] is not None
-            pending += st.st_size - k[3] if grown else st.st_size
-        else:
-            pending += st.st_size
-        todo.append((p, key, st))
+            k = known.get(key)
+            if k is not None:
+                found += 1
+                try:  # (fresh_key, inlined)
+                    same = k == fresh(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+                except struct.error:
+                    same = False
+                if same:
+                    if keys.setdefault(key, p) != p:
+                        also.setdefault(key, []).append(p)
+                    ready += st.st_size
+                    continue
+                if defer is not None:
+                    pending += _pending(con, key, st)
+            else:
+                pending += st.st_size
+            todo.append((p, key, st))
+    finally:
+        if fd is not None:
+            os.close(fd)
     if defer is not None and pending > defer:
         raise Deferred(pending)
     if tick and ready:
         tick(ready)
     gone = []
     if prune_dirs and len(known) > found:  # (some indexed file is not in this search: is it gone?)
-        wanted = set(keys)
+        wanted = {*keys, *(t[1] for t in todo)}
         dirs = {k.rpartition(b"/")[0] for k in wanted}
-        gone = [v[0] for k, v in known.items() if k not in wanted and k.rpartition(b"/")[0] in dirs
-                and not os.path.exists(k)]
+        gone = [k for k in known if k not in wanted and k.rpartition(b"/")[0] in dirs and not os.path.exists(k)]
     if not todo and not gone:
-        return ids, failed
+        return Indexed(keys, failed, also)
     i = 0
     while i < len(todo) or gone:
         con.execute("BEGIN IMMEDIATE")
         try:
-            for fid in gone:
-                _drop_file(con, fid)
+            for k in gone:
+                got = con.execute("SELECT id FROM files WHERE path=?", (k,)).fetchone()
+                if got is not None:
+                    _drop_file(con, got[0])
             gone = []
             budget = BATCH
             while i < len(todo) and budget > 0:
@@ -598,17 +680,32 @@ def refresh(con: sqlite3.Connection, files: list[str], *, prune_dirs: bool = Tru
             if con.in_transaction:
                 con.execute("ROLLBACK")
             raise
+    out = Indexed(keys, failed, also)
     for p, key, _st in todo:
         if p not in failed:
-            got = con.execute("SELECT id FROM files WHERE path=?", (key,)).fetchone()
-            if got is not None:
-                ids[p] = got[0]
-    return ids, failed
+            out.add(key, p)
+    return out
+
+
+def _stat(path: str, fd: int | None) -> os.stat_result | None:
+    try:
+        return os.stat(path, dir_fd=fd)
+    except OSError:
+        return None
+
+
+def _pending(con: sqlite3.Connection, key: bytes, st: os.stat_result) -> int:
+    """The bytes of an indexed file that changed that its update would parse: what was appended
+    where it grew, all of it otherwise."""
+    row = con.execute("SELECT dev, ino, size, done FROM files WHERE path=?", (key,)).fetchone()
+    if row is not None and row[:2] == (st.st_dev, st.st_ino) and st.st_size >= row[2] and row[3] is not None:
+        return st.st_size - row[3]
+    return st.st_size
 
 
 def prune(con: sqlite3.Connection) -> int:
     """Drop the rows of every indexed file that is gone; how many files."""
-    gone = [v[0] for k, v in _known(con).items() if not os.path.exists(k)]
+    gone = [fid for fid, k in con.execute("SELECT id, path FROM files").fetchall() if not os.path.exists(k)]
     if gone:
         con.execute("BEGIN IMMEDIATE")
         try:
@@ -624,17 +721,23 @@ def prune(con: sqlite3.Connection) -> int:
 # --- the search -------------------------------------------------------------------------------------------
 
 
-def candidates(con: sqlite3.Connection, m: S.Matcher, ids: dict[str, int]) -> dict[int, list[tuple[int, int, int]]]:
-    """``{file id: [(offset, length, line), ...]}`` of the lines the index says may match (sorted)."""
+def candidates(con: sqlite3.Connection, m: S.Matcher, indexed: Indexed) -> dict[str, tuple[int, list]]:
+    """``{path: (file id, [(offset, length, line), ...])}`` of the lines the index says may match
+    (sorted), in the files of ``indexed``."""
     q = fts_query(literal_runs(m.pattern, m.ignore_case, m.regex))
-    wanted = set(ids.values())
     fields = set(m.fields) | {"raw"}
     out: dict[int, set] = {}
     sql = "SELECT r.file, r.off, r.len, r.line, r.field FROM fts JOIN rows r ON r.id = fts.rowid WHERE fts MATCH ?"
     for fid, off, length, line, fld in con.execute(sql, (q,)):
-        if fid in wanted and fld in fields:
+        if fld in fields:
             out.setdefault(fid, set()).add((off, length, line))
-    return {fid: sorted(v) for fid, v in out.items()}
+    return {p: (fid, sorted(out[fid])) for fid, p in indexed.paths_of(con, out)}
+
+
+def _bad(con: sqlite3.Connection, indexed: Indexed) -> dict[str, str]:
+    """``{path: reason}`` of the files of ``indexed`` without a session header."""
+    return {p: why for k, why in con.execute("SELECT path, bad FROM files WHERE bad IS NOT NULL")
+            for p in indexed.paths(k)}
 
 
 def usable(m: S.Matcher) -> bool:
@@ -675,9 +778,9 @@ def search_indexed(files: list, m: S.Matcher, *, reader: str = "auto", active_on
         return None
     try:
         try:
-            ids, failed = refresh(con, files, tick=tick, defer=defer)
-            got = candidates(con, m, ids)
-            bad = dict(con.execute("SELECT id, bad FROM files WHERE bad IS NOT NULL").fetchall())
+            indexed = refresh(con, files, tick=tick, defer=defer)
+            got = candidates(con, m, indexed)
+            bad = _bad(con, indexed)
         except sqlite3.Error as e:  # busy past the timeout, no room, damaged: this search scans
             con.close()
             if damaged(e):
@@ -685,14 +788,18 @@ def search_indexed(files: list, m: S.Matcher, *, reader: str = "auto", active_on
             return None
         kept = _KeptPlaces(con, reader, pi_version)
 
+        failed = indexed.failed
+
         def one(path: str) -> S.FileResult | None:
             if path in failed:
                 return S.search_file(path, m, reader=reader, active_only=active_only, pi_version=pi_version)
-            fid = ids.get(path, -1)
-            return _placed_lines(path, fid, got.get(fid) or [], m, reader, active_only, pi_version, bad.get(fid),
-                                 kept)
+            fid, lines = got.get(path, (-1, []))
+            return _placed_lines(path, fid, lines, m, reader, active_only, pi_version, bad.get(path), kept)
 
-        report = S.report_of(files, one, m, active_only, pi_version, on_hits, via="index")
+        # (a file without a line to look at, indexed, with a header, has no hit: only the others are read)
+        look = got.keys() | bad.keys() | failed
+        among = [p for p in files if p in look] if look else []
+        report = S.report_of(files, one, m, active_only, pi_version, on_hits, via="index", among=among)
         kept.store()
     finally:
         try:
@@ -848,8 +955,9 @@ def resume_search(sessions: list, query: str, *, defer: int | None = None,
         con = connect(directory)
         if con is not None:
             try:
-                ids, failed = refresh(con, paths, defer=defer)
-                holding = [files_holding(con, r, ("user", "assistant"), ids) if r else None for r in runs]
+                indexed = refresh(con, paths, defer=defer)
+                failed = indexed.failed
+                holding = [files_holding(con, r, ("user", "assistant"), indexed) if r else None for r in runs]
             except Deferred as d:
                 if on_defer is not None:
                     on_defer(d.bytes)
@@ -921,7 +1029,7 @@ def build(files: list, tick: Callable[[int], None] | None = None, create: bool =
     if con is None:
         return None
     try:
-        ids, failed = refresh(con, files, tick=tick)
+        indexed = refresh(con, files, tick=tick)
         prune(con)
     except sqlite3.Error as e:
         if damaged(e):
@@ -930,7 +1038,7 @@ def build(files: list, tick: Callable[[int], None] | None = None, create: bool =
         return None
     finally:
         con.close()
-    return len(ids), len(failed)
+    return len(indexed), len(indexed.failed)
 
 
 __all__ = ["search_files", "literal_runs", "fts_query", "connect", "refresh", "prune", "search_indexed", "build", "usable",

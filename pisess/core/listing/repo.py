@@ -11,6 +11,7 @@ import math
 import os
 import re
 import stat
+import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
@@ -400,7 +401,10 @@ def _utf16(name: str) -> bytes:
 def _utf16_key(names: list[str]) -> Any:
     """A sort key giving the code-unit order of these names: none when no name holds a character
     beyond U+FFFF (a surrogate pair in UTF-16), where it is the code-point order."""
-    return _utf16 if max("".join(names), default="") > "\uffff" else None
+    text = "".join(names)
+    if text.isascii() or len(text.encode("utf-16-le", "surrogatepass")) == 2 * len(text):  # (no pair)
+        return None
+    return _utf16
 
 
 def _cli_project_dirs(root: str, version: str) -> list[str]:
@@ -512,9 +516,10 @@ def _read_cli_infos(files: list) -> list:
 
 
 def _sent_cli_infos(files: list) -> list[tuple]:
-    return [(s.id, s.created_at, s.cwd, s.parent_session_path, s.size, s.has_parent, s.created, s.modified,
-             s.activity_read, s.mtime_ms, s.string_id) if type(s) is SessionInfo else (None, s.code, s.reason)
-            for s in _read_cli_infos(files)]
+    # (the project's cwd, one string for all: the cache's bundle keeps it once, and loads it once)
+    return [(s.id, s.created_at, sys.intern(s.cwd), s.parent_session_path, s.size, s.has_parent, s.created,
+             s.modified, s.activity_read, s.mtime_ms, s.string_id) if type(s) is SessionInfo
+            else (None, s.code, s.reason) for s in _read_cli_infos(files)]
 
 
 def _received_cli_infos(files: list, sent: list | None) -> list:

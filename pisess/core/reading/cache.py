@@ -553,27 +553,37 @@ def by_stat(paths: list[str], kind: str, compute: Callable[[list[str]], list],
     stat, split = os.stat, os.path.split
     last_dir, records = None, {}
     slash = os.sep == "/" and os.altsep is None
-    for i, p in enumerate(paths):
-        d, _, name = p.rpartition("/")
-        if not slash or not d or d[-1] == "/":
-            d, name = split(p)  # (dirname and basename; the partition is the same for "dir/name")
-        if d != last_dir:  # (a listing's paths come directory by directory)
-            b = bundles.get(d)
-            if b is None:
-                b = bundles[d] = _bundle_at(directory, os.path.abspath(d), kind)
-            last_dir, records = d, b[1]
-        try:
-            st = stat(p)
-        except OSError:
-            todo.append(i)
-            continue
-        key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-        rec = records.get(name)
-        if type(rec) is tuple and len(rec) == 7 and rec[:5] == key and key[3] < rec[5] - RACY:
-            out[i] = rec[6]
-        else:
-            todo.append(i)
-            fresh[i] = (bundles[d], key)
+    by_fd = slash and os.stat in os.supports_dir_fd
+    fd: int | None = None
+    try:
+        for i, p in enumerate(paths):
+            d, _, name = p.rpartition("/")
+            if not slash or not d or d[-1] == "/":
+                d, name = split(p)  # (dirname and basename; the partition is the same for "dir/name")
+            if d != last_dir:  # (a listing's paths come directory by directory)
+                b = bundles.get(d)
+                if b is None:
+                    b = bundles[d] = _bundle_at(directory, os.path.abspath(d), kind)
+                last_dir, records = d, b[1]
+                if fd is not None:
+                    os.close(fd)
+                fd = _open_dir(d) if by_fd and d else None
+            try:
+                # (from the directory's descriptor: the stat walks one name, not the whole path)
+                st = stat(name, dir_fd=fd) if fd is not None and name not in ("", ".", "..") else stat(p)
+            except OSError:
+                todo.append(i)
+                continue
+            key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+            rec = records.get(name)
+            if type(rec) is tuple and len(rec) == 7 and rec[:5] == key and key[3] < rec[5] - RACY:
+                out[i] = rec[6]
+            else:
+                todo.append(i)
+                fresh[i] = (bundles[d], key)
+    finally:
+        if fd is not None:
+            os.close(fd)
     if todo:
         now = time.time_ns()
         got = compute([paths[i] for i in todo])
@@ -584,6 +594,13 @@ def by_stat(paths: list[str], kind: str, compute: Callable[[list[str]], list],
                 b[1][os.path.basename(paths[i])] = (*key, now, v)
                 b[2] = True
     return out
+
+
+def _open_dir(path: str) -> int | None:
+    try:
+        return os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return None
 
 
 def flush() -> None:
