@@ -357,23 +357,32 @@ def test_the_where_names_are_placements():
 
 def test_a_search_after_pis_next_turns_places_nothing_anew(tmp_path, monkeypatch):
     """Through the index, a search after an append of pi's next turns places its hits from the
-    places kept (carried over by the index's update), and answers what the scan answers."""
+    places kept (carried over by the index's update, one small part per append, written again as
+    one after ``MAX_PARTS``), and answers what the scan answers."""
     root = tmp_path / "s"
     (root / "p").mkdir(parents=True)
     f = root / "p" / "a.jsonl"
     f.write_bytes(_line(header()) + b"".join(_line(x) for x in [user("u1", None, text="find the needle"),
                                                                assistant("a1", "u1", text="a needle")]))
-    with Using(tmp_path / "cache"):
+    monkeypatch.setattr(searchindex, "MAX_PARTS", 3)
+    where = tmp_path / "cache"
+    with Using(where):
         _search(root, ("needle", False, False))
-        with f.open("ab") as fh:
-            fh.write(b"".join(_turns(f.read_bytes(), [("user", "one more needle"), ("assistant", "no")], "short")))
-        want = _search(root, ("needle", False, False), "--no-cache")
         calls = []
         real = S.places_of
         monkeypatch.setattr(S, "places_of", lambda *a: calls.append(a) or real(*a))
-        got = _search(root, ("needle", False, False))
-        assert got.pop("via") == "index" and not calls
-        assert got == {k: v for k, v in want.items() if k != "via"} and len(got["hits"]) == 3
+        parts = []
+        for k in range(5):
+            with f.open("ab") as fh:
+                fh.write(b"".join(_turns(f.read_bytes(), [("user", f"needle {k}"), ("assistant", "no")], "short")))
+            want = _search(root, ("needle", False, False), "--no-cache")
+            got = _search(root, ("needle", False, False))
+            assert got.pop("via") == "index" and not calls
+            assert got == {k: v for k, v in want.items() if k != "via"} and len(got["hits"]) == 3 + k
+            con = sqlite3.connect(where / searchindex.NAME)
+            parts.append(con.execute("SELECT count(*) FROM places").fetchone()[0])
+            con.close()
+        assert parts == [2, 3, 1, 2, 3]
 
 
 # --- what the index can narrow ------------------------------------------------------------------

@@ -61,7 +61,7 @@ from ..errors import PisessError
 from ..reading import cache
 from . import search as S
 
-FORMAT = 5  # bump when what a row holds, or how, changes
+FORMAT = 6  # bump when what a row holds, or how, changes
 NAME = cache.INDEX
 TIMEOUT = 30.0  # seconds a writer waits for another's transaction
 BATCH = 32 << 20  # bytes of sessions indexed per transaction when building (one transaction per file at most)
@@ -76,8 +76,8 @@ CREATE TABLE IF NOT EXISTS rows(id INTEGER PRIMARY KEY, file INT NOT NULL, off I
     entry TEXT);
 CREATE INDEX IF NOT EXISTS rows_file ON rows(file, off);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(body, tokenize='trigram', detail=none, columnsize=0);
-CREATE TABLE IF NOT EXISTS places(file INT NOT NULL, reader TEXT NOT NULL, pi TEXT NOT NULL, size INT, print BLOB,
-    data BLOB, PRIMARY KEY(file, reader, pi));
+CREATE TABLE IF NOT EXISTS places(file INT NOT NULL, reader TEXT NOT NULL, pi TEXT NOT NULL, part INT NOT NULL,
+    size INT, print BLOB, data BLOB, PRIMARY KEY(file, reader, pi, part));
 """
 
 
@@ -421,24 +421,45 @@ def _update(con: sqlite3.Connection, path: bytes, st: os.stat_result) -> int:
 def _carry_places(con: sqlite3.Connection, old: _File, start: int, done: int, print_: bytes,
                   appended: list | None) -> None:
     """The file's kept places after its update: those of the part indexed before, with the entries
-    appended since added on where they cannot move an earlier one (``search.extend_places``);
-    the rest dropped (the next search with hits in the file places it anew)."""
+    appended since added on where they cannot move an earlier one (``search.extend_places``; kept
+    as one more part, a few hundred bytes, rather than the whole again); the rest dropped (the
+    next search with hits in the file places it anew)."""
     if start and (done, print_) == (old.done, old.print_):
         return  # (nothing appended: the places kept stay those of the file)
     fid = old.id
-    kept = con.execute("SELECT reader, pi, size, print, data FROM places WHERE file=?", (fid,)).fetchall()
-    for reader, pi, size, prt, data in kept:
-        got = None
-        if appended is not None and start == old.done == size and prt == old.print_:
-            p = decode_places(data)
-            if p is not None:
-                p = S.extend_places(p, appended)
-            got = encode_places(p) if p is not None else None
-        if got is None:
+    for reader, pi in con.execute("SELECT DISTINCT reader, pi FROM places WHERE file=?", (fid,)).fetchall():
+        data, part, new = None, 0, None
+        if appended is not None:
+            p, size, prt, parts = _load_places(con, fid, reader, pi)
+            if p is not None and (size, prt) == (start, old.print_):
+                new = S.extend_places(p, appended)
+                if new is not None:
+                    data, part = (encode_tail(new, len(p.offsets)), parts) if parts < MAX_PARTS else \
+                        (encode_places(new), 0)
+        if data is None or not part:
             con.execute("DELETE FROM places WHERE file=? AND reader=? AND pi=?", (fid, reader, pi))
-        else:
-            con.execute("UPDATE places SET size=?, print=?, data=? WHERE file=? AND reader=? AND pi=?",
-                        (done, print_, got, fid, reader, pi))
+        if data is not None:
+            con.execute("INSERT INTO places VALUES (?,?,?,?,?,?,?)", (fid, reader, pi, part, done, print_, data))
+            _carried[(fid, reader, pi)] = (done, print_, new)
+
+
+MAX_PARTS = 64  # parts of a file's kept places before they are written again as one
+_carried: dict = {}  # (file id, reader, pi) -> (indexed end, print, Places) carried over in this process
+
+
+def _load_places(con: sqlite3.Connection, fid: int, reader: str, pi: str) -> tuple[S.Places | None, int, bytes, int]:
+    """``(places, indexed end and print they are of, how many parts)`` of a file (``None``: none
+    kept, or damaged)."""
+    rows = con.execute("SELECT size, print, data FROM places WHERE file=? AND reader=? AND pi=? ORDER BY part",
+                       (fid, reader, pi)).fetchall()
+    if not rows:
+        return None, 0, b"", 0
+    p = decode_places(rows[0][2])
+    for row in rows[1:]:
+        if p is None:
+            break
+        p = decode_tail(p, row[2])
+    return p, rows[-1][0], rows[-1][1], len(rows)
 
 
 # --- kept places: the placement of every entry of a file at its current leaf ----------------------------
@@ -458,6 +479,35 @@ def encode_places(p: S.Places) -> bytes | None:
                               p.session_id, p.name, p.cwd, p.created_at, p.reader, p.note, p.placement_error,
                               p.dropped_lines, p.id_width, p.ext))
     except ValueError:
+        return None
+
+
+def encode_tail(p: S.Places, start: int) -> bytes | None:
+    """The entries of ``p`` from ``start`` on, and what else changed with them (``extend_places``):
+    one more part of a file's kept places (``decode_tail``)."""
+    try:
+        return marshal.dumps((p.offsets[start:].tobytes(), p.lines[start:].tobytes(), p.where[start:],
+                              p.ids[start:], p.kinds[start:], p.kind_table, p.id_width, p.ext))
+    except ValueError:
+        return None
+
+
+def decode_tail(p: S.Places, data: bytes) -> S.Places | None:
+    """``p`` with one more part (``encode_tail``) added on, or ``None`` (damaged)."""
+    try:
+        offs, lines, where, ids, kinds, table, width, ext = marshal.loads(data)
+        offsets, numbers = array("q", p.offsets), array("q", p.lines)
+        offsets.frombytes(offs)
+        numbers.frombytes(lines)
+        n = len(offsets)
+        all_ids = [*p.ids, *ids]
+        all_kinds = p.kinds + kinds
+        if not (len(numbers) == len(p.where) + len(where) == len(all_ids) == len(all_kinds) == n) \
+                or any(k >= len(table) for k in set(all_kinds)):
+            return None
+        return replace(p, offsets=offsets, lines=numbers, where=p.where + where, ids=all_ids, kinds=all_kinds,
+                       kind_table=[tuple(k) for k in table], id_width=width, ext=ext)
+    except Exception:  # noqa: BLE001 - a damaged part of any shape is no answer: the file is placed anew
         return None
 
 
@@ -776,6 +826,7 @@ def search_indexed(files: list, m: S.Matcher, *, reader: str = "auto", active_on
     con = connect(directory)
     if con is None:
         return None
+    _carried.clear()
     try:
         try:
             indexed = refresh(con, files, tick=tick, defer=defer)
@@ -824,18 +875,16 @@ class _KeptPlaces:
     def get(self, fid: int) -> tuple[S.Places | None, tuple | None]:
         """``(places kept for the file as indexed or None, (size, done, print) of the file's row)``."""
         try:
-            row = self.con.execute(
-                "SELECT f.size, f.done, f.print, p.data FROM files f LEFT JOIN places p ON p.file = f.id "
-                "AND p.reader = ? AND p.pi = ? AND p.size = f.done AND p.print = f.print WHERE f.id = ?",
-                (self.reader, self.pi, fid)).fetchone()
+            state = self.con.execute("SELECT size, done, print FROM files WHERE id = ?", (fid,)).fetchone()
+            if state is None or state[0] != state[1]:  # (an unterminated last line: placed with it, every time)
+                return None, state
+            carried = _carried.get((fid, self.reader, self.pi))
+            if carried is not None and carried[:2] == state[1:]:
+                return carried[2], state  # (carried over an append by this very search)
+            p, size, prt, _parts = _load_places(self.con, fid, self.reader, self.pi)
         except sqlite3.Error:
             return None, None
-        if row is None:
-            return None, None
-        state = (row[0], row[1], row[2])
-        if row[3] is None or row[0] != row[1]:  # (an unterminated last line: placed with it, every time)
-            return None, state
-        return decode_places(row[3]), state
+        return (p, state) if p is not None and (size, prt) == state[1:] else (None, state)
 
     def made_anew(self, fid: int, path: str, p: S.Places, read: int, state: tuple | None) -> None:
         """Keep ``p``, made of the file's first ``read`` bytes, when those are what the index holds."""
@@ -859,15 +908,19 @@ class _KeptPlaces:
                 continue
             data = encode_places(p)
             if data is not None:
-                rows.append((fid, self.reader, self.pi, done, prt, data, fid, done, prt))
+                rows.append((fid, done, prt, data))
         if not rows:
             return
         try:
             con.execute("PRAGMA busy_timeout=0")
             con.execute("BEGIN IMMEDIATE")
             try:
-                con.executemany("INSERT OR REPLACE INTO places SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS "
-                                "(SELECT 1 FROM files WHERE id = ? AND done = ? AND print = ?)", rows)
+                for fid, done, prt, data in rows:
+                    if con.execute("SELECT 1 FROM files WHERE id = ? AND done = ? AND print = ?",
+                                   (fid, done, prt)).fetchone() is None:
+                        continue  # (indexed anew meanwhile)
+                    con.execute("DELETE FROM places WHERE file=? AND reader=? AND pi=?", (fid, self.reader, self.pi))
+                    con.execute("INSERT INTO places VALUES (?,?,?,0,?,?,?)", (fid, self.reader, self.pi, done, prt, data))
                 con.execute("COMMIT")
             except BaseException:
                 con.execute("ROLLBACK")
