@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from pisess.cli.completions import SHELLS, script
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -60,18 +62,22 @@ def test_completes_session_ids_with_the_options_on_the_line(tmp_path):
     assert _complete(f"{line} --pi-version 0.82.1 0195", 8) == ["0195abcd-0003"]
 
 
-def test_completes_option_values():
+OPTION_VALUES = {
+    "pisess tree --reader ": ["auto", "harness", "cli"],
+    "pisess context --pi-version 0": ["0.82.1"],
+    "pisess stats --by m": ["model"],
+    "pisess export --format ": ["md", "html", "jsonl"],
+    "pisess secrets --format a": ["allowlist"],
+    "pisess validate --format ": ["text", "json", "github"],
+    "pisess ls --color a": ["auto", "always"],
+    "pisess fork --position ": ["before", "at"],
+}
+
+
+# each case is a pisess process: the default run takes the first two, -m '' (CI) all of them
+@pytest.mark.parametrize("words", [w if i < 2 else pytest.param(w, marks=pytest.mark.slow)
+                                   for i, w in enumerate(OPTION_VALUES)])
+def test_completes_option_values(words):
     """Tab after an option with a fixed set of values offers them (it offered nothing)."""
-    cases = {
-        "pisess tree --reader ": ["auto", "harness", "cli"],
-        "pisess stats --by m": ["model"],
-        "pisess export --format ": ["md", "html", "jsonl"],
-        "pisess secrets --format a": ["allowlist"],
-        "pisess validate --format ": ["text", "json", "github"],
-        "pisess context --pi-version 0": ["0.82.1"],
-        "pisess ls --color a": ["auto", "always"],
-        "pisess fork --position ": ["before", "at"],
-    }
-    for words, want in cases.items():
-        cword = len(words.split()) - (0 if words.endswith(" ") else 1)
-        assert _complete(words, cword) == want, words
+    cword = len(words.split()) - (0 if words.endswith(" ") else 1)
+    assert _complete(words, cword) == OPTION_VALUES[words], words
