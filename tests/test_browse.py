@@ -191,6 +191,7 @@ def test_context_trace_compare_and_help_screens(examples):
     assert out["running"] is False
 
 
+@pytest.mark.slow  # (about a second of the pilot; -m '' runs it)
 def test_fold_search_and_copy(examples):
     path = str(examples / "sessions" / CLI_FILE)
 
@@ -337,6 +338,7 @@ def test_screens_match_golden(examples, session, keys, name):
     check_golden(f"browse_{name}.txt", _run(go()) + "\n")
 
 
+@pytest.mark.slow  # (about a second of the pilot; -m '' runs it)
 def test_the_sessions_text_search_lists_hits_and_opens_at_one(examples):
     async def go():
         app = _app(examples, None)

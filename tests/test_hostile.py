@@ -1220,13 +1220,10 @@ def test_search_through_the_index(corpus_rw, tmp_path, name):
     assert not failures, "\n\n".join(failures)
 
 
-# the default run takes one literal (test_search_through_the_index takes every pattern, regexes
-# included, on the quick sample of files); -m '' takes all six over the whole corpus
-QUICK_INDEX_PATTERNS = ("ion",)
-
-
-@pytest.mark.parametrize("pattern", [p if p[0] in QUICK_INDEX_PATTERNS else pytest.param(p, marks=SLOW)
-                                     for p in INDEX_PATTERNS], ids=lambda p: " ".join(p))
+# -m '' (CI) only: the default run's test_search_through_the_index takes every pattern, regexes
+# included, on the quick sample of files, one index each
+@SLOW
+@pytest.mark.parametrize("pattern", INDEX_PATTERNS, ids=lambda p: " ".join(p))
 def test_search_the_whole_corpus_through_the_index(corpus_rw, tmp_path, pattern):
     """The same over the whole corpus at once (--all): one index of every file, the same hits."""
     c = corpus_rw
