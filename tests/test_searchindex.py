@@ -767,11 +767,32 @@ def test_the_background_indexer_ends_quietly_where_its_cache_is_gone(tmp_path):
     listing = where / ".tmp-y.idx"
     root = _one_session(tmp_path)
     listing.write_bytes(b"\0".join([str(tmp_path / "no-such.jsonl").encode(), str(root / "p" / "a.jsonl").encode()]))
-    r = subprocess.run([*run, str(listing)], capture_output=True, timeout=60, check=False)
+    lock = searchindex.lock_indexer(str(where))  # as indexer.start hands it to the child
+    try:
+        r = subprocess.run([*run, str(listing)], capture_output=True, timeout=60, check=False, pass_fds=(lock,))
+    finally:
+        os.close(lock)
     assert (r.returncode, r.stderr) == (0, b"") and not listing.exists()
     con = sqlite3.connect(where / searchindex.NAME)
     assert [p for (p,) in con.execute("SELECT path FROM files")] == [str(root / "p" / "a.jsonl").encode()]
     con.close()
+
+
+def test_the_background_indexer_takes_only_a_list_a_search_wrote_into_the_cache(tmp_path):
+    """``cache index --background LIST`` reads and removes only a list file ``indexer.start`` writes:
+    named ``.tmp-*`` in the cache directory.  A file of the user's given by hand is left as it is."""
+    import subprocess
+    import sys
+
+    where = tmp_path / "cache"
+    where.mkdir()
+    run = [sys.executable, "-m", "pisess", "cache", "index", "--background"]
+    mine = [tmp_path / "notes.txt", where / "notes.idx", where / ".tmp-z.idx"]  # (the last: no indexer lock held)
+    for f in mine:
+        f.write_bytes(str(tmp_path / "a.jsonl").encode())
+        r = subprocess.run([*run, str(f)], capture_output=True, timeout=60, check=False)
+        assert (r.returncode, r.stderr) == (0, b"") and f.exists(), f
+    assert not (where / searchindex.NAME).exists()
 
 
 def test_ls_search_over_much_reads_and_the_index_is_built_in_the_background(tmp_path, background):

@@ -83,10 +83,16 @@ def run(listing: str) -> None:
     in ``LIST`` (a list file in the cache directory, removed once read) into that directory's search
     index, at low priority, saying nothing.  A cache directory or list that is gone ends it quietly,
     making nothing again."""
-    from pisess.core.analyses.searchindex import build
+    from pisess.core.analyses.searchindex import build, indexer_running
     from pisess.core.reading import cache
 
     directory = os.path.dirname(os.path.abspath(listing))
+    name = os.path.basename(listing)
+    # a list ``start`` wrote: named so, in a cache directory whose indexer lock ``start`` took and
+    # handed to this process; anything else (a file of the user's given by hand) is neither read
+    # nor removed
+    if not (name.startswith(".tmp-") and name.endswith(cache.SUFFIX)) or not indexer_running(directory):
+        return
     try:
         with open(listing, "rb") as fh:
             data = fh.read()
