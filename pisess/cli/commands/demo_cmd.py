@@ -44,7 +44,7 @@ def demo_views(root: str, tmp: str, *, width: int) -> list:
         s = open_session(info.path, "auto")
         view = build_tree(s)
         step(f"pisess tree {info.id[:w]}")
-        out.extend(tree_view(view, view.entries(), width=width))
+        out.extend(tree_view(view, view.complete_entries(), width=width))
     step(f"pisess context {listing.sessions[-1].id[:w]}")
     out.extend(context_view(build_context(open_session(listing.sessions[-1].path, "auto")), max_lines=4))
     step(f"pisess path {listing.sessions[0].id[:w]}")

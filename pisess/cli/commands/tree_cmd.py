@@ -50,4 +50,4 @@ def tree(
     from pisess.cli.views.tree import tree_view
 
     printer = Printer(color)
-    printer.show(tree_view(view, view.entries(), width=printer.width, show_time=time), pager=pager)
+    printer.show(tree_view(view, view.complete_entries(), width=printer.width, show_time=time), pager=pager)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from rich.text import Text
@@ -27,10 +28,15 @@ from pisess.core.js import UNDEF, get
 from pisess.core.model import kinds
 
 
-def tree_view(view, entries: list | None = None, *, width: int = 100, show_time: bool = False) -> list:
-    """The tree's rows.  ``entries``: the whole entries of the view's entry rows, in order (the
-    command reads them back from a compact index); without them the rows' own entries are shown."""
+def tree_view(view, complete: Iterable[tuple[int, Any]] | None = None, *, width: int = 100,
+              show_time: bool = False) -> list:
+    """The tree's rows.  ``complete``: ``(position, whole entry)`` of the view's entry rows
+    (``TreeView.complete_entries``, the command's read of a compact index), each row's preview
+    taken as they pass: only the previews are kept, cut to the widest a row shows (a row cuts it
+    again to its room: the same text); without them the rows' own entries are shown."""
     s = view.session
+    cut = max(width, 10)  # (tree_row's room is at most this)
+    previews = {pos: one_line(d.entry_preview(whole, s.id_width), cut) for pos, whole in complete or ()}
     leaf = view.leaf_id
     pieces = [(session_title(s), "bold"), (plural(view.entry_count, 'entry', 'entries'), ""),
               (plural(view.branch_points, 'branch point'), "")]
@@ -41,14 +47,14 @@ def tree_view(view, entries: list | None = None, *, width: int = 100, show_time:
     out: list = heading(pieces, width)
     if view.leaf_error:
         out.append(safe(f"{WARN} the leaf cannot be resolved: {view.leaf_error}", "bold red"))
-    by_light = {id(r.entry): w for r, w in zip((r for r in view.rows if r.kind == "entry"), entries)} \
-        if entries is not None else {}
+    position = view.position_of
     for r in view.rows:
         if r.root and view.roots > 1:  # a new root: not a child of the row above it
             if r.root > 1:
                 out.append(T(""))
             out.append(T(f"root {r.root} of {view.roots}", "bold"))
-        out.append(tree_row(s, r, width, show_time, by_light.get(id(r.entry), r.entry)))
+        preview = previews.get(position(r.entry)) if previews and r.kind == "entry" else None
+        out.append(tree_row(s, r, width, show_time, preview=preview))
     if not view.rows:  # nothing to explain: no legend
         out.append(T("(no entries)", "dim"))
         return out
@@ -66,7 +72,9 @@ def tree_view(view, entries: list | None = None, *, width: int = 100, show_time:
     return out
 
 
-def tree_row(session, r, width: int, show_time: bool, whole: Any = None) -> Text:
+def tree_row(session, r, width: int, show_time: bool, whole: Any = None, preview: str | None = None) -> Text:
+    """One row; ``whole``: its entry complete (else the row's own, maybe light, is shown);
+    ``preview``: the entry's preview made already (``tree_view``), instead of the entry's."""
     t = Text(no_wrap=True, overflow="ellipsis")
     guides = r.guides
     deepest = max(8, width // 3) // 2 * 2  # guides come in 2-column levels
@@ -109,6 +117,6 @@ def tree_row(session, r, width: int, show_time: bool, whole: Any = None) -> Text
         if f"writer_{side}" in r.flags:  # one of two conversations two processes interleaved
             t.append(f"{WRITERS_MARK}{side.upper()} ", style)
     room = max(10, width - t.cell_len - tail.cell_len - 1)
-    t.append(one_line(d.entry_preview(e, session.id_width), room), base)
+    t.append(one_line(preview if preview is not None else d.entry_preview(e, session.id_width), room), base)
     t.append_text(tail)
     return t

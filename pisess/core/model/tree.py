@@ -15,12 +15,14 @@ leaf, mark what the context holds (``_mark_context``), order the children, choos
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from .. import js
 from ..errors import PisessError
 from ..js import UNDEF, get
+from ..reading.jsonl import Light
 from ..reading.session import Session
 from . import kinds
 
@@ -74,10 +76,20 @@ class TreeView:
                 "leafError": self.leaf_error, "entryCount": self.entry_count,
                 "branchPointCount": self.branch_points, "rootCount": self.roots, "droppedLines": s.dropped_lines, "rows": rows}
 
-    def entries(self) -> list:
-        """The whole entries of the entry rows, in order: a compact index holds light ones, and a
-        view's previews need their text (read back here, so a view never touches the file)."""
-        return self.session.materialize([r.entry for r in self.rows if r.kind == "entry"])
+    def complete_entries(self) -> Iterator[tuple[int, Any]]:
+        """``(position, whole entry)`` of the entry rows, in file order: a compact index holds light
+        ones, and a view's previews need their text.  Read back in batches and not kept, so a view
+        that takes what it shows of each as they pass never holds them all (``tree --full`` of a
+        200 MB session), and never touches the file itself."""
+        at = self.position_of
+        return self.session.complete_at(sorted({p for p in (at(r.entry) for r in self.rows if r.kind == "entry")
+                                                if p is not None}))
+
+    def position_of(self, entry: Any) -> int | None:
+        """The position of a row's entry: a light one carries it (and keeps it once the store
+        holds the entry read back whole in its place, as building the tree may have done)."""
+        i = getattr(entry, "index", -1) if type(entry) is Light else -1
+        return i if i >= 0 else self.session.position(entry)
 
 
 def _ancestors(session: Session, start: Any) -> list:
