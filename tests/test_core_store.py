@@ -83,6 +83,7 @@ def test_a_read_back_entry_takes_its_place_in_either_store(tmp_path):
         assert whole["message"]["content"][0]["text"] == "hello" and "content" not in light["message"]
         assert s.entries[0] is whole and s.lookup("u1") is whole and s.position(whole) == 0
         assert s.line_of(whole) == 2 and s.store.parent(1) == 0 and s.store.find("u1") == 0
+        assert s.position(light) == 0 and s.line_of(light) == 2  # (the light one, held by a caller, keeps it)
 
 
 def test_the_session_is_frozen_for_real(tmp_path):

@@ -47,7 +47,7 @@ def tree_view(view, complete: Iterable[tuple[int, Any]] | None = None, *, width:
     out: list = heading(pieces, width)
     if view.leaf_error:
         out.append(safe(f"{WARN} the leaf cannot be resolved: {view.leaf_error}", "bold red"))
-    position = view.position_of
+    position = s.position
     for r in view.rows:
         if r.root and view.roots > 1:  # a new root: not a child of the row above it
             if r.root > 1:

@@ -499,16 +499,19 @@ def decode_tail(p: S.Places, data: bytes) -> S.Places | None:
         offsets, numbers = array("q", p.offsets), array("q", p.lines)
         offsets.frombytes(offs)
         numbers.frombytes(lines)
-        n = len(offsets)
-        all_ids = [*p.ids, *ids]
-        all_kinds = p.kinds + kinds
-        if not (len(numbers) == len(p.where) + len(where) == len(all_ids) == len(all_kinds) == n) \
-                or any(k >= len(table) for k in set(all_kinds)):
+        all_where, all_ids, all_kinds = p.where + where, [*p.ids, *ids], p.kinds + kinds
+        if not _columns_agree(offsets, numbers, all_where, all_ids, all_kinds, table):
             return None
-        return replace(p, offsets=offsets, lines=numbers, where=p.where + where, ids=all_ids, kinds=all_kinds,
+        return replace(p, offsets=offsets, lines=numbers, where=all_where, ids=all_ids, kinds=all_kinds,
                        kind_table=[tuple(k) for k in table], id_width=width, ext=ext)
     except Exception:  # noqa: BLE001 - a damaged part of any shape is no answer: the file is placed anew
         return None
+
+
+def _columns_agree(offsets: Any, numbers: Any, where: Any, ids: Any, kinds: Any, table: Any) -> bool:
+    """Kept places read back hold one of each column per entry, and kinds within their table."""
+    n = len(offsets)
+    return len(numbers) == len(where) == len(ids) == len(kinds) == n and all(k < len(table) for k in set(kinds))
 
 
 def decode_places(data: bytes) -> S.Places | None:
@@ -519,8 +522,7 @@ def decode_places(data: bytes) -> S.Places | None:
         offsets.frombytes(offs)
         numbers.frombytes(lines)
         ids = ids.split("\n") if type(ids) is str else ids
-        n = len(offsets)
-        if not (len(numbers) == len(where) == len(ids) == len(kinds) == n) or any(k >= len(table) for k in set(kinds)):
+        if not _columns_agree(offsets, numbers, where, ids, kinds, table):
             return None
         return S.Places(offsets, numbers, where, ids, kinds, [tuple(k) for k in table], *rest)
     except Exception:  # noqa: BLE001 - a damaged row of any shape is no answer: the file is placed anew
@@ -616,13 +618,6 @@ class Indexed:
 _FS = (sys.getfilesystemencoding(), sys.getfilesystemencodeerrors())  # (os.fsencode's, without its call)
 
 
-def _dir_fd(where: str) -> int | None:
-    try:
-        return os.open(where, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    except OSError:
-        return None
-
-
 _BY_FD = os.stat in os.supports_dir_fd and os.sep == "/"
 
 
@@ -659,11 +654,11 @@ def refresh(con: sqlite3.Connection, files: list[str], *, prune_dirs: bool = Tru
                     if fd is not None:
                         os.close(fd)
                     where = d + sep or "."
-                    fd = _dir_fd(where)
+                    fd = cache.open_dir(where)
                     prefix = _key(where)
                     prefix = prefix if prefix.endswith(b"/") else prefix + b"/"
                 key = prefix + name.encode(*enc)
-                try:
+                try:  # (_stat, inlined: the call per file shows over 100,000 files)
                     st = stat(name, dir_fd=fd) if fd is not None else stat(p)
                 except OSError:
                     st = None

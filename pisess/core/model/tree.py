@@ -22,7 +22,6 @@ from typing import Any
 from .. import js
 from ..errors import PisessError
 from ..js import UNDEF, get
-from ..reading.jsonl import Light
 from ..reading.session import Session
 from . import kinds
 
@@ -81,15 +80,9 @@ class TreeView:
         ones, and a view's previews need their text.  Read back in batches and not kept, so a view
         that takes what it shows of each as they pass never holds them all (``tree --full`` of a
         200 MB session), and never touches the file itself."""
-        at = self.position_of
+        at = self.session.position
         return self.session.complete_at(sorted({p for p in (at(r.entry) for r in self.rows if r.kind == "entry")
                                                 if p is not None}))
-
-    def position_of(self, entry: Any) -> int | None:
-        """The position of a row's entry: a light one carries it (and keeps it once the store
-        holds the entry read back whole in its place, as building the tree may have done)."""
-        i = getattr(entry, "index", -1) if type(entry) is Light else -1
-        return i if i >= 0 else self.session.position(entry)
 
 
 def _ancestors(session: Session, start: Any) -> list:

@@ -567,7 +567,7 @@ def by_stat(paths: list[str], kind: str, compute: Callable[[list[str]], list],
                 last_dir, records = d, b[1]
                 if fd is not None:
                     os.close(fd)
-                fd = _open_dir(d) if by_fd and d else None
+                fd = open_dir(d) if by_fd and d else None
             try:
                 # (from the directory's descriptor: the stat walks one name, not the whole path)
                 st = stat(name, dir_fd=fd) if fd is not None and name not in ("", ".", "..") else stat(p)
@@ -596,7 +596,9 @@ def by_stat(paths: list[str], kind: str, compute: Callable[[list[str]], list],
     return out
 
 
-def _open_dir(path: str) -> int | None:
+def open_dir(path: str) -> int | None:
+    """A descriptor of the directory ``path`` to stat its files from (``os.stat(name, dir_fd=...)``:
+    each stat walks one name, not the whole path), or ``None``."""
     try:
         return os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     except OSError:

@@ -50,7 +50,8 @@ class EntryStore(Protocol):
         """The position of ``byId.get(entry_id)`` (last occurrence wins), or ``None``."""
 
     def position(self, entry: Any) -> int | None:
-        """The position of this entry object, or ``None`` when it is not one of the store's."""
+        """The position of this entry object (a light one read back complete keeps it), or ``None``
+        when it is not one of the store's."""
 
     def parent(self, pos: int) -> int | None:
         """The position of ``byId.get(parentId)`` of entry ``pos`` for a truthy ``parentId``;
@@ -134,8 +135,12 @@ class Cached:
             if i >= 0 and self._peek(i) is entry:
                 return i
         replaced = self._replaced
-        if replaced and id(entry) in replaced:
-            return replaced[id(entry)]
+        if replaced:
+            if id(entry) in replaced:
+                return replaced[id(entry)]
+            got = self._read.get(id(entry))  # a light entry read back: its whole one holds its place
+            if got is not None and got[0] is entry and id(got[1]) in replaced:
+                return replaced[id(got[1])]
         cache = self._pos_cache
         if cache is None:
             cache = self._pos_cache = {id(e): i for i, e in self._all_objects()}
