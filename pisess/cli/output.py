@@ -216,6 +216,25 @@ class Printer:
                 return Constrain(r, width)
         return r
 
+    def rendered(self, r: Any) -> str:
+        """``r`` as the printer writes it, for an item that writes its own lines (``print_lines``,
+        ``pisess.cli.views.lines``) and hands Rich what it cannot lay out itself."""
+        console = self.console
+        with console.capture() as cap:
+            console.print(_trimmed(self._narrow(r)))
+        return cap.get()
+
+    def style_codes(self, style: str) -> tuple[str, str]:
+        """What the console writes before and after a piece of text in ``style`` (nothing without
+        colour): Rich's own codes, taken from a probe."""
+        from rich.text import Text
+
+        console = self.console
+        with console.capture() as cap:
+            console.print(Text("x", style=style), end="")
+        before, _, after = cap.get().partition("x")
+        return before, after
+
     def show(self, items: Iterable[Any], *, pager: bool = False) -> None:
         items = list(items)
         try:
@@ -271,6 +290,13 @@ class Printer:
             elif isinstance(r, str):
                 flush()
                 lines.append(r + "\n")
+            elif hasattr(r, "print_lines"):  # laid out by itself, line by line (views.lines.Lines)
+                flush()
+                for line in r.print_lines(self):
+                    lines.append(line)
+                    if len(lines) >= CHUNK:
+                        write_lines()
+                continue
             elif _is_soft(r):
                 write_lines()
                 flush()
@@ -293,9 +319,20 @@ class Printer:
         from rich.console import Group
         from rich.text import Text
 
-        with console.capture() as cap:
-            console.print(Group(*[_trimmed(Text(r) if isinstance(r, str) else r) for r in items]))
-        out = cap.get()
+        parts: list[str] = []
+        run: list = []
+        for r in [*items, None]:
+            if r is not None and not hasattr(r, "print_lines"):
+                run.append(r)
+                continue
+            if run:
+                with console.capture() as cap:
+                    console.print(Group(*[_trimmed(Text(x) if isinstance(x, str) else x) for x in run]))
+                parts.append(cap.get())
+                run.clear()
+            if r is not None:
+                parts.extend(r.print_lines(self))
+        out = "".join(parts)
         if out.count("\n") <= console.size.height or not _run_pager(out, getattr(console.file, "encoding", None)):
             console.file.write(out)
         return True

@@ -61,4 +61,4 @@ def context(
     from pisess.cli.views.context import context_view
 
     show(context_view(ctx, llm=llm, thinking=thinking, full=full, max_lines=max_lines, system=system,
-                             original=original), color, pager=pager)
+                             original=original, lines=True), color, pager=pager)

@@ -3,6 +3,7 @@ also ``diff``'s)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from rich.panel import Panel
@@ -10,6 +11,7 @@ from rich.rule import Rule
 from rich.text import Text
 
 from pisess.cli.views import describe as d
+from pisess.cli.views.lines import Heading, Line, Lines, Para, Part, to_rich
 from pisess.cli.views.shared import T, safe
 from pisess.cli.views.text import escape_controls, one_line, plural
 from pisess.cli.views.text import short_id as _sid
@@ -29,10 +31,12 @@ def id_cell(v: Any, width: int) -> str:
 
 
 def context_view(ctx, *, llm: bool = False, thinking: bool = False, full: bool = False, max_lines: int = 12,
-                 system: bool = False, original: bool = False) -> list:
+                 system: bool = False, original: bool = False, lines: bool = False) -> list:
     """The context panel and each message.  pi 1.6: the header counts the replayed prompt's
     sections and tools and the messages context edits hide; an edited message says which edit;
-    ``original`` also shows what edits replaced or hid, ``system`` the whole prompt and tools."""
+    ``original`` also shows what edits replaced or hid, ``system`` the whole prompt and tools.
+    With ``lines`` the messages are one ``views.lines.Lines`` item, made as the printer writes it
+    (the command's: 15,000 messages laid out by Rich took most of its time), else Rich's objects."""
     from pisess.core import versions
     from pisess.core.model.context import approx_tokens
 
@@ -85,7 +89,11 @@ def context_view(ctx, *, llm: bool = False, thinking: bool = False, full: bool =
     out: list = [Panel(info, title=Text(title, "bold"), title_align="left", expand=True)]
     if system:
         out.extend(system_prompt_view(sm))
-    out.extend(_context_messages(ctx, llm=llm, thinking=thinking, limits_n=max_lines, full=full, original=original))
+    parts = _context_messages(ctx, llm=llm, thinking=thinking, limits_n=max_lines, full=full, original=original)
+    if lines:
+        out.append(Lines(parts))
+    else:
+        out.extend(to_rich(p) for p in parts)
     if not msgs:
         out.append(T("(the context is empty)", "dim"))
     return out
@@ -122,8 +130,10 @@ def system_prompt_view(sm: dict | None) -> list:
     return out
 
 
-def _context_messages(ctx, *, llm: bool, thinking: bool, limits_n: int, full: bool, original: bool) -> list:
-    """Each message in order; with ``original`` the messages edits replaced or hid, beside them."""
+def _context_messages(ctx, *, llm: bool, thinking: bool, limits_n: int, full: bool,
+                      original: bool) -> Iterator[Part]:
+    """Each message's parts in order, made as they are read; with ``original`` the messages edits
+    replaced or hid, beside them."""
     from dataclasses import replace
 
     from pisess.core.model.context import convert_to_llm
@@ -131,10 +141,9 @@ def _context_messages(ctx, *, llm: bool, thinking: bool, limits_n: int, full: bo
 
     s = ctx.session
     limits = Limits.terminal(limits_n, full)
-    out: list = []
     messages = iter(zip(ctx.messages, ctx.message_sources))
 
-    def block(m, src, **marks) -> list:
+    def block(m, src, **marks) -> list[Part]:
         shown, converted_from = m, None
         if llm:
             conv = convert_to_llm([m], s.pi_version)
@@ -143,19 +152,18 @@ def _context_messages(ctx, *, llm: bool, thinking: bool, limits_n: int, full: bo
             shown = conv[0]
             converted_from = None if shown is m else kinds.of_message(m).word
         view = message_view(shown, src, limits, converted_from=converted_from, origin=m)
-        return message_block(replace(view, **marks) if marks else view, thinking=thinking, id_width=s.id_width)
+        return message_parts(replace(view, **marks) if marks else view, thinking=thinking, id_width=s.id_width)
 
     for entry, n in ctx.projection or [(src, 1) for _, src in zip(ctx.messages, ctx.message_sources)]:
         edit = ctx.edit_of(entry)
         before = ctx.originals.get(js.key(get(entry, "id")), []) if edit is not None else []
         for _ in range(n):
             m, src = next(messages)
-            out.extend(block(m, src, edit=Edit(get(edit, "id"))) if edit is not None else block(m, src))
+            yield from block(m, src, edit=Edit(get(edit, "id"))) if edit is not None else block(m, src)
         if original and edit is not None:
             by = _sid(get(edit, "id"), s.id_width)
             for m in before:
-                out.extend(block(m, entry, hidden=f"by {by}" if n == 0 else f"original, replaced by {by}"))
-    return out
+                yield from block(m, entry, hidden=f"by {by}" if n == 0 else f"original, replaced by {by}")
 
 
 def _cut(b) -> str:
@@ -178,32 +186,33 @@ def _more(b) -> list:
     """``… N more lines (--full) …`` under a block cut by lines (one cut by characters says it all
     in ``_cut``)."""
     left = _lines_left(b)
-    return [T(f"\u2026 {plural(left, 'more line')} (--full) \u2026", "dim")] if left > 0 and not b.cut_chars else []
+    return [Para(f"\u2026 {plural(left, 'more line')} (--full) \u2026", "dim")] if left > 0 and not b.cut_chars else []
 
 
 _SOURCE_WORDS = {"retained": "retained in ", "checkpoint": "compaction "}
 
 
-def _heading(v, id_width: int = 8) -> Text:
-    """The rule above a message: what it is, where it came from, when, and its facts."""
-    title = Text()
+def _heading(v, id_width: int = 8) -> tuple[tuple[str, str], ...]:
+    """The rule above a message, as ``(text, style)`` pieces: what it is, where it came from, when,
+    and its facts."""
+    title: list[tuple[str, str]] = []
     sid = _sid(v.source_id, id_width)
     src_label = f" ({_SOURCE_WORDS.get(v.source, '')}{sid})"
     if v.role == "toolResult":
-        title.append(v.heading, "yellow")
-        title.append(f" \u00b7 {escape_controls(v.subject)}{src_label}", "dim")
+        title.append((v.heading, "yellow"))
+        title.append((f" \u00b7 {escape_controls(v.subject)}{src_label}", "dim"))
     elif v.role in ("compactionSummary", "branchSummary"):
-        title.append(v.heading, "magenta")
-        title.append(f" ({sid})", "dim")
+        title.append((v.heading, "magenta"))
+        title.append((f" ({sid})", "dim"))
     else:
         kind = escape_controls(v.kind)
         word = kind if not v.converted_from else f"{kind} (from {escape_controls(v.converted_from)})"
-        title.append(word, d.style(kinds.of("message", v.role)) or "bold")
-        title.append(src_label, "dim")
+        title.append((word, d.style(kinds.of("message", v.role)) or "bold"))
+        title.append((src_label, "dim"))
         if v.time_ms is not None:
-            title.append(" \u00b7 " + d.local_time(v.time_ms, with_date=False), "dim")
+            title.append((" \u00b7 " + d.local_time(v.time_ms, with_date=False), "dim"))
         if v.role in ("custom", "hookMessage"):
-            title.append(f" [{escape_controls(v.subject)}]", "cyan")
+            title.append((f" [{escape_controls(v.subject)}]", "cyan"))
     facts = [escape_controls(f) for f in v.facts]
     # what an edit did comes first: the heading is cut at the width, and this is the part to keep
     if v.hidden:
@@ -211,42 +220,51 @@ def _heading(v, id_width: int = 8) -> Text:
     if v.edit is not None:
         facts.insert(0, f"edited by {_sid(v.edit.entry_id, id_width)}")
     if facts:
-        title.append(" \u00b7 " + " \u00b7 ".join(facts), "dim")
-    return title
+        title.append((" \u00b7 " + " \u00b7 ".join(facts), "dim"))
+    return tuple(title)
+
+
+def _safe(s, style: str = "") -> Para:
+    """Session text as a part: escaped (``shared.safe``'s)."""
+    return Para(escape_controls(d.s(s), keep_newlines=True), style)
+
+
+def message_parts(v, *, thinking: bool = False, id_width: int = 8) -> list[Part]:
+    """A ``MessageView`` (pisess.core.model.messages) as the parts of ``views.lines``: a heading,
+    then its blocks (``message_block`` is the same as Rich's objects)."""
+    from pisess.core.model.text import image_words
+
+    body: list[Part] = [Heading(_heading(v, id_width), "dim")]
+    for b in v.blocks:
+        if b.kind == "error":
+            body.append(_safe(f"[{b.label}] {b.text}".rstrip(), "bold red"))
+        elif b.kind == "thinking":
+            if b.redacted:
+                body.append(Para("\u25b8 thinking (redacted by the provider)", "dim"))
+            elif thinking:
+                body.append(_safe(b.text + _cut(b), "dim italic"))
+            else:
+                body.append(Para(f"\u25b8 thinking ({len(b.text) + b.cut_chars:,} chars, --thinking to show)", "dim"))
+        elif b.kind == "call":
+            left = 0 if b.cut_chars else _lines_left(b)
+            body.append(_safe(f"\u2192 {b.label}({b.text}{_cut(b)})" +
+                              (f" \u2026 {plural(left, 'more line')}" if left > 0 else ""), "yellow"))
+        elif b.kind == "command":
+            body.append(_safe(f"$ {b.text}", "bold"))
+        elif b.kind == "image":
+            body.append(Para(image_words(escape_controls(b.label), b.size), "cyan"))
+        elif b.kind == "names":
+            names = [n[0] if isinstance(n, tuple) else n for n in b.items]
+            body.append(Line(((b.label + ": ", "dim"), (escape_controls(", ".join(names)), ""))))
+        elif b.kind == "note":
+            body.append(Para(b.text, "dim"))
+        else:  # text, output, json
+            body.append(_safe(b.text + _cut(b), "red" if v.error and b.kind == "output" else ""))
+            body.extend(_more(b))
+    return body
 
 
 def message_block(v, *, thinking: bool = False, id_width: int = 8) -> list:
-    """A ``MessageView`` (pisess.core.model.messages) on a terminal: a rule, then its blocks."""
-    from pisess.core.model.text import image_words
-
-    body: list = []
-    for b in v.blocks:
-        if b.kind == "error":
-            body.append(safe(f"[{b.label}] {b.text}".rstrip(), "bold red"))
-        elif b.kind == "thinking":
-            if b.redacted:
-                body.append(T("\u25b8 thinking (redacted by the provider)", "dim"))
-            elif thinking:
-                body.append(safe(b.text + _cut(b), "dim italic"))
-            else:
-                body.append(T(f"\u25b8 thinking ({len(b.text) + b.cut_chars:,} chars, --thinking to show)", "dim"))
-        elif b.kind == "call":
-            left = 0 if b.cut_chars else _lines_left(b)
-            body.append(safe(f"\u2192 {b.label}({b.text}{_cut(b)})" +
-                             (f" \u2026 {plural(left, 'more line')}" if left > 0 else ""), "yellow"))
-        elif b.kind == "command":
-            body.append(safe(f"$ {b.text}", "bold"))
-        elif b.kind == "image":
-            body.append(T(image_words(escape_controls(b.label), b.size), "cyan"))
-        elif b.kind == "names":
-            t = Text()
-            t.append(b.label + ": ", "dim")
-            names = [n[0] if isinstance(n, tuple) else n for n in b.items]
-            t.append(escape_controls(", ".join(names)))
-            body.append(t)
-        elif b.kind == "note":
-            body.append(T(b.text, "dim"))
-        else:  # text, output, json
-            body.append(safe(b.text + _cut(b), "red" if v.error and b.kind == "output" else ""))
-            body.extend(_more(b))
-    return [Rule(_heading(v, id_width), align="left", style="dim"), *body]
+    """A ``MessageView`` (pisess.core.model.messages) on a terminal: a rule, then its blocks (Rich's
+    objects, for views that lay them out among others: diff's, the browser's)."""
+    return [to_rich(p) for p in message_parts(v, thinking=thinking, id_width=id_width)]
