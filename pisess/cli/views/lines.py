@@ -56,9 +56,9 @@ def to_rich(part: Part) -> Any:
     """The Rich object a part stands for (what the printer draws when it cannot write the part itself)."""
     from rich.text import Text
 
-    if type(part) is Para:
+    if isinstance(part, Para):
         return Text(part.text, style=part.style)
-    if type(part) is Line:
+    if isinstance(part, Line):
         return _text_of(part.pieces)
     from rich.rule import Rule
 
@@ -116,9 +116,8 @@ class Lines:
             return pair[0] + text + pair[1]
 
         for part in self.parts:
-            kind = type(part)
-            if kind is Para:
-                text, style = part
+            if isinstance(part, Para):
+                text, style = part.text, part.style
                 if "\t" in text or not _one_cell_each(text):
                     yield printer.rendered(to_rich(part))
                     continue
@@ -126,7 +125,7 @@ class Lines:
                     for row in _wrapped(line, width) if len(line) > width else (line,):
                         row = row.rstrip(" ")
                         yield styled(row, style) + "\n" if row else "\n"
-            elif kind is Line:
+            elif isinstance(part, Line):
                 got = _line(part.pieces, width, styled)
                 yield got if got is not None else printer.rendered(to_rich(part))
             else:
@@ -166,9 +165,9 @@ def _wrapped(line: str, width: int) -> list[str]:
     for a, b in zip([0, *breaks], [*breaks, len(line)]):
         row = line[a:b]
         if len(row) > width:
-            m = _SPACE_AT_END.search(row)
-            if m is not None:
-                row = row[:len(row) - min(len(m.group()), len(row) - width)]
+            end = _SPACE_AT_END.search(row)
+            if end is not None:
+                row = row[:len(row) - min(len(end.group()), len(row) - width)]
             row = row[:width]
         rows.append(row)
     return rows
