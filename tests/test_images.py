@@ -14,7 +14,7 @@ import pytest
 from conftest import cli_runner, entry, header, invoke, write_session
 from pisess.core.js import UNDEF
 from pisess.core.reading import images
-from pisess.core.reading.jsonl import NOT_JSON, dumps, loads_lean, parse_json
+from pisess.core.reading.jsonl import NOT_JSON, cuts_of, dumps, loads_lean, parse_json
 
 IMAGE_CHARS = 400 * 1024  # base64 characters of each screenshot: 300 KB decoded
 
@@ -286,3 +286,120 @@ def test_memory_grows_with_the_text_not_with_the_images(tmp_path, monkeypatch, w
     # context and export hold no block of the file; the two listings read 1 MiB blocks here
     assert peaks[1] < (4 if what in ("context", "export") else 16) * IMAGE_CHARS, peaks  # the file: 32
     assert peaks[1] - peaks[0] < 2 * IMAGE_CHARS, peaks  # 24 more images (9.8 MB) add less than two
+
+
+# --- where the images lie, kept by the index -------------------------------------------------------
+
+
+def _image_offsets(path: str) -> list[int]:
+    data = open(path, "rb").read()
+    out, offset = [], 0
+    for raw in data.split(b"\n")[:-1]:
+        if b'"type":"image"' in raw:
+            out.append(offset)
+        offset += len(raw) + 1
+    return out
+
+
+@pytest.mark.parametrize("case", ["image", "text not ascii", "two images", "not an image", "escaped", "not ascii",
+                                  "in a string", "short"])
+def test_a_line_read_around_its_images_is_the_line_cut(tmp_path, case):
+    """``cuts_of`` finds what ``cut`` cuts and ``loads_lean`` keeps; ``lean_line`` reads the line
+    without those bytes and gives what ``cut`` gives of the whole line."""
+    rng = random.Random(4)
+    data = b64(rng, 20_000)
+    content: list = [{"type": "image", "data": data, "mimeType": "image/png"}]
+    if case == "text not ascii":
+        content.insert(0, {"type": "text", "text": "Bildschirm → Größe"})
+    elif case == "two images":
+        content += [{"type": "text", "text": "x"},
+                    {"type": "image", "mimeType": "image/jpeg", "data": b64(rng, 9_000)[:-1] + "="}]
+    elif case == "not an image":
+        content = [{"type": "text", "text": "x", "data": data}]
+    elif case == "escaped":
+        content[0]["data"] = data[:100] + "/" + data[100:]
+    elif case == "not ascii":
+        content[0]["data"] = data[:100] + "é" + data[100:]
+    elif case == "in a string":
+        content = [{"type": "text", "text": '{"data":"' + data + '"}'}]
+    elif case == "short":
+        content[0]["data"] = data[:images.DATA_MIN - 1]
+        content.append({"type": "text", "text": "x" * images.LINE_MIN})
+    line = entry("message", "a", None, message={"role": "user", "content": content, "timestamp": 1})
+    raw = json.dumps(line, separators=(",", ":"), ensure_ascii=False).encode()
+    if case == "escaped":
+        raw = raw.replace(b"/", b"\\/", 1)
+    path = tmp_path / "s.jsonl"
+    prefix = json.dumps(header()).encode() + b"\n"
+    path.write_bytes(prefix + raw + b"\n")
+    offset = len(prefix)
+    where = cuts_of(raw)
+    lean, cuts = images.cut(raw, offset, str(path))
+    assert len(where) == 3 * cuts * (loads_lean(raw, offset, str(path)) != parse_json(raw))
+    assert bool(where) == (case in ("image", "text not ascii", "two images"))
+    if where:
+        with open(path, "rb") as fh:
+            assert images.lean_line(fh, offset, len(raw), where, str(path)) == lean
+
+
+def test_the_index_keeps_where_each_image_lies_through_halves_the_cache_and_appends(tmp_path, monkeypatch):
+    from pisess.core import parallel
+    from pisess.core.reading import cache, compact
+
+    path = write_session(tmp_path, screenshots(6, chars=20_000))
+    whole = compact.scan_compact(path, workers=1)
+    assert whole is not None
+    assert sorted(whole.cuts) == _image_offsets(path)
+    for offset, where in whole.cuts.items():
+        raw = open(path, "rb").read()[offset:].split(b"\n", 1)[0]
+        assert where == cuts_of(raw)
+    monkeypatch.setattr(compact, "SPLIT_MIN", 1 << 10)
+    monkeypatch.setattr(parallel, "cpus", lambda: 2)
+    halves = compact.scan_compact(path, workers=2)
+    assert halves is not None and halves.cuts == whole.cuts
+    previous = cache.configure(cache.Settings(directory=str(tmp_path / "cache"), smallest=0))
+    try:
+        assert cache.scan(path).cuts == whole.cuts  # cold, then stored
+        assert cache.scan(path).cuts == whole.cuts  # from the entry
+        with open(path, "ab") as fh:
+            fh.write(b"".join(json.dumps(x).encode() + b"\n" for x in screenshots(2, seed=9, chars=20_000)[1:]))
+        # (the appended entries' ids repeat, which the index does not mind: only offsets matter here)
+        assert sorted(cache.scan(path).cuts) == _image_offsets(path)
+    finally:
+        cache.configure(previous)
+
+
+def test_a_lean_read_back_of_an_indexed_session_never_reads_the_images(tmp_path, monkeypatch):
+    """Entries read back are the whole parse with placeholders, and the bytes read are those of the
+    text: each image line is read around its base64."""
+    import builtins
+
+    from pisess.core.reading import jsonl
+    from pisess.core.reading.session import open_session
+
+    path = write_session(tmp_path, screenshots(5, chars=40_000))
+    s = open_session(path, "cli", light=True, images="lean")
+    read = [0]
+
+    class Counting:
+        def __init__(self, fh):
+            self.fh = fh
+
+        def read(self, n=-1):
+            b = self.fh.read(n)
+            read[0] += len(b)
+            return b
+
+        def __getattr__(self, name):
+            return getattr(self.fh, name)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.fh.close()
+
+    monkeypatch.setattr(jsonl, "open", lambda *a, **k: Counting(builtins.open(*a, **k)), raising=False)
+    got = [_expanded(e) for e in s.iter_complete()]
+    assert got == [parse_json(json.dumps(x).encode()) for x in screenshots(5, chars=40_000)[1:]]
+    assert 0 < read[0] < 5 * 2_000  # 5 images of 40,000 characters were never read

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 # (the reading modules are imported on first use: the CLI configures this module on every run,
 # ``pisess --help`` and shell completion included)
 
-FORMAT = 2  # bump when what an entry holds, or how, changes
+FORMAT = 3  # bump when what an entry holds, or how, changes
 MAGIC = b"PISESS-INDEX\n"
 SUFFIX = ".idx"
 DEFAULT_CAP = 512 << 20  # bytes; a 200 MB session's entry is about 3 MB
@@ -269,7 +269,7 @@ def _encode(path: str, st: os.stat_result, ix: CompactIndex, print_: bytes) -> b
         None if ix.lines is None else ix.lines.tobytes(), None if ix.lengths is None else ix.lengths.tobytes(),
         ix.first_line, ix.last_length, bytes(ix.roles), [s["role"] for s in ix.role_stubs], bytes(ix.stamps),
         extras, ix.header, ix.harness_error, ix.cli_plain, ix.sdk_marker, ix.size, ix.ends_with_newline,
-        ix.line_count, ix.roots, keys, unique, extra_parents,
+        ix.line_count, ix.roots, keys, unique, extra_parents, ix.cuts,
     )
     return _frame(value)
 
@@ -285,7 +285,7 @@ def _decode(data: bytearray) -> tuple[tuple, CompactIndex] | None:
     fields = list(_unframe(data))
     del data[:]
     take = fields.pop  # from the end, each field released as it is taken
-    extra_parents, unique = take(), take()
+    cuts, extra_parents, unique = take(), take(), take()
     keys, roots, line_count, ends_with_newline, size, sdk_marker, cli_plain, harness_error = (
         take(), take(), take(), take(), take(), take(), take(), take())
     ix = CompactIndex()
@@ -315,6 +315,7 @@ def _decode(data: bytearray) -> tuple[tuple, CompactIndex] | None:
     ix.key_of = {(js.UNDEF if k == _UNDEF_KEY else k): p for k, p in keys}
     ix.harness_error, ix.cli_plain, ix.sdk_marker = harness_error, cli_plain, sdk_marker
     ix.size, ix.ends_with_newline, ix.line_count, ix.roots = size, ends_with_newline, line_count, roots
+    ix.cuts = cuts
     n = len(ix.ids)
     if len(ix.parents) != n or len(ix.offsets) != n or len(ix.roles) != n or len(ix.stamps) != n * 24 \
             or (ix.lines is not None and len(ix.lines) != n):

@@ -25,14 +25,15 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import accumulate, compress, islice, repeat
-from operator import add, and_, eq, not_, sub
+from operator import add, and_, eq, ge, not_, sub
 from typing import Any
 
 import orjson
 
 from .. import js, parallel
 from ..errors import PisessError
-from .jsonl import Light, forget_shared, is_blank, iter_blocks, lighten, open_fd, parse_json
+from .images import LINE_MIN
+from .jsonl import Light, cuts_of, forget_shared, is_blank, iter_blocks, lighten, open_fd, parse_json
 from .lines import (
     NOT_JSON,
     check_harness_entry,
@@ -65,7 +66,7 @@ class CompactIndex:
                  "role_stubs", "stamps", "extras", "header", "harness_error",
                  "cli_plain", "sdk_marker", "size", "ends_with_newline", "line_count", "roots", "first_line",
                  "last_length", "later_pos_of", "cached", "gathered", "first_len", "first_unique", "extra_parents",
-                 "_lookups")
+                 "_lookups", "cuts")
 
     def __init__(self) -> None:
         self.ids: list = []  # id of each entry (None for an extra whose id is not a string)
@@ -106,6 +107,9 @@ class CompactIndex:
         # What a caller's gatherer took from every parsed value of this scan (``scan_compact``'s
         # ``gather``), or None: an index read from the cache has none.
         self.gathered: Any = None
+        # line offset -> where its images' base64 lies (``jsonl.cuts_of``), for the long lines
+        # that hold some: read back "lean", a line is then read around them
+        self.cuts: dict = {}
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -416,6 +420,8 @@ def join_parts(ix: CompactIndex, more: CompactIndex) -> CompactIndex | None:
     ix.sdk_marker = ix.sdk_marker or more.sdk_marker
     ix.size, ix.ends_with_newline = more.size, more.ends_with_newline
     ix.line_count += more.line_count
+    ix.cuts.update(more.cuts)  # (keyed by offsets in the file: they need no shift)
+    more.cuts = {}
     if ix.gathered is not None and more.gathered is not None:
         ix.gathered.extend(more.gathered)
     else:
@@ -448,6 +454,11 @@ def scan_part(path: str, start: int = 0, stop: int | None = None, expect_header:
         for lo in range(0, len(parts), _CHUNK_LINES):
             chunk = parts[lo:lo + _CHUNK_LINES]
             numbered = range(lo, lo + len(chunk))
+            if max(map(len, chunk)) >= LINE_MIN:
+                for k in compress(numbered, map(ge, map(len, chunk), repeat(LINE_MIN))):
+                    where = cuts_of(parts[k])
+                    if where:
+                        ix.cuts[starts[k] + k] = where
             # The common case without a Python step per line: every line parses to an object.
             # Plain message candidates are sorted from the rest; their fields are checked and
             # stored column by column in _add_block.

@@ -7,7 +7,9 @@ a long line with each long ``data`` string of an image block cut out first (foun
 at memory speed, instead of decoding it into a Python string) and put back as a placeholder: a
 short string that says where the base64 is in the file and how long it is.  ``image_chars`` and
 ``padding`` read an image's size from either form; ``expand`` copies the bytes back into a JSON
-document written with placeholders, from the file, a block at a time.
+document written with placeholders, from the file, a block at a time.  The compact index's scan,
+which parses each line whole anyway, keeps where each line's images lie (``jsonl.cuts_of``): a line
+read back later is read around them (``lean_line``), so a warm read never touches the base64.
 
 A ``data`` value is cut out only where the result is certain to be what a whole parse gives:
 ``"data":"`` opens an object member (``{`` or ``,`` before it: a quote inside a string is
@@ -26,7 +28,7 @@ The placeholder holds a nonce of this process, so a string in a file cannot pass
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple
 
 LINE_MIN = 16 * 1024  # shorter lines are parsed whole: nothing to save
@@ -35,7 +37,7 @@ _KEY = b'"data":"'
 _OPENERS = frozenset(b"{,")
 _NONCE = os.urandom(6).hex()
 _MARK = f"\x00pisess-image:{_NONCE}:"
-_MARK_JSON = b"\\u0000pisess-image:" + _NONCE.encode() + b":"  # the mark as JSON writes it
+MARK_JSON = b"\\u0000pisess-image:" + _NONCE.encode() + b":"  # the mark as JSON writes it
 _paths: list[str] = []
 _numbers: dict[str, int] = {}
 
@@ -85,6 +87,7 @@ def cut(raw: bytes, offset: int, path: str) -> tuple[bytes, int]:
     last = pos = 0
     find = raw.find
     cuts = 0
+    ascii_line = None
     while True:
         k = find(_KEY, pos)
         if k < 0:
@@ -96,18 +99,36 @@ def cut(raw: bytes, offset: int, path: str) -> tuple[bytes, int]:
         pos = end + 1
         if end - start < DATA_MIN or k == 0 or raw[k - 1] not in _OPENERS or find(b"\\", start, end) >= 0:
             continue
-        seg = raw[start:end]
-        if not seg.isascii():
+        if ascii_line is None:
+            ascii_line = raw.isascii()  # (usually: then no piece of it needs the test, nor a copy)
+        if not ascii_line and not raw[start:end].isascii():
             continue
-        pad = 2 if seg.endswith(b"==") else 1 if seg.endswith(b"=") else 0
-        del seg
-        pieces += (raw[last:start], _MARK_JSON + f"{_number(path)}:{offset + start}:{end - start}:{pad}".encode())
+        pad = 2 if raw[end - 2:end] == b"==" else 1 if raw[end - 1] == 61 else 0  # 61: "="
+        pieces += (raw[last:start], MARK_JSON + f"{_number(path)}:{offset + start}:{end - start}:{pad}".encode())
         last = end
         cuts += 1
     if not cuts:
         return raw, 0
     pieces.append(raw[last:])
     return b"".join(pieces), cuts
+
+
+def lean_line(fh: Any, offset: int, length: int, cuts: Sequence[int], path: str) -> bytes:
+    """The line of ``length`` bytes at ``offset`` of the open file ``fh`` (of ``path``) as ``cut``
+    makes it, read without the image bytes ``cuts`` (``jsonl.cuts_of``) names: what ``cut`` of the
+    whole line gives, for a line unchanged since the cuts were found."""
+    pieces: list = []
+    n = _number(path)
+    last = 0
+    read, seek = fh.read, fh.seek
+    for i in range(0, len(cuts), 3):
+        start, size, pad = cuts[i], cuts[i + 1], cuts[i + 2]
+        seek(offset + last)
+        pieces += (read(start - last), MARK_JSON + f"{n}:{offset + start}:{size}:{pad}".encode())
+        last = start + size
+    seek(offset + last)
+    pieces.append(read(length - last))
+    return b"".join(pieces)
 
 
 def placed(v: Any) -> int:
@@ -205,18 +226,18 @@ def expand(doc: bytes, *, spans: bool = False) -> Iterator[Any]:
     base64 it stands for, read from its file a block at a time: the document as it would be
     written from the whole values, without holding an image.  With ``spans`` an image is one
     ``Span`` for the writer to copy (``Span.send``) before it asks for the next piece."""
-    if _MARK_JSON not in doc:
+    if MARK_JSON not in doc:
         yield doc
         return
     last = 0
     files: dict[str, Any] = {}
     try:
         while True:
-            k = doc.find(_MARK_JSON, last)
+            k = doc.find(MARK_JSON, last)
             if k < 0:
                 break
             end = doc.index(b'"', k)
-            n, offset, length, _pad = doc[k + len(_MARK_JSON):end].split(b":")
+            n, offset, length, _pad = doc[k + len(MARK_JSON):end].split(b":")
             yield doc[last:k]
             path = _paths[int(n)]
             fh = files.get(path)

@@ -19,7 +19,7 @@ import orjson
 from ..js import js_blank
 from .deepjson import loads as deep_loads
 from .files import open_file, open_regular, os_error, read_first_line
-from .images import cut, placed
+from .images import MARK_JSON, cut, lean_line, placed
 from .lines import NOT_JSON, written_by_sdk
 
 _ASCII_WS = b" \t\r\n\x0b\x0c"
@@ -70,6 +70,24 @@ def loads_lean(raw: bytes, offset: int, path: str) -> Any:
     if placed(v) != cuts:
         return parse_json(raw)  # a cut outside an image block: the whole line as it is
     return v
+
+
+def cuts_of(raw: bytes) -> tuple[int, ...]:
+    """Where ``cut`` would cut ``raw`` (a line), checked as ``loads_lean`` checks it: ``(start,
+    length, pad, ...)`` of each image's base64, relative to the line; empty where ``cut`` would
+    cut nothing or ``loads_lean`` would parse the line whole.  The scan that parses a line whole
+    keeps this, so a later read of the line need never read those bytes (``lean_line``)."""
+    lean, cuts = cut(raw, 0, "")
+    if not cuts or placed(parse_json(lean)) != cuts:
+        return ()
+    out: list[int] = []
+    k = 0
+    while (k := lean.find(MARK_JSON, k)) >= 0:
+        end = lean.index(b'"', k)
+        _n, offset, length, pad = lean[k + len(MARK_JSON):end].split(b":")
+        out += (int(offset), int(length), int(pad))
+        k = end
+    return tuple(out) if len(out) == 3 * cuts else ()
 
 
 def dumps(v: Any, indent: bool = False) -> bytes:
@@ -227,6 +245,9 @@ class RawFile:
     # (each image's base64 left in the file, a placeholder in its place: loads_lean; the scan
     # that found the entry parsed its line whole)
     images: str = "whole"
+    # line offset -> where the images' base64 lies in the line (``cuts_of``), for lines the
+    # scan found them in: read back "lean", such a line is read around them (``images.lean_line``)
+    cuts: dict | None = None
 
     @property
     def nonblank(self) -> list[RawLine]:
@@ -257,8 +278,13 @@ class RawFile:
             fh = open(self.path, "rb")
         except OSError as err:
             raise storage_error(self.path, err, "re-read") from None
+        cuts = self.cuts if self.images == "lean" else None
         with fh:
             for e in lights:
+                where = cuts.get(e.offset) if cuts else None
+                if where:
+                    yield e, lean_line(fh, e.offset, e.length, where, self.path)
+                    continue
                 fh.seek(e.offset)
                 yield e, fh.read(e.length)
 

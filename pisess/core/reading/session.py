@@ -368,7 +368,7 @@ def open_harness(raw: RawFile) -> Session:
 
 def index_raw(path: str, ix: CompactIndex) -> RawFile:
     """The ``RawFile`` of an indexed file: its size and ending, no per-line records."""
-    return RawFile(path, ix.size, [], ix.ends_with_newline, light=True, sdk_marker=ix.sdk_marker)
+    return RawFile(path, ix.size, [], ix.ends_with_newline, light=True, sdk_marker=ix.sdk_marker, cuts=ix.cuts)
 
 
 def index_view(ix: CompactIndex, raw: RawFile, reader: Reader) -> Session:
