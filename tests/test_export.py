@@ -478,3 +478,23 @@ def test_export_session_runs_without_the_command_line(src):
     with pytest.raises(PisessError) as e:
         check_export_request("md", None, True)
     assert e.value.code == "usage"
+
+
+@pytest.mark.parametrize("target", ["a file", "/dev/null", "a directory", "the session"])
+def test_an_output_export_would_refuse_is_refused_before_the_session_is_read(tmp_path, src, runner, monkeypatch, target):
+    import pisess.core.analyses.export as export_mod
+
+    out = {"a file": str(tmp_path / "old.md"), "/dev/null": os.devnull, "a directory": str(tmp_path),
+           "the session": src}[target]
+    if target == "a file":
+        Path(out).write_bytes(b"mine")
+
+    def never(*a, **k):
+        raise AssertionError("the session was read")
+
+    monkeypatch.setattr(export_mod, "export_session", never)
+    r = runner.invoke(app, ["export", src, "-o", out, "--format", "md"])
+    assert r.exit_code == 2, r.output
+    assert "refusing" in r.stderr or "is a directory" in r.stderr
+    if target == "a file":
+        assert Path(out).read_bytes() == b"mine"

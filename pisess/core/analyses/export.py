@@ -515,6 +515,8 @@ def check_export_request(fmt: str, output: str | None, force: bool) -> None:
         raise PisessError("usage", f"format must be md, html or jsonl, not {fmt!r}")
     if force and not output:
         raise PisessError("usage", "--force needs -o FILE")
+    if output:
+        check_export_target(output, force)  # (before minutes of reading a big session, not after)
 
 
 def export_session(path: str, fmt: str, *, leaf: str | None = None, reader: str = "auto",
@@ -569,6 +571,19 @@ def write_export(path: str, data: bytes, *, force: bool = False) -> str:
     """Create ``path`` exclusively and atomically (temp file, fsync, hard link); with ``force`` an
     existing file that is not a session file is replaced (atomically).  A session file is never
     overwritten."""
+    exists = check_export_target(path, force)
+    from ..reading.files import write_atomically
+
+    try:
+        return write_atomically(path, data, replace=exists, prefix=".pisess-export-")
+    except PisessError as e:
+        if "refusing to overwrite" in e.message:  # created by someone else meanwhile
+            raise PisessError("usage", e.message, path=path) from None
+        raise
+
+
+def check_export_target(path: str, force: bool = False) -> bool:
+    """Whether ``path`` exists, where ``write_export`` may write it; else the refusal."""
     directory = os.path.dirname(os.path.abspath(path)) or "."
     exists = os.path.lexists(path)
     if exists and os.path.isdir(path):
@@ -582,14 +597,7 @@ def write_export(path: str, data: bytes, *, force: bool = False) -> str:
                           "not a session file)", path=path)
     if not os.path.isdir(directory):
         raise PisessError("storage", f"directory {directory} does not exist", path=directory)
-    from ..reading.files import write_atomically
-
-    try:
-        return write_atomically(path, data, replace=exists, prefix=".pisess-export-")
-    except PisessError as e:
-        if "refusing to overwrite" in e.message:  # created by someone else meanwhile
-            raise PisessError("usage", e.message, path=path) from None
-        raise
+    return exists
 
 
 def format_for(path: str | None, explicit: str | None) -> str:
