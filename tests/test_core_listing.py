@@ -461,11 +461,13 @@ def test_listing_built_from_the_cache_is_the_same():
     from pisess.core.listing.repo import _SENT_FIELDS, SessionInfo, _received_cli_infos
 
     assert tuple(f.name for f in dataclasses.fields(SessionInfo)) == _SENT_FIELDS
-    row = ("id1", "2026-05-01T10:00:00.000Z", CWD, "/p/parent.jsonl", 10, True, 1.0, 2.0, "tail", 3.0, False)
-    got = _received_cli_infos([("/p/a.jsonl", False, True)], [row])[0]
-    want = SessionInfo("id1", "2026-05-01T10:00:00.000Z", CWD, "/p/a.jsonl", "/p/parent.jsonl", None, False, 10,
-                       "cli", True, 1.0, 2.0, "tail", 3.0, False)
-    assert got == want and vars(got) == vars(want)  # (every field set: none left to the class's default)
+    for details in (None, {"name": "n", "messageCount": 1}):
+        row = ("id1", "2026-05-01T10:00:00.000Z", CWD, "/p/parent.jsonl", 10, True, 1.0, 2.0, "tail", 3.0, False,
+               details)
+        got = _received_cli_infos([("/p/a.jsonl", False, True)], [row])[0]
+        want = SessionInfo("id1", "2026-05-01T10:00:00.000Z", CWD, "/p/a.jsonl", "/p/parent.jsonl", None, False, 10,
+                           "cli", True, 1.0, 2.0, "tail", 3.0, False, details)
+        assert got == want and vars(got) == vars(want)  # (every field set: none left to the class's default)
 
 
 def test_iso_utc_is_date_to_iso_string():

@@ -37,7 +37,7 @@ def ls(
     w = common.where(sessions_dir, cwd)
     common.check_root(w, sessions_dir)
     listing = list_sessions(w.root, None if all_projects else w.cwd, pi_version=pi_version,
-                            sort=sort.lower() if sort else None, whole=long)
+                            sort=sort.lower() if sort else None, whole=long, details=long)
     from pisess.core.listing.repo import sqlite_store
 
     store = sqlite_store(w.root)

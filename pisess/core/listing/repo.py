@@ -88,6 +88,9 @@ class SessionInfo:
     # the header's id is a string (``id`` shows any other as text): only then does an id argument
     # name the session, as in pi, which compares it with === and calls startsWith on it
     string_id: bool = True
+    # ``ls --long``'s details of the file (``summary.summarize_file``'s dict) where the listing read
+    # them in its own pass over the file (``list_sessions(details=True)``); ``None`` otherwise
+    details: dict | None = None
 
     def to_json(self) -> dict:
         out: dict = {"id": self.id, "createdAt": self.created_at, "cwd": self.cwd, "path": self.path}
@@ -284,8 +287,8 @@ def _all_canonical_utc(stamps: list) -> bool:
 SORTS = ("activity", "created")
 
 
-def list_sessions(root: str, cwd: str | None = None, *,
-                  pi_version: str = versions.CURRENT, sort: str | None = None, whole: bool = False) -> Listing:
+def list_sessions(root: str, cwd: str | None = None, *, pi_version: str = versions.CURRENT,
+                  sort: str | None = None, whole: bool = False, details: bool = False) -> Listing:
     """The sessions of one project (``cwd``) or of every project under ``root``, as pi lists them.
 
     ``sort`` is ``activity`` (the pi command's ``/resume``: last activity first, pi
@@ -293,7 +296,9 @@ def list_sessions(root: str, cwd: str | None = None, *,
     Without it: ``activity`` for pi 1.6, and for pi 0.82 the SDK's own listing
     (``JsonlSessionRepo.list``: the first line only, newest header first), whose sessions
     are v3 headers only.  ``whole``: read every file completely (pi's answer even where the
-    end of a file does not prove it, see ``summary.tail_activity``).
+    end of a file does not prove it, see ``summary.tail_activity``); with ``details`` too, each
+    session read whole also carries its ``ls --long`` details (``SessionInfo.details``), read in
+    the same pass (``summary.details_of`` takes them).
 
     What cannot be read (a project directory, a file) is left out and listed in ``unreadable``;
     a root that cannot be listed raises.
@@ -306,7 +311,7 @@ def list_sessions(root: str, cwd: str | None = None, *,
     if sort == "created" and not versions.since(version, versions.LISTING_ORDER):
         listing = _sdk_listing(root, cwd)
     else:
-        listing = _cli_listing(root, cwd, version, sort, whole)
+        listing = _cli_listing(root, cwd, version, sort, whole, details and whole)
     return replace(listing, root=root, cwd=cwd, pi_version=version)
 
 
@@ -424,7 +429,7 @@ def _mtime_ms(path: str) -> float | None:
     return ns // 1_000_000_000 * 1e3 + (ns % 1_000_000_000) / 1e6
 
 
-def _cli_listing(root: str, cwd: str | None, version: str, sort: str, whole: bool) -> Listing:
+def _cli_listing(root: str, cwd: str | None, version: str, sort: str, whole: bool, details: bool = False) -> Listing:
     """``SessionManager.list(cwd)`` / ``listAll()`` of pi ``version`` with the default layout
     (a project's folder, no header-cwd filter), or, for ``sort="created"``, the same sessions
     newest header first."""
@@ -448,7 +453,7 @@ def _cli_listing(root: str, cwd: str | None, version: str, sort: str, whole: boo
             files = [p for *_, p in keyed]
     sessions: list = []
     skipped: list = []
-    for _p, got in zip(files, _cli_infos(files, whole, sort == "activity")):
+    for _p, got in zip(files, _cli_infos(files, whole, sort == "activity", details)):
         (sessions if type(got) is SessionInfo else skipped).append(got)
     unreadable += [unreadable_skip(k) for k in skipped if _is_unreadable(k.code)]
     if sort == "created":
@@ -470,10 +475,10 @@ def _newest_modified_first(sessions: list) -> list:
     return sorted(sessions, key=functools.cmp_to_key(cmp))
 
 
-def _cli_info(path: str, whole: bool, activity: bool = True) -> SessionInfo | Skipped:
+def _cli_info(path: str, whole: bool, activity: bool = True, details: bool = False) -> SessionInfo | Skipped:
     from .summary import CliSkip, line_time, read_cli_info
 
-    got = read_cli_info(path, whole=whole, activity=activity)
+    got = read_cli_info(path, whole=whole, activity=activity, details=details)
     if isinstance(got, CliSkip):
         return Skipped(path, got.code, got.reason)
     h = got.header
@@ -484,25 +489,25 @@ def _cli_info(path: str, whole: bool, activity: bool = True) -> SessionInfo | Sk
                        h.get("parentSession"), None, False, got.size, "cli", "parentSession" in h,
                        line_time(ts) if type(ts) is str else js.date_ms(h.get("timestamp", js.UNDEF)),
                        got.modified_ms() if activity else None,
-                       got.read, got.mtime_ms, isinstance(sid, str))
+                       got.read, got.mtime_ms, isinstance(sid, str), got.details)
 
 
-def _cli_infos(files: list[str], whole: bool, activity: bool) -> list:
+def _cli_infos(files: list[str], whole: bool, activity: bool, details: bool = False) -> list:
     """``_cli_info`` of each file, thousands shared among forked processes like the headers.  With
     the cache on, what was read of a file is kept in its directory's bundle and used again while
     the file's stat is unchanged (``cache.by_stat``): a warm listing reads one bundle per
     directory and stats each file; only changed files are read."""
     from ..reading import cache
 
-    items = [(p, whole, activity) for p in files]
+    items = [(p, whole, activity, details) if details else (p, whole, activity) for p in files]
     if cache.current().directory is None:
         return _shared(items, _read_cli_infos, _sent_cli_infos, _received_cli_infos)
 
     def compute(paths: list[str]) -> list:
-        sub = [(p, whole, activity) for p in paths]
+        sub = [(p, whole, activity, details) if details else (p, whole, activity) for p in paths]
         return _shared(sub, _sent_cli_infos, _sent_cli_infos, _sent_again)
 
-    sent = cache.by_stat(files, f"ls-info2 {int(whole)}{int(activity)}", compute,
+    sent = cache.by_stat(files, f"ls-info2 {int(whole)}{int(activity)}" + (" details" if details else ""), compute,
                          keep=lambda t: t[0] is not None or not _is_unreadable(t[1]))
     return _received_cli_infos(items, sent)
 
@@ -518,7 +523,7 @@ def _read_cli_infos(files: list) -> list:
 def _sent_cli_infos(files: list) -> list[tuple]:
     # (the project's cwd, one string for all: the cache's bundle keeps it once, and loads it once)
     return [(s.id, s.created_at, sys.intern(s.cwd), s.parent_session_path, s.size, s.has_parent, s.created,
-             s.modified, s.activity_read, s.mtime_ms, s.string_id) if type(s) is SessionInfo
+             s.modified, s.activity_read, s.mtime_ms, s.string_id, s.details) if type(s) is SessionInfo
             else (None, s.code, s.reason) for s in _read_cli_infos(files)]
 
 

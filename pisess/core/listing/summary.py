@@ -18,7 +18,7 @@ from .. import js
 from ..errors import PisessError
 from ..js import UNDEF, get
 from ..reading.files import open_regular, os_error
-from ..reading.jsonl import NOT_JSON, loads_lean, parse_json, scan_file
+from ..reading.jsonl import NOT_JSON, RawFile, loads_lean, parse_json
 from ..reading.sdk_v4 import SDK_V4, is_sdk_v4_header  # noqa: F401 - named here for the listing
 from ..reading.session import open_cli
 
@@ -130,6 +130,7 @@ class CliInfo:
     message_count: int | None = None
     first_message: str | None = None
     all_messages_text: str | None = None
+    details: dict | None = None  # ``summarize_file``'s dict, read in the same pass (``read_cli_info(details=True)``)
 
     def modified_ms(self) -> float | int | None:
         """pi's ``modified``: last activity if > 0, else the header time, else the file mtime."""
@@ -318,18 +319,20 @@ def tail_activity(fd: int, size: int, start: int, header: dict, tail: int | None
         window *= 4
 
 
+SCAN_MIN = 1 << 20  # files read whole from this size on through ``wholefile`` (its images' base64 neither copied nor parsed)
 HEAD = 4096  # the first read: the header line, and all of a small file
 WHOLE = 8 * 1024  # files up to this size are read whole: as cheap as their end, and pi's answer in full
 
 
 def read_cli_info(path: str, *, whole: bool = False, tail: int | None = None,
-                  activity: bool = True) -> CliInfo | CliSkip:
+                  activity: bool = True, details: bool = False) -> CliInfo | CliSkip:
     """pi's ``buildSessionInfo`` for one file: a ``CliInfo``, or a ``CliSkip`` where pi's listing
     leaves the file out (no session header, an I/O error, a line pi's code throws on).
 
     Small files and ``whole`` are read completely (every field is pi's); otherwise only the
     header and as much of the end as ``tail_activity`` needs.  ``activity=False``: the header
-    only (``last_activity`` unknown, ``read`` is ``header``)."""
+    only (``last_activity`` unknown, ``read`` is ``header``).  ``details`` (with ``whole``): also
+    the file's ``ls --long`` details (``summarize_file``'s), read in the same pass."""
     try:
         fd, st = open_regular(path)
     except PisessError as e:
@@ -355,6 +358,7 @@ def read_cli_info(path: str, *, whole: bool = False, tail: int | None = None,
             return CliSkip("invalid_session", "first parsed line is not a session header")
         if not activity:
             return CliInfo(header, None, mtime_ms, size, "header")
+        found = None
         try:
             tail = tail or TAIL
             if not whole and size > max(WHOLE, end + tail):
@@ -362,20 +366,18 @@ def read_cli_info(path: str, *, whole: bool = False, tail: int | None = None,
                 if last is not False:
                     return CliInfo(header, last, mtime_ms, size, "tail")
             acc = _Whole(texts=whole)
-            if len(first) >= size and end <= len(first):
-                lines: Iterable[bytes] = _lines(first[end:])  # the first read held the whole file
-            else:
-                lines = _stream_lines(fd, end, size)
-            for line in lines:
-                entry = _value(line, path)
-                if entry is not None:
-                    acc.feed(entry)
+            if details and whole:
+                found = _read_whole(path, fd, size, first, end, acc)
+            elif len(first) >= size and end <= len(first):
+                _feed(acc, _lines(first[end:]), path)  # the first read held the whole file
+            elif size < SCAN_MIN or _read_whole(path, fd, size, first, end, acc, keep=False) is None:
+                _feed(acc, _stream_lines(fd, end, size), path)  # (a "\r" ends lines: read as pi's listing does)
         except PiThrows as e:
             return CliSkip("invalid_entry", f"pi's listing fails on it ({e.reason}) and leaves it out")
         if not whole:
             return CliInfo(header, acc.last, mtime_ms, size, "file", acc.name, acc.count)
         return CliInfo(header, acc.last, mtime_ms, size, "file", acc.name, acc.count, acc.first or "(no messages)",
-                       " ".join(acc.texts))
+                       " ".join(acc.texts), found)
     except OSError as e:
         err = os_error(path, e)
         return CliSkip(err.code, err.reason)
@@ -383,25 +385,95 @@ def read_cli_info(path: str, *, whole: bool = False, tail: int | None = None,
         os.close(fd)
 
 
+def _feed(acc: _Whole, lines: Iterable[bytes], path: str) -> None:
+    """pi's listing loop over ``lines`` (after the header)."""
+    for line in lines:
+        entry = _value(line, path)
+        if entry is not None:
+            acc.feed(entry)
+
+
+def _read_whole(path: str, fd: int, size: int, first: bytes, end: int, acc: _Whole,
+                keep: bool = True) -> dict | None:
+    """One read of the whole file (``wholefile.WholeScan``) feeding pi's listing loop with the lines
+    after the header (which ends at byte ``end``) and, with ``keep``, the file's ``ls --long``
+    details from the same lines (``summarize``).  Where a line holds a ``\r`` (pi's listing ends a
+    line there too) the listing's loop stops taking the scan's lines and reads the lines as pi does
+    (with ``keep``; else it returns ``None`` for the caller to do so).  Raises ``PiThrows`` where
+    pi's listing fails (the details are then of no use) and ``PisessError`` for an I/O error."""
+    from .wholefile import WholeScan
+
+    scan = WholeScan(path, fd, size, first)
+    kept: list = []
+    feeding = True
+    for ln in scan:
+        if keep:
+            kept.append(ln)
+        if not feeding or ln.offset < end:
+            continue
+        if scan.first_cr is not None:
+            feeding = False
+            if not keep:
+                return None
+            continue
+        v = ln.value
+        if v is not None and v is not NOT_JSON and js.truthy(v):
+            acc.feed(v)
+    if not feeding:
+        fresh = _Whole(texts=acc.want_texts)
+        _feed(fresh, _stream_lines(fd, end, size), path)
+        acc.__dict__.update(fresh.__dict__)
+    return summarize(scan.raw_file(kept)) if keep else {}
+
+
 LS_LONG = "ls-long2"  # the cache's kind of ``summarize_file``'s values: ls's document version 2 names
 
 
 def details_of(sessions: Iterable[Any]) -> dict[str, dict]:
-    """``ls --long``'s details of each listed session (``SessionInfo``), by path: the whole file's
+    """``ls --long``'s details of each listed session (``SessionInfo``), by path: those the listing
+    read in its own pass over the file (``SessionInfo.details``), else the whole file's
     ``summarize_file``, kept per directory while each file's stat is unchanged (``cache.by_stat``),
     so an unchanged file is not read again (the kind, ``LS_LONG``, changes with the names it holds)."""
     from ..reading.cache import by_stat
 
-    paths = [s.path for s in sessions]
-    return dict(zip(paths, by_stat(paths, LS_LONG, lambda todo: [summarize_file(p) for p in todo])))
+    out: dict[str, dict] = {}
+    paths = []
+    for s in sessions:
+        found = getattr(s, "details", None)  # read by the listing's own pass (``list_sessions(details=True)``)
+        if found is not None:
+            out[s.path] = found
+        else:
+            paths.append(s.path)
+    out.update(zip(paths, by_stat(paths, LS_LONG, lambda todo: [summarize_file(p) for p in todo])))
+    return out
 
 
 def summarize_file(path: str) -> dict:
     """Read with the lenient reader; a file pi cannot read gives ``{"error": ...}``.  Images'
-    base64 is not read into memory (``jsonl.loads_lean``): a session of screenshots is listed in
-    the memory of its text."""
+    base64 is neither copied nor parsed (``wholefile.WholeScan``, the lines ``scan_file(path,
+    light=False, images="lean")`` gives): a session of screenshots is listed in the memory of its
+    text, at about the speed of a search of its bytes."""
+    from ..reading.jsonl import open_fd, storage_error
+    from .wholefile import WholeScan
+
     try:
-        s = open_cli(scan_file(path, light=False, images="lean"))
+        fd, st = open_fd(path)
+        try:
+            scan = WholeScan(path, fd, st.st_size)
+            raw = scan.raw_file(list(scan))
+        except OSError as e:
+            raise storage_error(path, e) from None
+        finally:
+            os.close(fd)
+    except PisessError as err:
+        return {"error": {"code": err.code, "message": err.message}}
+    return summarize(raw)
+
+
+def summarize(raw: RawFile) -> dict:
+    """``summarize_file`` of the lines read (``RawFile``, whole values)."""
+    try:
+        s = open_cli(raw)
     except PisessError as err:
         return {"error": {"code": err.code, "message": err.message}}
     messages = 0

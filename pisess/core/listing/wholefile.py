@@ -1,0 +1,140 @@
+"""One read of a whole session file for the listing (``ls --long``), its images' base64 left where it is.
+
+``WholeScan`` gives the lines of a file as the line scan gives them (``jsonl.scan_file(path,
+light=False, images="lean")``: split on ``\\n`` only, each parsed as ``jsonl.loads_lean`` parses it),
+read a block at a time into one reused buffer.  A long line is never copied out whole: each long
+``data`` string of an image block is found in the buffer and cut out there (``cut_range``: the
+rules of ``images.cut`` applied to a range of the buffer), so only the text around the images is
+copied and parsed.  A session of screenshots (a 400 KB base64 PNG in every tool result) is then read
+at about the speed of a ``memchr`` over its bytes, in the memory of one block and its text.
+
+The scan also notes the first line that holds a ``\\r``: pi's listing (Node's ``readline``) ends a
+line there too, so a reader of pi's listing fields takes the lines as they are only before it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+from ..reading.images import _KEY, _MARK_JSON, _OPENERS, DATA_MIN, LINE_MIN, _number, placed
+from ..reading.jsonl import RawFile, RawLine, is_blank, loads_lean, parse_json
+
+BLOCK = 4 << 20  # bytes read at once; a longer line grows the buffer to hold it
+
+
+def cut_range(buf: bytes | bytearray, lo: int, hi: int, offset: int, path: str) -> tuple[bytes, int]:
+    """``images.cut`` of the line ``buf[lo:hi]`` (at byte ``offset`` of ``path``): the line with each
+    long image ``data`` string a placeholder, and how many were cut; the line itself is not copied,
+    only the pieces around the cuts (and each cut string once, to check that it is ASCII)."""
+    if hi - lo < LINE_MIN:
+        return bytes(buf[lo:hi]), 0
+    pieces: list = []
+    last = pos = lo
+    find = buf.find
+    cuts = 0
+    while True:
+        k = find(_KEY, pos, hi)
+        if k < 0:
+            break
+        start = k + len(_KEY)
+        end = find(b'"', start, hi)
+        if end < 0:
+            break
+        pos = end + 1
+        if end - start < DATA_MIN or k == lo or buf[k - 1] not in _OPENERS or find(b"\\", start, end) >= 0:
+            continue
+        seg = buf[start:end]
+        if not seg.isascii():
+            continue
+        pad = 2 if seg.endswith(b"==") else 1 if seg.endswith(b"=") else 0
+        del seg
+        pieces += (buf[last:start],
+                   _MARK_JSON + f"{_number(path)}:{offset + start - lo}:{end - start}:{pad}".encode())
+        last = end
+        cuts += 1
+    if not cuts:
+        return bytes(buf[lo:hi]), 0
+    pieces.append(buf[last:hi])
+    return b"".join(pieces), cuts
+
+
+class WholeScan:
+    """The lines of the open file ``fd`` (of ``path``) from its start, as ``RawLine`` records equal
+    to the line scan's with ``images="lean"`` (see the module's note).  ``data``: the file's first
+    bytes, already read (all of it when it holds ``size`` bytes or more: nothing more is read).
+
+    After the iteration: ``size`` (bytes read), ``ends_with_newline``, and all along
+    ``first_cr``, the offset of the first line given so far that holds a ``\\r`` (``None``: none)."""
+
+    def __init__(self, path: str, fd: int, size: int, data: bytes = b"") -> None:
+        self.path = path
+        self.fd = fd
+        self.expected = size
+        self.data = data
+        self.size = 0
+        self.ends_with_newline = True
+        self.first_cr: int | None = None
+
+    def raw_file(self, lines: list[RawLine]) -> RawFile:
+        """The ``RawFile`` of the lines given (all of them: the iteration ran to its end)."""
+        return RawFile(self.path, self.size, lines, self.ends_with_newline, False, images="lean")
+
+    def __iter__(self) -> Iterator[RawLine]:
+        fd = self.fd
+        data = self.data
+        eof = len(data) >= self.expected
+        buf = bytearray(data) if eof else bytearray(max(min(BLOCK, self.expected + 1), len(data) + 1, 4096))
+        if not eof:
+            buf[:len(data)] = data
+        have = len(data)
+        base = number = 0  # the file offset of buf[0]; lines given
+        find = buf.find
+        while True:
+            if not eof:
+                if have == len(buf):  # one line longer than the buffer
+                    buf.extend(bytes(len(buf)))
+                with memoryview(buf) as mv:
+                    got = os.preadv(fd, [mv[have:]], base + have)  # (an OSError is the caller's to report)
+                eof = not got
+                have += got
+            pos = 0
+            while pos < have:
+                e = find(b"\n", pos, have)
+                if e < 0:
+                    if not eof:
+                        break
+                    e = have  # the last line, without its "\n"
+                    self.ends_with_newline = False
+                number += 1
+                yield self._line(buf, pos, e, base, number)
+                pos = e + 1
+            if eof:
+                self.size = base + have
+                return
+            if pos:  # the line not yet ended goes to the front
+                rest = have - pos
+                if rest:
+                    buf[:rest] = buf[pos:have]
+                base += pos
+                have = rest
+
+    def _line(self, buf: bytearray, lo: int, hi: int, base: int, number: int) -> RawLine:
+        offset = base + lo
+        n = hi - lo
+        if n >= LINE_MIN and buf[lo] == 0x7B:  # "{": never blank; the images are cut in the buffer
+            if self.first_cr is None and buf.find(b"\r", lo, hi) >= 0:
+                self.first_cr = offset
+            lean, cuts = cut_range(buf, lo, hi, offset, self.path)
+            if not cuts:
+                return RawLine(number, offset, n, False, parse_json(lean))
+            v = parse_json(lean)
+            if placed(v) != cuts:
+                v = parse_json(bytes(buf[lo:hi]))  # a cut outside an image block: the whole line as it is
+            return RawLine(number, offset, n, False, v)
+        raw = bytes(buf[lo:hi])
+        if self.first_cr is None and b"\r" in raw:
+            self.first_cr = offset
+        if is_blank(raw):
+            return RawLine(number, offset, n, True, None)
+        return RawLine(number, offset, n, False, loads_lean(raw, offset, self.path))
