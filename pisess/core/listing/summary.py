@@ -370,8 +370,10 @@ def read_cli_info(path: str, *, whole: bool = False, tail: int | None = None,
                 found = _read_whole(path, fd, size, first, end, acc)
             elif len(first) >= size and end <= len(first):
                 _feed(acc, _lines(first[end:]), path)  # the first read held the whole file
-            elif size < SCAN_MIN or _read_whole(path, fd, size, first, end, acc, keep=False) is None:
-                _feed(acc, _stream_lines(fd, end, size), path)  # (a "\r" ends lines: read as pi's listing does)
+            elif size < SCAN_MIN:
+                _feed(acc, _stream_lines(fd, end, size), path)
+            else:
+                _read_whole(path, fd, size, first, end, acc, keep=False)
         except PiThrows as e:
             return CliSkip("invalid_entry", f"pi's listing fails on it ({e.reason}) and leaves it out")
         if not whole:
@@ -395,12 +397,12 @@ def _feed(acc: _Whole, lines: Iterable[bytes], path: str) -> None:
 
 def _read_whole(path: str, fd: int, size: int, first: bytes, end: int, acc: _Whole,
                 keep: bool = True) -> dict | None:
-    """One read of the whole file (``wholefile.WholeScan``) feeding pi's listing loop with the lines
-    after the header (which ends at byte ``end``) and, with ``keep``, the file's ``ls --long``
-    details from the same lines (``summarize``).  Where a line holds a ``\r`` (pi's listing ends a
-    line there too) the listing's loop stops taking the scan's lines and reads the lines as pi does
-    (with ``keep``; else it returns ``None`` for the caller to do so).  Raises ``PiThrows`` where
-    pi's listing fails (the details are then of no use) and ``PisessError`` for an I/O error."""
+    """One read of the whole file (``wholefile.WholeScan``) feeding pi's listing loop ``acc`` with
+    the lines after the header (which ends at byte ``end``) and, with ``keep``, the file's
+    ``ls --long`` details from the same lines (``summarize``; ``None`` without ``keep``).  Where a
+    line holds a ``\r`` (pi's listing ends a line there too) the listing's loop starts again on the
+    lines as pi reads them.  Raises ``PiThrows`` where pi's listing fails (the details are then of
+    no use), and ``OSError``."""
     from .wholefile import WholeScan
 
     scan = WholeScan(path, fd, size, first)
@@ -409,12 +411,14 @@ def _read_whole(path: str, fd: int, size: int, first: bytes, end: int, acc: _Who
     for ln in scan:
         if keep:
             kept.append(ln)
-        if not feeding or ln.offset < end:
+        if not feeding:
             continue
-        if scan.first_cr is not None:
+        if scan.first_cr is not None:  # (before the header too: its end may then be inside this line)
             feeding = False
             if not keep:
-                return None
+                break
+            continue
+        if ln.offset < end:
             continue
         v = ln.value
         if v is not None and v is not NOT_JSON and js.truthy(v):
@@ -423,7 +427,7 @@ def _read_whole(path: str, fd: int, size: int, first: bytes, end: int, acc: _Who
         fresh = _Whole(texts=acc.want_texts)
         _feed(fresh, _stream_lines(fd, end, size), path)
         acc.__dict__.update(fresh.__dict__)
-    return summarize(scan.raw_file(kept)) if keep else {}
+    return summarize(scan.raw_file(kept)) if keep else None
 
 
 LS_LONG = "ls-long2"  # the cache's kind of ``summarize_file``'s values: ls's document version 2 names
