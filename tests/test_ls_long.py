@@ -112,6 +112,37 @@ def test_the_whole_scan_gives_the_line_scan_s_lines(tmp_path, monkeypatch, block
             os.close(fd)
 
 
+@pytest.mark.parametrize("child", ["works", "fails"])
+def test_a_file_read_in_two_parts_gives_the_same_lines(tmp_path, monkeypatch, child):
+    """``read_lines`` with the second half read by a forked child (or, where the child fails,
+    here after the first): the line scan's lines, numbers and ending, and the first ``\\r``."""
+    from pisess.core import parallel
+
+    monkeypatch.setattr(wholefile, "SPLIT_MIN", 0)
+    monkeypatch.setattr(wholefile, "BLOCK", 50_000)
+    previous = parallel.configure(parallel.Settings(jobs=2))
+    if child == "fails":
+        parent, real = os.getpid(), wholefile._sent_part
+        monkeypatch.setattr(wholefile, "_sent_part", lambda *a: real(*a) if os.getpid() == parent else os._exit(3))
+    try:
+        for path in _files(tmp_path):
+            want = scan_file(path, light=False, images="lean")
+            fd = os.open(path, os.O_RDONLY)
+            try:
+                size = os.fstat(fd).st_size
+                split = wholefile._split_point(fd, size)
+                got, first_cr = wholefile.read_lines(path, fd, size)
+            finally:
+                os.close(fd)
+            assert got == want, path
+            cr = [ln.offset for ln in want.lines if b"\r" in want.read_at(ln.offset, ln.length)]
+            assert first_cr == (cr[0] if cr else None), path
+            if path.endswith("shots.jsonl"):
+                assert split is not None and split in [ln.offset for ln in want.lines]  # (read in two parts)
+    finally:
+        parallel.configure(previous)
+
+
 def _reference(path: str, monkeypatch) -> tuple:
     """What ``ls --long`` read before its one pass: pi's listing fields line by line as pi's listing
     splits them, and the details from the line scan."""

@@ -403,31 +403,35 @@ def _read_whole(path: str, fd: int, size: int, first: bytes, end: int, acc: _Who
     line holds a ``\r`` (pi's listing ends a line there too) the listing's loop starts again on the
     lines as pi reads them.  Raises ``PiThrows`` where pi's listing fails (the details are then of
     no use), and ``OSError``."""
-    from .wholefile import WholeScan
+    from .wholefile import WholeScan, read_lines
 
+    if keep:
+        raw, first_cr = read_lines(path, fd, size, first)
+        if first_cr is None:
+            _feed_values(acc, raw.lines, end)
+        else:  # (before the header too: its end may then be inside that line)
+            _feed(acc, _stream_lines(fd, end, size), path)
+        return summarize(raw)
     scan = WholeScan(path, fd, size, first)
-    kept: list = []
-    feeding = True
     for ln in scan:
-        if keep:
-            kept.append(ln)
-        if not feeding:
-            continue
-        if scan.first_cr is not None:  # (before the header too: its end may then be inside this line)
-            feeding = False
-            if not keep:
-                break
-            continue
-        if ln.offset < end:
-            continue
-        v = ln.value
-        if v is not None and v is not NOT_JSON and js.truthy(v):
-            acc.feed(v)
-    if not feeding:
-        fresh = _Whole(texts=acc.want_texts)
-        _feed(fresh, _stream_lines(fd, end, size), path)
-        acc.__dict__.update(fresh.__dict__)
-    return summarize(scan.raw_file(kept)) if keep else None
+        if scan.first_cr is not None:
+            fresh = _Whole(texts=acc.want_texts)
+            _feed(fresh, _stream_lines(fd, end, size), path)
+            acc.__dict__.update(fresh.__dict__)
+            break
+        if ln.offset >= end:
+            _feed_values(acc, (ln,), end)
+    return None
+
+
+def _feed_values(acc: _Whole, lines: Iterable[Any], end: int) -> None:
+    """pi's listing loop over the scan's lines (``RawLine``) from byte ``end`` on."""
+    feed, truthy = acc.feed, js.truthy
+    for ln in lines:
+        if ln.offset >= end:
+            v = ln.value
+            if v is not None and v is not NOT_JSON and truthy(v):
+                feed(v)
 
 
 LS_LONG = "ls-long2"  # the cache's kind of ``summarize_file``'s values: ls's document version 2 names
@@ -458,13 +462,12 @@ def summarize_file(path: str) -> dict:
     light=False, images="lean")`` gives): a session of screenshots is listed in the memory of its
     text, at about the speed of a search of its bytes."""
     from ..reading.jsonl import open_fd, storage_error
-    from .wholefile import WholeScan
+    from .wholefile import read_lines
 
     try:
         fd, st = open_fd(path)
         try:
-            scan = WholeScan(path, fd, st.st_size)
-            raw = scan.raw_file(list(scan))
+            raw = read_lines(path, fd, st.st_size)[0]
         except OSError as e:
             raise storage_error(path, e) from None
         finally:

@@ -63,15 +63,21 @@ class WholeScan:
     """The lines of the open file ``fd`` (of ``path``) from its start, as ``RawLine`` records equal
     to the line scan's with ``images="lean"`` (see the module's note).  ``data``: the file's first
     bytes, already read (all of it when it holds ``size`` bytes or more: nothing more is read).
+    ``start``/``stop``: the lines of that byte range only (``start`` at a line's first byte, no
+    ``data``), numbered from 1.
 
-    After the iteration: ``size`` (bytes read), ``ends_with_newline``, and all along
-    ``first_cr``, the offset of the first line given so far that holds a ``\\r`` (``None``: none)."""
+    After the iteration: ``size`` (the offset after the last byte read), ``ends_with_newline``, and
+    all along ``first_cr``, the offset of the first line given so far that holds a ``\\r``
+    (``None``: none)."""
 
-    def __init__(self, path: str, fd: int, size: int, data: bytes = b"") -> None:
+    def __init__(self, path: str, fd: int, size: int, data: bytes = b"", start: int = 0,
+                 stop: int | None = None) -> None:
         self.path = path
         self.fd = fd
-        self.expected = size
+        self.expected = size if stop is None else stop
         self.data = data
+        self.start = start
+        self.stop = stop
         self.size = 0
         self.ends_with_newline = True
         self.first_cr: int | None = None
@@ -81,21 +87,25 @@ class WholeScan:
         return RawFile(self.path, self.size, lines, self.ends_with_newline, False, images="lean")
 
     def __iter__(self) -> Iterator[RawLine]:
-        fd = self.fd
+        fd, stop = self.fd, self.stop
         data = self.data
-        eof = len(data) >= self.expected
-        buf = bytearray(data) if eof else bytearray(max(min(BLOCK, self.expected + 1), len(data) + 1, 4096))
+        base = self.start  # the file offset of buf[0]
+        eof = bool(data) and len(data) >= self.expected - base
+        buf = bytearray(data) if eof else bytearray(max(min(BLOCK, self.expected - base + 1), len(data) + 1, 4096))
         if not eof:
             buf[:len(data)] = data
         have = len(data)
-        base = number = 0  # the file offset of buf[0]; lines given
+        number = 0  # lines given
         find = buf.find
         while True:
             if not eof:
-                if have == len(buf):  # one line longer than the buffer
+                left = -1 if stop is None else stop - base - have
+                if have == len(buf) and left:  # one line longer than the buffer
                     buf.extend(bytes(len(buf)))
-                with memoryview(buf) as mv:
-                    got = os.preadv(fd, [mv[have:]], base + have)  # (an OSError is the caller's to report)
+                got = 0
+                if left:
+                    with memoryview(buf) as mv, (mv[have:] if left < 0 else mv[have:have + left]) as room:
+                        got = os.preadv(fd, [room], base + have)  # (an OSError is the caller's to report)
                 eof = not got
                 have += got
             pos = 0
@@ -138,3 +148,53 @@ class WholeScan:
         if is_blank(raw):
             return RawLine(number, offset, n, True, None)
         return RawLine(number, offset, n, False, loads_lean(raw, offset, self.path))
+
+
+SPLIT_MIN = 48 << 20  # below this, a fork and sending half the lines back cost more than they save
+
+
+def read_lines(path: str, fd: int, size: int, data: bytes = b"") -> tuple[RawFile, int | None]:
+    """Every line of the open file ``fd`` (``WholeScan``) as a ``RawFile``, and the offset of the
+    first line that holds a ``\\r``.  A file of ``SPLIT_MIN`` bytes or more is read in two parts at
+    once, the second by a forked child, when the caller allows two processes
+    (``parallel.workers``); a child that fails leaves its part to be read here."""
+    from .. import parallel
+
+    split = _split_point(fd, size) if size >= SPLIT_MIN and parallel.workers() > 1 else None
+    if split is None:
+        scan = WholeScan(path, fd, size, data)
+        return scan.raw_file(list(scan)), scan.first_cr
+    _number(path)  # (the child's placeholders name the file by the number it has here)
+    with parallel.Child(_sent_part, path, fd, size, split) as child:
+        scan = WholeScan(path, fd, size, data, stop=split)
+        lines = list(scan)
+        sent = child.result()
+    if sent is None:
+        sent = _sent_part(path, fd, size, split)
+    more, end, ends_with_newline, first_cr = sent
+    n = len(lines)
+    lines += [RawLine(k + n, *rest) for k, *rest in more]
+    whole = RawFile(path, end, lines, ends_with_newline, False, images="lean")
+    return whole, scan.first_cr if scan.first_cr is not None else first_cr
+
+
+def _sent_part(path: str, fd: int, size: int, start: int) -> tuple:
+    """The lines from byte ``start`` on, as plain tuples (they pickle faster than the records), the
+    offset after the last byte, whether it ends in a newline, and the first line holding a ``\\r``."""
+    scan = WholeScan(path, fd, size, start=start)
+    lines = [(ln.number, ln.offset, ln.length, ln.blank, ln.value) for ln in scan]
+    return lines, scan.size, scan.ends_with_newline, scan.first_cr
+
+
+def _split_point(fd: int, size: int) -> int | None:
+    """The first line start after the middle of the file, if there is one before its end."""
+    pos = size // 2
+    while pos < size:
+        chunk = os.pread(fd, 1 << 16, pos)
+        if not chunk:
+            return None
+        k = chunk.find(b"\n")
+        if k >= 0:
+            return pos + k + 1 if pos + k + 1 < size else None
+        pos += len(chunk)
+    return None
