@@ -112,14 +112,18 @@ def test_the_whole_scan_gives_the_line_scan_s_lines(tmp_path, monkeypatch, block
             os.close(fd)
 
 
-@pytest.mark.parametrize("child", ["works", "fails"])
+@pytest.mark.parametrize("child", ["works", "fails", "none"])
 def test_a_file_read_in_two_parts_gives_the_same_lines(tmp_path, monkeypatch, child):
-    """``read_lines`` with the second half read by a forked child (or, where the child fails,
-    here after the first): the line scan's lines, numbers and ending, and the first ``\\r``."""
+    """``read_lines`` with the second half read by a forked child (or, where the child fails or the
+    file is text, here after the first): the line scan's lines, numbers and ending, and the first
+    ``\\r``."""
     from pisess.core import parallel
 
     monkeypatch.setattr(wholefile, "SPLIT_MIN", 0)
     monkeypatch.setattr(wholefile, "BLOCK", 50_000)
+    monkeypatch.setattr(wholefile, "_mostly_images", lambda elided, read: child != "none")
+    children = []
+    monkeypatch.setattr(parallel, "Child", lambda *a, real=parallel.Child: children.append(real(*a)) or children[-1])
     previous = parallel.configure(parallel.Settings(jobs=2))
     if child == "fails":
         parent, real = os.getpid(), wholefile._sent_part
@@ -139,8 +143,24 @@ def test_a_file_read_in_two_parts_gives_the_same_lines(tmp_path, monkeypatch, ch
             assert first_cr == (cr[0] if cr else None), path
             if path.endswith("shots.jsonl"):
                 assert split is not None and split in [ln.offset for ln in want.lines]  # (read in two parts)
+                assert bool(children) == (child != "none")
     finally:
         parallel.configure(previous)
+
+
+def test_only_a_file_of_images_is_read_in_two_processes(tmp_path):
+    """The first bytes decide: a session of screenshots sends its second half to a child, a session
+    of text reads it here (its values would cost as much to send back as to parse)."""
+    for turns, chars, images_first in ((12, 400 * 1024, True), (12, 100, False)):
+        path = write_session(tmp_path, screenshots(turns, chars=chars), f"{chars}.jsonl")
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            scan = wholefile.WholeScan(path, fd, os.path.getsize(path))
+            lines = list(scan)
+        finally:
+            os.close(fd)
+        read = lines[-1].offset + lines[-1].length
+        assert wholefile._mostly_images(scan.elided, read) is images_first
 
 
 def _reference(path: str, monkeypatch) -> tuple:

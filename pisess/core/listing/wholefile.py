@@ -81,6 +81,7 @@ class WholeScan:
         self.size = 0
         self.ends_with_newline = True
         self.first_cr: int | None = None
+        self.elided = 0  # bytes of the lines given that were images' base64, cut out unread
 
     def raw_file(self, lines: list[RawLine]) -> RawFile:
         """The ``RawFile`` of the lines given (all of them: the iteration ran to its end)."""
@@ -141,6 +142,8 @@ class WholeScan:
             v = parse_json(lean)
             if placed(v) != cuts:
                 v = parse_json(bytes(buf[lo:hi]))  # a cut outside an image block: the whole line as it is
+            else:
+                self.elided += n - len(lean)
             return RawLine(number, offset, n, False, v)
         raw = bytes(buf[lo:hi])
         if self.first_cr is None and b"\r" in raw:
@@ -151,31 +154,56 @@ class WholeScan:
 
 
 SPLIT_MIN = 48 << 20  # below this, a fork and sending half the lines back cost more than they save
+SAMPLE = 4 << 20  # bytes read before deciding whether the second half goes to a child
 
 
 def read_lines(path: str, fd: int, size: int, data: bytes = b"") -> tuple[RawFile, int | None]:
     """Every line of the open file ``fd`` (``WholeScan``) as a ``RawFile``, and the offset of the
-    first line that holds a ``\\r``.  A file of ``SPLIT_MIN`` bytes or more is read in two parts at
-    once, the second by a forked child, when the caller allows two processes
-    (``parallel.workers``); a child that fails leaves its part to be read here."""
+    first line that holds a ``\\r``.
+
+    A file of ``SPLIT_MIN`` bytes or more whose first ``SAMPLE`` bytes are mostly images' base64
+    is read in two parts at once, the second by a forked child, when the caller allows two
+    processes (``parallel.workers``): the child's time goes to finding the lines in the bytes, and
+    the few values it sends back are quickly pickled.  (Text is not: sending its values back costs
+    about what parsing them does.)  A child that fails leaves its part to be read here."""
     from .. import parallel
 
     split = _split_point(fd, size) if size >= SPLIT_MIN and parallel.workers() > 1 else None
+    scan = WholeScan(path, fd, size, data, stop=split)
     if split is None:
-        scan = WholeScan(path, fd, size, data)
         return scan.raw_file(list(scan)), scan.first_cr
-    _number(path)  # (the child's placeholders name the file by the number it has here)
-    with parallel.Child(_sent_part, path, fd, size, split) as child:
-        scan = WholeScan(path, fd, size, data, stop=split)
-        lines = list(scan)
-        sent = child.result()
-    if sent is None:
-        sent = _sent_part(path, fd, size, split)
-    more, end, ends_with_newline, first_cr = sent
+    lines: list = []
+    rest = iter(scan)
+    for ln in rest:
+        lines.append(ln)
+        if ln.offset >= SAMPLE:
+            break
+    read = lines[-1].offset + lines[-1].length if lines else 0
+    sent = None
+    if _mostly_images(scan.elided, read):
+        _number(path)  # (the child's placeholders name the file by the number it has here)
+        with parallel.Child(_sent_part, path, fd, size, split) as child:
+            lines += rest
+            sent = child.result()
+    else:
+        lines += rest
     n = len(lines)
-    lines += [RawLine(k + n, *rest) for k, *rest in more]
+    if sent is None:  # text, or a child that failed: the second part here
+        second = WholeScan(path, fd, size, start=split)
+        for ln in second:
+            ln.number += n
+            lines.append(ln)
+        end, ends_with_newline, first_cr = second.size, second.ends_with_newline, second.first_cr
+    else:
+        more, end, ends_with_newline, first_cr = sent
+        lines += [RawLine(k + n, *others) for k, *others in more]
     whole = RawFile(path, end, lines, ends_with_newline, False, images="lean")
     return whole, scan.first_cr if scan.first_cr is not None else first_cr
+
+
+def _mostly_images(elided: int, read: int) -> bool:
+    """Were more than half of the ``read`` bytes images' base64 (``elided``)?"""
+    return elided * 2 > read
 
 
 def _sent_part(path: str, fd: int, size: int, start: int) -> tuple:
