@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
-from ..reading.images import _KEY, _MARK_JSON, _OPENERS, DATA_MIN, LINE_MIN, _number, placed
+from ..reading.images import _KEY, _OPENERS, DATA_MIN, LINE_MIN, MARK_JSON, _number, placed
 from ..reading.jsonl import RawFile, RawLine, is_blank, loads_lean, parse_json
 
 BLOCK = 4 << 20  # bytes read at once; a longer line grows the buffer to hold it
@@ -50,7 +50,7 @@ def cut_range(buf: bytes | bytearray, lo: int, hi: int, offset: int, path: str) 
         pad = 2 if seg.endswith(b"==") else 1 if seg.endswith(b"=") else 0
         del seg
         pieces += (buf[last:start],
-                   _MARK_JSON + f"{_number(path)}:{offset + start - lo}:{end - start}:{pad}".encode())
+                   MARK_JSON + f"{_number(path)}:{offset + start - lo}:{end - start}:{pad}".encode())
         last = end
         cuts += 1
     if not cuts:
