@@ -47,26 +47,31 @@ def tree_view(view, complete: Iterable[tuple[int, Any]] | None = None, *, width:
     out: list = heading(pieces, width)
     if view.leaf_error:
         out.append(safe(f"{WARN} the leaf cannot be resolved: {view.leaf_error}", "bold red"))
-    position = s.position
+    flags: set = set()  # what the legend explains, gathered as the rows are drawn
+    usage = False
     for r in view.rows:
         if r.root and view.roots > 1:  # a new root: not a child of the row above it
             if r.root > 1:
                 out.append(T(""))
             out.append(T(f"root {r.root} of {view.roots}", "bold"))
-        preview = previews.get(position(r.entry)) if previews and r.kind == "entry" else None
+        preview = None
+        if r.kind == "entry":
+            flags |= r.flags
+            usage = usage or get(r.entry, "type") == "usage"
+            preview = previews.get(r.position) if previews else None
         out.append(tree_row(s, r, width, show_time, preview=preview))
     if not view.rows:  # nothing to explain: no legend
         out.append(T("(no entries)", "dim"))
         return out
+    writers = "writer_a" in flags or "writer_b" in flags
     legend = [f"{ACTIVE} active path", f"{OTHER} other branches", f"{COMPACTED} behind the checkpoint",
               f"{CHECKPOINT_MARK} checkpoint"]
-    flags = set().union(*(r.flags for r in view.rows if r.kind == "entry")) if view.rows else set()
     extra = [m for f, m in (("edited", EDITED_MARK), ("hidden", HIDDEN_MARK)) if f in flags]
     if extra:
         legend.append(" / ".join(extra) + " by a context edit")
-    if any(r.kind == "entry" and get(r.entry, "type") == "usage" for r in view.rows):
+    if usage:
         legend.append("usage: model calls outside the conversation (pi's own tree hides them)")
-    if any(r.kind == "entry" and ("writer_a" in r.flags or "writer_b" in r.flags) for r in view.rows):
+    if writers:
         legend.append(f"{WRITERS_MARK}A {WRITERS_MARK}B two writers interleaved")
     out.extend(packed(legend, width))
     return out

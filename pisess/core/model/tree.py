@@ -10,12 +10,16 @@ down the first column from the root to the leaf, and ``depth`` (side-branch leve
 
 ``build_tree`` runs in stages: link the entries (``_link``), mark the two writers, resolve the
 leaf, mark what the context holds (``_mark_context``), order the children, choose what folds
-(``_hidden``), then lay the rows out (``_layout``).
+(``_hidden``), then lay the rows out (``_layout``).  Every stage works on store positions (ints in
+arrays), never on the entries themselves: a light entry is built only for the roots and the marked
+ones, and the rows (``TreeRows``) keep per row a few ints, a ``TreeRow`` with its entry being made
+when a view asks for that row (``browse`` draws only the rows on screen).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from array import array
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,12 +44,139 @@ class TreeRow:
     line: int | None = None
     branches: int = 0  # side branches a fold stands for (``depth``); 0: the middle of a long run
     root: int = 0  # on the first row of each root's subtree: the root's number (1, 2, ...); else 0
+    position: int | None = None  # the entry's position in the session's store (None for a fold)
+
+
+_NO_FLAGS: frozenset = frozenset()
+
+
+class TreeRows(Sequence):
+    """The rows of a tree, compact: per row the position of its entry (-1 for a fold), its
+    indentation (an index into ``indents``, the distinct ``(guides, connector)`` pairs), whether it
+    is on the active path and its flags (an index into ``flag_sets``); a fold's counts and a root's
+    number are kept aside (they are few).  ``rows[i]`` makes the ``TreeRow`` (with the store's
+    entry) when it is asked for: 100,000 rows cost a few arrays, not 100,000 objects."""
+
+    __slots__ = ("store", "pos", "indent", "active", "flags", "indents", "flag_sets", "folds", "roots",
+                 "_indent_code", "_flag_code", "_row_of")
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+        self.pos = array("i")
+        self.indent = array("i")
+        self.active = bytearray()
+        self.flags = array("i")
+        self.indents: list = []  # (guides, connector)
+        self.flag_sets: list = [_NO_FLAGS]
+        self.folds: dict = {}  # row -> (entries, side branches) of a fold
+        self.roots: dict = {}  # row -> the number of the root whose subtree starts there
+        self._indent_code: dict = {}
+        self._flag_code: dict = {_NO_FLAGS: 0}
+        self._row_of: array | None = None
+
+    # building ---------------------------------------------------------------------------------------
+
+    def indent_code(self, guides: str, connector: str) -> int:
+        key = (guides, connector)
+        code = self._indent_code.get(key)
+        if code is None:
+            code = self._indent_code[key] = len(self.indents)
+            self.indents.append(key)
+        return code
+
+    def flag_code(self, flags: frozenset) -> int:
+        code = self._flag_code.get(flags)
+        if code is None:
+            code = self._flag_code[flags] = len(self.flag_sets)
+            self.flag_sets.append(flags)
+        return code
+
+    def add(self, pos: int, indent: int, active: bool, flags: int = 0, root: int = 0) -> None:
+        """A row: an entry's (``pos`` >= 0) or a fold's (-1, then ``fold`` gives its counts)."""
+        if root:
+            self.roots[len(self.pos)] = root
+        self.pos.append(pos)
+        self.indent.append(indent)
+        self.active.append(1 if active else 0)
+        self.flags.append(flags)
+
+    def add_fold(self, guides: str, connector: str, active: bool, count: int, branches: int = 0,
+                 root: int = 0) -> None:
+        self.folds[len(self.pos)] = (count, branches)
+        self.add(-1, self.indent_code(guides, connector), active, 0, root)
+
+    # reading ----------------------------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self.pos)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self.pos)))]
+        if i < 0:
+            i += len(self.pos)
+        p = self.pos[i]  # (IndexError past the end)
+        guides, connector = self.indents[self.indent[i]]
+        if p < 0:
+            count, branches = self.folds[i]
+            return TreeRow("fold", None, guides, connector, self.active[i] == 1, count=count, branches=branches,
+                           root=self.roots.get(i, 0))
+        store = self.store
+        return TreeRow("entry", store[p], guides, connector, self.active[i] == 1, self.flag_sets[self.flags[i]],
+                       line=store.line(p), root=self.roots.get(i, 0), position=p)
+
+    def __iter__(self) -> Iterator[TreeRow]:
+        for i in range(len(self.pos)):
+            yield self[i]
+
+    def __bool__(self) -> bool:
+        return len(self.pos) > 0
+
+    def width(self, i: int) -> int:
+        """The columns of row ``i``'s guides and connector (how deep it sits)."""
+        guides, connector = self.indents[self.indent[i]]
+        return len(guides) + len(connector)
+
+    def position(self, i: int) -> int | None:
+        """The store position of row ``i``'s entry (``None`` for a fold)."""
+        p = self.pos[i]
+        return None if p < 0 else p
+
+    def is_entry(self, i: int) -> bool:
+        return self.pos[i] >= 0
+
+    def flags_of(self, i: int) -> frozenset:
+        return self.flag_sets[self.flags[i]]
+
+    def with_flag(self, flag: str) -> list[int]:
+        """The rows whose flags hold ``flag``, in order."""
+        codes = {c for c, fs in enumerate(self.flag_sets) if flag in fs}
+        if not codes:
+            return []
+        return [i for i, c in enumerate(self.flags) if c in codes]
+
+    def row_of(self, pos: int | None) -> int | None:
+        """The row of the entry at store position ``pos`` (``None``: not drawn, or a fold hides it)."""
+        if pos is None or pos < 0:
+            return None
+        got = self._row_of
+        if got is None:
+            got = self._row_of = array("i", [-1]) * len(self.store)
+            for i, p in enumerate(self.pos):
+                if p >= 0:
+                    got[p] = i
+        row = got[pos] if pos < len(got) else -1
+        return None if row < 0 else row
+
+    def entry_positions(self) -> list[int]:
+        """The positions of the entries the rows show, ascending."""
+        return sorted(p for p in self.pos if p >= 0)
 
 
 @dataclass(frozen=True)
 class TreeView:
     session: Session
-    rows: list
+    rows: TreeRows
     leaf_id: Any
     leaf_error: str | None
     entry_count: int
@@ -54,6 +185,7 @@ class TreeView:
     active_count: int
     checkpoint: Any = None
     notes: list = field(default_factory=list)
+    parents: Any = None  # per store position, its parent's (``store.parent``; -1: none), an array
 
     def to_json(self) -> dict:
         """The tree document (``pisess tree --json``): the counts, the leaf, and one row per
@@ -80,22 +212,150 @@ class TreeView:
         ones, and a view's previews need their text.  Read back in batches and not kept, so a view
         that takes what it shows of each as they pass never holds them all (``tree --full`` of a
         200 MB session), and never touches the file itself."""
-        at = self.session.position
-        return self.session.complete_at(sorted({p for p in (at(r.entry) for r in self.rows if r.kind == "entry")
-                                                if p is not None}))
+        return self.session.complete_at(self.rows.entry_positions())
 
 
-def _ancestors(session: Session, start: Any) -> list:
-    """Leaf back to its root, cycle-safe, stopping quietly at a missing parent."""
+def build_tree(session: Session, *, leaf_id: Any = UNDEF, full: bool = False, depth: int | None = None,
+               branches_only: bool = False, labels_only: bool = False, fold_over: int = 8, keep: int = 3) -> TreeView:
+    """The rows of ``pisess tree``.  ``depth``: side branches nested deeper than that many levels
+    fold into one row per branch point (the active path is never a side branch); ``full``: no long
+    run folds; ``branches_only``: only the active path, branch points and their ancestors."""
+    store = session.store
+    n = len(store)
+    g = _link(session)
+    _mark_writers(session, g.flags)
+    leaf_id, leaf_entry, leaf_error = _resolve_leaf(session, leaf_id)
+    leaf_pos = session.position(leaf_entry) if leaf_entry is not None else None
+    active_path = _up_from(g.parent, leaf_pos) if leaf_pos is not None else []
+    active = bytearray(n)
+    for p in active_path:
+        active[p] = 1
+    path_mark = bytearray(n)  # 1 in_context, 2 compacted, 3 retained: on the active path, most entries
+    checkpoint, error = _mark_context(session, leaf_entry, leaf_pos, active_path, g.flags, path_mark)
+    leaf_error = leaf_error or error
+    _order(g, active)
+    rows = TreeRows(store)
+    codes = _FlagCodes(rows, g.flags, path_mark)
+
+    def view() -> TreeView:
+        return TreeView(session, rows, leaf_id, leaf_error, n, len(g.multi), len(g.roots), len(active_path),
+                        checkpoint, parents=g.parent)
+
+    labelled = _Labels(session)
+    if labels_only:
+        no_indent = rows.indent_code("", "")
+        for pos in range(n):
+            if labelled(pos):
+                rows.add(pos, no_indent, active[pos] == 1, codes(pos))
+        return view()
+
+    marks = ("leaf", "checkpoint", "dangling", "cycle", "self_parent", "edited", "hidden")
+    flags = g.flags
+    kind_of = _KindTree(store)
+
+    def keep_visible(pos: int) -> bool:
+        # being on the active path alone does not keep an entry from folding: a long linear
+        # session folds too, around its marked entries
+        f = flags.get(pos)
+        return (f is not None and any(m in f for m in marks)) or kind_of(pos) == "kept" or labelled(pos)
+
+    hidden = _hidden(g, active, keep_visible, branches_only=branches_only, full=full, fold_over=fold_over, keep=keep)
+    _layout(rows, g, active, codes, hidden, depth)
+    return view()
+
+
+class _Graph:
+    """The entries linked by position: ``parent`` (store.parent, -1 for none), each entry's first
+    child (``first``, -1 for none) and, for the few with more than one, all of them in order
+    (``multi``), the roots in order, and the flags of the entries that have any besides the active
+    path's (position -> set)."""
+
+    __slots__ = ("parent", "first", "multi", "roots", "flags")
+
+    def __init__(self, n: int) -> None:
+        self.parent = array("i", [-1]) * n
+        self.first = array("i", [-1]) * n
+        self.multi: dict = {}
+        self.roots: list = []
+        self.flags: dict = {}
+
+    def kids(self, pos: int) -> list:
+        many = self.multi.get(pos)
+        if many is not None:
+            return many
+        k = self.first[pos]
+        return [] if k < 0 else [k]
+
+
+def _link(session: Session) -> _Graph:
+    """Children per parent (in file order), the roots, the flags of entries that are roots only
+    because their parent is missing (``dangling``), themselves (``self_parent``) or sits on a
+    parentId cycle no root reaches (``cycle``: each cycle entered once, at one of its members)."""
+    store = session.store
+    n = len(store)
+    g = _Graph(n)
+    parent, first, multi, roots, flags = g.parent, g.first, g.multi, g.roots, g.flags
+    # by position, from the store's parent of each entry (``byId.get(parentId)``, what ``lookup``
+    # finds): a 100,000-entry tree is linked without reading a parentId or hashing an id
+    parent_of, sids = store.parent, store.string_ids()
+    for pos in range(n):
+        q = parent_of(pos)
+        if q is None:
+            roots.append(pos)
+            if js.truthy(get(store[pos], "parentId")):
+                flags.setdefault(pos, set()).add("dangling")
+            continue
+        parent[pos] = q
+        if q == pos or (sids[pos] is not None and sids[q] == sids[pos]):
+            # its parentId is its own id (pi's byId may hold a later entry of the same id)
+            roots.append(pos)
+            flags.setdefault(pos, set()).add("self_parent")
+        elif first[q] < 0:
+            first[q] = pos
+        else:
+            many = multi.get(q)
+            if many is None:
+                multi[q] = [first[q], pos]
+            else:
+                many.append(pos)
+    if store.parents_precede():
+        return g  # every walk up ends at a root: each entry is reached from one, no cycle
+    reached = bytearray(n)
+    _mark_reached(roots, g, reached)
+    for pos in range(n):
+        if reached[pos]:
+            continue
+        member = _cycle_member(parent, pos)
+        flags.setdefault(member, set()).add("cycle")
+        roots.append(member)
+        _mark_reached([member], g, reached)
+    return g
+
+
+def _up_from(parent: array, pos: int) -> list:
+    """``pos`` and the positions above it, root first, cycle-safe, stopping quietly at a missing parent."""
     out, seen = [], set()
-    cur = start
-    while cur is not None and id(cur) not in seen:
-        seen.add(id(cur))
+    cur = pos
+    while cur >= 0 and cur not in seen:
+        seen.add(cur)
         out.append(cur)
-        pid = get(cur, "parentId")
-        cur = session.lookup(pid) if js.truthy(pid) else None
+        cur = parent[cur]
     out.reverse()
     return out
+
+
+def _mark_writers(session: Session, flags: dict) -> None:
+    """``writer_a`` / ``writer_b``: the two conversations two processes appended in turn."""
+    from .writers import interleaved_sides
+
+    sides = interleaved_sides(session)
+    if not sides:
+        return
+    where = {id(e): p for p, e in enumerate(session.store)}  # (the entries it looked at, read back or not)
+    for key, side in sides.items():
+        p = where.get(key)
+        if p is not None:
+            flags.setdefault(p, set()).add("writer_" + "ab"[side])
 
 
 def current_leaf(session: Session) -> tuple[Any, Any, str | None]:
@@ -131,87 +391,6 @@ def context_selection(session: Session, leaf: Any) -> list:
     return select_entries(session, walk)
 
 
-def build_tree(session: Session, *, leaf_id: Any = UNDEF, full: bool = False, depth: int | None = None,
-               branches_only: bool = False, labels_only: bool = False, fold_over: int = 8, keep: int = 3) -> TreeView:
-    """The rows of ``pisess tree``.  ``depth``: side branches nested deeper than that many levels
-    fold into one row per branch point (the active path is never a side branch); ``full``: no long
-    run folds; ``branches_only``: only the active path, branch points and their ancestors."""
-    entries = session.entries
-    children, roots, flags, line_of = _link(session)
-    _mark_writers(session, flags)
-    leaf_id, leaf_entry, leaf_error = _resolve_leaf(session, leaf_id)
-    active_path = _ancestors(session, leaf_entry) if leaf_entry is not None else []
-    active = {id(e) for e in active_path}
-    checkpoint, error = _mark_context(session, leaf_entry, active_path, flags)
-    leaf_error = leaf_error or error
-    _order(children, roots, active)
-    branch_points = sum(1 for kids in children.values() if len(kids) > 1)
-
-    def view(rows: list) -> TreeView:
-        return TreeView(session, rows, leaf_id, leaf_error, len(entries), branch_points, len(roots), len(active),
-                        checkpoint)
-
-    if labels_only:
-        return view([TreeRow("entry", e, "", "", id(e) in active, frozenset(flags.get(id(e), ())), line=line)
-                     for line, e in zip(session.entry_lines, entries) if session.label_of(get(e, "id")) is not None])
-
-    marks = ("leaf", "checkpoint", "dangling", "cycle", "self_parent", "edited", "hidden")
-
-    def keep_visible(e: Any) -> bool:
-        # being on the active path alone does not keep an entry from folding: a long linear
-        # session folds too, around its marked entries
-        f = flags.get(id(e))
-        return (f is not None and any(m in f for m in marks)) or kinds.of_entry(e).tree == "kept" \
-            or session.label_of(get(e, "id")) is not None
-
-    hidden = _hidden(session, children, roots, active, keep_visible, branches_only=branches_only,
-                     full=full, fold_over=fold_over, keep=keep)
-    return view(_layout(line_of, children, roots, active, flags, hidden, depth))
-
-
-def _link(session: Session) -> tuple[dict, list, dict, dict]:
-    """Children per parent (in file order), the roots, the flags of entries that are roots only
-    because their parent is missing (``dangling``), themselves (``self_parent``) or sits on a
-    parentId cycle no root reaches (``cycle``: each cycle entered once, at one of its members),
-    and each entry's line (by ``id``)."""
-    children: dict[int, list] = {}
-    roots: list = []
-    flags: dict[int, set] = {}
-    store = session.entries
-    # by position, from the store's parent of each entry (``byId.get(parentId)``, what ``lookup``
-    # finds): a 100,000-entry tree is linked without reading a parentId or hashing an id
-    entries = store.take(range(len(store)))
-    parent_of, sids = store.parent, store.string_ids()
-    for pos, e in enumerate(entries):
-        q = parent_of(pos)
-        if q is None:
-            roots.append(e)
-            if js.truthy(get(e, "parentId")):
-                flags.setdefault(id(e), set()).add("dangling")
-        elif q == pos or (sids[pos] is not None and sids[q] == sids[pos]):
-            # its parentId is its own id (pi's byId may hold a later entry of the same id)
-            roots.append(e)
-            flags.setdefault(id(e), set()).add("self_parent")
-        else:
-            children.setdefault(id(entries[q]), []).append(e)
-    reached: set[int] = set()
-    _mark_reached(roots, children, reached)
-    for e in entries:
-        if id(e) in reached:
-            continue
-        member = _cycle_member(session, e)
-        flags.setdefault(id(member), set()).add("cycle")
-        roots.append(member)
-        _mark_reached([member], children, reached)
-    return children, roots, flags, dict(zip(map(id, entries), session.entry_lines))
-
-
-def _mark_writers(session: Session, flags: dict) -> None:
-    """``writer_a`` / ``writer_b``: the two conversations two processes appended in turn."""
-    from .writers import interleaved_sides
-
-    for key, side in interleaved_sides(session).items():
-        flags.setdefault(key, set()).add("writer_" + "ab"[side])
 
 
 def _resolve_leaf(session: Session, leaf_id: Any) -> tuple[Any, Any, str | None]:
@@ -224,184 +403,268 @@ def _resolve_leaf(session: Session, leaf_id: Any) -> tuple[Any, Any, str | None]
     return leaf_id, leaf_entry, None
 
 
-def _mark_context(session: Session, leaf_entry: Any, active_path: list, flags: dict) -> tuple[Any, str | None]:
+_PATH_FLAGS = (None, "in_context", "compacted", "retained")
+
+
+def _mark_context(session: Session, leaf_entry: Any, leaf_pos: int | None, active_path: list, flags: dict,
+                  path_mark: bytearray) -> tuple[Any, str | None]:
     """Flag the leaf, the checkpoint, what the context holds (``in_context``), the active path's
     entries behind the checkpoint (``compacted``: on the path, not in the selection, for both
-    readers) and pi 1.6's edit targets.  Returns (checkpoint, error)."""
+    readers; in ``path_mark``) and pi 1.6's edit targets.  Returns (checkpoint, error)."""
     if leaf_entry is None:
         return None, None
-    from .context import edit_marks
+    from .context import edit_marks, retained_positions
 
-    flags.setdefault(id(leaf_entry), set()).add("leaf")
+    if leaf_pos is not None:
+        flags.setdefault(leaf_pos, set()).add("leaf")
     try:
         selected = context_selection(session, leaf_entry)
+        at = {id(e): session.position(e) for e in selected}  # (before an edit is read back: a new object)
         edits = edit_marks(session, selected)  # pi 1.6: targets of context edits
     except PisessError as err:  # no context: nothing is marked behind a checkpoint that cannot be found
         return None, err.message
-    in_context = {id(e) for e in selected}
+    in_context = bytearray(len(path_mark))
+    for p in at.values():
+        if p is not None:
+            in_context[p] = 1
     for key, mark in edits.items():
-        flags.setdefault(key, set()).add(mark)
-    from .context import retained_positions
-
+        p = at.get(key)
+        if p is not None:
+            flags.setdefault(p, set()).add(mark)
     retained = retained_positions(session, selected)  # behind the checkpoint, their copies in it (SDK reader)
-    for e in active_path:
-        if id(e) in in_context:
-            flags.setdefault(id(e), set()).add("in_context")
-        else:
-            flags.setdefault(id(e), set()).add("retained" if session.position(e) in retained else "compacted")
+    for p in active_path:
+        path_mark[p] = 1 if in_context[p] else 3 if p in retained else 2
     checkpoint = None
     if selected and get(selected[0], "type") == "compaction":
         checkpoint = selected[0]
-        flags.setdefault(id(checkpoint), set()).add("checkpoint")
+        p = at.get(id(checkpoint))
+        if p is not None:
+            flags.setdefault(p, set()).add("checkpoint")
     return checkpoint, None
 
 
-def _order(children: dict, roots: list, active: set) -> None:
+class _FlagCodes:
+    """The code (``TreeRows.flag_sets``) of each entry's flags: its own set, with its active path mark."""
+
+    def __init__(self, rows: TreeRows, flags: dict, path_mark: bytearray) -> None:
+        self.rows, self.flags, self.path_mark = rows, flags, path_mark
+        self.plain = [rows.flag_code(frozenset((m,)) if m else _NO_FLAGS) for m in _PATH_FLAGS]
+
+    def __call__(self, pos: int) -> int:
+        mark = self.path_mark[pos]
+        f = self.flags.get(pos)
+        if f is None:
+            return self.plain[mark]
+        return self.rows.flag_code(frozenset(f) | {_PATH_FLAGS[mark]} if mark else frozenset(f))
+
+
+class _Labels:
+    """Does the entry at a position have a label (``Session.label_of`` of its id)?"""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.labels = session.labels
+        self.sids = session.store.string_ids()
+
+    def __call__(self, pos: int) -> bool:
+        if not self.labels:
+            return False
+        sid = self.sids[pos]
+        if sid is not None:
+            return sid in self.labels  # (js.key of a string is the string)
+        return self.session.label_of(get(self.session.store[pos], "id")) is not None
+
+
+class _KindTree:
+    """How ``tree`` treats the entry at a position (``kinds.of_entry(e).tree``), a plain message's
+    told by its role without building it."""
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+        self.by_role: dict = {}
+
+    def __call__(self, pos: int) -> str:
+        role = self.store.plain_role(pos)
+        if role is None:
+            return kinds.of_entry(self.store[pos]).tree
+        got = self.by_role.get(role)
+        if got is None:
+            got = self.by_role[role] = kinds.of("message", role).tree
+        return got
+
+
+def _order(g: _Graph, active: bytearray) -> None:
     """The child that continues a branch point's column comes last: the active one, else the
     last in file order (the sort is stable)."""
-    for kids in children.values():
-        if len(kids) > 1:
-            kids.sort(key=lambda c: id(c) in active)
-    if len(roots) > 1:
-        roots.sort(key=lambda c: id(c) in active)
+    for q, kids in g.multi.items():
+        kids.sort(key=active.__getitem__)
+        g.first[q] = kids[0]
+    if len(g.roots) > 1:
+        g.roots.sort(key=active.__getitem__)
 
 
-def _hidden(session: Session, children: dict, roots: list, active: set, keep_visible, *, branches_only: bool,
-            full: bool, fold_over: int, keep: int) -> set:
+def _hidden(g: _Graph, active: bytearray, keep_visible, *, branches_only: bool, full: bool, fold_over: int,
+            keep: int) -> bytearray:
     """The entries that fold: with ``branches_only`` everything but the active path, the branch
     points' children and their ancestors (and marked entries); unless ``full`` the middle of each
     long linear run."""
-    hidden: set = set()
+    n = len(active)
+    hidden = bytearray(n)
     if branches_only:
-        shown = set(active)
-        for kids in children.values():
-            if len(kids) > 1:
-                for k in kids:
-                    for a in _ancestors(session, k):
-                        shown.add(id(a))
-        hidden = {id(e) for e in session.entries if id(e) not in shown and not keep_visible(e)}
+        shown = bytearray(active)  # (the path's ancestors are on it)
+        parent = g.parent
+        for kids in g.multi.values():
+            for k in kids:
+                cur = k
+                while cur >= 0 and not shown[cur]:  # (above a shown entry every ancestor is shown)
+                    shown[cur] = 1
+                    cur = parent[cur]
+        for pos in range(n):
+            if not shown[pos] and not keep_visible(pos):
+                hidden[pos] = 1
     if not full:
-        _fold_long_runs(roots, children, hidden, keep_visible, fold_over, keep)
+        _fold_long_runs(g, hidden, keep_visible, fold_over, keep)
     return hidden
 
 
 SIDE, TRUNK = "\u251c\u2500", "\u2502 "  # a side branch's connector, and the guide of the column it leaves
 
 
-def _layout(line_of: dict, children: dict, roots: list, active: set, flags: dict, hidden: set,
-            depth: int | None) -> list:
-    """The rows, depth first.  Each stack item is (entry, guides, connector, side level); a side
-    branch starts at ``guides + "├─"`` and goes on under ``guides + "│ "``, the guide of the column
-    that continues below it."""
-    sizes = _subtree_sizes(roots, children) if depth is not None else {}
-    rows: list = []
-    stack = [(r, "", "", 0, n) for n, r in reversed(list(enumerate(roots, 1)))]
-    seen: set = set()
+def _layout(rows: TreeRows, g: _Graph, active: bytearray, codes: _FlagCodes, hidden: bytearray,
+            depth: int | None) -> None:
+    """The rows, depth first.  Each stack item is (entry, guides, connector, side level, root); a
+    side branch starts at ``guides + "├─"`` and goes on under ``guides + "│ "``, the guide of the
+    column that continues below it."""
+    sizes = _subtree_sizes(g) if depth is not None else {}
+    first, multi = g.first, g.multi
+    seen = bytearray(len(active))
+    stack = [(r, "", "", 0, k) for k, r in reversed(list(enumerate(g.roots, 1)))]
     cont = {"": "", SIDE: TRUNK}
+    add, indent_code = rows.add, rows.indent_code
     while stack:
         node, guides, conn, level, root = stack.pop()
-        if id(node) in seen:
-            continue
-        count = 0
-        while id(node) in hidden and len(children.get(id(node), ())) <= 1 and id(node) not in seen:
-            seen.add(id(node))
-            count += 1
-            kids = children.get(id(node), [])
-            if not kids:
-                node = None
+        indent = indent_code(guides, conn)
+        while True:  # down one column: a single child goes on in it (as if pushed and popped at once)
+            if seen[node]:
                 break
-            node = kids[0]
-        if count:
-            rows.append(TreeRow("fold", None, guides, conn, node is not None and id(node) in active, count=count,
-                                root=root))
+            count = 0
+            while hidden[node] and node not in multi and not seen[node]:
+                seen[node] = 1
+                count += 1
+                node = first[node]
+                if node < 0:
+                    break
+            if count:
+                rows.add_fold(guides, conn, node >= 0 and active[node] == 1, count, root=root)
+                root = 0
+                if node < 0 or seen[node]:
+                    break
+                guides, conn = guides + cont[conn], ""
+                indent = indent_code(guides, conn)
+            seen[node] = 1
+            add(node, indent, active[node] == 1, codes(node), root)
             root = 0
-            if node is None or id(node) in seen:
+            many = multi.get(node)
+            if many is None:
+                k = first[node]
+                if k < 0 or seen[k]:
+                    break
+                if conn:
+                    guides, conn = guides + cont[conn], ""
+                    indent = indent_code(guides, conn)
+                node = k
                 continue
-            guides, conn = guides + cont[conn], ""
-        seen.add(id(node))
-        rows.append(TreeRow("entry", node, guides, conn, id(node) in active, frozenset(flags.get(id(node), ())),
-                            line=line_of.get(id(node)), root=root))
-        kids = [k for k in children.get(id(node), []) if id(k) not in seen]
-        if not kids:
-            continue
-        below = guides + cont[conn]
-        stack.append((kids[-1], below, "", level, 0))  # the column goes on below the side branches
-        sides = kids[:-1]
-        if depth is not None and level + 1 > depth and sides:
-            rows.append(TreeRow("fold", None, below, SIDE, False, count=sum(sizes.get(id(k), 1) for k in sides),
-                                branches=len(sides)))
-            seen.update(_subtree_ids(sides, children))
-            continue
-        for k in reversed(sides):
-            stack.append((k, below, SIDE, level + 1, 0))
-    return rows
+            kids = [k for k in many if not seen[k]]
+            if not kids:
+                break
+            below = guides + cont[conn]
+            stack.append((kids[-1], below, "", level, 0))  # the column goes on below the side branches
+            sides = kids[:-1]
+            if depth is not None and level + 1 > depth and sides:
+                rows.add_fold(below, SIDE, False, count=sum(sizes.get(k, 1) for k in sides), branches=len(sides))
+                for k in _subtree_ids(sides, g):
+                    seen[k] = 1
+                break
+            for k in reversed(sides):
+                stack.append((k, below, SIDE, level + 1, 0))
+            break
 
 
-def _mark_reached(starts: list, children: dict, reached: set) -> None:
+def _mark_reached(starts: list, g: _Graph, reached: bytearray) -> None:
     stack = list(starts)
+    first, multi = g.first, g.multi
     while stack:
         e = stack.pop()
-        if id(e) in reached:
-            continue
-        reached.add(id(e))
-        stack.extend(children.get(id(e), ()))
+        while e >= 0 and not reached[e]:  # (a single child: no trip through the stack)
+            reached[e] = 1
+            many = multi.get(e)
+            if many is not None:
+                stack.extend(many)
+                break
+            e = first[e]
 
 
-def _cycle_member(session: Session, e: Any) -> Any:
+def _cycle_member(parent: array, pos: int) -> int:
     seen = set()
-    cur = e
-    while id(cur) not in seen:
-        seen.add(id(cur))
-        pid = get(cur, "parentId")
-        nxt = session.lookup(pid) if js.truthy(pid) else None
-        if nxt is None:
+    cur = pos
+    while cur not in seen:
+        seen.add(cur)
+        nxt = parent[cur]
+        if nxt < 0:
             return cur
         cur = nxt
     return cur
 
 
-def _fold_long_runs(roots, children, hidden, keep_visible, fold_over, keep) -> None:
+def _fold_long_runs(g: _Graph, hidden: bytearray, keep_visible, fold_over: int, keep: int) -> None:
     """Hide the middle of each linear run of ordinary entries longer than ``fold_over``."""
-    stack = list(roots)
-    seen: set = set()
+    first, multi = g.first, g.multi
+    stack = list(g.roots)
+    seen = bytearray(len(hidden))
     while stack:
         e = stack.pop()
-        if id(e) in seen:
+        if seen[e]:
             continue
         run = []
         cur = e
         while True:
-            seen.add(id(cur))
-            kids = children.get(id(cur), [])
-            if len(kids) == 1 and not keep_visible(cur) and id(kids[0]) not in seen:
+            seen[cur] = 1
+            k = first[cur]
+            if k >= 0 and cur not in multi and not keep_visible(cur) and not seen[k]:
                 run.append(cur)
-                cur = kids[0]
+                cur = k
             else:
                 break
         if len(run) > fold_over:
             for r in run[keep:len(run) - keep]:
-                hidden.add(id(r))
-        stack.extend(children.get(id(cur), []))
+                hidden[r] = 1
+        stack.extend(g.kids(cur))
 
 
-def _subtree_ids(starts: list, children: dict) -> set:
+def _subtree_ids(starts: list, g: _Graph) -> set:
     out: set = set()
-    _mark_reached(starts, children, out)
+    stack = list(starts)
+    while stack:
+        e = stack.pop()
+        if e in out:
+            continue
+        out.add(e)
+        stack.extend(g.kids(e))
     return out
 
 
-def _subtree_sizes(roots, children) -> dict:
+def _subtree_sizes(g: _Graph) -> dict:
     order = []
-    stack = list(roots)
-    seen = set()
+    stack = list(g.roots)
+    seen: set = set()
     while stack:
         e = stack.pop()
-        if id(e) in seen:
+        if e in seen:
             continue
-        seen.add(id(e))
+        seen.add(e)
         order.append(e)
-        stack.extend(children.get(id(e), ()))
+        stack.extend(g.kids(e))
     sizes: dict = {}
     for e in reversed(order):
-        sizes[id(e)] = 1 + sum(sizes.get(id(k), 0) for k in children.get(id(e), ()))
+        sizes[e] = 1 + sum(sizes.get(k, 0) for k in g.kids(e))
     return sizes
