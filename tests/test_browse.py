@@ -76,6 +76,82 @@ def test_an_entrys_detail_names_its_edits_children_and_time(tmp_path):
     assert entry_detail(s, s.lookup("u1")).line == 2
 
 
+def _tree_rows(s) -> list:
+    from pisess.core.model.tree import build_tree
+
+    return [(r.kind, r.entry and r.entry["id"], r.guides, r.connector, r.active, r.flags, r.line)
+            for r in build_tree(s, full=True).rows]
+
+
+@pytest.fixture(params=["cache", "no cache"])
+def cached(request, tmp_path):
+    """The index cache on (every file gets an entry) or off, for the test."""
+    from pisess.core.reading import cache
+
+    settings = cache.Settings(directory=str(tmp_path / "cache"), smallest=0) if request.param == "cache" \
+        else cache.Settings(directory=None)
+    previous = cache.configure(settings)
+    yield request.param
+    cache.configure(previous)
+
+
+def test_the_followed_session_grows_by_what_was_appended_only(tmp_path, monkeypatch, cached):
+    """SessionTail: half a line is not an entry yet; a completed one and more are read from where
+    the last read ended (never the file from its start), joined to the session, twice over (an
+    entry of the second append names one of the first as its parent), and the rows are those of
+    the file opened anew; a rewrite asks for a read from the start."""
+    from pisess.core.model import follow
+    from pisess.core.reading import compact
+
+    path = write_session(tmp_path, [header(), user("u1", None), assistant("a1", "u1")])
+    s = open_session(path, "auto", light=True)
+    tail = follow.SessionTail(s)
+    starts = []
+    real = compact.scan_part
+
+    def scan_part(p, start=0, stop=None, **kw):
+        starts.append((start, stop))
+        return real(p, start, stop, **kw)
+
+    monkeypatch.setattr(compact, "scan_part", scan_part)
+    assert tail.poll() is None
+    line = json.dumps(user("u2", "u1", "another way")).encode()
+    size = os.path.getsize(path)
+    with open(path, "ab") as f:
+        f.write(line[:20])
+    assert tail.poll() is None  # pi is mid-write
+    with open(path, "ab") as f:
+        f.write(line[20:] + b"\n" + json.dumps(assistant("a2", "u2")).encode() + b"\n")
+    grown = tail.poll()
+    assert starts == [(size, os.path.getsize(path))]
+    assert [e["id"] for e in grown.entries] == ["u1", "a1", "u2", "a2"] and grown.leaf_id == "a2"
+    assert _tree_rows(grown) == _tree_rows(open_session(path, "auto", light=True))
+    with open(path, "ab") as f:
+        f.write(json.dumps(user("u3", "a2", "and on")).encode() + b"\n")
+    again = tail.poll()
+    assert again.lookup("u3")["parentId"] == "a2" and again.store.parent(4) == 3  # (found through the first join)
+    assert _tree_rows(again) == _tree_rows(open_session(path, "auto", light=True))
+    assert tail.poll() is None
+    write_session(tmp_path, [header(), user("x1", None)])
+    assert tail.poll() == follow.REREAD
+
+
+def test_the_tree_rows_are_made_when_asked(tmp_path):
+    """TreeRows keeps ints per row; each row read is the TreeRow the layout chose, and the
+    lookups browse uses (row of an entry, rows with a flag, depth) agree with the rows."""
+    from pisess.core.model.tree import build_tree
+
+    s = open_session(_turns_session(tmp_path), "auto", light=True)
+    view = build_tree(s, full=True)
+    rows = list(view.rows)
+    assert [r.entry["id"] for r in rows] == ["u1", "a1", "r1", "r2", "a2", "u2", "a3", "x1", "u3"]
+    assert [view.rows.row_of(s.position(r.entry)) for r in rows] == list(range(len(rows)))
+    assert view.rows.with_flag("leaf") == [i for i, r in enumerate(rows) if "leaf" in r.flags] == [8]
+    assert [view.rows.width(i) for i in range(len(rows))] == [len(r.guides + r.connector) for r in rows]
+    assert (rows[2].connector, rows[3].guides, rows[8].guides) == ("\u251c\u2500", "\u2502 ", "")  # u3 goes on in a1's column
+    assert list(view.parents) == [-1, 0, 1, 2, 3, 4, 5, 6, 1]  # by store position
+
+
 def test_every_key_of_the_contract_is_bound():
     """The help screen's table and the screens' bindings say the same keys."""
     pytest.importorskip("textual")
@@ -255,6 +331,60 @@ def test_a_live_append_shows_up_and_the_selection_stays(examples):
     after = _run(go())
     assert "feedbeef" in after and "one more thing" in after
     assert "tool 2577ebee" in after  # still the selected entry's detail
+
+
+@pytest.mark.parametrize("cached", [pytest.param("cache", marks=pytest.mark.slow), "no cache"], indirect=True)
+def test_live_appends_keep_the_selection_and_the_scroll(examples, monkeypatch, cached):
+    """An append (half a line, then its end and another line) shows up as new rows; the selected
+    entry stays selected; only the appended bytes are read (the session is not opened again),
+    with the cache and without.  A list scrolled to its end goes on showing its end (the new rows
+    come into view, the selection with them); one scrolled elsewhere stays where it was."""
+    import pisess.core.reading.session as reading
+
+    path = str(examples / "sessions" / CLI_FILE)
+    opened = []
+    real = reading.open_session
+    monkeypatch.setattr(reading, "open_session", lambda *a, **kw: opened.append(a) or real(*a, **kw))
+
+    def seen(app) -> tuple:
+        rl = app.screen.query_one("#tree")
+        return rl.cursor - rl.scroll_offset.y, app.screen._selected_id(), _screen_text(app)
+
+    async def append(app, pilot, data: bytes) -> tuple:
+        with open(path, "ab") as f:
+            f.write(data)
+        app.screen._follow()  # (what the one-second timer calls)
+        await pilot.pause()
+        return seen(app)
+
+    async def go():
+        app = _app(examples, path)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause()
+            await pilot.press("k", "k", "k")
+            await pilot.pause()
+            out = [seen(app)]
+            line = json.dumps(user("feedbeef", "05241346", "one more thing")).encode()
+            out.append(await append(app, pilot, line[:30]))
+            out.append(await append(app, pilot, line[30:] + b"\n" +
+                                    json.dumps(assistant("cafe0001", "feedbeef", "on it")).encode() + b"\n"))
+            await pilot.press("g", "j", "j")
+            await pilot.pause()
+            out.append(seen(app))
+            out.append(await append(app, pilot, json.dumps(user("cafe0002", "cafe0001", "more")).encode() + b"\n"))
+            return out
+
+    before, half, grown, top, later = _run(go())
+    assert before[1] == "b12728a1"
+    assert half == before  # half a line: nothing new
+    assert grown[1] == "b12728a1" and grown[0] == before[0] - 2  # the end in view: up by the two new rows
+    assert "feedbeef" in grown[2] and "cafe0001" in grown[2] and "2 new entries appended" in grown[2]
+    assert "\u25c0 leaf" in next(ln for ln in grown[2].splitlines() if "cafe0001" in ln)  # the leaf moved
+    assert "tool b12728a1" in grown[2]  # the detail pane still shows the selected entry
+    assert later[:2] == top[:2]  # scrolled to the top: the same entry on the same line
+    rows = [ln[:50] for ln in later[2].splitlines()[1:20]]  # (the scroll bar shrinks)
+    assert rows == [ln[:50] for ln in top[2].splitlines()[1:20]]  # and the same rows on screen
+    assert len(opened) == 1  # opened once; the appends were read by the follower
 
 
 @pytest.mark.slow

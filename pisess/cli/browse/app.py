@@ -3,17 +3,19 @@ optional extra ``pisess[tui]``); everything it shows comes from the core functio
 use (``build_tree``, ``build_context``, ``diff_points``, ``plan_fork``, ``export_session``) and is
 drawn by the views in ``pisess.cli.views`` (``browse``, ``render``, ``diff``).
 
-The session's tree is a virtual list (``RowList``): only the rows on screen are drawn, each from the
-core's ``TreeRow`` by the tree view's own row function, so a 100,000-entry session costs what the
-screen shows, not what the file holds.
+The session's tree is a virtual list (``RowList``) over the core's compact rows (``TreeRows``): only
+the rows on screen are made (``TreeRow``) and drawn, by the tree view's own row function, their
+previews read from the file a screen at a time and not kept, so a 100,000-entry session costs a few
+arrays and what the screen shows, not what the file holds.  While it is open, what pi appends is
+read (only that: ``follow.SessionTail``) and the rows are laid out again around the selection.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from rich.segment import Segment
 from rich.style import Style
@@ -29,7 +31,7 @@ from textual.strip import Strip
 from textual.widgets import Input, RichLog, Static
 
 from pisess.cli.views import browse as bv
-from pisess.core.js import UNDEF, get
+from pisess.core.js import get
 
 NULL = Style.null()
 CURSOR = Style(reverse=True)
@@ -68,6 +70,28 @@ class RowList(ScrollView, can_focus=True):
         self.refresh()
         # the first time, the widget has no size yet: place the cursor once it is laid out
         self.call_after_refresh(self.goto, cursor, True)
+
+    def replace(self, count: int, cursor: int, shift: int) -> None:
+        """New rows under the same view: the cursor on row ``cursor``, the list scrolled by
+        ``shift`` rows (as many as were added above the selection: it stays where it was on
+        screen).  A list whose last row was on screen goes on showing the last rows (as ``tail -f``
+        does: what is appended comes into view) while the selection stays on screen."""
+        height = max(1, self.size.height)
+        top = self.scroll_offset.y
+        following = top + height >= self.count
+        self.count = count
+        self._cache.clear()
+        self.virtual_size = Size(self.size.width, count)
+        self.cursor = max(0, min(count - 1, cursor)) if count else 0
+        top = max(0, top + shift)
+        if following:
+            end = max(0, count - height)
+            if end <= self.cursor < end + height:
+                top = max(top, end)
+        if top != self.scroll_offset.y:
+            self.scroll_to(y=top, animate=False)
+        self.refresh()
+        self.post_message(self.Moved(self.cursor))
 
     def forget(self) -> None:
         self._cache.clear()
@@ -201,21 +225,75 @@ class Opened:
     session: Any
     view: Any
     links: Any
-    row_of: dict  # js.key(entry id) -> row index
-    size: int  # the file's size when read
+    follower: Any  # follow.SessionTail: what pi appends
+
+    @property
+    def rows(self) -> Any:
+        return self.view.rows
 
 
 def open_tree(path: str, reader: str, pi_version: str) -> Opened:
-    from pisess.core import js
-    from pisess.core.model.detail import Links
-    from pisess.core.model.tree import build_tree
+    from pisess.core.model.follow import SessionTail
     from pisess.core.reading.session import open_session
 
-    size = os.stat(path).st_size
     s = open_session(path, reader, light=True, pi_version=pi_version)
+    return laid_out(s, SessionTail(s))
+
+
+def laid_out(s: Any, follower: Any) -> Opened:
+    from pisess.core.model.tree import build_tree
+
     view = build_tree(s, full=True)
-    row_of = {js.key(get(r.entry, "id")): i for i, r in enumerate(view.rows) if r.kind == "entry"}
-    return Opened(s, view, Links.of(s), row_of, size)
+    return Opened(s, view, links_of(s, view), follower)
+
+
+def links_of(s: Any, view: Any) -> Any:
+    """``detail.Links`` of the session without a pass over its entries (``Links.of`` builds every
+    one): the children of an id counted from the tree's parents when asked, the context edits
+    from the entries that are not plain messages."""
+    from pisess.core import js
+    from pisess.core.model.detail import Links
+
+    edits: dict = {}
+    for _, x in s.store.extras():
+        if get(x, "type") == "context_edit":
+            edits.setdefault(js.key(get(x, "targetId")), []).append(x)
+    # (entry_detail only asks ``children.get(key, 0)``: the counts answer that, as the dict would)
+    return Links(cast(dict, ChildCounts(s, view.parents)), edits)
+
+
+class ChildCounts:
+    """``Links.children``: how many entries name an id as their parent (``key -> count``)."""
+
+    def __init__(self, session: Any, parents: Any) -> None:
+        self.session = session
+        self.parents = parents
+        self._counts: Any = None
+        self._by_key: dict | None = None
+
+    def counts(self) -> Any:
+        """Children per store position: the entries whose parent (``byId.get(parentId)``) it is."""
+        from array import array
+
+        got = self._counts
+        if got is None:
+            got = self._counts = array("i", [0]) * len(self.parents)
+            for q in self.parents:
+                if q >= 0:
+                    got[q] += 1
+        return got
+
+    def get(self, key: Any, default: int = 0) -> int:
+        if type(key) is str:
+            pos = self.session.store.find(key)
+            if pos is not None:
+                return self.counts()[pos] or default
+        by_key = self._by_key
+        if by_key is None:  # an id that is not a string: counted as Links.of counts it, once
+            from pisess.core.model.detail import Links
+
+            by_key = self._by_key = Links.of(self.session).children
+        return by_key.get(key, default)
 
 
 class ListScreen(Screen):
@@ -258,24 +336,29 @@ class SessionScreen(ListScreen):
         self.path = path
         self.at = at
         self.opened: Opened | None = None
-        self.order: list[int] = []  # row indexes on screen, folds applied
+        self.order: Sequence[int] = range(0)  # row indexes on screen, folds applied
         self.folded: set[int] = set()
         self.marked_row: int | None = None
         self.hits: list[int] = []
         self.hit_at = -1
         self.note = ""
+        self.previews: dict = {}  # store position -> the row's preview, read a screen at a time
 
     # the rows -----------------------------------------------------------------------------------------
 
     @property
-    def rows(self) -> list:
-        return self.opened.view.rows if self.opened else []
+    def rows(self) -> Any:
+        return self.opened.view.rows if self.opened else ()
 
-    def _visible_rows(self) -> list[int]:
+    def _visible_rows(self) -> Sequence[int]:
+        rows = self.rows
+        if not self.folded:
+            return range(len(rows))
         out: list[int] = []
         skip_deeper_than: int | None = None
-        for i, r in enumerate(self.rows):
-            depth = len(r.guides) + len(r.connector)
+        width = rows.width
+        for i in range(len(rows)):
+            depth = width(i)
             if skip_deeper_than is not None:
                 if depth > skip_deeper_than:
                     continue
@@ -292,18 +375,44 @@ class SessionScreen(ListScreen):
         i = self.order[index]
         r = self.rows[i]
         s = self.opened.session
-        whole = s.full(r.entry) if r.kind == "entry" else None
-        t = tree_row(s, r, width, False, whole)
+        preview = self._preview(r.position, index) if r.kind == "entry" else None
+        t = tree_row(s, r, width, False, preview=preview)
         if i in self.folded:
             hidden = self._subtree_end(i) - i - 1
             t.append(f"  \u25b8 {hidden} folded", "bold")
         return t
 
+    PREVIEW_CUT = 1024  # columns of a preview kept (a row cuts it again to its room: the same text)
+
+    def _preview(self, pos: int, index: int) -> str:
+        """The row's preview, as ``tree`` makes it from the whole entry: read back with those of the
+        rows below it on screen in one pass, and not kept whole (only the previews are)."""
+        from pisess.cli.views import describe as d
+        from pisess.cli.views.text import one_line
+
+        got = self.previews.get(pos)
+        if got is not None:
+            return got
+        assert self.opened is not None
+        s, rows = self.opened.session, self.rows
+        height = max(1, self.query_one(RowList).size.height)
+        near = {pos}
+        for k in range(index + 1, min(len(self.order), index + height)):
+            p = rows.position(self.order[k])
+            if p is not None and p not in self.previews:
+                near.add(p)
+        if len(self.previews) + len(near) > 4096:
+            self.previews.clear()
+        for p, whole in s.complete_at(sorted(near)):
+            self.previews[p] = one_line(d.entry_preview(whole, s.id_width), self.PREVIEW_CUT)
+        return self.previews[pos]
+
     def _subtree_end(self, i: int) -> int:
         rows = self.rows
-        depth = len(rows[i].guides) + len(rows[i].connector)
+        width = rows.width
+        depth = width(i)
         j = i + 1
-        while j < len(rows) and len(rows[j].guides) + len(rows[j].connector) > depth:
+        while j < len(rows) and width(j) > depth:
             j += 1
         return j
 
@@ -341,22 +450,32 @@ class SessionScreen(ListScreen):
             detail.styles.width, detail.styles.height = "100%", "2fr"
         self.query_one(RowList).forget()
 
-    def _load(self, keep: Any = UNDEF) -> None:
-        from pisess.core import js
-
+    def _load(self) -> None:
         app: BrowseApp = self.app  # type: ignore[assignment]
         self.opened = open_tree(self.path, app.reader, app.pi_version)
         self.folded.clear()
+        self.previews.clear()
         self.order = self._visible_rows()
-        target = keep if keep is not UNDEF else self.at
-        row = self.opened.row_of.get(js.key(target)) if target is not None else None
+        row = self._row_of_id(self.at) if self.at is not None else None
         if row is None:
-            row = next((i for i, r in enumerate(self.rows) if "leaf" in r.flags), len(self.rows) - 1)
-        self.query_one("#title", Static).update(Text(bv.session_title(self.opened.session, self.opened.view), "bold"))
+            row = self._leaf_row()
+        self._title()
         rl = self.query_one(RowList)
         rl.reset(len(self.order), self._index_of_row(max(0, row)))
         rl.focus()
         self._status()
+
+    def _title(self) -> None:
+        assert self.opened is not None
+        self.query_one("#title", Static).update(Text(bv.session_title(self.opened.session, self.opened.view), "bold"))
+
+    def _row_of_id(self, eid: Any) -> int | None:
+        assert self.opened is not None
+        return self.opened.rows.row_of(self.opened.session.store.find(eid))
+
+    def _leaf_row(self) -> int:
+        leaf = self.rows.with_flag("leaf")
+        return leaf[0] if leaf else len(self.rows) - 1
 
     def _index_of_row(self, row: int) -> int:
         import bisect
@@ -365,18 +484,59 @@ class SessionScreen(ListScreen):
         return min(k, len(self.order) - 1) if self.order else 0
 
     def _follow(self) -> None:
-        """pi appends while browse runs: read the file again (through the cache: the appended bytes
-        only) and keep the selection; the active path follows the new leaf."""
+        """pi appends while browse runs: read what was appended (only that), lay the rows out again
+        and keep the selection where it was on screen; the active path follows the new leaf."""
+        from pisess.core.model.follow import REREAD
+
         if self.opened is None:
             return
+        old = self.opened
+        before = len(old.session.store)
         try:
-            size = os.stat(self.path).st_size
-        except OSError:
+            got = old.follower.poll()
+        except Exception:  # noqa: BLE001 - unreadable now (a storage error): tried again in a second
             return
-        if size != self.opened.size:
-            self._load(keep=self._selected_id())
-            self.note = "the file grew: read again"
-            self._status()
+        if got is None:
+            return
+        rl = self.query_one(RowList)
+        index = rl.cursor
+        # what the screen holds, by store position (the same entries at the same positions after
+        # an append; by id after a rewrite)
+        kept = [None if i is None else old.rows.position(i) for i in (self._selected_row(), self.marked_row)]
+        folded = [old.rows.position(i) for i in self.folded]
+        hits = [old.rows.position(i) for i in self.hits]
+        if got is REREAD:
+            app: BrowseApp = self.app  # type: ignore[assignment]
+            ids = {p: get(old.session.store[p], "id") for p in (*kept, *folded, *hits) if p is not None}
+            try:
+                self.opened = open_tree(self.path, app.reader, app.pi_version)
+            except Exception as e:  # noqa: BLE001 - the core's PisessError names why; the old rows stay
+                self.note = f"the file changed and cannot be read: {getattr(e, 'message', e)}"
+                self._status()
+                return
+            self.previews.clear()
+            where = {p: self.opened.session.store.find(eid) for p, eid in ids.items()}
+            self.note = "the file was rewritten: read again"
+        else:
+            self.opened = laid_out(got, old.follower)
+            where = {}
+            added = len(got.store) - before
+            self.note = f"{added} new {'entry' if added == 1 else 'entries'} appended"
+        rows = self.opened.rows
+
+        def row(p: int | None) -> int | None:
+            return rows.row_of(where.get(p, p) if where else p)
+
+        self.folded = {r for r in map(row, folded) if r is not None}
+        self.hits = sorted(r for r in map(row, hits) if r is not None)
+        self.hit_at = min(self.hit_at, len(self.hits) - 1)
+        selected, self.marked_row = row(kept[0]), row(kept[1])
+        self.order = self._visible_rows()
+        new = self._index_of_row(selected if selected is not None else self._leaf_row())
+        rl.marked = None if self.marked_row is None else self._index_of_row(self.marked_row)
+        self._title()
+        rl.replace(len(self.order), new, new - index)
+        self._status()
 
     # selection --------------------------------------------------------------------------------------
 
@@ -386,7 +546,7 @@ class SessionScreen(ListScreen):
 
     def _selected_entry(self) -> Any:
         i = self._selected_row()
-        if i is None or self.rows[i].kind != "entry":
+        if i is None or not self.rows.is_entry(i):
             return None
         return self.rows[i].entry
 
@@ -425,9 +585,9 @@ class SessionScreen(ListScreen):
         self.query_one("#status", Static).update(Text("  ".join(bits), "yellow"))
 
     def action_leaf(self) -> None:
-        row = next((i for i, r in enumerate(self.rows) if "leaf" in r.flags), None)
-        if row is not None:
-            self._show_row(row)
+        leaf = self.rows.with_flag("leaf")
+        if leaf:
+            self._show_row(leaf[0])
 
     def _show_row(self, row: int) -> None:
         # unfold whatever hides it
@@ -439,40 +599,35 @@ class SessionScreen(ListScreen):
         rl.reset(len(self.order), self._index_of_row(row))
 
     def action_branch(self, step: int) -> None:
-        from pisess.core import js
-
         assert self.opened is not None
         rl = self.query_one(RowList)
+        counts, pos = self.opened.links.children.counts(), self.rows.pos
         k = rl.cursor + step
         while 0 <= k < len(self.order):
-            r = self.rows[self.order[k]]
-            if r.kind == "entry" and self.opened.links.children.get(js.key(get(r.entry, "id")), 0) > 1:
+            p = pos[self.order[k]]
+            if p >= 0 and counts[p] > 1:
                 rl.goto(k)
                 return
             k += step
 
     def action_fold(self) -> None:
         """On the first row of a side branch: fold it; elsewhere: go to the parent."""
-        from pisess.core import js
-
         i = self._selected_row()
         if i is None or self.opened is None:
             return
-        r = self.rows[i]
-        if r.connector and i not in self.folded and self._subtree_end(i) > i + 1:
+        rows = self.rows
+        if rows.indents[rows.indent[i]][1] and i not in self.folded and self._subtree_end(i) > i + 1:
             self.folded.add(i)
             self.order = self._visible_rows()
             self.query_one(RowList).reset(len(self.order), self._index_of_row(i))
             return
-        pid = get(r.entry, "parentId") if r.kind == "entry" else None
-        row = self.opened.row_of.get(js.key(pid)) if js.truthy(pid) else None
+        pos = rows.position(i)
+        row = rows.row_of(self.opened.view.parents[pos]) if pos is not None else None
         if row is not None:
             self._show_row(row)
 
     def action_unfold(self) -> None:
         """A folded branch opens; elsewhere: go to the first child."""
-        from pisess.core import js
-
         i = self._selected_row()
         if i is None or self.opened is None:
             return
@@ -481,13 +636,15 @@ class SessionScreen(ListScreen):
             self.order = self._visible_rows()
             self.query_one(RowList).reset(len(self.order), self._index_of_row(i))
             return
-        eid = get(self.rows[i].entry, "id") if self.rows[i].kind == "entry" else None
-        for j in range(i + 1, len(self.rows)):
-            r = self.rows[j]
-            if r.kind == "entry" and js.strict_eq(get(r.entry, "parentId"), eid):
-                self._show_row(j)
-                return
-        if i + 1 < len(self.rows):  # a fold row stands between
+        rows, parents = self.rows, self.opened.view.parents
+        pos = rows.position(i)
+        if pos is not None and self.opened.links.children.counts()[pos]:
+            for j in range(i + 1, len(rows)):
+                p = rows.pos[j]
+                if p >= 0 and parents[p] == pos:
+                    self._show_row(j)
+                    return
+        if i + 1 < len(rows):  # a fold row stands between
             self._show_row(i + 1)
 
     def action_other_pane(self) -> None:
@@ -532,7 +689,7 @@ class SessionScreen(ListScreen):
 
     def action_compare(self) -> None:
         i = self._selected_row()
-        if i is None or self.rows[i].kind != "entry" or self.opened is None:
+        if i is None or not self.rows.is_entry(i) or self.opened is None:
             return
         rl = self.query_one(RowList)
         if self.marked_row is None or self.marked_row == i:
@@ -599,7 +756,7 @@ class SessionScreen(ListScreen):
         eid = self._selected_id()
         if eid is None:
             return
-        leaf = any("leaf" in r.flags and get(r.entry, "id") == eid for r in self.rows if r.kind == "entry")
+        leaf = self._selected_row() in self.rows.with_flag("leaf")
         self._copy(f"pi --session {self.path}" if leaf else f"pisess fork {self.path} {eid} --position at")
 
     def _copy(self, text: str) -> None:
@@ -636,7 +793,6 @@ class SessionScreen(ListScreen):
         box.focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        from pisess.core import js
         from pisess.core.model import kinds
 
         event.input.display = False
@@ -644,12 +800,12 @@ class SessionScreen(ListScreen):
         query = event.value
         if not query or self.opened is None:
             return
-        s = self.opened.session
+        s, rows = self.opened.session, self.opened.rows
         needle = query.encode()
         found: list[int] = []
-        for e in s.iter_complete(lambda e: needle):
+        for pos, e in s.complete_at(range(len(s.store)), lambda pos, data: needle in data):
             if any(query in text for *_, text in kinds.texts(e)):
-                row = self.opened.row_of.get(js.key(get(e, "id")))
+                row = rows.row_of(pos)
                 if row is not None:
                     found.append(row)
         self.hits = sorted(set(found))

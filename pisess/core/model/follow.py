@@ -93,6 +93,23 @@ class Tail:
         self._guard = self._head = b""
         self._sig = None
 
+    def start_at(self, offset: int, line: int) -> None:
+        """Go on from a read made elsewhere: ``offset`` (a line end) and the ``line`` physical lines
+        before it were read; the bytes that tell a rewrite are taken from the file as it is now."""
+        self.reset()
+        try:
+            st = self._stat(self.path)
+            with open(self.path, "rb") as fh:
+                self._head = fh.read(min(GUARD, offset))
+                start = max(0, offset - GUARD)
+                fh.seek(start)
+                self._guard = fh.read(offset - start)
+        except OSError:
+            self.missing = True
+            return
+        self._ino = st.st_ino
+        self.offset, self.line = offset, line
+
     def read(self, sink: Callable[[int, int, bytes], None] | None = None,
              on_rewrite: Callable[[], None] | None = None) -> Chunk:
         """What changed since the last read.  Complete lines go to ``sink(line, offset, bytes)`` as
@@ -534,6 +551,82 @@ class Watch:
     @property
     def has_pending(self) -> bool:
         return self._pending_since is not None
+
+
+# --- a session as pi appends to it (browse) --------------------------------------------------------
+
+
+REREAD = "reread"
+
+
+class SessionTail:
+    """A session read once, then kept up to date as pi appends to its file: ``poll`` reads only
+    what was appended (the ``Tail`` above: complete lines only, a rewrite or a deletion noticed)
+    and returns the session with those entries, or ``REREAD`` where only a read from the start can
+    tell what the file holds now, or ``None`` when nothing new is complete.
+
+    Only a session over a compact index (``open_session(light=True)`` of a well-formed v3 file,
+    from the cache or not) grows in place: the appended bytes are indexed on their own and joined
+    to it (``compact.join_parts``, what the cache does with the bytes after its prefix), and the
+    session is made again over the joined index (labels, leaf).  Any other (a damaged file the
+    line scan read, a migrated one) is read again when it grows, as is a file whose appended part
+    a reader would refuse or drop, or that now holds a record only pi's SDK writes (``auto`` would
+    pick the other reader)."""
+
+    def __init__(self, session: Any, stat: Callable[[str], Any] = os.stat) -> None:
+        from ..reading.compact import CompactEntries
+
+        self.session = session
+        self.tail = Tail(session.path, stat)
+        store = session.store
+        self._ix = store.ix if type(store) is CompactEntries and store.ix.ends_with_newline else None
+        if self._ix is not None:
+            self.tail.start_at(self._ix.size, self._ix.line_count)
+        else:
+            self.tail.start_at(session.raw.size, 0)
+
+    def poll(self) -> Any:
+        chunk = self.tail.read(lambda n, at, raw: None)  # (the lines are indexed below, not kept here)
+        if chunk.deleted or chunk.rewritten is not None:
+            return REREAD
+        if not chunk.count:
+            return None
+        ix = self._ix
+        if ix is None:
+            return REREAD
+        grown = _join_appended(self.session, ix, self.tail.offset)
+        if grown is None:
+            self._ix = None
+            return REREAD
+        self.session = grown
+        return grown
+
+
+def _join_appended(session: Any, ix: Any, end: int) -> Any:
+    """``session`` with the entries in the bytes from ``ix.size`` to ``end`` (line ends), or
+    ``None`` where the file must be read again."""
+    from dataclasses import replace
+
+    from ..reading.compact import join_parts, scan_part
+    from ..reading.session import index_raw, index_view
+
+    sdk = ix.sdk_marker
+    more = scan_part(session.path, start=ix.size, stop=end, expect_header=False)
+    if more is None:
+        return None
+    if ix.later_pos_of:
+        # ``join_parts`` maps the ids of the part it adds on their own, in place of any such map
+        # an earlier join left: that one goes into the map of the whole first (one part again)
+        ix.pos_of.update(ix.later_pos_of)
+        ix.later_pos_of = None
+    if join_parts(ix, more) is None or ix.sdk_marker != sdk:
+        return None
+    if ix.harness_error if session.reader == "harness" else not ix.cli_plain:
+        return None  # the reader refuses or drops a line: the line scan says how
+    raw = index_raw(session.path, ix)
+    raw.images = session.raw.images
+    grown = index_view(ix, raw, session.reader)
+    return grown if grown.pi_version == session.pi_version else replace(grown, pi_version=session.pi_version)
 
 
 # --- the state as plain values (what the cache can hold) --------------------------------------------
