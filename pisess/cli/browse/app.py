@@ -486,6 +486,7 @@ class SessionScreen(ListScreen):
     def _follow(self) -> None:
         """pi appends while browse runs: read what was appended (only that), lay the rows out again
         and keep the selection where it was on screen; the active path follows the new leaf."""
+        from pisess.core.errors import PisessError
         from pisess.core.model.follow import REREAD
 
         if self.opened is None:
@@ -494,7 +495,7 @@ class SessionScreen(ListScreen):
         before = len(old.session.store)
         try:
             got = old.follower.poll()
-        except Exception:  # noqa: BLE001 - unreadable now (a storage error): tried again in a second
+        except (OSError, PisessError):  # unreadable now: tried again in a second
             return
         if got is None:
             return

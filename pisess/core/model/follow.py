@@ -607,6 +607,7 @@ def _join_appended(session: Any, ix: Any, end: int) -> Any:
     ``None`` where the file must be read again."""
     from dataclasses import replace
 
+    from ..errors import PisessError
     from ..reading.compact import join_parts, scan_part
     from ..reading.session import index_raw, index_view
 
@@ -625,7 +626,10 @@ def _join_appended(session: Any, ix: Any, end: int) -> Any:
         return None  # the reader refuses or drops a line: the line scan says how
     raw = index_raw(session.path, ix)
     raw.images = session.raw.images
-    grown = index_view(ix, raw, session.reader)
+    try:
+        grown = index_view(ix, raw, session.reader)
+    except PisessError:  # (pi's SDK throws on a label that is not a string): the read from the start says so
+        return None
     return grown if grown.pi_version == session.pi_version else replace(grown, pi_version=session.pi_version)
 
 
