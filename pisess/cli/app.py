@@ -4,6 +4,11 @@ A run imports and builds only the command it runs (``app_for``): the command mod
 30 ms to import all together, a sixth of a warm read of a 200 MB session, and click builds every
 registered command's parameters before it runs one.  ``app``, the whole app (help, completion,
 tests), is built on first use.
+
+Typer itself is imported only when the app is built: the console script (``main``) first offers
+``pisess search`` to its lean path (``pisess.cli.lean_search``), which answers a warm search from
+the index without Typer, Click or Rich (their imports and the command's building cost more than
+the search) and hands every other run back to the app.
 """
 
 from __future__ import annotations
@@ -14,18 +19,11 @@ import os
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-import typer
-
 from pisess import __version__
-from pisess.cli.commands import cache_cmd
 
 if TYPE_CHECKING:  # checked against the typer that vendors click (0.26 on, as installed)
-    from typer._click.exceptions import ClickException, NoSuchOption
-else:
-    try:  # typer >= 0.26 vendors click (already imported by typer itself: free)
-        from typer._click.exceptions import ClickException, NoSuchOption
-    except ImportError:  # pragma: no cover - older typer with click installed beside it
-        from click.exceptions import ClickException, NoSuchOption
+    import typer
+    from typer._click.exceptions import NoSuchOption
 
 #: Every command, in the order help lists them: its module in
 #: pisess.cli.commands, whose function of the command's name it runs.
@@ -63,23 +61,35 @@ SETTINGS: dict = {
 
 def _version(value: bool) -> None:
     if value:
+        import typer
+
         from pisess.cli.output import show
 
         show([f"pisess {__version__}"])
         raise typer.Exit()
 
 
-def _root(
-    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version and exit."),
-) -> None:
-    pass
+@functools.cache
+def _root():
+    """The root's callback: its one option, ``--version``."""
+    import typer
+
+    def root(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                          help="Show the version and exit.")) -> None:
+        pass
+
+    return root
 
 
 def build(names: Iterable[str] = (*COMMANDS, *GROUPS)) -> typer.Typer:
     """The root with the commands ``names`` (importing only their modules)."""
+    import typer
+
+    from pisess.cli.commands import cache_cmd
+
     names = list(names)
     one = typer.Typer(**SETTINGS)
-    one.callback()(_root)  # (a root callback keeps even one command a group: `pisess NAME ...`)
+    one.callback()(_root())  # (a root callback keeps even one command a group: `pisess NAME ...`)
     for name in names:
         if name in COMMANDS:
             one.command(name)(getattr(importlib.import_module(f"pisess.cli.commands.{COMMANDS[name]}"), name))
@@ -117,7 +127,14 @@ def run(argv: list[str] | None = None) -> int:
     error does (click alone would print only its text)."""
     import sys
 
+    import typer
+
     from pisess.cli import common
+
+    try:  # typer >= 0.26 vendors click (already imported by typer itself: free)
+        from typer._click.exceptions import ClickException, NoSuchOption
+    except ImportError:  # pragma: no cover - older typer with click installed beside it
+        from click.exceptions import ClickException, NoSuchOption  # type: ignore[no-redef,import-not-found]
 
     args = list(sys.argv[1:] if argv is None else argv)
     try:
@@ -150,9 +167,12 @@ def _hint_at_a_path(e: NoSuchOption, args: list[str]) -> None:
         e.possibilities = None
 
 
-def main() -> None:
+def main(lean: bool = True) -> None:
+    """The console script.  ``lean``: offer ``pisess search`` to its lean path first (the tests
+    run the Typer app alone with ``main(lean=False)``, to compare the two)."""
     import gc
     import signal
+    import sys
 
     # `pisess tree | head`: end quietly on a closed pipe, as cat and grep do (click would exit 1)
     if hasattr(signal, "SIGPIPE"):
@@ -166,7 +186,16 @@ def main() -> None:
     # The library reads in one process; this one shares big reads among forked children as the
     # CPUs allow (PISESS_JOBS=1 turns that off).
     from pisess.core import parallel
+    from pisess.core.reading import cache
 
     parallel.configure(parallel.from_environ(os.environ))
-    cache_cmd.configure(os.environ)  # $XDG_CACHE_HOME/pisess, unless PISESS_CACHE=off
-    raise SystemExit(run())
+    # $XDG_CACHE_HOME/pisess, unless PISESS_CACHE=off (cache_cmd.configure, without importing Typer)
+    cache.configure(cache.from_environ(os.environ, os.path.expanduser("~")))
+    args = sys.argv[1:]
+    if lean and args[:1] == ["search"]:
+        from pisess.cli import lean_search
+
+        code = lean_search.run(args)
+        if code is not None:
+            raise SystemExit(code)
+    raise SystemExit(run(args))

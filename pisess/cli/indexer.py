@@ -13,8 +13,6 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from pisess.cli import common
-
 #: bytes of sessions a search indexes before it answers (an append, a few new sessions); when the
 #: index lacks more, the search scans and the index is built in the background
 DEFER = 8 << 20
@@ -69,6 +67,8 @@ def start(files: list[str]) -> bool | None:
 
 def say(pending: int, started: bool | None) -> None:
     """What a search that scanned because the index lacked ``pending`` bytes tells the user."""
+    from pisess.cli import common  # (here: search's lean path asks ``limit`` without Typer)
+
     mib = f"{pending / 1048576:,.0f} MiB"
     if started:
         common.say(f"pisess: the search index lacks {mib} of these sessions: this search scanned them, and they are "

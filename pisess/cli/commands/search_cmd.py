@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from pisess.cli import common, output, sets
+from pisess.cli import common, lean_search, output, sets
 from pisess.cli.common import handles_errors
 
 
@@ -60,12 +60,7 @@ def search(
     if json_out:
         common.emit_json(report.to_json(), version=2)
     elif results:
-        from pisess.cli.output import Printer
-        from pisess.cli.views.search import search_view
-
-        printer = Printer(color)
-        printer.show(search_view(results, width=printer.width, searched=report.files, label=scope.label,
-                                 active_only=active_only, marked=printer.console.color_system is None))
+        lean_search.show_hits(report, scope.label, active_only, color)
     for r in results:
         if r.note:
             common.say(f"{r.path}: {r.note}")
@@ -73,31 +68,7 @@ def search(
             common.report_dropped(r.path, r.dropped_lines)
     sets.report_skipped(report.skipped)
     if not json_out:
-        first = next(((r, h) for r in results for h in r.hits if h.entry_id is not None), None)
-        if first:
-            import shlex
-
-            common.say(f"see a hit in context: pisess context {shlex.quote(first[0].path)} --leaf "
-                       f"{shlex.quote(str(first[1].entry_id))}")
-        elif results:  # every hit is on a damaged line
-            import shlex
-
-            common.say(f"see what is wrong with the file: pisess validate {shlex.quote(results[0].path)}")
-        else:
-            common.say(no_hits(report, scope.label))
+        common.say(lean_search.last_word(report, scope.label))
     if not report.hit_count:
         raise typer.Exit(common.EXIT_FINDINGS)
 
-
-def no_hits(report, label: str) -> str:
-    """``no hits in 3 files (this project)``: the files searched, the scope when a name is not
-    its count, and what was not searched (unreadable, not a session: each named on stderr)."""
-    searched = report.files - len(report.unreadable) - len(report.skipped)
-    notes = [] if label.endswith((" file", " files")) else [label]
-    if report.unreadable:
-        notes.append(f"{len(report.unreadable)} unreadable")
-    if report.skipped:
-        n = len(report.skipped)
-        notes.append(f"{n} not a session" if n == 1 else f"{n} not sessions")
-    head = f"no hits in {searched} file{'s' if searched != 1 else ''}" if searched else "no file searched"
-    return head + (f" ({', '.join(notes)})" if notes else "")

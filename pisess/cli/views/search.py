@@ -1,24 +1,36 @@
-"""``pisess search``: hits with their snippet, kind and where they sit."""
+"""``pisess search``: hits with their snippet, kind and where they sit.
+
+One layout (``_layout``: each row as ``(text, style)`` pieces), drawn two ways: ``search_view``,
+Rich ``Text`` rows for the printer (colour, a terminal), and ``search_lines``, the same rows as the
+plain lines the printer writes for them where there is no colour (a pipe, a file), made without
+loading Rich (``pisess.cli.lean_search`` draws them so; ``None`` when only Rich can say how wide
+a row is, or a row would wrap).
+"""
 
 from __future__ import annotations
 
-from rich.text import Text
+import re
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
-from pisess.cli.views import describe as d
-from pisess.cli.views.shared import WHERE_STYLE, packed, session_head
-from pisess.cli.views.text import escape_controls, plural
+from pisess.cli.views.text import escape_controls, one_line, plural
 from pisess.cli.views.text import short_id as _sid
 from pisess.core import js
+
+if TYPE_CHECKING:
+    from rich.text import Text
 
 HIT_STYLE = "bold reverse"
 #: Around the match when there is no colour to show it (NO_COLOR, a pipe, --color never): colour
 #: never carries meaning alone.  Two characters code and prose rarely hold (``[[ ]]`` is bash's).
 MARK_OPEN, MARK_CLOSE = "\u00bb", "\u00ab"
+SEP = " \u00b7 "
+_Pieces = list[tuple[str, str]]
 
 
-def _fit(m, room: int, marked: bool = False) -> Text:
-    """The snippet in ``room`` characters with the match in view and highlighted (``marked``: also
-    between ``MARK_OPEN`` and ``MARK_CLOSE``)."""
+def _fit_parts(m, room: int, marked: bool = False) -> tuple[str, str, str]:
+    """The snippet in ``room`` characters with the match in view: what comes before the match, the
+    match (``marked``: between ``MARK_OPEN`` and ``MARK_CLOSE``), what comes after."""
     before = escape_controls(m.snippet[:m.start])
     hit = escape_controls(m.snippet[m.start:m.end])
     after = escape_controls(m.snippet[m.end:])
@@ -41,47 +53,57 @@ def _fit(m, room: int, marked: bool = False) -> Text:
         if len(after) + len(trail) > left:
             after = after[:max(left - 1, 0)]
             trail = "\u2026" if left >= 1 else ""
+    return lead + before, f"{MARK_OPEN}{hit}{MARK_CLOSE}" if marked else hit, after + trail
+
+
+def _fit(m, room: int, marked: bool = False) -> Text:
+    """The snippet in ``room`` characters with the match in view and highlighted (``marked``: also
+    between ``MARK_OPEN`` and ``MARK_CLOSE``)."""
+    from rich.text import Text
+
+    before, hit, after = _fit_parts(m, room, marked)
     t = Text(no_wrap=True, overflow="ellipsis")
-    t.append(lead + before)
-    t.append(f"{MARK_OPEN}{hit}{MARK_CLOSE}" if marked else hit, HIT_STYLE)
-    t.append(after + trail)
+    t.append(before)
+    t.append(hit, HIT_STYLE)
+    t.append(after)
     return t
 
 
-def search_view(results: list, *, width: int, searched: int, label: str, active_only: bool,
-                marked: bool = False) -> list:
-    """The hits of each session, the count, the legend; ``marked``: no colour shows the match, so
-    marks do (``MARK_OPEN``, ``MARK_CLOSE``)."""
-    out: list = []
+def _layout(results: list, *, width: int, searched: int, label: str, active_only: bool, marked: bool,
+            cells: Callable[[str], int], style: Callable[[str, str], str]) -> Iterator[tuple[str, _Pieces]]:
+    """The view's rows, each ``(how, pieces)``: ``how`` is ``cut`` (one line, cut to the width with
+    an ellipsis), ``wrap`` (wrapped to the width) or ``legend`` (one piece, its whole style the
+    piece's); ``pieces`` are ``(text, style)``.  ``cells``: a string's width on the terminal;
+    ``style(what, word)``: the style of a kind word (``what="kind"``) or a place (``"where"``)."""
     total = 0
     for r in results:
         n = len(r.hits)
         total += n
-        extra = f" \u00b7 {plural(n, 'hit')}"
-        head = session_head(r.session_id, r.name, extra)
+        head: _Pieces = [(_sid(r.session_id), "bold")]  # (shared.session_head's pieces)
+        if r.name:
+            head.append((SEP + one_line(r.name, 50), "bold"))
+        head.append((f" \u00b7 {plural(n, 'hit')}", ""))
         if r.cwd:
-            head.append(" \u00b7 " + escape_controls(js.to_string(r.cwd)), "dim")
-        head.append(f" ({r.reader} reader)", "dim")
+            head.append((SEP + escape_controls(js.to_string(r.cwd)), "dim"))
+        head.append((f" ({r.reader} reader)", "dim"))
         if r.dropped_lines:  # named one by one on stderr
-            head.append(f" \u00b7 {plural(len(r.dropped_lines), 'line')} skipped", "yellow")
-        out.append(head)
+            head.append((f" \u00b7 {plural(len(r.dropped_lines), 'line')} skipped", "yellow"))
+        yield "cut", head
         for h in r.hits:
-            t = Text(no_wrap=True, overflow="ellipsis")
-            t.append("  " + _sid(h.entry_id, r.id_width).ljust(r.id_width) + "  ", "bold" if h.where == "active" else "")
             kind = h.match.kind
-            t.append(f"{escape_controls(kind):<10} ", d.word_style(kind))
-            t.append(f"{h.where:<10} ", WHERE_STYLE.get(h.where, ""))
-            t.append_text(_fit(h.match, width - t.cell_len - 1, marked))
-            out.append(t)
-        out.append(Text(""))
-    foot = Text()
+            row: _Pieces = [("  " + _sid(h.entry_id, r.id_width).ljust(r.id_width) + "  ",
+                             "bold" if h.where == "active" else ""),
+                            (f"{escape_controls(kind):<10} ", style("kind", kind)),
+                            (f"{h.where:<10} ", style("where", h.where))]
+            before, hit, after = _fit_parts(h.match, width - cells("".join(t for t, _ in row)) - 1, marked)
+            row += [(before, ""), (hit, HIT_STYLE), (after, "")]
+            yield "cut", row
+        yield "wrap", []
     sessions = len(results)
-    foot.append(f"{plural(total, 'hit')} in {plural(sessions, 'session')}", "bold")
-    foot.append(f" \u00b7 {plural(searched, 'file')} searched"
-                + ("" if label.endswith((" file", " files")) else f" ({label})"))
-    if active_only:
-        foot.append(" \u00b7 active path in context only")
-    out.append(foot)
+    yield "wrap", [(f"{plural(total, 'hit')} in {plural(sessions, 'session')}", "bold"),
+                   (f" \u00b7 {plural(searched, 'file')} searched"
+                    + ("" if label.endswith((" file", " files")) else f" ({label})"), ""),
+                   *([(" \u00b7 active path in context only", "")] if active_only else [])]
     legend = [f"{MARK_OPEN}\u2026{MARK_CLOSE}: the match"] if marked else []
     legend.append("active: in the model's context")
     if any(h.where == "edited" for r in results for h in r.hits):
@@ -91,5 +113,72 @@ def search_view(results: list, *, width: int, searched: int, label: str, active_
     legend += ["compacted: replaced by its summary", "branch: off the active path"]
     if any(h.where == "dropped" for r in results for h in r.hits):
         legend.append("dropped: on a line no reader keeps")
-    out.extend(packed(legend, width, sep=" \u00b7 "))  # (a narrow terminal breaks it between its phrases)
+    # on as many lines as the width needs, never broken inside a phrase (shared.packed's rule)
+    lines: list[str] = []
+    for p in legend:
+        if lines and len(lines[-1]) + len(SEP) + len(p) <= width:
+            lines[-1] += SEP + p
+        else:
+            lines.append(p)
+    for line in lines:
+        yield "legend", [(line, "dim")]
+
+
+def search_view(results: list, *, width: int, searched: int, label: str, active_only: bool,
+                marked: bool = False) -> list:
+    """The hits of each session, the count, the legend; ``marked``: no colour shows the match, so
+    marks do (``MARK_OPEN``, ``MARK_CLOSE``)."""
+    from rich.cells import cell_len
+    from rich.text import Text
+
+    from pisess.cli.views import describe as d
+    from pisess.cli.views.shared import WHERE_STYLE
+
+    def style(what: str, word: str) -> str:
+        return d.word_style(word) if what == "kind" else WHERE_STYLE.get(word, "")
+
+    out: list = []
+    for how, pieces in _layout(results, width=width, searched=searched, label=label, active_only=active_only,
+                               marked=marked, cells=cell_len, style=style):
+        if how == "legend":
+            out.append(Text(pieces[0][0], style=pieces[0][1]))
+            continue
+        t = Text(no_wrap=True, overflow="ellipsis") if how == "cut" else Text()
+        for text, s in pieces:
+            t.append(text, s)
+        out.append(t)
+    return out
+
+
+class _Wide(Exception):
+    """A row holds a character whose width on the terminal only Rich's table says."""
+
+
+#: Characters one cell wide in Rich's table (tests/test_lean_search.py checks each against the
+#: installed Rich): printable ASCII, Latin, IPA, Greek, Cyrillic, the punctuation the views use.
+_NARROW = re.compile("[ -~\u00a0-\u02ff\u0370-\u0482\u048a-\u052f\u2010-\u2027\u2030-\u205e\u2190-\u21ff]*")
+
+
+def _cells(s: str) -> int:
+    if (s.isascii() and s.isprintable()) or _NARROW.fullmatch(s):
+        return len(s)
+    raise _Wide
+
+
+def search_lines(results: list, *, width: int, searched: int, label: str, active_only: bool) -> list[str] | None:
+    """``search_view``'s rows (``marked``) as the printer writes them where there is no colour: a
+    one-line row cut to the width with an ellipsis, spaces at the end of a row dropped.  ``None``
+    when a row holds a character only Rich can measure, or a row that wraps (Rich breaks it)."""
+    out: list[str] = []
+    try:
+        for how, pieces in _layout(results, width=width, searched=searched, label=label, active_only=active_only,
+                                   marked=True, cells=_cells, style=lambda what, word: ""):
+            line = "".join(t for t, _ in pieces)
+            if _cells(line) > width:
+                if how != "cut":
+                    return None
+                line = line[:max(width - 1, 0)] + "\u2026"
+            out.append(line.rstrip(" "))
+    except _Wide:
+        return None
     return out

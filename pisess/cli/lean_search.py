@@ -1,0 +1,259 @@
+"""``pisess search`` answered from the search index without Typer, Click or Rich.
+
+A warm search of the index costs tens of milliseconds; importing Typer, Click and Rich and building
+the command cost more than that (about 60 ms of a run that grep answers in 70).  So the console
+script (``app.main``) offers ``search`` here first.  This module takes the argument shapes it fully
+understands (``parse``: the command's own options, each as Click reads it) and the runs whose every
+step is the ordinary one, and answers them with the command's own code: the core's search through
+the index, ``views.search`` and the printer.  Everything else returns ``None`` before anything is
+printed, and the Typer app runs the command as it always does: an option it does not know, ``-h``,
+completion, an error of any kind (every message is the app's), a name that is not found, a file that
+cannot be read or is no session, a note or a skipped line to tell, an index that must be built first
+(the app scans, and builds it in the background), a pattern the index cannot narrow (the app scans),
+``--no-cache``.  The output is the app's, byte for byte (``tests/test_lean_search.py`` runs both):
+plain rows are drawn without Rich where there is no colour (``views.search.search_lines``), the Rich
+view wherever colour or a terminal needs it.
+
+``search_cmd`` shares the two steps after the search with this module (``show_hits``, ``last_word``).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+#: Options that take no value, and those that take one, as the command names them (``search_cmd``)
+FLAGS = {"--all": "all_projects", "-a": "all_projects", "--regex": "regex", "-e": "regex",
+         "--ignore-case": "ignore_case", "-i": "ignore_case", "--active-only": "active_only", "--json": "json_out",
+         "--no-cache": "no_cache"}
+VALUES = {"--in": "fields", "--reader": "reader", "-r": "reader", "--pi-version": "pi_version",
+          "--sessions-dir": "sessions_dir", "--cwd": "cwd", "--color": "color"}
+#: With a terminal on stderr the app would draw a progress bar once a search takes half a second:
+#: this path takes only what cannot (nothing left to index, this many files to look at at most).
+TTY_FILES = 20_000
+
+
+def parse(args: list[str]) -> dict[str, Any] | None:
+    """``search``'s arguments (``args[0] == "search"``) as the command's parameters, read as Click
+    reads them (options anywhere, ``--opt=value`` or ``--opt value``, the last of an option given
+    twice, ``--`` ending the options, ``-`` a name); ``None`` for anything else (an unknown option,
+    short options run together, a flag given a value, a missing value or pattern, help)."""
+    if args[:1] != ["search"]:
+        return None
+    got: dict[str, Any] = {"all_projects": False, "regex": False, "ignore_case": False, "active_only": False,
+                           "json_out": False, "no_cache": False, "fields": None, "reader": "auto",
+                           "pi_version": None, "sessions_dir": None, "cwd": None, "color": "auto"}
+    names: list[str] = []
+    rest = args[1:]
+    i = 0
+    while i < len(rest):
+        a = rest[i]
+        i += 1
+        if a == "--":
+            names += rest[i:]
+            break
+        if a[:1] != "-" or len(a) == 1:
+            names.append(a)
+            continue
+        opt, eq, value = a.partition("=") if a.startswith("--") else (a, "", "")
+        if opt in FLAGS and not eq:
+            got[FLAGS[opt]] = True
+        elif opt in VALUES:
+            if not eq:
+                if i == len(rest):
+                    return None
+                value = rest[i]
+                i += 1
+            got[VALUES[opt]] = value
+        else:
+            return None
+    if not names:
+        return None
+    got["pattern"], got["sessions"] = names[0], names[1:] or None
+    return got
+
+
+def run(args: list[str]) -> int | None:
+    """The exit code of ``pisess ARGS`` answered here, or ``None`` (nothing printed) for the app."""
+    a = parse(args)
+    if a is None or a.get("no_cache"):
+        return None
+    try:
+        got = _search(a)
+    except KeyboardInterrupt:
+        return 130
+    except Exception:  # noqa: BLE001 - whatever went wrong, the app says it in its words
+        return None
+    if got is None:
+        return None
+    report, label = got
+    try:
+        return _answer(a, report, label)
+    finally:
+        from pisess.core.reading import cache
+
+        cache.flush()  # (as the app does after every command: cache_cmd.without_cache_option)
+
+
+def where(sessions_dir: str | None, cwd: str | None) -> tuple[str, str]:
+    """``common.where``: the sessions root and the project directory."""
+    from pisess.core.listing.repo import absolute_cwd, sessions_root
+
+    here = os.environ.get("PWD") or os.getcwd()
+    try:
+        if not os.path.samefile(here, os.getcwd()):
+            here = os.getcwd()
+    except OSError:
+        here = os.getcwd()
+    return (sessions_root(sessions_dir, os.environ, os.path.expanduser("~")),
+            absolute_cwd(cwd, here) if cwd else os.path.normpath(here))
+
+
+def _search(a: dict[str, Any]) -> tuple[Any, str] | None:
+    """The report and the scope's label, when the index answers and nothing in the run is out of
+    the ordinary (else ``None``, having printed nothing)."""
+    from pisess.cli.indexer import limit
+    from pisess.core.analyses import searchindex
+    from pisess.core.analyses.search import make_matcher, parse_fields
+    from pisess.core.listing.sessionset import collect
+    from pisess.core.reading import cache
+
+    reader = (a["reader"] or "auto").lower()  # (common.check_reader)
+    color = (a["color"] or "auto").lower()  # (output.check_color)
+    if reader not in ("auto", "harness", "cli") or color not in ("auto", "always", "never"):
+        return None
+    pi_version = pi_version_of(a["pi_version"])
+    m = make_matcher(a["pattern"], regex=a["regex"], ignore_case=a["ignore_case"], fields=parse_fields(a["fields"]))
+    if cache.current().directory is None or not searchindex.usable(m):
+        return None  # (the app scans)
+    sessions = a["sessions"]
+    root, cwd = where(a["sessions_dir"], a["cwd"])
+    if (a["sessions_dir"] or os.environ.get("PI_CODING_AGENT_DIR")) and not os.path.isdir(root):
+        return None  # (common.check_root may refuse it)
+    scope = collect(sessions, root, cwd, a["all_projects"], pi_version=pi_version)
+    if scope.missing or scope.unreadable or scope.empty or not scope.files:
+        return None
+    tty = _isatty(sys.stderr)
+    if tty and len(scope.files) > TTY_FILES:
+        return None
+    try:
+        report = searchindex.search_indexed(scope.files, m, reader=reader, active_only=a["active_only"],
+                                            pi_version=pi_version, defer=0 if tty else limit(os.environ))
+    except searchindex.Deferred:
+        return None  # (the app scans them, and has them indexed in the background)
+    if (report is None or report.unreadable or report.skipped
+            or any(r.note or r.dropped_lines for r in report.results)):
+        return None
+    return report, scope.label
+
+
+def pi_version_of(given: str | None) -> str:
+    """``--pi-version`` as the option reads it: given, else ``PISESS_PI_VERSION`` when it is not
+    empty, else the current pi; parsed (``versions.parse``: raises for one pisess does not know)."""
+    from pisess.core import versions
+
+    value = given if given is not None else os.environ.get("PISESS_PI_VERSION") or versions.CURRENT
+    return versions.parse(value)
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _answer(a: dict[str, Any], report: Any, label: str) -> int:
+    """Print what the command prints of ``report`` (as ``search_cmd`` does, and ``common.handles_errors``
+    where stdout cannot be written); the exit code."""
+    from pisess.core.analyses.searchindex import take_notes
+    from pisess.core.errors import PisessError
+
+    json_out = a["json_out"]
+    try:
+        for note in take_notes():  # (a damaged index moved aside)
+            say(note)
+        if json_out:
+            from pisess.cli.output import Printer
+            from pisess.core.reading.jsonl import dumps
+
+            Printer().data(dumps({"version": 2, **report.to_json()}, indent=sys.stdout.isatty()) + b"\n")
+        elif report.results:
+            show_hits(report, label, a["active_only"], a["color"])
+        if not json_out:
+            say(last_word(report, label))
+    except PisessError as err:
+        if json_out:
+            try:
+                from pisess.cli.output import Printer
+                from pisess.core.reading.jsonl import dumps
+
+                Printer().data(dumps({"version": 1, "error": err.to_dict()}, indent=sys.stdout.isatty()) + b"\n")
+            except PisessError:
+                pass
+        say(f"pisess: {err.located()}")
+        return 2 if err.unreadable or err.code in ("usage", "storage") else 1
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        try:
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - the interpreter's last flush goes there
+        except OSError:
+            pass
+        return 0
+    return 0 if report.hit_count else 1
+
+
+def say(message: str) -> None:
+    """``common.say``: talk on stderr, escaped."""
+    from pisess.cli.views.text import escape_controls
+
+    sys.stderr.write(escape_controls(message, keep_newlines=True) + "\n")
+
+
+def show_hits(report: Any, label: str, active_only: bool, color: str) -> None:
+    """The hits of ``report`` on stdout: plain lines drawn without Rich where the printer would
+    write them plain (no colour, not a terminal), else the Rich view."""
+    from pisess.cli.output import PIPE_WIDTH, Printer, _columns
+    from pisess.cli.views.search import search_lines, search_view
+
+    printer = Printer(color)
+    lines = None
+    env = os.environ
+    if (color.lower() != "always" and not _isatty(sys.stdout)
+            and "FORCE_COLOR" not in env and "TTY_COMPATIBLE" not in env):  # (Rich's reasons for a terminal)
+        lines = search_lines(report.results, width=_columns() or PIPE_WIDTH, searched=report.files, label=label,
+                             active_only=active_only)
+    if lines is None:
+        lines = search_view(report.results, width=printer.width, searched=report.files, label=label,
+                            active_only=active_only, marked=printer.console.color_system is None)
+    printer.show(lines)
+
+
+def last_word(report: Any, label: str) -> str:
+    """What search says on stderr after its hits: how to see the first in context (or, when every
+    hit is on a damaged line, what is wrong with the file), or that there were none."""
+    import shlex
+
+    first = next(((r, h) for r in report.results for h in r.hits if h.entry_id is not None), None)
+    if first:
+        return (f"see a hit in context: pisess context {shlex.quote(first[0].path)} --leaf "
+                f"{shlex.quote(str(first[1].entry_id))}")
+    if report.results:
+        return f"see what is wrong with the file: pisess validate {shlex.quote(report.results[0].path)}"
+    return no_hits(report, label)
+
+
+def no_hits(report: Any, label: str) -> str:
+    """``no hits in 3 files (this project)``: the files searched, the scope when a name is not
+    its count, and what was not searched (unreadable, not a session: each named on stderr)."""
+    searched = report.files - len(report.unreadable) - len(report.skipped)
+    notes = [] if label.endswith((" file", " files")) else [label]
+    if report.unreadable:
+        notes.append(f"{len(report.unreadable)} unreadable")
+    if report.skipped:
+        n = len(report.skipped)
+        notes.append(f"{n} not a session" if n == 1 else f"{n} not sessions")
+    head = f"no hits in {searched} file{'s' if searched != 1 else ''}" if searched else "no file searched"
+    return head + (f" ({', '.join(notes)})" if notes else "")

@@ -1,0 +1,335 @@
+"""search's lean path (``pisess.cli.lean_search``): the console script answers a search from the
+index without Typer, Click or Rich, and prints exactly what the Typer app prints.
+
+Equality is the contract: many argument shapes run through both (``main()`` and ``main(lean=False)``,
+each in a process of its own, as the console script runs), with the cache cold and warm, in
+several environments, stdout, stderr and the exit code compared byte for byte; the arguments the
+lean path takes are read as Click reads them (against Click itself, over random argument lists);
+its plain rows are the printer's (against Rich's rendering of the view, over random hits).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from answers_store import CWD, CWD_API, build_store
+from pisess.cli import lean_search
+from pisess.cli.views import search as view
+from pisess.core import versions
+from pisess.core.analyses.search import FileResult, Hit, Match
+from pisess.core.errors import PisessError
+
+#: Runs the console script's ``main`` in a fresh process, then writes which of typer, click and
+#: rich were imported to the file named by ``_LEAN_PROBE`` (atexit: after SystemExit too).
+RUNNER = """
+import atexit, json, os, sys
+def probe():
+    mods = sorted({m.split('.')[0] for m in sys.modules} & {'typer', 'click', 'rich'})
+    with open(os.environ['_LEAN_PROBE'], 'w') as fh:
+        json.dump(mods, fh)
+atexit.register(probe)
+from pisess.cli.app import main
+sys.argv = ['pisess', *sys.argv[1:]]
+main(lean=os.environ['_LEAN'] == '1')
+"""
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory) -> Path:
+    base = tmp_path_factory.mktemp("lean")
+    build_store(base / "sessions")
+    return base
+
+
+def run(base: Path, args: list[str], *, lean: bool, env: dict | None = None, cache: str = "xdg") -> tuple:
+    """``(exit code, stdout, stderr, imported)`` of ``pisess ARGS`` in ``base``, ``imported`` the
+    names of typer, click and rich the run imported."""
+    probe = base / f"probe-{os.getpid()}.json"
+    e = {k: v for k, v in os.environ.items()
+         if k not in ("COLUMNS", "NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE", "PISESS_PI_VERSION", "PI_CODING_AGENT_DIR",
+                      "PISESS_INDEX_SYNC", "LINES")}
+    e.update({"XDG_CACHE_HOME": str(base / cache), "PISESS_CACHE": "on", "_LEAN_PROBE": str(probe),
+              "_LEAN": "1" if lean else "0", "PWD": str(base), **(env or {})})
+    r = subprocess.run([sys.executable, "-c", RUNNER, *args], cwd=base, env=e, capture_output=True,
+                       stdin=subprocess.DEVNULL, timeout=120)
+    return r.returncode, r.stdout, r.stderr, json.loads(probe.read_text())
+
+
+S = ["--sessions-dir", "sessions"]
+#: Shapes the lean path answers once the index is warm (no typer, click or rich imported).
+LEAN = [
+    ["search", "date", *S, "--cwd", CWD],
+    ["search", "UTC", "--all", *S],
+    ["search", "utc", "-i", "-a", *S, "--in", "user,summary"],
+    ["search", "date", *S, "--cwd", CWD, "--json"],
+    ["search", "date", *S, "--cwd", CWD, "--active-only"],
+    ["search", "date", "--sessions-dir=sessions", "--cwd=" + CWD, "--in=user"],
+    ["search", "screenshot", "--all", *S, "--reader", "CLI"],
+    ["search", "screenshot", "--all", *S, "-r", "harness", "--pi-version", "0.82"],
+    ["search", "-e", "dat.", *S, "--cwd", CWD],
+    ["search", "the", "--all", *S, "--color", "never"],
+    ["search", "zzzqqq", "--all", *S],
+    ["search", "zzzqqq", "--all", *S, "--json"],
+    ["search", "date", *S, "--cwd", CWD, "--cwd", CWD_API],
+    ["search", "date", "--all", *S, "--", ],
+    ["search", "date", "sessions/--home-you-projects-webapp--"],
+    ["search", "date", "01955000", *S, "--cwd", CWD],
+]
+#: Shapes the Typer app answers (errors, help, scans, ...): the lean path must hand them over.
+APP = [
+    ["search"],
+    ["search", "--help"],
+    ["search", "date", *S, "--cwd", CWD, "-h"],
+    ["search", "date", *S, "--cwd", CWD, "--bogus"],
+    ["search", "date", *S, "--cwd"],
+    ["search", "date", *S, "--cwd", CWD, "--json=1"],
+    ["search", "date", "-ai", *S],
+    ["search", "", "--all", *S],
+    ["search", "date", *S, "--cwd", CWD, "--in", "bogus"],
+    ["search", "date", *S, "--cwd", CWD, "--reader", "nope"],
+    ["search", "date", *S, "--cwd", CWD, "--pi-version", "9.9"],
+    ["search", "date", *S, "--cwd", CWD, "--color", "bogus"],
+    ["search", "-e", "(", "--all", *S],
+    ["search", "a", "--all", *S],  # (too short for the index: scanned)
+    ["search", "date", *S, "--cwd", CWD, "--no-cache"],
+    ["search", "date", *S, "--cwd", "/nowhere"],
+    ["search", "date", "--sessions-dir", "/nonexistent", "--all"],
+    ["search", "date", "/nonexistent/x.jsonl"],
+    ["search", "date", "0195", *S, "--cwd", CWD],  # (an ambiguous prefix)
+    ["search", "date", "--all", "x", *S],
+    ["search", "--", "-date", *S],
+    ["--version"],
+]
+ENVS = [{}, {"COLUMNS": "40"}, {"COLUMNS": "12"}, {"NO_COLOR": "1"}, {"FORCE_COLOR": "1"},
+        {"PISESS_PI_VERSION": "0.82"}, {"TTY_COMPATIBLE": "1"}]
+
+
+def test_the_lean_path_imports_no_typer_click_or_rich(root):
+    """A warm search through the console script: hits printed, and not one of typer, click, rich
+    (or any module of theirs) imported."""
+    args = ["search", "date", *S, "--cwd", CWD]
+    run(root, args, lean=True, cache="probe")  # (the index built)
+    code, out, err, imported = run(root, args, lean=True, cache="probe")
+    assert code == 0 and "\u00bbdate\u00ab".encode() in out and b"see a hit in context" in err
+    assert imported == []
+    code, out2, err2, imported = run(root, args, lean=False, cache="probe")
+    assert (code, out2, err2) == (0, out, err) and imported  # (the app imports them)
+
+
+def run_here(base: Path, args: list[str], *, lean: bool, env: dict, cache: str, monkeypatch) -> tuple:
+    """``(exit code, stdout, stderr, answered by the lean path)`` of ``pisess ARGS`` run in this
+    process as ``main`` runs it (the lean path first, when ``lean``, then the app), stdout and
+    stderr pipes of bytes.  A run the lean path hands over must have printed nothing."""
+    import io
+
+    from pisess.cli.app import run as app_run
+    from pisess.core.reading import cache as cache_mod
+
+    for k in ("COLUMNS", "NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE", "PISESS_PI_VERSION", "PI_CODING_AGENT_DIR",
+              "PISESS_INDEX_SYNC", "LINES"):
+        monkeypatch.delenv(k, raising=False)
+    for k, v in {"XDG_CACHE_HOME": str(base / cache), "PISESS_CACHE": "on", "PWD": str(base), **env}.items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.chdir(base)
+    class Pipe(io.BytesIO):
+        def close(self) -> None:  # (kept open when its text wrapper goes)
+            pass
+
+    previous = cache_mod.configure(cache_mod.from_environ(os.environ, os.path.expanduser("~")))
+    out, err = Pipe(), Pipe()
+    streams = sys.stdout, sys.stderr
+    sys.stdout = io.TextIOWrapper(out, encoding="utf-8", write_through=True)
+    sys.stderr = io.TextIOWrapper(err, encoding="utf-8", write_through=True)
+    try:
+        code = lean_search.run(list(args)) if lean and args[:1] == ["search"] else None
+        by_lean = code is not None
+        if code is None:
+            assert out.getvalue() == err.getvalue() == b"", args  # (handed over before printing anything)
+            code = app_run(list(args))
+        sys.stdout.flush()
+        sys.stderr.flush()
+    finally:
+        sys.stdout, sys.stderr = streams
+        cache_mod.configure(previous)
+    return code, out.getvalue(), err.getvalue(), by_lean
+
+
+@pytest.mark.parametrize("env", ENVS, ids=lambda e: ",".join(f"{k}={v}" for k, v in e.items()) or "plain")
+def test_the_lean_path_prints_what_the_app_prints(root, env, tmp_path, monkeypatch):
+    """Every shape, cold (a fresh cache: the index built by the search) then warm, through both:
+    the same bytes on stdout and stderr, the same exit code; the lean shapes answered by the lean
+    path when warm, the others by the app."""
+    cache = f"cache-{tmp_path.name}"
+    for warm in (False, True):
+        for args in LEAN + APP:
+            lean = run_here(root, args, lean=True, env=env, cache=cache, monkeypatch=monkeypatch)
+            app = run_here(root, args, lean=False, env=env, cache=cache, monkeypatch=monkeypatch)
+            assert lean[:3] == app[:3], (args, warm, lean[1:3], app[1:3])
+            if warm and args in LEAN:
+                assert lean[3], args
+            if args in APP:
+                assert not lean[3], args
+
+
+@pytest.mark.parametrize("args", LEAN[:4] + APP[:3] + APP[-8:-6], ids=" ".join)
+def test_the_console_script_prints_what_the_app_prints(root, args):
+    """The same through the console script's ``main``, each run a process of its own (the lean
+    shapes answered without importing Typer, Click or Rich once the index is warm)."""
+    cache = "script-" + str(abs(hash(tuple(args))))
+    for warm in (False, True):
+        lean = run(root, args, lean=True, cache=cache)
+        app = run(root, args, lean=False, cache=cache)
+        assert lean[:3] == app[:3], (args, warm, lean[1:3], app[1:3])
+        if warm and args in LEAN:
+            assert lean[3] == [], args
+
+
+def test_a_terminal_or_colour_draws_the_rich_view_without_typer(root):
+    """``--color always``: the Rich view (colour), still without Typer or Click."""
+    args = ["search", "date", *S, "--cwd", CWD, "--color", "always"]
+    run(root, args, lean=True, cache="colour")
+    code, out, err, imported = run(root, args, lean=True, cache="colour")
+    assert code == 0 and b"\x1b[" in out and imported == ["rich"]
+    assert run(root, args, lean=False, cache="colour")[:3] == (code, out, err)
+
+
+# --- the arguments, as Click reads them ---------------------------------------------------------------
+
+
+def click_params(args: list[str]) -> dict | None:
+    """The search command's parameters as Click parses ``args`` (``None``: Click refuses them)."""
+    import typer.main
+
+    from pisess.cli.app import build
+
+    sub = typer.main.get_command(build(["search"])).get_command(None, "search")  # type: ignore[attr-defined]
+    try:
+        return sub.make_context("search", list(args)).params
+    except Exception:  # noqa: BLE001 - any refusal (a usage error, help's exit)
+        return None
+
+
+def same_as_click(args: list[str]) -> None:
+    got = lean_search.parse(["search", *args])
+    if got is None:
+        return
+    want = click_params(args)
+    if want is None:  # (Click checks one value as it parses: the pi version; the lean path then)
+        with pytest.raises(PisessError):
+            lean_search.pi_version_of(got["pi_version"])
+        return
+    mine = {k: v for k, v in got.items() if k not in ("sessions", "pi_version")}
+    assert mine == {k: v for k, v in want.items() if k not in ("sessions", "pi_version")}, args
+    assert tuple(got["sessions"] or ()) == tuple(want["sessions"] or ()), args
+    assert lean_search.pi_version_of(got["pi_version"]) == want["pi_version"], args
+
+
+@pytest.mark.parametrize("args", [a[1:] for a in LEAN + APP if a[:1] == ["search"]]
+                         + [["x", "--in", "--json"], ["x", "--cwd", "--"], ["x", "-"], ["-", "x"], ["x", "--all", "--all"],
+                            ["x", "--reader=cli", "-r", "harness"], ["x", "--color="], ["--json", "x", "y", "z"]])
+def test_arguments_are_read_as_click_reads_them(args):
+    same_as_click(args)
+
+
+WORDS = st.sampled_from(["date", "x", "-", "--", "", "-i", "-e", "-a", "-r", "-ai", "-h", "--all", "--regex",
+                         "--ignore-case", "--active-only", "--json", "--no-cache", "--in", "--in=user", "--reader",
+                         "--reader=cli", "--pi-version", "--pi-version=0.82", "--sessions-dir", "--cwd", "--cwd=/x",
+                         "--color", "--color=never", "--json=", "--help", "--bogus", "-x", "user,tool", "cli", "0.82"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(WORDS, max_size=8))
+def test_any_arguments_the_lean_path_takes_click_reads_the_same(args):
+    same_as_click(args)
+
+
+def test_pi_version_comes_from_the_option_then_the_environment(monkeypatch):
+    monkeypatch.delenv("PISESS_PI_VERSION", raising=False)
+    assert lean_search.pi_version_of(None) == versions.CURRENT
+    monkeypatch.setenv("PISESS_PI_VERSION", "0.82")
+    assert lean_search.pi_version_of(None) == versions.parse("0.82")
+    assert lean_search.pi_version_of("1.6") == versions.parse("1.6")
+    monkeypatch.setenv("PISESS_PI_VERSION", "")
+    assert lean_search.pi_version_of(None) == versions.CURRENT
+
+
+# --- the plain rows, as the printer writes them -------------------------------------------------------
+
+
+def test_narrow_characters_are_one_cell_wide_in_rich():
+    """Every character the plain rows measure by ``len`` is one cell in the installed Rich."""
+    from rich.cells import cell_len
+
+    wide = [hex(c) for c in range(0x110000) if view._NARROW.fullmatch(chr(c)) and cell_len(chr(c)) != 1]
+    assert wide == []
+
+
+def printed(results: list, width: int, label: str, active_only: bool) -> str:
+    """What the printer writes of ``search_view`` where there is no colour (a pipe), at ``width``."""
+    import io
+
+    from pisess.cli.output import Printer
+
+    class Pipe(io.StringIO):
+        def isatty(self) -> bool:
+            return False
+
+    pipe = Pipe()
+    p = Printer("never")
+    p._stream = pipe
+    p.console.file = pipe
+    p.console.width = width
+    p.show(view.search_view(results, width=width, searched=7, label=label, active_only=active_only, marked=True))
+    return pipe.getvalue()
+
+
+#: characters the plain rows measure (escapes become ASCII), and those only Rich can
+NARROW = st.text(st.sampled_from("ab  é·…»«↵\x1b\nΩж-"), max_size=90)
+ANY = st.text(st.sampled_from("ab  é·\t\x1bd\u0301中😀"), max_size=90)
+
+
+@st.composite
+def results(draw):
+    TEXT = draw(st.sampled_from([NARROW, NARROW, ANY]))  # noqa: N806 - one alphabet per example
+    out = []
+    for k in range(draw(st.integers(1, 3))):
+        hits = []
+        for _ in range(draw(st.integers(1, 3))):
+            snippet = draw(TEXT) or "x"
+            s = draw(st.integers(0, len(snippet) - 1))
+            e = draw(st.integers(s + 1, len(snippet)))
+            m = Match(3, "user", draw(st.sampled_from(["user", "assistant", "tool result", "bash", "ωeird"])), snippet,
+                      s, e, draw(st.booleans()), draw(st.booleans()))
+            hits.append(Hit(draw(st.sampled_from(["a1b2c3d4", "u1", None, "é1"])), "message", "user",
+                            draw(st.sampled_from(["active", "branch", "compacted", "retained", "edited", "dropped"])), m))
+        out.append(FileResult(f"/s/{k}.jsonl", draw(st.sampled_from(["0195a1f0-bbbb", "é", None])),
+                              draw(st.sampled_from([None, "a name", draw(TEXT)])), draw(st.sampled_from([None, "/p", "/é"])),
+                              None, "cli", hits, id_width=8))
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(results(), st.sampled_from([200, 150, 120, 100, 80, 40, 12, 1]), st.sampled_from(["this project", "2 files"]),
+       st.booleans())
+def test_plain_rows_are_what_the_printer_writes(rs, width, label, active_only):
+    """``search_lines`` is the printer's plain output of ``search_view``, byte for byte, whenever
+    it answers (``None``: a character only Rich can measure, a row that wraps)."""
+    lines = view.search_lines(rs, width=width, searched=7, label=label, active_only=active_only)
+    if lines is not None:
+        assert "".join(line + "\n" for line in lines) == printed(rs, width, label, active_only)
+
+
+def test_plain_rows_answer_for_plain_text():
+    """ASCII hits at the pipe's width: drawn without Rich (not ``None``)."""
+    m = Match(3, "user", "user", "find the date here", 9, 13, False, False)
+    rs = [FileResult("/s/a.jsonl", "0195a1f0", "a name", "/p", None, "cli", [Hit("u1", "message", "user", "active", m)])]
+    lines = view.search_lines(rs, width=200, searched=7, label="this project", active_only=False)
+    assert lines is not None and "".join(f"{x}\n" for x in lines) == printed(rs, 200, "this project", False)
