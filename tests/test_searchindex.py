@@ -10,6 +10,7 @@ import os
 import shutil
 import sqlite3
 import stat
+import time
 from pathlib import Path
 
 import pytest
@@ -120,11 +121,20 @@ def _search(root: Path, pat: tuple, *extra: str) -> dict:
     return json.loads(r.stdout)
 
 
-def assert_same_as_scan(root: Path, pats: list) -> None:
+def settle(root: Path) -> None:
+    """Every session file under ``root`` (or the file ``root``) as if written an hour ago (not in
+    the clock tick of its indexing: its stat alone then says it is unchanged, and a set of such
+    files is kept)."""
+    past = time.time() - 3600
+    for p in [root] if root.is_file() else root.rglob("*.jsonl"):
+        os.utime(p, (past, past))
+
+
+def assert_same_as_scan(root: Path, pats: list, rounds: int = 2) -> None:
     for pat in pats:
         scan = _search(root, pat, "--no-cache")
         assert scan["via"] == "scan"
-        for _ in (0, 1):  # building (or refreshing) the index, then from it as it is
+        for _ in range(rounds):  # building (or refreshing) the index, then from it as it is (, then from the set)
             got = _search(root, pat)
             expect_via = "index" if searchindex.usable_for(pat[0], pat[1], pat[2]) else "scan"
             assert got.pop("via") == expect_via, pat
@@ -188,17 +198,24 @@ def _turns(data: bytes, turns: list, style: str) -> list[bytes]:
     return out
 
 
-def _run_ops(tmp: Path, first: list, ops: list, pats: list) -> None:
+def _run_ops(tmp: Path, first: list, ops: list, pats: list, settled: bool = False) -> None:
+    """``ops`` one after the other, each search through the index the scan's; ``settled``: the
+    files as if written long before each search (``settle``), searched three times (the third
+    answers from the set of files kept whole)."""
     shutil.rmtree(tmp, ignore_errors=True)
     (tmp / "p").mkdir(parents=True)
     (tmp / "p" / "s.jsonl").write_bytes(_line(header()) + b"".join(first))
     index_dir = tmp / "cache"
     with Using(index_dir):
-        assert_same_as_scan(tmp, pats)
+        if settled:
+            settle(tmp)
+        assert_same_as_scan(tmp, pats, 3 if settled else 2)
         pending: list = []
         for op in ops:
             _apply(tmp, index_dir, op, pending)
-            assert_same_as_scan(tmp, pats)
+            if settled:
+                settle(tmp)
+            assert_same_as_scan(tmp, pats, 3 if settled else 2)
 
 
 @settings(max_examples=examples(60))
@@ -209,6 +226,16 @@ def test_every_search_through_the_index_is_the_scan(tmp_path, first, ops, pats):
     deleted session and a damaged index, in any order: search --json through the index (built,
     then as it is) equals search --no-cache, for literals and regexes, with and without -i."""
     _run_ops(tmp_path / "case", first, ops, pats)
+
+
+@settings(max_examples=examples(40))
+@given(first=st.lists(_entry_line(), max_size=10), ops=st.lists(_OPS, min_size=1, max_size=4),
+       pats=st.lists(PATTERNS, min_size=1, max_size=2))
+def test_every_search_of_settled_files_through_the_index_is_the_scan(tmp_path, first, ops, pats):
+    """The same with files whose stat alone says they are unchanged (written long before): the set
+    of the search's files is kept whole and a later search takes it at once, until a file changes
+    (appended, cut, rewritten in place with its mtime put back, replaced, a fork added or deleted)."""
+    _run_ops(tmp_path / "case", first, ops, pats, settled=True)
 
 
 @pytest.mark.slow
@@ -837,3 +864,78 @@ def test_a_file_is_one_row_however_its_path_is_spelled(tmp_path, monkeypatch):
         doc = searchindex.search_files(spelled, m).to_json()
         assert doc.pop("via") == "index" and len(doc["hits"]) == 5
         assert doc == {k: v for k, v in S.search_files(spelled, m).to_json().items() if k != "via"}
+
+
+def test_a_set_of_files_up_to_date_is_taken_whole_until_one_changes(tmp_path, monkeypatch):
+    """Once every file of a search is up to date by its stat, the set is kept (a digest of the
+    stats of each chunk of files) and the next refresh of the same files takes each chunk whose
+    stats are the same as up to date without looking up its files' rows (``Indexed.looked``),
+    each path found from its row's key as the search named it.  A file appended or touched: its
+    chunk's files are looked up; another set, another spelling of it, the same names in a renamed
+    directory: every file is."""
+    monkeypatch.setattr(searchindex, "CHUNK", 4)
+    root = tmp_path / "s"
+    for d in ("p", "q"):
+        (root / d).mkdir(parents=True)
+        for k in range(5):
+            (root / d / f"{k}.jsonl").write_bytes(_line(header(id=f"{d}{k}")) + _line(user("u1", None, text=f"needle {d}{k}")))
+    settle(root)
+    monkeypatch.chdir(root)
+    files = [f"{d}/{k}.jsonl" for d in ("p", "q") for k in range(5)]
+    where = tmp_path / "cache"
+    m = S.make_matcher("needle")
+
+    def refreshed(names: list) -> searchindex.Indexed:
+        con = searchindex.connect(str(where))
+        assert con is not None
+        try:
+            return searchindex.refresh(con, names)
+        finally:
+            con.close()
+
+    def same(names: list) -> None:
+        with Using(where):
+            doc = searchindex.search_files(names, m).to_json()
+        assert doc.pop("via") == "index"
+        assert doc == {k: v for k, v in S.search_files(names, m).to_json().items() if k != "via"}
+
+    with Using(where):
+        assert refreshed(files).looked == 10  # (indexed)
+        assert refreshed(files).looked == 10  # (every file up to date: the set kept)
+        got = refreshed(files)
+        assert got.looked == 0 and got.whole is not None and len(got) == 10 and got.keys == {} and not got.failed
+        assert all(got.paths(os.fsencode(root / p)) == [p] for p in files)
+        assert got.paths(os.fsencode(root / "p" / "9.jsonl")) == [] and got.paths(b"/elsewhere/0.jsonl") == []
+        assert refreshed(files[:9]).looked == 9  # (another set)
+        assert refreshed(["./" + f for f in files]).looked == 10  # (another spelling)
+        assert refreshed(files).looked == 0
+    same(files)
+    with (root / "q" / "1.jsonl").open("ab") as fh:  # (file 6: the second chunk of four)
+        fh.write(_line(user("u2", "u1", text="needle again")))
+    settle(root / "q" / "1.jsonl")
+    with Using(where):
+        assert refreshed(files).looked == 4  # (its chunk: indexed)
+        assert refreshed(files).looked == 4  # (up to date: the set kept again)
+        assert refreshed(files).looked == 0
+    same(files)
+    os.utime(root / "q" / "4.jsonl")  # (the last chunk, of two: the same bytes, another mtime)
+    with Using(where):
+        assert refreshed(files).looked == 2
+    same(files)
+    (root / "q" / "3.jsonl").unlink()
+    same(files)  # (a file gone: scanned, said unreadable, as the scan says)
+    (root / "p").rename(root / "r")  # the same names in another directory
+    (root / "p").mkdir()
+    for k in range(5):
+        (root / "p" / f"{k}.jsonl").write_bytes(_line(header(id=f"x{k}")) + _line(user("u1", None, text=f"needle x{k}")))
+    settle(root)
+    names = [f"{k}.jsonl" for k in range(5)]
+    same(files[:5])
+    monkeypatch.chdir(root / "r")
+    same(names)
+    with Using(where):
+        refreshed(names)
+        assert refreshed(names).looked == 0
+        monkeypatch.chdir(root / "p")  # the same names, relative, in the other directory: another set
+        assert refreshed(names).looked == 5
+    same(names)

@@ -61,7 +61,7 @@ from ..errors import PisessError
 from ..reading import cache
 from . import search as S
 
-FORMAT = 6  # bump when what a row holds, or how, changes
+FORMAT = 7  # bump when what a row holds, or how, changes
 NAME = cache.INDEX
 TIMEOUT = 30.0  # seconds a writer waits for another's transaction
 BATCH = 32 << 20  # bytes of sessions indexed per transaction when building (one transaction per file at most)
@@ -78,6 +78,7 @@ CREATE INDEX IF NOT EXISTS rows_file ON rows(file, off);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(body, tokenize='trigram', detail=none, columnsize=0);
 CREATE TABLE IF NOT EXISTS places(file INT NOT NULL, reader TEXT NOT NULL, pi TEXT NOT NULL, part INT NOT NULL,
     size INT, print BLOB, data BLOB, PRIMARY KEY(file, reader, pi, part));
+CREATE TABLE IF NOT EXISTS sets(sig BLOB PRIMARY KEY, digest BLOB, made INT);
 """
 
 
@@ -97,6 +98,12 @@ _ISK = re.compile("[^iIsSkK]{3,}")  # ASCII letters Python's re.IGNORECASE also 
 def literal_runs(pattern: str, ignore_case: bool, regex: bool) -> list[str]:
     """Runs of 3+ characters every match of the pattern holds (under the index's case folding),
     longest first; empty when the index cannot narrow the search."""
+    return runs_of(pattern, ignore_case, regex)[0]
+
+
+def runs_of(pattern: str, ignore_case: bool, regex: bool) -> tuple[list[str], bool]:
+    """``literal_runs``, and whether they hold case-insensitively (``-i``, or a regex's ``(?i)``):
+    then they are ASCII only, and matched in any ASCII case."""
     if regex:
         import importlib
 
@@ -104,7 +111,7 @@ def literal_runs(pattern: str, ignore_case: bool, regex: bool) -> list[str]:
         try:
             parsed = sre.parse(pattern, re.MULTILINE | (re.IGNORECASE if ignore_case else 0))
         except Exception:  # noqa: BLE001 - make_matcher has already refused a bad pattern
-            return []
+            return [], ignore_case
         ignore_case = ignore_case or bool(parsed.state.flags & re.IGNORECASE)
         runs, cur = [], []
         for op, arg in parsed:
@@ -124,7 +131,7 @@ def literal_runs(pattern: str, ignore_case: bool, regex: bool) -> list[str]:
                     out.extend(_ISK.findall(a) if regex else [a])
             elif len(part) >= 3:
                 out.append(part)
-    return sorted({r for r in out if len(r) >= 3}, key=len, reverse=True)
+    return sorted({r for r in out if len(r) >= 3}, key=len, reverse=True), ignore_case
 
 
 def fts_query(runs: list[str]) -> str:
@@ -242,7 +249,7 @@ def _create(con: sqlite3.Connection, reset: bool = False) -> None:
     con.execute("BEGIN IMMEDIATE")
     try:
         if reset:
-            for t in ("fts", "rows", "files", "places", "meta"):
+            for t in ("fts", "rows", "files", "places", "sets", "meta"):
                 con.execute(f"DROP TABLE IF EXISTS {t}")
         for statement in _SCHEMA.split(";"):  # (executescript would commit the transaction first)
             if statement.strip():
@@ -584,14 +591,23 @@ class Indexed:
     """The files of a search as the index has them after ``refresh``: ``keys`` maps the key of
     each file brought up to date to its path as given (``also``: to its other spellings, where
     the search names a file twice); ``failed``, the paths (as given) that could not be indexed:
-    the caller scans them (the scan reports what is wrong)."""
+    the caller scans them (the scan reports what is wrong).  ``whole``: the search's files as
+    ``(files, {directory key: directory as given})``, every one of them but ``failed`` brought up
+    to date, a key's path found from them when it is asked for (``keys`` is then empty).
+    ``looked``: how many files' rows were looked up (the others were found up to date by the
+    digest of a kept set's stats)."""
 
     keys: dict[bytes, str]
     failed: set[str]
     also: dict[bytes, list] = field(default_factory=dict)
+    whole: tuple[list, dict[bytes, str]] | None = None
+    looked: int = 0
+    _wanted: set | None = None
 
     def __len__(self) -> int:
         """How many of the paths given were brought up to date."""
+        if self.whole is not None:
+            return len(self._given())
         return len(self.keys) + sum(map(len, self.also.values()))
 
     def add(self, key: bytes, path: str) -> None:
@@ -599,8 +615,20 @@ class Indexed:
         if got != path:
             self.also.setdefault(key, []).append(path)
 
+    def _given(self) -> set:
+        if self._wanted is None:
+            self._wanted = set(self.whole[0]) - self.failed if self.whole is not None else set()
+        return self._wanted
+
     def paths(self, key: bytes) -> list[str]:
         """The paths as given of the file ``key`` (none when it is not this search's)."""
+        if self.whole is not None:
+            d, _, name = key.rpartition(b"/")
+            given = self.whole[1].get(d + b"/")
+            if given is None:
+                return []
+            path = given + name.decode(*_FS)
+            return [path] if path in self._given() else []
         p = self.keys.get(key)
         return [] if p is None else [p, *self.also.get(key, ())]
 
@@ -619,6 +647,115 @@ _FS = (sys.getfilesystemencoding(), sys.getfilesystemencodeerrors())  # (os.fsen
 
 
 _BY_FD = os.stat in os.supports_dir_fd and os.sep == "/"
+_STATS = struct.Struct("<QQqqqQ")  # device, inode, size, mtime, ctime, mode: one file's part of a set's digest
+CHUNK = 256  # files per digest of a kept set
+DIGEST = 16  # bytes of each
+KEPT_SETS = 64  # sets the index keeps (the most recently kept)
+
+
+def _stat_all(files: list[str]) -> tuple[list, dict[str, bytes], bytes | None, bytes]:
+    """``(stats, prefixes, sig, digests)``: every file's stat in order (``None``: cannot be
+    stat'ed), each looked up from its directory (an open descriptor: each stat walks one name,
+    not the whole path: 100,000 files cost their 100,000 stats and little more); the key of each
+    directory as given (with its ``/``, the key ending in one too); the set's signature (its names
+    and their directories' keys) and the digest of each ``CHUNK`` of stats, one after the other.
+    ``sig`` is ``None`` for a set that cannot be kept (a name that is no file's, a directory
+    named two ways, a file that cannot be stat'ed)."""
+    stats: list = []
+    parts: list[bytes] = []
+    prefixes: dict[str, bytes] = {}
+    whole = _BY_FD
+    stat, pack = os.stat, _STATS.pack
+    last = None
+    fd: int | None = None
+    try:
+        for p in files:
+            d, sep, name = p.rpartition("/")
+            if not _BY_FD or name in ("", ".", ".."):
+                whole = False
+                stats.append(_stat(p, None))
+                continue
+            if d != last:
+                last = d
+                if fd is not None:
+                    os.close(fd)
+                where = d + sep or "."
+                fd = cache.open_dir(where)
+                if d + sep not in prefixes:
+                    prefix = _key(where)
+                    prefixes[d + sep] = prefix if prefix.endswith(b"/") else prefix + b"/"
+            try:
+                st = stat(name, dir_fd=fd) if fd is not None else stat(p)
+            except OSError:
+                stats.append(None)
+                whole = False
+                continue
+            stats.append(st)
+            parts.append(pack(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_mode))
+    except struct.error:  # (a value out of range: the set is not kept)
+        whole = False
+        stats += [_stat(p, None) for p in files[len(stats):]]
+    finally:
+        if fd is not None:
+            os.close(fd)
+    if not whole or len(set(prefixes.values())) != len(prefixes):
+        return stats, prefixes, None, b""
+    try:  # (hashlib's own: without loading OpenSSL, 4 ms of a search's start)
+        from _blake2 import blake2b
+    except ImportError:  # pragma: no cover - another Python
+        from hashlib import blake2b
+    sig = blake2b(repr(sorted(prefixes.items())).encode("utf-8", "surrogatepass") + b"\0"
+                  + "\0".join(files).encode("utf-8", "surrogatepass"), digest_size=DIGEST).digest()
+    digests = b"".join(blake2b(b"".join(parts[k:k + CHUNK]), digest_size=DIGEST).digest()
+                       for k in range(0, len(parts), CHUNK))
+    return stats, prefixes, sig, digests
+
+
+def _kept_set(con: sqlite3.Connection, sig: bytes | None, digests: bytes) -> list[int] | None:
+    """The chunks of a kept set whose stats are no longer those it was kept with (``_keep_set``):
+    the files of the others are all up to date.  ``None``: no such set kept (every file is
+    looked at)."""
+    if sig is None:
+        return None
+    row = con.execute("SELECT digest FROM sets WHERE sig=?", (sig,)).fetchone()
+    if row is None or len(row[0]) != len(digests):
+        return None
+    kept = row[0]
+    return [k // DIGEST for k in range(0, len(digests), DIGEST) if kept[k:k + DIGEST] != digests[k:k + DIGEST]]
+
+
+def _keep_set(con: sqlite3.Connection, sig: bytes | None, digests: bytes) -> None:
+    """Remember that every file of this set was up to date with these stats (each its ``fresh``
+    key: not written in the clock tick of its indexing), so the next search of the set compares a
+    digest of each ``CHUNK`` of stats instead of each file's key (of the last ``KEPT_SETS``
+    sets).  Not when another process is writing: the next search keeps it."""
+    if sig is None:
+        return
+    try:
+        con.execute("PRAGMA busy_timeout=0")
+        try:
+            con.execute("BEGIN IMMEDIATE")
+            try:
+                con.execute("INSERT OR REPLACE INTO sets VALUES (?,?,?)", (sig, digests, time.time_ns()))
+                con.execute("DELETE FROM sets WHERE sig NOT IN (SELECT sig FROM sets ORDER BY made DESC LIMIT ?)",
+                            (KEPT_SETS,))
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+        finally:
+            con.execute(f"PRAGMA busy_timeout={int(TIMEOUT * 1000)}")
+    except sqlite3.OperationalError:
+        pass
+
+
+def _known_of(con: sqlite3.Connection, keys: list[bytes]) -> dict[bytes, bytes]:
+    """``_known`` of these keys only."""
+    out: dict[bytes, bytes] = {}
+    for k in range(0, len(keys), 500):
+        part = keys[k:k + 500]
+        out.update(con.execute(f"SELECT path, fresh FROM files WHERE path IN ({','.join('?' * len(part))})", part))
+    return out
 
 
 def refresh(con: sqlite3.Connection, files: list[str], *, prune_dirs: bool = True,
@@ -626,76 +763,69 @@ def refresh(con: sqlite3.Connection, files: list[str], *, prune_dirs: bool = Tru
     """Bring the rows of ``files`` up to date; which are (``Indexed``).  With ``prune_dirs`` the
     indexed files of the same directories that are gone lose their rows.  With ``defer``, raises
     ``Deferred`` (having changed nothing) when that would mean indexing more than ``defer`` bytes
-    (new files, and what was appended to the others since)."""
-    known = _known(con)
+    (new files, and what was appended to the others since).
+
+    A file is up to date when its stat is the one its row keeps (``fresh_key``).  A set of files
+    found up to date every one is kept as digests of their stats (``_keep_set``, one per
+    ``CHUNK`` of files): the next search of the same files takes each chunk whose stats are the
+    same as up to date at once, and looks up the rows of the others' files only (the session pi
+    is writing to: one chunk).  The stats are taken all the same: that is what keeps the answer
+    exact."""
+    stats, prefixes, sig, digests = _stat_all(files)
+    stale = _kept_set(con, sig, digests)
+    if stale == [] and sig is not None:
+        if tick:
+            tick(sum(st.st_size for st in stats))
+        return Indexed({}, set(), whole=(files, {k: d for d, k in prefixes.items()}))
+    look = range(len(files)) if stale is None else [i for c in stale for i in range(c * CHUNK, min((c + 1) * CHUNK,
+                                                                                                len(files)))]
     keys: dict[bytes, str] = {}
     also: dict[bytes, list] = {}
     failed: set[str] = set()
     todo: list[tuple[str, bytes, os.stat_result]] = []
-    isreg, fresh, stat, enc = stat_mod.S_ISREG, _FRESH.pack, os.stat, _FS
+    isreg, fresh, enc = stat_mod.S_ISREG, _FRESH.pack, _FS
     found = 0
     pending = 0  # bytes to index
-    ready = 0  # bytes of the files up to date (told to ``tick`` at once)
-    # The files of a directory are looked up from the directory (an open descriptor: each stat
-    # walks one name, not the whole path) and keyed from the directory's key: 100,000 files cost
-    # their 100,000 stats and little more.
-    last = None
-    fd: int | None = None
-    prefix = b""
-    try:
-        for p in files:
-            d, sep, name = p.rpartition("/")
-            if not _BY_FD or name in ("", ".", ".."):
-                key = _key(p)
-                st = _stat(p, None)
-            else:
-                if d != last:
-                    last = d
-                    if fd is not None:
-                        os.close(fd)
-                    where = d + sep or "."
-                    fd = cache.open_dir(where)
-                    prefix = _key(where)
-                    prefix = prefix if prefix.endswith(b"/") else prefix + b"/"
-                key = prefix + name.encode(*enc)
-                try:  # (_stat, inlined: the call per file shows over 100,000 files)
-                    st = stat(name, dir_fd=fd) if fd is not None else stat(p)
-                except OSError:
-                    st = None
-            if st is None or not isreg(st.st_mode):
-                failed.add(p)
+    ready = 0 if stale is None else sum(st.st_size for st in stats) - sum(stats[i].st_size for i in look)
+    looked: list[tuple[str, bytes, os.stat_result | None]] = []
+    for i in look:
+        p, st = files[i], stats[i]
+        d, sep, name = p.rpartition("/")
+        prefix = prefixes.get(d + sep) if name not in ("", ".", "..") else None
+        looked.append((p, _key(p) if prefix is None else prefix + name.encode(*enc), st))
+    known = _known(con) if stale is None else _known_of(con, [k for _, k, _ in looked])
+    for p, key, st in looked:
+        if st is None or not isreg(st.st_mode):
+            failed.add(p)
+            continue
+        k = known.get(key)
+        if k is not None:
+            found += 1
+            try:  # (fresh_key, inlined)
+                same = k == fresh(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+            except struct.error:
+                same = False
+            if same:
+                if keys.setdefault(key, p) != p:
+                    also.setdefault(key, []).append(p)
+                ready += st.st_size
                 continue
-            k = known.get(key)
-            if k is not None:
-                found += 1
-                try:  # (fresh_key, inlined)
-                    same = k == fresh(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-                except struct.error:
-                    same = False
-                if same:
-                    if keys.setdefault(key, p) != p:
-                        also.setdefault(key, []).append(p)
-                    ready += st.st_size
-                    continue
-                if defer is not None:
-                    pending += _pending(con, key, st)
-            else:
-                pending += st.st_size
-            todo.append((p, key, st))
-    finally:
-        if fd is not None:
-            os.close(fd)
+            if defer is not None:
+                pending += _pending(con, key, st)
+        else:
+            pending += st.st_size
+        todo.append((p, key, st))
     if defer is not None and pending > defer:
         raise Deferred(pending)
     if tick and ready:
         tick(ready)
     gone = []
-    if prune_dirs and len(known) > found:  # (some indexed file is not in this search: is it gone?)
+    if stale is None and prune_dirs and len(known) > found:  # (an indexed file not in this search: is it gone?)
         wanted = {*keys, *(t[1] for t in todo)}
         dirs = {k.rpartition(b"/")[0] for k in wanted}
         gone = [k for k in known if k not in wanted and k.rpartition(b"/")[0] in dirs and not os.path.exists(k)]
-    if not todo and not gone:
-        return Indexed(keys, failed, also)
+    if not todo and not gone and not failed:
+        _keep_set(con, sig, digests)
     i = 0
     while i < len(todo) or gone:
         con.execute("BEGIN IMMEDIATE")
@@ -725,7 +855,9 @@ def refresh(con: sqlite3.Connection, files: list[str], *, prune_dirs: bool = Tru
             if con.in_transaction:
                 con.execute("ROLLBACK")
             raise
-    out = Indexed(keys, failed, also)
+    if sig is not None:  # (every file of the search but those that failed is up to date)
+        return Indexed({}, failed, whole=(files, {k: d for d, k in prefixes.items()}), looked=len(looked))
+    out = Indexed(keys, failed, also, looked=len(looked))
     for p, key, _st in todo:
         if p not in failed:
             out.add(key, p)
@@ -768,15 +900,24 @@ def prune(con: sqlite3.Connection) -> int:
 
 def candidates(con: sqlite3.Connection, m: S.Matcher, indexed: Indexed) -> dict[str, tuple[int, list]]:
     """``{path: (file id, [(offset, length, line), ...])}`` of the lines the index says may match
-    (sorted), in the files of ``indexed``."""
-    q = fts_query(literal_runs(m.pattern, m.ignore_case, m.regex))
+    (sorted), in the files of ``indexed``: their rows hold every trigram of the pattern's runs
+    (FTS5's trigram index) and every run whole (in its case, or in any ASCII case for a
+    case-insensitive pattern), as every row of a line with a match does."""
+    runs, folded = runs_of(m.pattern, m.ignore_case, m.regex)
     fields = set(m.fields) | {"raw"}
     out: dict[int, set] = {}
     sql = "SELECT r.file, r.off, r.len, r.line, r.field FROM fts JOIN rows r ON r.id = fts.rowid WHERE fts MATCH ?"
-    for fid, off, length, line, fld in con.execute(sql, (q,)):
+    whole = " AND fts.body LIKE ? ESCAPE '\\'" if folded else " AND instr(fts.body, ?) > 0"
+    args = [fts_query(runs), *(_like(r) if folded else r for r in runs)]
+    for fid, off, length, line, fld in con.execute(sql + whole * len(runs), args):
         if fld in fields:
             out.setdefault(fid, set()).add((off, length, line))
     return {p: (fid, sorted(out[fid])) for fid, p in indexed.paths_of(con, out)}
+
+
+def _like(run: str) -> str:
+    """A LIKE pattern holding ``run`` (SQLite's LIKE: ASCII letters in any case)."""
+    return "%" + run.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
 
 def _bad(con: sqlite3.Connection, indexed: Indexed) -> dict[str, str]:
