@@ -107,7 +107,10 @@ def test_the_context_command_lays_out_no_message_with_rich(tmp_path, monkeypatch
     panel, the style codes' probes), not several per message (over 6,000 before)."""
     from rich import text as rich_text
 
-    path = write_session(tmp_path, screenshots(200, chars=400))
+    lines = screenshots(200, chars=400)
+    for e in lines[4::4]:  # each answer on three lines, one of them longer than the narrower width
+        e["message"]["content"][0]["text"] += "\nsecond line\n" + "a third line, longer than thirty columns"
+    path = write_session(tmp_path, lines)
     made = []
     init = rich_text.Text.__init__
 
@@ -121,4 +124,5 @@ def test_the_context_command_lays_out_no_message_with_rich(tmp_path, monkeypatch
         out = invoke(cli_runner(monkeypatch, columns, PISESS_CACHE="off"), "context", path)
         assert out.exit_code == 0, out.stderr
         assert out.stdout.count("[image image/png, 300 B]") == 200
+        assert out.stdout.count("second line\n") == 200
         assert len(made) < 100, len(made)

@@ -68,12 +68,15 @@ def to_rich(part: Part) -> Any:
 _RULE = "\u2500"
 _ELLIPSIS = "\u2026"
 _ONE_CELL = set(map(chr, range(0x20, 0x7F)))  # characters known to be one cell wide (grows as met)
+_ASCII_ODD = re.compile("[^\x20-\x7e]")  # in ASCII, what is not one cell: the control characters
 _NOT_ONE = {"\u200d", "\ufe0f"}  # a joiner and a variation selector change their neighbour's width
 
 
 def _one_cell_each(text: str) -> bool:
     """Every character of ``text`` one cell wide on its own and none that joins others: its width is
     its length, and a cut at a width is a cut at that index (as Rich measures and cuts it)."""
+    if text.isascii() and _ASCII_ODD.search(text) is None:
+        return True
     chars = set(text)
     if chars <= _ONE_CELL:
         return True
@@ -118,10 +121,14 @@ class Lines:
         for part in self.parts:
             if isinstance(part, Para):
                 text, style = part.text, part.style
-                if "\t" in text or not _one_cell_each(text):
+                if "\t" in text:
                     yield printer.rendered(to_rich(part))
                     continue
-                for line in text.split("\n"):
+                # Rich splits a text at its line breaks and lays out each line on its own
+                for line in text.split("\n") if "\n" in text else (text,):
+                    if not _one_cell_each(line):
+                        yield printer.rendered(to_rich(Para(line, style)))
+                        continue
                     for row in _wrapped(line, width) if len(line) > width else (line,):
                         row = row.rstrip(" ")
                         yield styled(row, style) + "\n" if row else "\n"
