@@ -57,8 +57,9 @@ def test_the_buffer_s_cut_is_images_cut():
     for k, raw in enumerate(_lines_to_cut()):
         before, after = b"x\n" * (k + 3), b"\n{}\n"
         for buf in (before + raw + after, bytearray(before + raw + after)):
-            got = wholefile.cut_range(buf, len(before), len(before) + len(raw), 1000 + k, "/f.jsonl")
-            assert got == images.cut(raw, 1000 + k, "/f.jsonl"), k
+            for ascii_buf in {False, buf.isascii()}:  # (a buffer known to be ASCII: no string is tested)
+                got = wholefile.cut_range(buf, len(before), len(before) + len(raw), 1000 + k, "/f.jsonl", ascii_buf)
+                assert got == images.cut(raw, 1000 + k, "/f.jsonl"), k
     assert images.cut(_lines_to_cut()[0], 0, "/f.jsonl")[1] == 3  # (the cases cut what they mean to)
 
 

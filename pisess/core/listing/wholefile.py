@@ -23,10 +23,12 @@ from ..reading.jsonl import RawFile, RawLine, is_blank, loads_lean, parse_json
 BLOCK = 4 << 20  # bytes read at once; a longer line grows the buffer to hold it
 
 
-def cut_range(buf: bytes | bytearray, lo: int, hi: int, offset: int, path: str) -> tuple[bytes, int]:
+def cut_range(buf: bytes | bytearray, lo: int, hi: int, offset: int, path: str,
+              ascii_buf: bool = False) -> tuple[bytes, int]:
     """``images.cut`` of the line ``buf[lo:hi]`` (at byte ``offset`` of ``path``): the line with each
     long image ``data`` string a placeholder, and how many were cut; the line itself is not copied,
-    only the pieces around the cuts (and each cut string once, to check that it is ASCII)."""
+    only the pieces around the cuts (and each cut string once, to check that it is ASCII, unless
+    ``ascii_buf`` says all of ``buf`` is)."""
     if hi - lo < LINE_MIN:
         return bytes(buf[lo:hi]), 0
     pieces: list = []
@@ -44,11 +46,9 @@ def cut_range(buf: bytes | bytearray, lo: int, hi: int, offset: int, path: str) 
         pos = end + 1
         if end - start < DATA_MIN or k == lo or buf[k - 1] not in _OPENERS or find(b"\\", start, end) >= 0:
             continue
-        seg = buf[start:end]
-        if not seg.isascii():
+        if not ascii_buf and not buf[start:end].isascii():
             continue
-        pad = 2 if seg.endswith(b"==") else 1 if seg.endswith(b"=") else 0
-        del seg
+        pad = 2 if buf[end - 2:end] == b"==" else 1 if buf[end - 1] == 61 else 0  # 61: "="
         pieces += (buf[last:start],
                    MARK_JSON + f"{_number(path)}:{offset + start - lo}:{end - start}:{pad}".encode())
         last = end
@@ -82,6 +82,7 @@ class WholeScan:
         self.ends_with_newline = True
         self.first_cr: int | None = None
         self.elided = 0  # bytes of the lines given that were images' base64, cut out unread
+        self._ascii: bool | None = None  # every byte of the buffer is ASCII (None: not known since the last read)
 
     def raw_file(self, lines: list[RawLine]) -> RawFile:
         """The ``RawFile`` of the lines given (all of them: the iteration ran to its end)."""
@@ -107,6 +108,7 @@ class WholeScan:
                 if left:
                     with memoryview(buf) as mv, (mv[have:] if left < 0 else mv[have:have + left]) as room:
                         got = os.preadv(fd, [room], base + have)  # (an OSError is the caller's to report)
+                    self._ascii = None
                 eof = not got
                 have += got
             pos = 0
@@ -136,7 +138,9 @@ class WholeScan:
         if n >= LINE_MIN and buf[lo] == 0x7B:  # "{": never blank; the images are cut in the buffer
             if self.first_cr is None and buf.find(b"\r", lo, hi) >= 0:
                 self.first_cr = offset
-            lean, cuts = cut_range(buf, lo, hi, offset, self.path)
+            if self._ascii is None:  # (one test of the buffer, usually true, instead of a copy of each image)
+                self._ascii = buf.isascii()
+            lean, cuts = cut_range(buf, lo, hi, offset, self.path, self._ascii)
             if not cuts:
                 return RawLine(number, offset, n, False, parse_json(lean))
             v = parse_json(lean)
