@@ -387,6 +387,30 @@ def test_live_appends_keep_the_selection_and_the_scroll(examples, monkeypatch, c
     assert len(opened) == 1  # opened once; the appends were read by the follower
 
 
+@pytest.mark.slow  # (about a second of the pilot; -m '' runs it)
+def test_a_rewritten_file_is_read_again_and_the_selection_kept_by_id(examples):
+    """A file that shrank (rewritten: pi migrating it, a copy restored) is read again from the
+    start; the selected entry is found again by its id, the entry that went is gone."""
+    path = str(examples / "sessions" / CLI_FILE)
+
+    async def go():
+        app = _app(examples, path)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause()
+            await pilot.press("k", "k", "k")
+            await pilot.pause()
+            data = Path(path).read_bytes()
+            Path(path).write_bytes(data[:data.rstrip(b"\n").rfind(b"\n") + 1])  # the last entry gone
+            app.screen._follow()
+            await pilot.pause()
+            return app.screen._selected_id(), _screen_text(app)
+
+    selected, screen = _run(go())
+    assert selected == "b12728a1" and "tool b12728a1" in screen
+    assert "the file was rewritten: read again" in screen and "75 entries" in screen
+    assert "05241346" not in screen
+
+
 @pytest.mark.slow
 def test_the_sessions_screen_lists_filters_and_opens(examples):
     async def go():

@@ -520,6 +520,8 @@ class SessionScreen(ListScreen):
             self.note = "the file was rewritten: read again"
         else:
             self.opened = laid_out(got, old.follower)
+            if got.id_width != old.session.id_width:  # (a new id looks like an old one: ids are cut longer)
+                self.previews.clear()
             where = {}
             added = len(got.store) - before
             self.note = f"{added} new {'entry' if added == 1 else 'entries'} appended"
