@@ -355,47 +355,6 @@ def test_redact_md_and_html(tmp_path):
         assert token not in text and text.count("REDACTED:github") == 2 and red.redacted
 
 
-@pytest.mark.parametrize("child", ["counts", "fails"])
-def test_secrets_counted_in_a_forked_child_are_the_ones_counted_here(tmp_path, monkeypatch, child):
-    """With two processes allowed (the command line's setting) the secrets of an export that does
-    not redact are counted by a forked child while the document is rendered: the same document and
-    counts as one process makes, and the same again when the child fails."""
-    from pisess.core import parallel
-
-    r = random.Random(3)
-    token = "gh" + "p_" + "".join(r.choice("abcdefghijKLMNOP0123456789") for _ in range(36))
-    lines = [header(), msg("u1", None, 1, {"role": "user", "content": "token " + token}),
-             msg("a1", "u1", 2, assistant_msg([{"type": "text", "text": "and again " + token}]))]
-    src = write_session(tmp_path, lines)
-    forks = []
-
-    class Forked(parallel.Child):
-        def __init__(self, *args):
-            forks.append(args)
-            super().__init__(*args)
-
-        def result(self):
-            if child == "fails":
-                self.cancel()
-                return None
-            return super().result()
-
-    def export(fmt: str, processes: int):
-        with monkeypatch.context() as m:
-            m.setattr(parallel, "workers", lambda limit=2: processes)
-            m.setattr(parallel, "Child", Forked)
-            return export_context(ctx_of(src), fmt, ExportOptions())
-
-    for fmt in ("md", "html"):
-        one = export(fmt, 1)
-        assert not forks
-        two = export(fmt, 2)
-        assert len(forks) == 1
-        forks.clear()
-        assert (two.data, two.secrets) == (one.data, one.secrets)
-        assert one.secrets == {"github_token": 2}
-
-
 def test_deeply_nested_values_are_exported_and_redacted(tmp_path):
     """Thousands of nesting levels (pi reads them) neither crash the scan nor the md/html export."""
     n = 5000

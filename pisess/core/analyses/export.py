@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import js, parallel, versions
+from .. import js, versions
 from ..errors import PisessError
 from ..js import UNDEF, get
 from ..model.messages import Block, Limits, MessageView, message_view
@@ -434,41 +434,20 @@ def export_context(ctx, fmt: str, opts: ExportOptions = ExportOptions()) -> Expo
         name = s.session_name()
     except PisessError:
         name = None
-    limits = Limits.document(opts.max_lines, opts.images)
+    messages, found = redact_value(list(ctx.messages))
+    name_r, found_name = redact_value(name)
+    found = found + found_name
     if opts.redact:
         from dataclasses import replace
 
-        messages, found = redact_value(list(ctx.messages))
-        name_r, found_name = redact_value(name)
         ctx = replace(ctx, messages=messages)
-        counts = _count(found + found_name)
-        text = _render(ctx, fmt, limits, name_r, opts.system)
-    elif parallel.workers() > 1:
-        # Only the secrets' count is wanted: a forked child counts them while this process
-        # renders (the scan of 15,000 messages cost a third of what rendering them does)
-        with parallel.Child(_secret_counts, ctx.messages, name) as child:
-            text = _render(ctx, fmt, limits, name, opts.system)
-            counts = child.result()
-        if counts is None:  # the child failed: count here
-            counts = _secret_counts(ctx.messages, name)
-    else:
-        counts = _secret_counts(ctx.messages, name)
-        text = _render(ctx, fmt, limits, name, opts.system)
+        name = name_r
+    limits = Limits.document(opts.max_lines, opts.images)
+    doc = context_doc(ctx, limits, name, opts.system)
+    text = render_md(doc, limits) if fmt == "md" else render_html(doc, limits)
     checkpoint = get(ctx.checkpoint, "id") if ctx.checkpoint is not None else None
-    return Export(fmt, text.encode("utf-8"), s.reader, ctx.leaf_id, checkpoint, len(ctx.messages), counts,
+    return Export(fmt, text.encode("utf-8"), s.reader, ctx.leaf_id, checkpoint, len(ctx.messages), _count(found),
                   opts.redact)
-
-
-def _render(ctx, fmt: str, limits: Limits, name: Any, system: bool) -> str:
-    doc = context_doc(ctx, limits, name, system)
-    return render_md(doc, limits) if fmt == "md" else render_html(doc, limits)
-
-
-def _secret_counts(messages: Any, name: Any) -> dict:
-    """How many secrets of each kind the messages and the session's name hold."""
-    _, found = redact_value(list(messages))
-    _, found_name = redact_value(name)
-    return _count(found + found_name)
 
 
 def export_branch(session, leaf_id: Any, *, new_id: str, now_iso: str, source_path: str,
