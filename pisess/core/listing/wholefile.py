@@ -75,7 +75,7 @@ class WholeScan:
         self.path = path
         self.fd = fd
         self.expected = size if stop is None else stop
-        self.data = data
+        self.data = data if stop is None else data[:stop - start]
         self.start = start
         self.stop = stop
         self.size = 0
