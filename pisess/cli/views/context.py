@@ -73,7 +73,7 @@ def context_view(ctx, *, llm: bool = False, thinking: bool = False, full: bool =
         info.append(" \u00b7 ")
     msgs = ctx.llm_messages if llm else ctx.messages
     info.append(f"{plural(len(msgs), 'provider message' if llm else 'message')} \u00b7 ~{approx_tokens(msgs):,} tokens")
-    edited = [e for e, n in ctx.projection if n and ctx.edit_of(e) is not None]
+    edited = [e for e, n in ctx.projection if n and ctx.edit_of(e) is not None] if ctx.applied_edits else []
     if edited:
         info.append(f" \u00b7 {len(edited)} edited", "yellow")
     if ctx.omitted:
@@ -154,8 +154,9 @@ def _context_messages(ctx, *, llm: bool, thinking: bool, limits_n: int, full: bo
         view = message_view(shown, src, limits, converted_from=converted_from, origin=m)
         return message_parts(replace(view, **marks) if marks else view, thinking=thinking, id_width=s.id_width)
 
+    edits = bool(ctx.applied_edits)  # (most contexts have none: no entry's id to look up then)
     for entry, n in ctx.projection or [(src, 1) for _, src in zip(ctx.messages, ctx.message_sources)]:
-        edit = ctx.edit_of(entry)
+        edit = ctx.edit_of(entry) if edits else None
         before = ctx.originals.get(js.key(get(entry, "id")), []) if edit is not None else []
         for _ in range(n):
             m, src = next(messages)
