@@ -540,7 +540,11 @@ def _layout(rows: TreeRows, g: _Graph, active: bytearray, codes: _FlagCodes, hid
     seen = bytearray(len(active))
     stack = [(r, "", "", 0, k) for k, r in reversed(list(enumerate(g.roots, 1)))]
     cont = {"": "", SIDE: TRUNK}
-    add, indent_code = rows.add, rows.indent_code
+    indent_code = rows.indent_code
+    # (``rows.add`` and ``codes`` inlined: this runs once per row, 100,000 times on a big session)
+    add_pos, add_indent, add_active, add_flags = rows.pos.append, rows.indent.append, rows.active.append, \
+        rows.flags.append
+    root_rows, own_flags, path_mark, plain = rows.roots, codes.flags, codes.path_mark, codes.plain
     while stack:
         node, guides, conn, level, root = stack.pop()
         indent = indent_code(guides, conn)
@@ -562,8 +566,13 @@ def _layout(rows: TreeRows, g: _Graph, active: bytearray, codes: _FlagCodes, hid
                 guides, conn = guides + cont[conn], ""
                 indent = indent_code(guides, conn)
             seen[node] = 1
-            add(node, indent, active[node] == 1, codes(node), root)
-            root = 0
+            if root:
+                root_rows[len(rows.pos)] = root
+                root = 0
+            add_pos(node)
+            add_indent(indent)
+            add_active(active[node])
+            add_flags(plain[path_mark[node]] if node not in own_flags else codes(node))
             many = multi.get(node)
             if many is None:
                 k = first[node]
