@@ -867,8 +867,8 @@ def test_a_file_is_one_row_however_its_path_is_spelled(tmp_path, monkeypatch):
 
 
 def test_a_set_of_files_up_to_date_is_taken_whole_until_one_changes(tmp_path, monkeypatch):
-    """Once every file of a search is up to date by its stat, the set is kept (a digest of the
-    stats of each chunk of files) and the next refresh of the same files takes each chunk whose
+    """Once every file of a search is up to date by its stat (indexed well after it was written),
+    the set is kept (a digest of the stats of each chunk of files) and the next refresh of the same files takes each chunk whose
     stats are the same as up to date without looking up its files' rows (``Indexed.looked``),
     each path found from its row's key as the search named it.  A file appended or touched: its
     chunk's files are looked up; another set, another spelling of it, the same names in a renamed
@@ -900,8 +900,7 @@ def test_a_set_of_files_up_to_date_is_taken_whole_until_one_changes(tmp_path, mo
         assert doc == {k: v for k, v in S.search_files(names, m).to_json().items() if k != "via"}
 
     with Using(where):
-        assert refreshed(files).looked == 10  # (indexed)
-        assert refreshed(files).looked == 10  # (every file up to date: the set kept)
+        assert refreshed(files).looked == 10  # (indexed, every file written well before: the set kept)
         got = refreshed(files)
         assert got.looked == 0 and got.whole is not None and len(got) == 10 and got.keys == {} and not got.failed
         assert all(got.paths(os.fsencode(root / p)) == [p] for p in files)
@@ -914,8 +913,15 @@ def test_a_set_of_files_up_to_date_is_taken_whole_until_one_changes(tmp_path, mo
         fh.write(_line(user("u2", "u1", text="needle again")))
     settle(root / "q" / "1.jsonl")
     with Using(where):
-        assert refreshed(files).looked == 4  # (its chunk: indexed)
-        assert refreshed(files).looked == 4  # (up to date: the set kept again)
+        assert refreshed(files).looked == 4  # (its chunk: the file indexed, the set kept again)
+        assert refreshed(files).looked == 0
+    with (root / "q" / "1.jsonl").open("ab") as fh:  # (written in the clock tick of its indexing: not kept)
+        fh.write(_line(user("u3", "u2", text="needle once more")))
+    with Using(where):
+        assert refreshed(files).looked == 4
+        assert refreshed(files).looked == 4
+        settle(root / "q" / "1.jsonl")
+        assert refreshed(files).looked == 4
         assert refreshed(files).looked == 0
     same(files)
     os.utime(root / "q" / "4.jsonl")  # (the last chunk, of two: the same bytes, another mtime)
@@ -934,8 +940,7 @@ def test_a_set_of_files_up_to_date_is_taken_whole_until_one_changes(tmp_path, mo
     monkeypatch.chdir(root / "r")
     same(names)
     with Using(where):
-        refreshed(names)
-        assert refreshed(names).looked == 0
+        assert refreshed(names).looked == 0  # (kept by the search above)
         monkeypatch.chdir(root / "p")  # the same names, relative, in the other directory: another set
         assert refreshed(names).looked == 5
     same(names)

@@ -749,6 +749,13 @@ def _keep_set(con: sqlite3.Connection, sig: bytes | None, digests: bytes) -> Non
         pass
 
 
+def _settled(con: sqlite3.Connection, todo: list[tuple[str, bytes, os.stat_result]]) -> bool:
+    """Whether each file just indexed is up to date by its stat (its row keeps the stat's
+    ``fresh_key``: not written in the clock tick of its indexing)."""
+    known = _known_of(con, [key for _, key, _ in todo])
+    return all(known.get(key) == fresh_key(st) for _, key, st in todo)
+
+
 def _known_of(con: sqlite3.Connection, keys: list[bytes]) -> dict[bytes, bytes]:
     """``_known`` of these keys only."""
     out: dict[bytes, bytes] = {}
@@ -824,8 +831,6 @@ def refresh(con: sqlite3.Connection, files: list[str], *, prune_dirs: bool = Tru
         wanted = {*keys, *(t[1] for t in todo)}
         dirs = {k.rpartition(b"/")[0] for k in wanted}
         gone = [k for k in known if k not in wanted and k.rpartition(b"/")[0] in dirs and not os.path.exists(k)]
-    if not todo and not gone and not failed:
-        _keep_set(con, sig, digests)
     i = 0
     while i < len(todo) or gone:
         con.execute("BEGIN IMMEDIATE")
@@ -856,6 +861,8 @@ def refresh(con: sqlite3.Connection, files: list[str], *, prune_dirs: bool = Tru
                 con.execute("ROLLBACK")
             raise
     if sig is not None:  # (every file of the search but those that failed is up to date)
+        if not failed and (not todo or _settled(con, todo)):  # (what changed indexed, each written well before)
+            _keep_set(con, sig, digests)
         return Indexed({}, failed, whole=(files, {k: d for d, k in prefixes.items()}), looked=len(looked))
     out = Indexed(keys, failed, also, looked=len(looked))
     for p, key, _st in todo:
