@@ -61,7 +61,7 @@ from ..errors import PisessError
 from ..reading import cache
 from . import search as S
 
-FORMAT = 7  # bump when what a row holds, or how, changes
+FORMAT = 8  # bump when what a row holds, or how, changes
 NAME = cache.INDEX
 TIMEOUT = 30.0  # seconds a writer waits for another's transaction
 BATCH = 32 << 20  # bytes of sessions indexed per transaction when building (one transaction per file at most)
@@ -75,6 +75,7 @@ CREATE TABLE IF NOT EXISTS files(id INTEGER PRIMARY KEY, path BLOB UNIQUE NOT NU
 CREATE TABLE IF NOT EXISTS rows(id INTEGER PRIMARY KEY, file INT NOT NULL, off INT, len INT, line INT, field TEXT,
     entry TEXT);
 CREATE INDEX IF NOT EXISTS rows_file ON rows(file, off);
+CREATE INDEX IF NOT EXISTS files_bad ON files(bad) WHERE bad IS NOT NULL;
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(body, tokenize='trigram', detail=none, columnsize=0);
 CREATE TABLE IF NOT EXISTS places(file INT NOT NULL, reader TEXT NOT NULL, pi TEXT NOT NULL, part INT NOT NULL,
     size INT, print BLOB, data BLOB, PRIMARY KEY(file, reader, pi, part));
