@@ -404,3 +404,48 @@ def test_a_lean_read_back_of_an_indexed_session_never_reads_the_images(tmp_path,
     got = [_expanded(e) for e in s.iter_complete()]
     assert got == [parse_json(json.dumps(x).encode()) for x in screenshots(5, chars=40_000)[1:]]
     assert 0 < read[0] < 5 * 2_000  # 5 images of 40,000 characters were never read
+
+
+@pytest.mark.parametrize("case", ["image", "two images", "control character", "not base64", "custom message",
+                                  "beside the message"])
+def test_the_index_parses_a_line_without_its_images_only_where_that_is_parsing_the_line(case):
+    """``lean_of``: the short line is given for the scan to parse only where the base64 holds
+    nothing but base64 (a control character makes pi drop the line: the whole line is parsed and
+    refused) and every image lies in a message entry's ``message`` (the index keeps none of it)."""
+    from pisess.core.reading.jsonl import lean_of
+
+    rng = random.Random(5)
+    data = b64(rng, 20_000)
+    content: list = [{"type": "image", "data": data, "mimeType": "image/png"}]
+    kind, extra = "message", {}
+    if case == "two images":
+        content += [{"type": "image", "data": b64(rng, 8_000), "mimeType": "image/png"}]
+    elif case == "not base64":
+        content[0]["data"] = data[:100] + "!" + data[101:]
+    elif case == "custom message":
+        kind = "custom_message"
+    elif case == "beside the message":
+        extra = {"label": {"type": "image", "data": b64(rng, 8_000), "mimeType": "image/png"}}
+    if kind == "message":
+        line = entry("message", "a", None, message={"role": "user", "content": content, "timestamp": 1}, **extra)
+    else:
+        line = entry("custom_message", "a", None, customType="x", content=content, display=True)
+    raw = json.dumps(line, separators=(",", ":")).encode()
+    if case == "control character":
+        at = raw.index(data.encode()) + 200
+        raw = raw[:at] + b"\x01" + raw[at + 1:]
+        assert b"\x01" in raw and parse_json(raw) is NOT_JSON
+    where, lean = lean_of(raw)
+    assert where == cuts_of(raw) and where
+    if case in ("image", "two images"):
+        assert lean is not None and len(lean) < 1000
+        short, whole = parse_json(lean), parse_json(raw)
+        got = [images.image_chars(b["data"]) for b in short["message"]["content"]]
+        assert got == [images.image_chars(b["data"]) for b in whole["message"]["content"]]
+        for b in short["message"]["content"]:
+            b["data"] = None
+        for b in whole["message"]["content"]:
+            b["data"] = None
+        assert short == whole
+    else:
+        assert lean is None

@@ -33,7 +33,7 @@ import orjson
 from .. import js, parallel
 from ..errors import PisessError
 from .images import LINE_MIN
-from .jsonl import Light, cuts_of, forget_shared, is_blank, iter_blocks, lighten, open_fd, parse_json
+from .jsonl import Light, forget_shared, is_blank, iter_blocks, lean_of, lighten, open_fd, parse_json
 from .lines import (
     NOT_JSON,
     check_harness_entry,
@@ -456,9 +456,11 @@ def scan_part(path: str, start: int = 0, stop: int | None = None, expect_header:
             numbered = range(lo, lo + len(chunk))
             if max(map(len, chunk)) >= LINE_MIN:
                 for k in compress(numbered, map(ge, map(len, chunk), repeat(LINE_MIN))):
-                    where = cuts_of(parts[k])
+                    where, lean = lean_of(parts[k])
                     if where:
                         ix.cuts[starts[k] + k] = where
+                        if lean is not None:  # (a message: the index keeps none of its content)
+                            chunk[k - lo] = lean
             # The common case without a Python step per line: every line parses to an object.
             # Plain message candidates are sorted from the rest; their fields are checked and
             # stored column by column in _add_block.

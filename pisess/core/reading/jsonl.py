@@ -77,17 +77,44 @@ def cuts_of(raw: bytes) -> tuple[int, ...]:
     length, pad, ...)`` of each image's base64, relative to the line; empty where ``cut`` would
     cut nothing or ``loads_lean`` would parse the line whole.  The scan that parses a line whole
     keeps this, so a later read of the line need never read those bytes (``lean_line``)."""
+    return lean_of(raw)[0]
+
+
+_BASE64 = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/="
+
+
+def lean_of(raw: bytes) -> tuple[tuple[int, ...], bytes | None]:
+    """``(cuts_of(raw), the line with the images cut out)``, the second only where the line is a
+    message entry whose images all lie in its ``message`` and where parsing the short line is
+    parsing ``raw``: each image's base64 holds nothing but base64's own characters (so no control
+    character either, which makes pi drop the line and ``cut`` does not look for).  The index's
+    scan, which keeps nothing of a message's content, then parses the short line instead of
+    decoding every image into a string: a byte-table pass over the base64 instead of a JSON
+    string's."""
     lean, cuts = cut(raw, 0, "")
-    if not cuts or placed(parse_json(lean)) != cuts:
-        return ()
+    v = parse_json(lean) if cuts else None
+    if not cuts or placed(v) != cuts:
+        return (), None
+    message = v.get("message") if type(v) is dict and v.get("type") == "message" else None
+    inside = type(message) is dict and placed(message) == cuts
     out: list[int] = []
     k = 0
+    rest = 0  # base64 characters of the line outside its images
+    last = 0
     while (k := lean.find(MARK_JSON, k)) >= 0:
         end = lean.index(b'"', k)
         _n, offset, length, pad = lean[k + len(MARK_JSON):end].split(b":")
+        piece = lean[last:k]
+        rest += len(piece) - len(piece.translate(None, _BASE64))
         out += (int(offset), int(length), int(pad))
-        k = end
-    return tuple(out) if len(out) == 3 * cuts else ()
+        k = last = end
+    if len(out) != 3 * cuts:
+        return (), None
+    piece = lean[last:]
+    rest += len(piece) - len(piece.translate(None, _BASE64))
+    images = sum(out[1::3])
+    pure = inside and len(raw) - len(raw.translate(None, _BASE64)) - rest == images
+    return tuple(out), lean if pure else None
 
 
 def dumps(v: Any, indent: bool = False) -> bytes:
