@@ -534,3 +534,28 @@ def test_dumps_rewrites_numbers_only_outside_strings(value):
 
     for indent in (False, True):
         assert doubles(std_json.loads(dumps(value, indent), parse_int=int)) == doubles(value)
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines=st.lists(st.sampled_from([0, 1, 2, 40, 900, 1500, 9000]), max_size=30),
+       terminated=st.booleans(), chunk_size=st.sampled_from([1, 3, 64, 1000, 4096, 1 << 16]))
+def test_blocks_of_lines_are_the_file_split_on_newlines_whatever_their_length(tmp_path_factory, lines, terminated,
+                                                                                chunk_size):
+    """iter_blocks splits long lines with a loop of finds and short ones with split: either way
+    the lines, their offsets and the unterminated last line are the file's."""
+    from pisess.core.reading.jsonl import iter_blocks
+
+    data = b"\n".join(b"x" * n for n in lines) + (b"\n" if terminated and lines else b"")
+    path = tmp_path_factory.mktemp("blocks") / "s.jsonl"
+    path.write_bytes(data)
+    got, offsets, ends = [], [], []
+    for offset, parts, ended in iter_blocks(str(path), chunk_size=chunk_size):
+        for part in parts:
+            got.append(part)
+            offsets.append(offset)
+            offset += len(part) + 1
+        ends.append(ended)
+    *whole, tail = data.split(b"\n")
+    assert got == whole + ([tail] if tail else [])
+    assert offsets == [sum(len(x) + 1 for x in got[:i]) for i in range(len(got))]
+    assert ends == [True] * len(ends) if not tail else ends[-1] is False and all(ends[:-1])
