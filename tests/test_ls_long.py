@@ -19,7 +19,7 @@ from conftest import entry, header, write_session
 from pisess.core.errors import PisessError
 from pisess.core.listing import summary, wholefile
 from pisess.core.reading import images
-from pisess.core.reading.jsonl import scan_file
+from pisess.core.reading.jsonl import line_start_after, scan_file
 from test_images import b64, screenshots
 
 HERE = Path(__file__).parent
@@ -58,7 +58,7 @@ def test_the_buffer_s_cut_is_images_cut():
         before, after = b"x\n" * (k + 3), b"\n{}\n"
         for buf in (before + raw + after, bytearray(before + raw + after)):
             for ascii_buf in {False, buf.isascii()}:  # (a buffer known to be ASCII: no string is tested)
-                got = wholefile.cut_range(buf, len(before), len(before) + len(raw), 1000 + k, "/f.jsonl", ascii_buf)
+                got = images.cut_range(buf, len(before), len(before) + len(raw), 1000 + k, "/f.jsonl", ascii_buf)
                 assert got == images.cut(raw, 1000 + k, "/f.jsonl"), k
     assert images.cut(_lines_to_cut()[0], 0, "/f.jsonl")[1] == 3  # (the cases cut what they mean to)
 
@@ -135,7 +135,7 @@ def test_a_file_read_in_two_parts_gives_the_same_lines(tmp_path, monkeypatch, ch
             fd = os.open(path, os.O_RDONLY)
             try:
                 size = os.fstat(fd).st_size
-                split = wholefile._split_point(fd, size)
+                split = line_start_after(fd, size // 2, size)
                 got, first_cr = wholefile.read_lines(path, fd, size, os.pread(fd, summary.HEAD, 0))
             finally:
                 os.close(fd)

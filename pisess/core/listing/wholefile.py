@@ -1,12 +1,12 @@
 """One read of a whole session file for the listing (``ls --long``), its images' base64 left where it is.
 
 ``WholeScan`` gives the lines of a file as the line scan gives them (``jsonl.scan_file(path,
-light=False, images="lean")``: split on ``\\n`` only, each parsed as ``jsonl.loads_lean`` parses it),
-read a block at a time into one reused buffer.  A long line is never copied out whole: each long
-``data`` string of an image block is found in the buffer and cut out there (``cut_range``: the
-rules of ``images.cut`` applied to a range of the buffer), so only the text around the images is
-copied and parsed.  A session of screenshots (a 400 KB base64 PNG in every tool result) is then read
-at about the speed of a ``memchr`` over its bytes, in the memory of one block and its text.
+light=False, images="lean")``: split on ``\\n`` only, each parsed as ``jsonl.loads_lean`` parses
+it), read a block at a time into one reused buffer.  A long line is never copied out whole: each
+long ``data`` string of an image block is found in the buffer and cut out there
+(``images.cut_range``), so only the text around the images is copied and parsed.  A session of
+screenshots (a 400 KB base64 PNG in every tool result) is then read at about the speed of a
+``memchr`` over its bytes, in the memory of one block and its text.
 
 The scan also notes the first line that holds a ``\\r``: pi's listing (Node's ``readline``) ends a
 line there too, so a reader of pi's listing fields takes the lines as they are only before it.
@@ -17,46 +17,10 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
-from ..reading.images import _KEY, _OPENERS, DATA_MIN, LINE_MIN, MARK_JSON, _number, placed
-from ..reading.jsonl import RawFile, RawLine, is_blank, loads_lean, parse_json
+from ..reading.images import LINE_MIN, _number, cut_range, placed
+from ..reading.jsonl import RawFile, RawLine, is_blank, line_start_after, loads_lean, parse_json
 
 BLOCK = 4 << 20  # bytes read at once; a longer line grows the buffer to hold it
-
-
-def cut_range(buf: bytes | bytearray, lo: int, hi: int, offset: int, path: str,
-              ascii_buf: bool = False) -> tuple[bytes, int]:
-    """``images.cut`` of the line ``buf[lo:hi]`` (at byte ``offset`` of ``path``): the line with each
-    long image ``data`` string a placeholder, and how many were cut; the line itself is not copied,
-    only the pieces around the cuts (and each cut string once, to check that it is ASCII, unless
-    ``ascii_buf`` says all of ``buf`` is)."""
-    if hi - lo < LINE_MIN:
-        return bytes(buf[lo:hi]), 0
-    pieces: list = []
-    last = pos = lo
-    find = buf.find
-    cuts = 0
-    while True:
-        k = find(_KEY, pos, hi)
-        if k < 0:
-            break
-        start = k + len(_KEY)
-        end = find(b'"', start, hi)
-        if end < 0:
-            break
-        pos = end + 1
-        if end - start < DATA_MIN or k == lo or buf[k - 1] not in _OPENERS or find(b"\\", start, end) >= 0:
-            continue
-        if not ascii_buf and not buf[start:end].isascii():
-            continue
-        pad = 2 if buf[end - 2:end] == b"==" else 1 if buf[end - 1] == 61 else 0  # 61: "="
-        pieces += (buf[last:start],
-                   MARK_JSON + f"{_number(path)}:{offset + start - lo}:{end - start}:{pad}".encode())
-        last = end
-        cuts += 1
-    if not cuts:
-        return bytes(buf[lo:hi]), 0
-    pieces.append(buf[last:hi])
-    return b"".join(pieces), cuts
 
 
 class WholeScan:
@@ -172,7 +136,7 @@ def read_lines(path: str, fd: int, size: int, data: bytes = b"") -> tuple[RawFil
     about what parsing them does.)  A child that fails leaves its part to be read here."""
     from .. import parallel
 
-    split = _split_point(fd, size) if size >= SPLIT_MIN and parallel.workers() > 1 else None
+    split = line_start_after(fd, size // 2, size) if size >= SPLIT_MIN and parallel.workers() > 1 else None
     scan = WholeScan(path, fd, size, data, stop=split)
     if split is None:
         return scan.raw_file(list(scan)), scan.first_cr
@@ -216,17 +180,3 @@ def _sent_part(path: str, fd: int, size: int, start: int) -> tuple:
     scan = WholeScan(path, fd, size, start=start)
     lines = [(ln.number, ln.offset, ln.length, ln.blank, ln.value) for ln in scan]
     return lines, scan.size, scan.ends_with_newline, scan.first_cr
-
-
-def _split_point(fd: int, size: int) -> int | None:
-    """The first line start after the middle of the file, if there is one before its end."""
-    pos = size // 2
-    while pos < size:
-        chunk = os.pread(fd, 1 << 16, pos)
-        if not chunk:
-            return None
-        k = chunk.find(b"\n")
-        if k >= 0:
-            return pos + k + 1 if pos + k + 1 < size else None
-        pos += len(chunk)
-    return None

@@ -33,7 +33,17 @@ import orjson
 from .. import js, parallel
 from ..errors import PisessError
 from .images import LINE_MIN
-from .jsonl import Light, forget_shared, is_blank, iter_blocks, lean_of, lighten, open_fd, parse_json
+from .jsonl import (
+    Light,
+    forget_shared,
+    is_blank,
+    iter_blocks,
+    lean_of,
+    lighten,
+    line_start_after,
+    open_fd,
+    parse_json,
+)
 from .lines import (
     NOT_JSON,
     check_harness_entry,
@@ -288,19 +298,10 @@ def _split_point(path: str) -> int | None:
             size = st.st_size
             if size < SPLIT_MIN:
                 return None
-            pos = size * 51 // 100  # the child (from here to the end) also pickles its part: a little less for it
-            fh.seek(pos)
-            while pos < size:
-                chunk = fh.read(1 << 16)
-                if not chunk:
-                    return None
-                cut = chunk.find(b"\n")
-                if cut >= 0:
-                    return pos + cut + 1 if pos + cut + 1 < size else None
-                pos += len(chunk)
+            # the child (from there to the end) also pickles its part: a little less for it
+            return line_start_after(fh.fileno(), size * 51 // 100, size)
         except OSError:
             return None  # the scan itself reports what is wrong
-    return None
 
 
 _Sent = tuple[CompactIndex, str | None, list]  # the child's part as it crosses the pipe, see _second_half

@@ -81,35 +81,44 @@ def cut(raw: bytes, offset: int, path: str) -> tuple[bytes, int]:
     """``raw`` (the line at byte ``offset`` of ``path``) with each long image ``data`` string a
     placeholder, and how many were cut (see the module's note; ``jsonl.loads_lean`` parses it and
     checks with ``placed`` that every cut was an image's data)."""
-    if len(raw) < LINE_MIN:
-        return raw, 0
+    return cut_range(raw, 0, len(raw), offset, path)
+
+
+def cut_range(buf: bytes | bytearray, lo: int, hi: int, offset: int, path: str,
+              ascii_buf: bool | None = None) -> tuple[bytes, int]:
+    """``cut`` of the line ``buf[lo:hi]`` (at byte ``offset`` of ``path``) where it lies, in a
+    buffer of several lines (``ls --long``'s read) or alone: only the pieces around the cuts are
+    copied.  ``ascii_buf``: whether all of ``buf`` is ASCII, where the caller knows (else found
+    for a line alone, once; a copy of each image tests a piece of a buffer that is not)."""
+    whole = lo == 0 and hi == len(buf) and type(buf) is bytes
+    if hi - lo < LINE_MIN:
+        return buf if whole else bytes(buf[lo:hi]), 0  # type: ignore[return-value]
     pieces: list = []
-    last = pos = 0
-    find = raw.find
+    last = pos = lo
+    find = buf.find
     cuts = 0
-    ascii_line = None
     while True:
-        k = find(_KEY, pos)
+        k = find(_KEY, pos, hi)
         if k < 0:
             break
         start = k + len(_KEY)
-        end = find(b'"', start)
+        end = find(b'"', start, hi)
         if end < 0:
             break
         pos = end + 1
-        if end - start < DATA_MIN or k == 0 or raw[k - 1] not in _OPENERS or find(b"\\", start, end) >= 0:
+        if end - start < DATA_MIN or k == lo or buf[k - 1] not in _OPENERS or find(b"\\", start, end) >= 0:
             continue
-        if ascii_line is None:
-            ascii_line = raw.isascii()  # (usually: then no piece of it needs the test, nor a copy)
-        if not ascii_line and not raw[start:end].isascii():
+        if ascii_buf is None:  # (usually true: then no piece of it needs the test, nor a copy)
+            ascii_buf = whole and buf.isascii()
+        if not ascii_buf and not buf[start:end].isascii():
             continue
-        pad = 2 if raw[end - 2:end] == b"==" else 1 if raw[end - 1] == 61 else 0  # 61: "="
-        pieces += (raw[last:start], MARK_JSON + f"{_number(path)}:{offset + start}:{end - start}:{pad}".encode())
+        pad = 2 if buf[end - 2:end] == b"==" else 1 if buf[end - 1] == 61 else 0  # 61: "="
+        pieces += (buf[last:start], MARK_JSON + f"{_number(path)}:{offset + start - lo}:{end - start}:{pad}".encode())
         last = end
         cuts += 1
     if not cuts:
-        return raw, 0
-    pieces.append(raw[last:])
+        return buf if whole else bytes(buf[lo:hi]), 0  # type: ignore[return-value]
+    pieces.append(buf[last:hi])
     return b"".join(pieces), cuts
 
 

@@ -488,6 +488,20 @@ def _lines(chunk: bytes, lo: int, hi: int) -> list[bytes]:
     return out
 
 
+def line_start_after(fd: int, pos: int, size: int) -> int | None:
+    """The first line start after byte ``pos`` of the open file ``fd`` (of ``size`` bytes), if one
+    comes before its end: where a second process may begin to read the file's lines."""
+    while pos < size:
+        chunk = os.pread(fd, 1 << 16, pos)
+        if not chunk:
+            return None
+        k = chunk.find(b"\n")
+        if k >= 0:
+            return pos + k + 1 if pos + k + 1 < size else None
+        pos += len(chunk)
+    return None
+
+
 def iter_lines(path: str, tick=None):
     """``(number, offset, raw, terminated)`` for each physical line (see ``iter_blocks``)."""
     number = 0
