@@ -161,16 +161,9 @@ class Where:
 
 
 def where(sessions_dir: str | None, cwd: str | None) -> Where:
-    from pisess.core.listing.repo import absolute_cwd, sessions_root
+    from pisess.core.listing.repo import where as where_of
 
-    here = os.environ.get("PWD") or os.getcwd()
-    try:
-        if not os.path.samefile(here, os.getcwd()):
-            here = os.getcwd()
-    except OSError:
-        here = os.getcwd()
-    return Where(sessions_root(sessions_dir, os.environ, os.path.expanduser("~")),
-                 absolute_cwd(cwd, here) if cwd else os.path.normpath(here))
+    return Where(*where_of(sessions_dir, cwd, os.environ, os.path.expanduser("~")))
 
 
 def check_root(w: Where, sessions_dir: str | None, names: list | None = None) -> None:

@@ -98,16 +98,9 @@ def run(args: list[str]) -> int | None:
 
 def where(sessions_dir: str | None, cwd: str | None) -> tuple[str, str]:
     """``common.where``: the sessions root and the project directory."""
-    from pisess.core.listing.repo import absolute_cwd, sessions_root
+    from pisess.core.listing.repo import where as where_of
 
-    here = os.environ.get("PWD") or os.getcwd()
-    try:
-        if not os.path.samefile(here, os.getcwd()):
-            here = os.getcwd()
-    except OSError:
-        here = os.getcwd()
-    return (sessions_root(sessions_dir, os.environ, os.path.expanduser("~")),
-            absolute_cwd(cwd, here) if cwd else os.path.normpath(here))
+    return where_of(sessions_dir, cwd, os.environ, os.path.expanduser("~"))
 
 
 def _search(a: dict[str, Any]) -> tuple[Any, str] | None:

@@ -65,6 +65,21 @@ def absolute_cwd(cwd: str, base: str) -> str:
     return os.path.normpath(os.path.join(base, os.path.expanduser(cwd)))
 
 
+def where(sessions_dir: str | None, cwd: str | None, environ: Mapping[str, str], home: str) -> tuple[str, str]:
+    """The sessions root and the project directory a command looks at: ``sessions_dir`` or pi's
+    (``sessions_root``), and ``cwd`` (relative to the shell's directory) or the shell's directory,
+    as the user typed it (``$PWD`` where it is this process's directory: pi names a project by the
+    path it was started from, symlinks and all), else the real one."""
+    here = environ.get("PWD") or os.getcwd()
+    try:
+        if not os.path.samefile(here, os.getcwd()):
+            here = os.getcwd()
+    except OSError:
+        here = os.getcwd()
+    return (sessions_root(sessions_dir, environ, home),
+            absolute_cwd(cwd, here) if cwd else os.path.normpath(here))
+
+
 @dataclass(frozen=True)
 class SessionInfo:
     """One listed session.  ``listing`` says whose listing it comes from: ``harness`` (pi 0.82's
