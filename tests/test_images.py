@@ -95,12 +95,17 @@ def test_a_lean_parse_is_the_whole_parse_with_each_image_left_in_the_file(tmp_pa
     assert images.image_chars(data[1]) == (12_000, 2)
 
 
-@pytest.mark.parametrize("case", ["not an image", "escaped", "not ascii", "in a string", "short"])
-def test_what_is_not_an_image_s_plain_base64_is_parsed_whole(tmp_path, case):
-    rng = random.Random(2)
+def _case_line(case: str, rng: random.Random) -> bytes:
+    """A user message line of one image of 20,000 base64 characters, or of a shape that is not
+    such a line (see the cases)."""
     data = b64(rng, 20_000)
-    content = [{"type": "image", "data": data, "mimeType": "image/png"}]
-    if case == "not an image":
+    content: list = [{"type": "image", "data": data, "mimeType": "image/png"}]
+    if case == "text not ascii":
+        content.insert(0, {"type": "text", "text": "Bildschirm → Größe"})
+    elif case == "two images":
+        content += [{"type": "text", "text": "x"},
+                    {"type": "image", "mimeType": "image/jpeg", "data": b64(rng, 9_000)[:-1] + "="}]
+    elif case == "not an image":
         content = [{"type": "text", "text": "x", "data": data}]
     elif case == "escaped":
         content[0]["data"] = data[:100] + "/" + data[100:]
@@ -112,11 +117,17 @@ def test_what_is_not_an_image_s_plain_base64_is_parsed_whole(tmp_path, case):
         content[0]["data"] = data[:images.DATA_MIN - 1]
         content.append({"type": "text", "text": "x" * images.LINE_MIN})
     line = entry("message", "a", None, message={"role": "user", "content": content, "timestamp": 1})
-    path = tmp_path / "s.jsonl"
     raw = json.dumps(line, separators=(",", ":"), ensure_ascii=False).encode()
     if case == "escaped":
         raw = raw.replace(b"/", b"\\/", 1)
         assert b"\\/" in raw
+    return raw
+
+
+@pytest.mark.parametrize("case", ["not an image", "escaped", "not ascii", "in a string", "short"])
+def test_what_is_not_an_image_s_plain_base64_is_parsed_whole(tmp_path, case):
+    raw = _case_line(case, random.Random(2))
+    path = tmp_path / "s.jsonl"
     path.write_bytes(raw + b"\n")
     got = loads_lean(raw, 0, str(path))
     assert got == parse_json(raw)
@@ -307,29 +318,7 @@ def _image_offsets(path: str) -> list[int]:
 def test_a_line_read_around_its_images_is_the_line_cut(tmp_path, case):
     """``cuts_of`` finds what ``cut`` cuts and ``loads_lean`` keeps; ``lean_line`` reads the line
     without those bytes and gives what ``cut`` gives of the whole line."""
-    rng = random.Random(4)
-    data = b64(rng, 20_000)
-    content: list = [{"type": "image", "data": data, "mimeType": "image/png"}]
-    if case == "text not ascii":
-        content.insert(0, {"type": "text", "text": "Bildschirm → Größe"})
-    elif case == "two images":
-        content += [{"type": "text", "text": "x"},
-                    {"type": "image", "mimeType": "image/jpeg", "data": b64(rng, 9_000)[:-1] + "="}]
-    elif case == "not an image":
-        content = [{"type": "text", "text": "x", "data": data}]
-    elif case == "escaped":
-        content[0]["data"] = data[:100] + "/" + data[100:]
-    elif case == "not ascii":
-        content[0]["data"] = data[:100] + "é" + data[100:]
-    elif case == "in a string":
-        content = [{"type": "text", "text": '{"data":"' + data + '"}'}]
-    elif case == "short":
-        content[0]["data"] = data[:images.DATA_MIN - 1]
-        content.append({"type": "text", "text": "x" * images.LINE_MIN})
-    line = entry("message", "a", None, message={"role": "user", "content": content, "timestamp": 1})
-    raw = json.dumps(line, separators=(",", ":"), ensure_ascii=False).encode()
-    if case == "escaped":
-        raw = raw.replace(b"/", b"\\/", 1)
+    raw = _case_line(case, random.Random(4))
     path = tmp_path / "s.jsonl"
     prefix = json.dumps(header()).encode() + b"\n"
     path.write_bytes(prefix + raw + b"\n")
