@@ -17,15 +17,18 @@ from typing import Annotated, Any
 
 import typer
 
+from pisess.cli.contract import (  # noqa: F401 - the commands' names for them
+    ERROR_VERSION,
+    EXIT_BY_CODE,
+    EXIT_FINDINGS,
+    EXIT_OK,
+    EXIT_USAGE,
+    exit_code_for,
+    say,
+)
 from pisess.core import versions
 from pisess.core.errors import PisessError
 
-# Each --json document has its own "version", given where the command prints it (``emit_json(doc,
-# version=N)``) and raised when the document's keys change; ``pisess help json`` lists them all.
-# The error document ({version, error}) is the same for every command.
-ERROR_VERSION = 1
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
-EXIT_BY_CODE = {"usage": EXIT_USAGE, "storage": EXIT_USAGE}
 
 def complete_from(*choices: str) -> Callable[[str], list[str]]:
     """Tab completion of an option's value: the ``choices`` that begin with what is typed."""
@@ -287,20 +290,6 @@ def output_format(format: str | None, json_out: bool, formats: tuple) -> str:
     if fmt not in formats:
         raise PisessError("usage", f"--format must be {', '.join(formats[:-1])} or {formats[-1]}, not {fmt!r}")
     return fmt
-
-
-def say(message: str) -> None:
-    """Talk goes to stderr, escaped so file content cannot drive the terminal."""
-    from pisess.cli.views.text import escape_controls
-
-    sys.stderr.write(escape_controls(message, keep_newlines=True) + "\n")
-
-
-def exit_code_for(err: PisessError) -> int:
-    """One table for every command: 2 for usage errors and input that cannot be read (a missing
-    file, permissions, I/O; also an entry id ``--leaf`` names none of), 1 for findings, no hits,
-    not found (a session id; the entry fork is given, as pi says) and ambiguity (an id prefix)."""
-    return EXIT_USAGE if err.unreadable else EXIT_BY_CODE.get(err.code, EXIT_FINDINGS)
 
 
 def handles_errors(fn: Callable) -> Callable:

@@ -23,6 +23,9 @@ import os
 import sys
 from typing import Any
 
+from pisess.cli.contract import ERROR_VERSION, exit_code_for, say
+from pisess.cli.output import _isatty as isatty
+
 #: Options that take no value, and those that take one, as the command names them (``search_cmd``)
 FLAGS = {"--all": "all_projects", "-a": "all_projects", "--regex": "regex", "-e": "regex",
          "--ignore-case": "ignore_case", "-i": "ignore_case", "--active-only": "active_only", "--json": "json_out",
@@ -127,7 +130,7 @@ def _search(a: dict[str, Any]) -> tuple[Any, str] | None:
     scope = collect(sessions, root, cwd, a["all_projects"], pi_version=pi_version)
     if scope.missing or scope.unreadable or scope.empty or not scope.files:
         return None
-    tty = _isatty(sys.stderr)
+    tty = isatty(sys.stderr)
     if tty and len(scope.files) > TTY_FILES:
         return None
     try:
@@ -148,13 +151,6 @@ def pi_version_of(given: str | None) -> str:
 
     value = given if given is not None else os.environ.get("PISESS_PI_VERSION") or versions.CURRENT
     return versions.parse(value)
-
-
-def _isatty(stream: Any) -> bool:
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):
-        return False
 
 
 def _answer(a: dict[str, Any], report: Any, label: str) -> int:
@@ -182,11 +178,12 @@ def _answer(a: dict[str, Any], report: Any, label: str) -> int:
                 from pisess.cli.output import Printer
                 from pisess.core.reading.jsonl import dumps
 
-                Printer().data(dumps({"version": 1, "error": err.to_dict()}, indent=sys.stdout.isatty()) + b"\n")
+                Printer().data(dumps({"version": ERROR_VERSION, "error": err.to_dict()},
+                                     indent=sys.stdout.isatty()) + b"\n")
             except PisessError:
                 pass
         say(f"pisess: {err.located()}")
-        return 2 if err.unreadable or err.code in ("usage", "storage") else 1
+        return exit_code_for(err)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
@@ -198,13 +195,6 @@ def _answer(a: dict[str, Any], report: Any, label: str) -> int:
     return 0 if report.hit_count else 1
 
 
-def say(message: str) -> None:
-    """``common.say``: talk on stderr, escaped."""
-    from pisess.cli.views.text import escape_controls
-
-    sys.stderr.write(escape_controls(message, keep_newlines=True) + "\n")
-
-
 def show_hits(report: Any, label: str, active_only: bool, color: str) -> None:
     """The hits of ``report`` on stdout: plain lines drawn without Rich where the printer would
     write them plain (no colour, not a terminal), else the Rich view."""
@@ -214,7 +204,7 @@ def show_hits(report: Any, label: str, active_only: bool, color: str) -> None:
     printer = Printer(color)
     lines = None
     env = os.environ
-    if (color.lower() != "always" and not _isatty(sys.stdout)
+    if (color.lower() != "always" and not isatty(sys.stdout)
             and "FORCE_COLOR" not in env and "TTY_COMPATIBLE" not in env):  # (Rich's reasons for a terminal)
         lines = search_lines(report.results, width=_columns() or PIPE_WIDTH, searched=report.files, label=label,
                              active_only=active_only)
