@@ -615,11 +615,6 @@ def _join_appended(session: Any, ix: Any, end: int) -> Any:
     more = scan_part(session.path, start=ix.size, stop=end, expect_header=False)
     if more is None:
         return None
-    if ix.later_pos_of:
-        # ``join_parts`` maps the ids of the part it adds on their own, in place of any such map
-        # an earlier join left: that one goes into the map of the whole first (one part again)
-        ix.pos_of.update(ix.later_pos_of)
-        ix.later_pos_of = None
     if join_parts(ix, more) is None or ix.sdk_marker != sdk:
         return None
     if ix.harness_error if session.reader == "harness" else not ix.cli_plain:

@@ -357,6 +357,9 @@ def join_parts(ix: CompactIndex, more: CompactIndex) -> CompactIndex | None:
     """``ix`` followed by ``more`` (positions and line numbers of ``more`` start at 0)."""
     if any(k is not None and not (type(k) is tuple and k[0] in ("num", "bool")) for k in more.key_of):
         return None  # keyed by identity (an object id, a missing id): identities do not cross the pipe
+    if ix.later_pos_of:  # joined before (a followed file grows): that part's ids join the first map
+        ix.pos_of.update(ix.later_pos_of)
+        ix.later_pos_of = None
     n = len(ix.ids)
     ix.ids.extend(more.ids)
     ix.later_pos_of = dict(zip(more.ids, range(n, n + len(more.ids))))
