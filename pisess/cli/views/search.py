@@ -18,7 +18,7 @@ from pisess.cli.views.text import short_id as _sid
 from pisess.core import js
 
 if TYPE_CHECKING:
-    from rich.text import Text
+    pass
 
 HIT_STYLE = "bold reverse"
 #: Around the match when there is no colour to show it (NO_COLOR, a pipe, --color never): colour
@@ -54,19 +54,6 @@ def _fit_parts(m, room: int, marked: bool = False) -> tuple[str, str, str]:
             after = after[:max(left - 1, 0)]
             trail = "\u2026" if left >= 1 else ""
     return lead + before, f"{MARK_OPEN}{hit}{MARK_CLOSE}" if marked else hit, after + trail
-
-
-def _fit(m, room: int, marked: bool = False) -> Text:
-    """The snippet in ``room`` characters with the match in view and highlighted (``marked``: also
-    between ``MARK_OPEN`` and ``MARK_CLOSE``)."""
-    from rich.text import Text
-
-    before, hit, after = _fit_parts(m, room, marked)
-    t = Text(no_wrap=True, overflow="ellipsis")
-    t.append(before)
-    t.append(hit, HIT_STYLE)
-    t.append(after)
-    return t
 
 
 def _layout(results: list, *, width: int, searched: int, label: str, active_only: bool, marked: bool,

@@ -145,9 +145,6 @@ class TreeRows(Sequence):
     def is_entry(self, i: int) -> bool:
         return self.pos[i] >= 0
 
-    def flags_of(self, i: int) -> frozenset:
-        return self.flag_sets[self.flags[i]]
-
     def with_flag(self, flag: str) -> list[int]:
         """The rows whose flags hold ``flag``, in order."""
         codes = {c for c, fs in enumerate(self.flag_sets) if flag in fs}

@@ -466,7 +466,7 @@ _LONG = 1024  # bytes a line holds on average, from which a loop of finds splits
 
 
 def _lines(chunk: bytes, lo: int, hi: int) -> list[bytes]:
-    """The lines of ``chunk[lo:hi]`` (``chunk[hi]`` is a newline), split on ``\n``.  ``bytes.split``
+    """The lines of ``chunk[lo:hi]`` (``chunk[hi]`` is a newline), split on ``\\n``.  ``bytes.split``
     on one byte walks the bytes one at a time, ``find`` runs at ``memchr``'s speed: where the lines
     are long (a screenshot's 400 KB, a file read's tool result) a loop of finds takes half the time
     or less, where they are short (a million small entries) the loop's steps cost more."""
