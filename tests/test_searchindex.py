@@ -65,8 +65,15 @@ def _entry_line(draw) -> bytes:
         return _line(message(eid, parent, {"role": "bashExecution", "command": draw(_text), "output": t,
                                            "exitCode": 0, "timestamp": 3}))
     if kind == "compaction":
-        return _line(entry("compaction", eid, parent, summary=t, firstKeptEntryId=draw(st.sampled_from(_IDS)),
-                           tokensBefore=5))
+        c = entry("compaction", eid, parent, summary=t, firstKeptEntryId=draw(st.sampled_from(_IDS)), tokensBefore=5)
+        tail = draw(st.sampled_from(["", "copies", "copies", "spaced", "other"]))
+        if tail == "other":
+            c["retainedTail"] = draw(st.sampled_from(["ab", {}, [], 5, [1, "ab"]]))
+        elif tail:  # the harness's copies of the kept messages (skipped when a hit's line is read back)
+            c["retainedTail"] = [user("k", None, text=draw(_text))["message"] for _ in range(draw(st.integers(1, 2)))]
+            if tail == "spaced":  # not as pi writes it: found nowhere, read whole
+                return json.dumps(c, ensure_ascii=False).encode() + b"\n"
+        return _line(c)
     if kind == "branch":
         return _line(entry("branch_summary", eid, parent, summary=t, fromId=draw(st.sampled_from(_IDS))))
     if kind == "edit":
@@ -440,6 +447,70 @@ def test_via_is_said_and_short_patterns_scan(tmp_path):
         assert _search(root, ("n.e", False, True))["via"] == "scan"
         assert _search(root, ("needle", False, False), "--no-cache")["via"] == "scan"
         assert (tmp_path / "cache" / searchindex.NAME).exists()
+
+
+# --- a compaction's retained copies: not read back -----------------------------------------------------
+
+
+def _compaction(summary: str, copies: list[str]) -> dict:
+    return entry("compaction", "c1", "u1", summary=summary, firstKeptEntryId="u1", tokensBefore=5,
+                 retainedTail=[user("k", None, text=t)["message"] for t in copies], details={"readFiles": []})
+
+
+def test_the_span_of_the_retained_copies_is_kept_only_where_it_is_written_once_as_pi_writes_it():
+    c = _compaction("the summary", ["kept " * 50])
+    raw = encode_line(c)
+    start, end = searchindex.unread_span(raw, json.loads(raw))
+    assert raw[start - len(b'"retainedTail":'):start] == b'"retainedTail":'
+    assert json.loads(raw[start:end]) == c["retainedTail"]
+    spaced = json.dumps(c).encode()  # (not compact JSON: not found, the line is read whole)
+    assert searchindex.unread_span(spaced, json.loads(spaced)) is None
+    twice = raw[:-1] + b',"x":{"retainedTail":' + raw[start:end] + b"}}"
+    assert searchindex.unread_span(twice, json.loads(twice)) is None
+    for other in (dict(c, type="branch_summary", fromId="u1"), dict(c, retainedTail=[]), dict(c, retainedTail="ab")):
+        assert searchindex.unread_span(encode_line(other), other) is None
+
+
+def test_a_hit_line_is_read_back_without_its_retained_copies(tmp_path, monkeypatch):
+    root = tmp_path / "s"
+    (root / "p").mkdir(parents=True)
+    copies = ["the needle in a copy " + "x" * 40_000 for _ in range(5)]
+    (root / "p" / "a.jsonl").write_bytes(_line(header()) + _line(user("u1", None, text="find the needle"))
+                                         + _line(_compaction("the needle in the summary", copies)))
+    parsed: list[int] = []
+    real = S.parse_line
+    monkeypatch.setattr(S, "parse_line", lambda raw: parsed.append(len(raw)) or real(raw))
+    with Using(tmp_path / "cache"):
+        scan = _search(root, ("needle", False, False), "--no-cache")
+        _search(root, ("needle", False, False))  # (builds the index)
+        parsed.clear()
+        got = _search(root, ("needle", False, False))
+    assert got.pop("via") == "index"
+    assert got == {k: v for k, v in scan.items() if k != "via"}
+    assert [h["field"] for h in got["hits"]] == ["user", "summary"]
+    assert parsed and max(parsed) < 1000  # (the line is 200 KB)
+
+
+@pytest.mark.parametrize(("summary", "copy", "pattern"), [
+    # the summary escaped as no JSON writer escapes, the copy not: the scan's raw check passes on the copy's bytes
+    ("x\\u0061bc", "xabc", "xabc"),
+    ("x\\u0061bc", "tea", "xabc"),  # escaped only: no line holds the bytes, no hit either way
+    ("caf\\u00e9 ab", "caf\u00e9", "caf\u00e9"),
+    ("the needle", "needle", "needle"),
+    ("ab", "the needle", "needle"),  # in the copies only: never a hit
+    ("end ab", "x", '"retainedTail":[]'),  # what the line read without its copies holds, and the line does not
+    ("ab", "x", 'ab","firstKeptEntryId'),
+])
+def test_a_line_read_without_its_copies_finds_what_the_scan_finds(tmp_path, summary, copy, pattern):
+    root = tmp_path / "s"
+    (root / "p").mkdir(parents=True)
+    line = encode_line(_compaction("@", [copy]))
+    line = line.replace(b'"summary":"@"', b'"summary":"' + summary.encode() + b'"')
+    assert searchindex.unread_span(line, json.loads(line)) is not None
+    (root / "p" / "a.jsonl").write_bytes(_line(header()) + _line(user("u1", None, text="u")) + line + b"\n")
+    with Using(tmp_path / "cache"):
+        for ic in (False, True):
+            assert_same_as_scan(root, [(pattern, ic, False)], rounds=3)
 
 
 # --- the file ---------------------------------------------------------------------------------------

@@ -56,12 +56,14 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import orjson
+
 from .. import js, versions
 from ..errors import PisessError
 from ..reading import cache
 from . import search as S
 
-FORMAT = 8  # bump when what a row holds, or how, changes
+FORMAT = 9  # bump when what a row holds, or how, changes
 NAME = cache.INDEX
 TIMEOUT = 30.0  # seconds a writer waits for another's transaction
 BATCH = 32 << 20  # bytes of sessions indexed per transaction when building (one transaction per file at most)
@@ -73,7 +75,7 @@ CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v TEXT);
 CREATE TABLE IF NOT EXISTS files(id INTEGER PRIMARY KEY, path BLOB UNIQUE NOT NULL, dev INT, ino INT, size INT,
     mtime INT, ctime INT, done INT, lines INT, print BLOB, seen INT, bad TEXT, fresh BLOB);
 CREATE TABLE IF NOT EXISTS rows(id INTEGER PRIMARY KEY, file INT NOT NULL, off INT, len INT, line INT, field TEXT,
-    entry TEXT);
+    entry TEXT, skip_at INT, skip_end INT);
 CREATE INDEX IF NOT EXISTS rows_file ON rows(file, off);
 CREATE INDEX IF NOT EXISTS files_bad ON files(bad) WHERE bad IS NOT NULL;
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(body, tokenize='trigram', detail=none, columnsize=0);
@@ -277,13 +279,13 @@ def parsed(raw: bytes) -> Any:
     return BLANK if S.is_blank(raw) else S.parse_line(raw)
 
 
-def line_rows(raw: bytes, off: int, number: int, v: Any) -> list[tuple[int, int, int, str, Any, str]]:
-    """``(off, len, line, field, entry id, text)`` of one line whose value is ``v`` (``parsed``):
-    the rows it adds to the index."""
+def line_rows(raw: bytes, off: int, number: int, v: Any) -> list[tuple]:
+    """``(off, len, line, field, entry id, text, skip_at, skip_end)`` of one line whose value is
+    ``v`` (``parsed``): the rows it adds to the index (``skip_*``: ``unread_span``, or ``None``)."""
     if v is BLANK:
         return []
     if v is S.NOT_JSON:
-        return [(off, len(raw), number, "raw", None, _clean(raw.decode("utf-8", "replace")))]
+        return [(off, len(raw), number, "raw", None, _clean(raw.decode("utf-8", "replace")), None, None)]
     if not isinstance(v, dict) or v.get("type") == "session":
         return []
     by_field: dict[str, list[str]] = {}
@@ -296,7 +298,41 @@ def line_rows(raw: bytes, off: int, number: int, v: Any) -> list[tuple[int, int,
         return []
     eid = v.get("id")
     eid = _clean(eid) if isinstance(eid, str) else None
-    return [(off, len(raw), number, fld, eid, _clean("\n".join(texts))) for fld, texts in by_field.items()]
+    at, end = unread_span(raw, v) or (None, None)
+    return [(off, len(raw), number, fld, eid, _clean("\n".join(texts)), at, end) for fld, texts in by_field.items()]
+
+
+TAIL_KEY = b'"retainedTail":'
+
+
+def unread_span(raw: bytes, v: Any) -> tuple[int, int] | None:
+    """``(start, end)`` in ``raw`` of the bytes of a compaction's ``retainedTail`` (the copies of
+    the kept messages pi's harness writes with its compactions): bytes search never reads (copies
+    are not searched again), and most of the line, hundreds of KB beside a summary of a few hundred bytes.  The
+    index keeps the span with the line's rows, so a line read back for a hit is read and parsed
+    without them (``line_back``): the 56 compaction lines with hits of a 200 MB session hold 7 MB of
+    copies, 9 of a warm search's 23 ms to parse.
+
+    The list is looked for as compact JSON (as pi's ``JSON.stringify`` and orjson write it), once
+    in the line, and kept only where the line with ``[]`` in its place parses to an entry with the
+    same searchable texts, so a search of either finds the same; else ``None`` (parsed whole)."""
+    if type(v) is not dict or v.get("type") != "compaction":
+        return None
+    tail = v.get("retainedTail")
+    if type(tail) is not list or not tail:
+        return None
+    try:
+        written = TAIL_KEY + orjson.dumps(tail)
+    except (TypeError, orjson.JSONEncodeError):
+        return None
+    at = raw.find(written)
+    if at < 0 or raw.find(written, at + 1) >= 0:
+        return None
+    start, end = at + len(TAIL_KEY), at + len(written)
+    lean = S.parse_line(raw[:start] + b"[]" + raw[end:])
+    if type(lean) is not dict or list(S.entry_texts(lean)) != list(S.entry_texts(v)):
+        return None
+    return start, end
 
 
 def _listed_extras(v: dict) -> list[tuple[str, str]]:
@@ -406,8 +442,8 @@ def _update(con: sqlite3.Connection, path: bytes, st: os.stat_result) -> int:
                     appended.append((off, n, t))
     if rows:
         first = (con.execute("SELECT max(id) FROM rows").fetchone()[0] or 0) + 1
-        con.executemany("INSERT INTO rows VALUES (?,?,?,?,?,?,?)",
-                        [(first + k, fid, r[0], r[1], r[2], r[3], r[4]) for k, r in enumerate(rows)])
+        con.executemany("INSERT INTO rows VALUES (?,?,?,?,?,?,?,?,?)",
+                        [(first + k, fid, r[0], r[1], r[2], r[3], r[4], r[6], r[7]) for k, r in enumerate(rows)])
         con.executemany("INSERT INTO fts(rowid, body) VALUES (?,?)", [(first + k, r[5]) for k, r in enumerate(rows)])
     with open(path, "rb") as fh:
         print_ = cache.fingerprint(fh, done)
@@ -907,19 +943,20 @@ def prune(con: sqlite3.Connection) -> int:
 
 
 def candidates(con: sqlite3.Connection, m: S.Matcher, indexed: Indexed) -> dict[str, tuple[int, list]]:
-    """``{path: (file id, [(offset, length, line), ...])}`` of the lines the index says may match
+    """``{path: (file id, [(offset, length, line, skip_at, skip_end), ...])}`` of the lines the index says may match
     (sorted), in the files of ``indexed``: their rows hold every trigram of the pattern's runs
     (FTS5's trigram index) and every run whole (in its case, or in any ASCII case for a
     case-insensitive pattern), as every row of a line with a match does."""
     runs, folded = runs_of(m.pattern, m.ignore_case, m.regex)
     fields = set(m.fields) | {"raw"}
     out: dict[int, set] = {}
-    sql = "SELECT r.file, r.off, r.len, r.line, r.field FROM fts JOIN rows r ON r.id = fts.rowid WHERE fts MATCH ?"
+    sql = ("SELECT r.file, r.off, r.len, r.line, r.field, r.skip_at, r.skip_end FROM fts JOIN rows r ON r.id = fts.rowid "
+           "WHERE fts MATCH ?")
     whole = " AND fts.body LIKE ? ESCAPE '\\'" if folded else " AND instr(fts.body, ?) > 0"
     args = [fts_query(runs), *(_like(r) if folded else r for r in runs)]
-    for fid, off, length, line, fld in con.execute(sql + whole * len(runs), args):
+    for fid, off, length, line, fld, skip_at, skip_end in con.execute(sql + whole * len(runs), args):
         if fld in fields:
-            out.setdefault(fid, set()).add((off, length, line))
+            out.setdefault(fid, set()).add((off, length, line, skip_at, skip_end))
     return {p: (fid, sorted(out[fid])) for fid, p in indexed.paths_of(con, out)}
 
 
@@ -943,19 +980,47 @@ def usable_for(pattern: str, ignore_case: bool, regex: bool) -> bool:
     return bool(literal_runs(pattern, ignore_case, regex))
 
 
-def search_lines(path: str, lines: list[tuple[int, int, int]], m: S.Matcher) -> dict[int, list[S.Match]]:
-    """The scan's matches of the given lines of ``path`` (read back by offset), keyed by offset.  A
-    literal's needle must be in the line's bytes, as the scan's raw-byte check requires."""
+def search_lines(path: str, lines: list[tuple], m: S.Matcher) -> dict[int, list[S.Match]]:
+    """The scan's matches of the given lines of ``path`` (read back by offset, without what search
+    never reads: ``line_back``), keyed by offset."""
     found: dict[int, list[S.Match]] = {}
-    needle = m.needle
     with open(path, "rb") as fh:
-        for off, length, number in lines:
-            fh.seek(off)
-            raw = fh.read(length)
-            if needle is not None and needle not in (raw.lower() if m.ignore_case else raw):
-                continue
-            S.match_line(raw, off, m, found, functools.partial(int, number))
+        for off, length, number, skip_at, skip_end in lines:
+            raw = line_back(fh, off, length, skip_at, skip_end, m.needle, m.ignore_case)
+            if raw is not None:
+                S.match_line(raw, off, m, found, functools.partial(int, number))
     return found
+
+
+def line_back(fh: Any, off: int, length: int, skip_at: int | None, skip_end: int | None, needle: bytes | None,
+              fold: bool) -> bytes | None:
+    """The line at ``off`` as search parses it: its unread span (``unread_span``) read as ``[]``
+    where the bytes still frame a ``retainedTail`` list there (the line is the one indexed), else
+    whole; ``None`` when the whole line lacks a literal's ``needle`` (lower-cased for ``fold``),
+    as the scan's raw-byte check requires."""
+    if skip_at is not None and skip_end is not None:
+        head = _read(fh, off, skip_at + 1)  # (up to the list's "[")
+        rest = _read(fh, off + skip_end - 1, length - skip_end + 1)  # (from its "]")
+        if (head.endswith(TAIL_KEY + b"[") and len(head) == skip_at + 1 and rest[:1] == b"]"
+                and len(rest) == length - skip_end + 1):
+            if needle is None or any(needle in (b.lower() if fold else b) for b in _parts(fh, off, length, head, rest)):
+                return head + rest
+            return None
+    raw = _read(fh, off, length)
+    return raw if needle is None or needle in (raw.lower() if fold else raw) else None
+
+
+def _parts(fh: Any, off: int, length: int, head: bytes, rest: bytes) -> Iterator[bytes]:
+    """Where a needle is looked for, the whole line last (read only when needed: a needle in
+    neither end may lie in the span, or across its edges)."""
+    yield head
+    yield rest
+    yield _read(fh, off, length)
+
+
+def _read(fh: Any, off: int, length: int) -> bytes:
+    fh.seek(off)
+    return fh.read(length)
 
 
 def search_indexed(files: list, m: S.Matcher, *, reader: str = "auto", active_only: bool = False,
