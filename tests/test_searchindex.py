@@ -11,6 +11,7 @@ import shutil
 import sqlite3
 import stat
 import time
+from array import array
 from pathlib import Path
 
 import pytest
@@ -318,6 +319,36 @@ def _flat(p: S.Places) -> tuple:
                for i in range(len(p.offsets))]
     return entries, (p.session_id, p.name, p.cwd, p.created_at, p.reader, p.note, p.placement_error, p.dropped_lines,
                      p.id_width)
+
+
+_ID_LISTS = st.one_of(
+    st.integers(1, 3).flatmap(lambda w: st.lists(st.text("ab\né", min_size=w, max_size=w), max_size=6)),
+    st.lists(st.one_of(st.text("ab\n", max_size=3), st.none(), st.integers()), max_size=6),
+)
+
+
+@settings(max_examples=examples(200))
+@given(ids=_ID_LISTS, rest=st.lists(st.text("ab", min_size=2, max_size=2), max_size=3))
+def test_kept_ids_read_back_are_the_ids(ids, rest):
+    n = len(ids)
+    p = S.Places(array("q", range(n)), array("q", range(n)), bytes(n), ids, bytes(n), [("message", "user")],
+                 "s", None, "/p", "t", "cli", None, None, [], 8)
+    back = searchindex.decode_places(searchindex.encode_places(p))
+    assert back is not None and len(back.ids) == n and list(back.ids) == ids
+    if n and all(type(i) is str and len(i) == len(ids[0]) > 0 for i in ids):  # (one width: kept as one string)
+        assert isinstance(back.ids, searchindex.FixedIds)
+    for k in range(-n, n):
+        assert back.ids[k] == ids[k]
+    for k in (n, -n - 1):
+        with pytest.raises(IndexError):
+            back.ids[k]  # noqa: B018
+    assert back.ids[1:] == ids[1:] and back.ids[::-1] == ids[::-1]
+    again = searchindex.decode_places(searchindex.encode_places(back))  # (kept again as read)
+    assert again is not None and list(again.ids) == ids
+    grown = S.Places(array("q", range(n + len(rest))), array("q", range(n + len(rest))), bytes(n + len(rest)),
+                     [*ids, *rest], bytes(n + len(rest)), p.kind_table, "s", None, "/p", "t", "cli", None, None, [], 8)
+    tail = searchindex.decode_tail(back, searchindex.encode_tail(grown, n))
+    assert tail is not None and list(tail.ids) == [*ids, *rest]
 
 
 def _appended(path: Path, start: int) -> list:
