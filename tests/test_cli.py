@@ -308,6 +308,25 @@ def test_markup_and_escapes_are_shown_as_text(runner, tmp_path):
     assert doc["messages"][0]["content"][0]["text"] == evil
 
 
+def test_a_joiner_that_joins_nothing_is_shown_and_every_view_lays_the_text_out(runner, tmp_path, monkeypatch):
+    """Two zero-width joiners before a wide character at the start of a word made Rich 15 raise
+    while wrapping (``context`` at 120 columns); a joiner that joins nothing is shown as ``\\u200d``,
+    and those of an emoji sequence are kept."""
+    text = "hello \u200d\u200d" + "\u5b57" * 60 + "a and \U0001f468\u200d\U0001f469 \u200dx"
+    f = write(tmp_path / "z.jsonl", [header(), msg("a", None, text=text), msg("b", "a", "assistant", text=text)])
+    for columns in ("120", "80", "3"):
+        monkeypatch.setenv("COLUMNS", columns)
+        for cmd in ("tree", "context", "path"):
+            r = run(runner, cmd, str(f), *(["--no-pager"] if cmd != "path" else []))
+            assert r.exit_code == 0, (cmd, columns, r.stderr)
+            if columns == "120" and cmd == "context":
+                out = r.stdout
+                assert "\\u200d\\u200d\u5b57" in out and "\U0001f468\u200d\U0001f469" in out
+                assert "\\u200dx" in out
+    doc = json.loads(run(runner, "context", str(f), "--json").stdout)
+    assert doc["messages"][0]["content"][0]["text"] == text
+
+
 def test_color_always_emits_ansi_never_does_not(runner, tmp_path):
     """--color always styles output; --color never and NO_COLOR do not."""
     f = write(tmp_path / "a.jsonl", [header(), msg("a", None), msg("b", "a", "assistant")])

@@ -9,6 +9,7 @@ messages out with Rich.
 from __future__ import annotations
 
 import os
+import re
 from importlib import resources
 from unittest import mock
 
@@ -19,6 +20,7 @@ from hypothesis import strategies as st
 from conftest import cli_runner, invoke, write_session
 from pisess.cli.output import Printer
 from pisess.cli.views.lines import Heading, Line, Lines, Para, to_rich
+from pisess.core.model.text import LOOSE_JOINER
 from test_images import screenshots
 
 # one-cell ASCII, one-cell non-ASCII (· … → ─ and a no-break space), wide, combining, joiner and
@@ -27,7 +29,10 @@ ALPHABET = ["a", "b", "x", "Z", "1", " ", "  ", "-", "(", "\u00b7", "\u2026", "\
             "\U0001f600", "e\u0301", "\u200d", "\ufe0f", "\t", "\n", "word ", "longerwordhere", " end   "]
 STYLES = ["", "dim", "bold", "yellow", "bold red", "dim italic", "cyan"]
 
-texts = st.lists(st.sampled_from(ALPHABET), max_size=40).map("".join)
+# (as the views hand text over, escape_controls: a joiner that joins nothing is shown as \\u200d;
+# Rich 15 raises on two of them before a wide character at the start of a line)
+texts = st.lists(st.sampled_from(ALPHABET), max_size=40).map("".join).map(
+    lambda s: re.sub(LOOSE_JOINER, lambda m: "\\u200d", s))
 pieces = st.lists(st.tuples(texts, st.sampled_from(STYLES)), max_size=5).map(tuple)
 parts = st.one_of(st.builds(Para, texts, st.sampled_from(STYLES)), st.builds(Line, pieces),
                   st.builds(Heading, pieces, st.sampled_from(STYLES)))

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import re
 
-from pisess.core.model.text import one_line  # noqa: F401  (whitespace folded, escaped, cut: the core's)
+from pisess.core.model.text import (
+    CONTROL_CHARS,
+    LOOSE_JOINER,
+    one_line,  # noqa: F401  (whitespace folded, escaped, cut: the core's)
+)
 from pisess.core.model.text import short_id as _core_short_id
 
-# C0/C1 controls, DEL, line/paragraph separators, bidi overrides, lone surrogates
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
-_CONTROL_NL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_CONTROL = re.compile(f"[{CONTROL_CHARS}]|{LOOSE_JOINER}")
+_CONTROL_NL = re.compile(f"[\t{CONTROL_CHARS}]|{LOOSE_JOINER}")  # (tabs too: to spaces)
 
 
 def _visible(m: re.Match) -> str:
@@ -27,7 +30,8 @@ def _visible(m: re.Match) -> str:
 
 
 def escape_controls(s: str, keep_newlines: bool = False) -> str:
-    """Make every control character visible (``\\x1b``, ``\\r``→``\\x0d``); tabs become spaces."""
+    """Make every control character visible (``\\x1b``, ``\\r``→``\\x0d``, a joiner that joins
+    nothing ``\\u200d``); tabs become spaces."""
     if keep_newlines:
         return _CONTROL_NL.sub(_visible, s) if _CONTROL_NL.search(s) else s
     s = s.replace("\n", "\u21b5 ") if "\n" in s else s

@@ -14,7 +14,13 @@ from ..js import UNDEF, get
 from ..reading.images import elided, image_chars, read_data
 from .system import js_key_order
 
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+# C0/C1 controls, DEL, line/paragraph separators, bidi overrides, lone surrogates
+CONTROL_CHARS = "\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff"
+# A zero-width joiner that joins nothing (first, after whitespace, after another joiner): invisible,
+# and Rich 15 cannot lay out a line that begins with two of them before a wide character (it raises
+# while wrapping).  Joiners inside an emoji sequence are kept.
+LOOSE_JOINER = "(?<![^\\s\u200d])\u200d"
+_CONTROL = re.compile(f"[{CONTROL_CHARS}]|{LOOSE_JOINER}")
 
 
 def _visible_char(m: re.Match) -> str:
