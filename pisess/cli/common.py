@@ -164,7 +164,7 @@ class Where:
 
 
 def where(sessions_dir: str | None, cwd: str | None) -> Where:
-    from pisess.core.listing.repo import where as where_of
+    from pisess.core.listing.paths import where as where_of
 
     return Where(*where_of(sessions_dir, cwd, os.environ, os.path.expanduser("~")))
 
@@ -173,7 +173,7 @@ def check_root(w: Where, sessions_dir: str | None, names: list | None = None) ->
     """A sessions root that was asked for (``--sessions-dir``, ``PI_CODING_AGENT_DIR``) must be a
     directory when it is needed (no name given, or a name that is not a path): else exit 2
     naming it, not "0 sessions".  The default root may be missing: pi has simply not run yet."""
-    from pisess.core.listing.repo import looks_like_path
+    from pisess.core.listing.paths import looks_like_path
 
     if names and all(n is None or looks_like_path(n) or os.path.exists(n) for n in names):
         return

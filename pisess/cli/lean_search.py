@@ -101,7 +101,7 @@ def run(args: list[str]) -> int | None:
 
 def where(sessions_dir: str | None, cwd: str | None) -> tuple[str, str]:
     """``common.where``: the sessions root and the project directory."""
-    from pisess.core.listing.repo import where as where_of
+    from pisess.core.listing.paths import where as where_of
 
     return where_of(sessions_dir, cwd, os.environ, os.path.expanduser("~"))
 

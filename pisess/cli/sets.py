@@ -32,7 +32,7 @@ def resolve(sessions: list[str] | None, all_projects: bool, sessions_dir: str | 
     raises ``not_found`` when a name matches nothing or there is nothing to read.  What cannot be
     read is noted (``common.note_unreadable``): the rest is read."""
     from pisess.core.errors import PisessError
-    from pisess.core.listing.repo import encode_cwd
+    from pisess.core.listing.paths import encode_cwd
     from pisess.core.listing.sessionset import collect
 
     w = common.where(sessions_dir, cwd)

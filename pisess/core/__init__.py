@@ -12,7 +12,8 @@ one below it, lazily neither; ``tests/test_import_graph.py`` checks):
   (one streaming pass over a file, for the analyses);
 - ``model``: paths, context, tree, fork planning, the message model (``messages``, ``text``,
   ``system``), the two-writer rule, following appends, ``placement`` (where each entry sits);
-- ``listing``: where sessions live (``repo``), sets of sessions, per-file summaries;
+- ``listing``: where sessions live (``paths``), how pi lists them (``repo``), sets of sessions,
+  per-file summaries;
 - ``analyses``: validate, search, stats, usage, du, secrets, export.
 
 The names below are imported on first use: the command line imports ``pisess.core.errors`` on

@@ -1,4 +1,5 @@
-"""Where sessions live and how pi lists them (spec §1, §8).
+"""How pi lists sessions and resolves a session argument (spec §1, §8), on ``paths`` (where
+sessions live), whose names are re-exported here.
 
 Nothing here creates a directory: pi's CLI ``mkdir -p``s the per-project folder just by computing
 it; pisess only looks.
@@ -10,24 +11,29 @@ import functools
 import math
 import os
 import re
-import stat
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from .. import js, parallel, versions
 from ..errors import PisessError
 from ..ids import unique_prefix_width
-from ..reading.files import first_line_of, list_dir, open_regular, os_error
+from ..reading.files import first_line_of, open_regular, os_error
 from ..reading.jsonl import NOT_JSON, parse_json
 from ..reading.lines import check_harness_header
-
-
-def encode_cwd(cwd: str) -> str:
-    """``/home/u/proj`` → ``--home-u-proj--`` (one leading separator removed, ``/\\:`` → ``-``)."""
-    return "--" + re.sub(r"[/\\:]", "-", re.sub(r"^[/\\]", "", cwd)) + "--"
-
+from .paths import (  # noqa: F401 - re-exported: these were repo's before paths was split off
+    absolute_cwd,
+    encode_cwd,
+    iter_jsonl,
+    list_children,
+    looks_like_path,
+    project_dirs,
+    root_children,
+    session_path,
+    sessions_root,
+    where,
+)
 
 SQLITE_STORE = ("sessions.sqlite", "sessions.sqlite-wal", "sessions.sqlite-shm")
 
@@ -42,42 +48,6 @@ def sqlite_store(root: str) -> str | None:
         if os.path.lexists(p):
             return p
     return None
-
-
-def sessions_root(explicit: str | None, environ: Mapping[str, str], home: str) -> str:
-    """``--sessions-dir``, else ``$PI_CODING_AGENT_DIR/sessions``, else ``~/.pi/agent/sessions``."""
-    if explicit:
-        return os.path.expanduser(explicit)
-    agent = environ.get("PI_CODING_AGENT_DIR", "")
-    if agent:
-        if agent.startswith("file://"):
-            from urllib.parse import unquote, urlparse
-
-            agent = unquote(urlparse(agent).path)
-        if agent == "~" or agent.startswith("~/"):
-            agent = home + agent[1:]
-        return os.path.join(agent, "sessions")
-    return os.path.join(home, ".pi", "agent", "sessions")
-
-
-def absolute_cwd(cwd: str, base: str) -> str:
-    """``path.resolve``: absolute and normalised, symlinks not resolved."""
-    return os.path.normpath(os.path.join(base, os.path.expanduser(cwd)))
-
-
-def where(sessions_dir: str | None, cwd: str | None, environ: Mapping[str, str], home: str) -> tuple[str, str]:
-    """The sessions root and the project directory a command looks at: ``sessions_dir`` or pi's
-    (``sessions_root``), and ``cwd`` (relative to the shell's directory) or the shell's directory,
-    as the user typed it (``$PWD`` where it is this process's directory: pi names a project by the
-    path it was started from, symlinks and all), else the real one."""
-    here = environ.get("PWD") or os.getcwd()
-    try:
-        if not os.path.samefile(here, os.getcwd()):
-            here = os.getcwd()
-    except OSError:
-        here = os.getcwd()
-    return (sessions_root(sessions_dir, environ, home),
-            absolute_cwd(cwd, here) if cwd else os.path.normpath(here))
 
 
 @dataclass(frozen=True)
@@ -206,25 +176,6 @@ def read_header_info(path: str, *, regular: bool = False) -> SessionInfo:
                        "metadata" in v, size)
 
 
-def list_children(directory: str, unreadable: list, *, missing_ok: bool = True) -> list[os.DirEntry]:
-    """The entries of ``directory``; one that cannot be listed is added to ``unreadable`` (a
-    missing one too unless ``missing_ok``: a project without sessions has no directory, but a
-    listed child that vanished or a dangling symlink is worth saying) and gives none."""
-    try:
-        return list_dir(directory)
-    except PisessError as e:
-        if not (missing_ok and e.code == "not_found") and not _not_a_directory(directory):
-            unreadable.append(e)
-        return []
-
-
-def _not_a_directory(path: str) -> bool:
-    try:
-        return not stat.S_ISDIR(os.stat(path).st_mode) and os.path.exists(path)
-    except OSError:
-        return False
-
-
 def _session_files(directory: str, unreadable: list) -> list[tuple[str, bool]]:
     """``*.jsonl`` children that are not directories (symlinked files count), byte-wise name order,
     each with whether the listing says it is a regular file (``d_type``: no ``fstat`` needed)."""
@@ -242,35 +193,6 @@ def _session_files(directory: str, unreadable: list) -> list[tuple[str, bool]]:
         found.sort(key=lambda f: os.fsencode(f[0]))
     prefix = os.path.join(directory, "")  # what DirEntry.path would be
     return [(prefix + name, regular) for name, regular in found]
-
-
-def _root_children(root: str) -> list[os.DirEntry]:
-    """The sessions root's entries; none when it does not exist (the command says so when it was
-    named); a root that cannot be listed raises: nothing under it can be read."""
-    try:
-        return list_dir(root)
-    except PisessError as e:
-        if e.code == "not_found" or _not_a_directory(root):
-            return []
-        raise PisessError(e.code, f"cannot list the sessions root {root}: {e.reason.removeprefix('cannot list: ')}",
-                          path=root, reason=e.reason, unreadable=True) from None
-
-
-def project_dirs(root: str, unreadable: list | None = None) -> list[str]:
-    """Direct children of the root that are real directories (``lstat``: symlinks skipped, as pi
-    does).  A root that cannot be listed raises; a child that cannot be ``lstat``ed is added to
-    ``unreadable``."""
-    names = sorted((e.name for e in _root_children(root)), key=os.fsencode)
-    out = []
-    for name in names:
-        p = os.path.join(root, name)
-        try:
-            if stat.S_ISDIR(os.lstat(p).st_mode):
-                out.append(p)
-        except OSError as e:
-            if unreadable is not None:
-                unreadable.append(os_error(p, e, "stat"))
-    return out
 
 
 def _by_created_desc(a: SessionInfo, b: SessionInfo) -> int:
@@ -430,7 +352,7 @@ def _utf16_key(names: list[str]) -> Any:
 def _cli_project_dirs(root: str, version: str) -> list[str]:
     """``listAll``'s project directories: children that are directories (0.84: or symlinks).  A
     root that cannot be listed raises (pi would list nothing)."""
-    found = [(e.name, e.is_dir(follow_symlinks=False), e.is_symlink()) for e in _root_children(root)]
+    found = [(e.name, e.is_dir(follow_symlinks=False), e.is_symlink()) for e in root_children(root)]
     links = versions.since(version, versions.LIST_ALL_SYMLINKS)
     return [os.path.join(root, n) for n, is_dir, is_link in sorted(found, key=lambda f: _utf16(f[0]))
             if is_dir or (links and is_link)]
@@ -623,39 +545,6 @@ def _received_headers(files: list[tuple[str, bool]], sent: list[tuple] | None) -
             PisessError(t[1], t[2], path=p, line=t[3], reason=t[4], unreadable=t[5]) for (p, _), t in zip(files, sent)]
 
 
-def iter_jsonl(paths: list[str], empty: list | None = None) -> Iterator[tuple[str, PisessError | None]]:
-    """Files named, and ``*.jsonl`` below directories named (recursively, sorted), each with
-    ``None``; a name that matches nothing and a directory that cannot be listed come with their
-    error (unreadable) instead.  A directory named that holds no ``*.jsonl`` (and could be
-    listed) is appended to ``empty``."""
-    for p in paths:
-        if os.path.isdir(p):
-            found: list[str] = []
-            failed: list[OSError] = []
-            for dirpath, dirnames, filenames in os.walk(p, onerror=failed.append):
-                dirnames.sort()
-                for f in filenames:
-                    if f.endswith(".jsonl"):
-                        found.append(os.path.join(dirpath, f))
-            yield from ((f, None) for f in sorted(found))
-            if not found and not failed and empty is not None:
-                empty.append(p)
-            for e in failed:
-                err = os_error(e.filename or p, e, "list")
-                yield err.path or p, err
-        elif os.path.lexists(p):
-            yield p, None
-        elif not p:
-            yield p, PisessError("not_found", "an empty path names no file", path=p, unreadable=True)
-        else:
-            yield p, PisessError("not_found", f"no such file or directory: {p}", path=p, unreadable=True)
-
-
-def looks_like_path(arg: str) -> bool:
-    """pi's ``--session`` rule: a ``/`` or ``\\`` or a ``.jsonl`` ending makes it a path."""
-    return "/" in arg or "\\" in arg or arg.endswith(".jsonl")
-
-
 def resolve_session(arg: str | None, root: str, cwd: str, *, pi_version: str = versions.CURRENT,
                     unreadable: list | None = None) -> str:
     """A file path, a session id or a unique id prefix, or, when ``arg`` is empty, the session
@@ -671,10 +560,9 @@ def resolve_session(arg: str | None, root: str, cwd: str, *, pi_version: str = v
     What could not be read on the way (a directory, a file: a match may hide there) is added to
     ``unreadable``; when nothing matches and something could not be read, the error is an
     unreadable one (exit 2): the answer is not known."""
-    if arg and (looks_like_path(arg) or os.path.isfile(arg)):
-        if not os.path.lexists(arg):
-            raise PisessError("not_found", f"no such session file: {arg}", path=arg, unreadable=True)
-        return arg
+    path = session_path(arg)
+    if path is not None:
+        return path
     met: list = []
     try:
         return _resolve(arg, root, cwd, versions.parse(pi_version), met)

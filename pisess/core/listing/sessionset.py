@@ -13,7 +13,7 @@ from typing import Any
 from .. import js, versions
 from ..errors import PisessError
 from ..reading.files import os_error
-from .repo import encode_cwd, iter_jsonl, list_children, project_dirs, resolve_session
+from .paths import encode_cwd, iter_jsonl, list_children, project_dirs, session_path
 
 
 def _jsonl_children(directory: str, unreadable: list, *, missing_ok: bool = True) -> list[str]:
@@ -78,7 +78,12 @@ def collect(names: Iterable[str] | None, root: str, cwd: str, all_projects: bool
                 empty.append(n)
             continue
         try:
-            files.append(resolve_session(n, root, cwd, pi_version=pi_version, unreadable=unreadable))
+            path = session_path(n)
+            if path is None:  # an id or a prefix: the listing's (imported for it alone: a path needs none of it)
+                from .repo import resolve_session
+
+                path = resolve_session(n, root, cwd, pi_version=pi_version, unreadable=unreadable)
+            files.append(path)
         except PisessError as e:
             if e.code not in ("not_found", "ambiguous"):
                 raise
