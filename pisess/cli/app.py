@@ -17,10 +17,10 @@ import functools
 import importlib
 import os
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 from pisess import __version__
 
+TYPE_CHECKING = False  # (True for mypy: typing is imported for annotations only, not on every run)
 if TYPE_CHECKING:  # checked against the typer that vendors click (0.26 on, as installed)
     import typer
     from typer._click.exceptions import NoSuchOption

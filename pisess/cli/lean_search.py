@@ -21,10 +21,13 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
 
 from pisess.cli.contract import ERROR_VERSION, exit_code_for, say
 from pisess.cli.output import _isatty as isatty
+
+TYPE_CHECKING = False  # (True for mypy: typing is imported for annotations only, not on every run)
+if TYPE_CHECKING:
+    from typing import Any
 
 #: Options that take no value, and those that take one, as the command names them (``search_cmd``)
 FLAGS = {"--all": "all_projects", "-a": "all_projects", "--regex": "regex", "-e": "regex",

@@ -12,11 +12,13 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
 
 from pisess.core.errors import PisessError
 
+TYPE_CHECKING = False  # (True for mypy: typing is imported for annotations only, not on every run)
 if TYPE_CHECKING:
+    from typing import Any
+
     from rich.console import Console
 
 CHUNK = 1000  # rows per print: per-print set-up (size, options, buffer flush) cost as much as the rows

@@ -23,7 +23,10 @@ every run (completion runs pisess on each Tab) and must not pay for the whole co
 from __future__ import annotations
 
 import importlib
-from typing import Any
+
+TYPE_CHECKING = False  # (True for mypy: typing is imported for annotations only, not on every run)
+if TYPE_CHECKING:
+    from typing import Any
 
 _PUBLIC = {
     "model.context": ("Context", "State", "build_context", "convert_to_llm"),

@@ -11,7 +11,10 @@ import functools
 import math
 import re
 import time
-from typing import Any
+
+TYPE_CHECKING = False  # (True for mypy: typing is imported for annotations only, not on every run)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class _Undefined:

@@ -13,7 +13,10 @@ import os
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+
+TYPE_CHECKING = False  # (True for mypy: typing is imported for annotations only, not on every run)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 @dataclass(frozen=True)

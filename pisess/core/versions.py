@@ -11,11 +11,14 @@ The SDK reader (``harness``) exists only with 0.82.1's rules: pi 0.84 replaced t
 
 from __future__ import annotations
 
-from typing import Literal
-
 from .errors import PisessError
 
-PiVersion = Literal["0.82.1", "1.6.0"]
+TYPE_CHECKING = False  # (True for mypy: typing is imported for annotations only, not on every run)
+if TYPE_CHECKING:
+    from typing import Literal
+
+    PiVersion = Literal["0.82.1", "1.6.0"]  # (a name for annotations only: import it under TYPE_CHECKING)
+
 PI_0_82: PiVersion = "0.82.1"
 PI_1_6: PiVersion = "1.6.0"
 CURRENT: PiVersion = PI_1_6

@@ -11,14 +11,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING
 
 from pisess.cli.views.text import escape_controls, one_line, plural
 from pisess.cli.views.text import short_id as _sid
 from pisess.core import js
-
-if TYPE_CHECKING:
-    pass
 
 HIT_STYLE = "bold reverse"
 #: Around the match when there is no colour to show it (NO_COLOR, a pipe, --color never): colour

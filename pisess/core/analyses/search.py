@@ -42,7 +42,6 @@ import functools
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
 
 from .. import versions
 from ..errors import PisessError
@@ -51,7 +50,10 @@ from ..model import kinds
 from ..reading.jsonl import NOT_JSON, is_blank, scan_bytes, storage_error
 from ..reading.scan import line_blocks, open_lenient, parse_line, read_small, scan_visit, session_name
 
+TYPE_CHECKING = False  # (True for mypy: typing is imported for annotations only, not on every run)
 if TYPE_CHECKING:
+    from typing import Any
+
     from ..reading.session import Session
 
 FIELDS = kinds.FIELDS

@@ -54,7 +54,6 @@ import time
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 import orjson
 
@@ -62,6 +61,10 @@ from .. import js, versions
 from ..errors import PisessError
 from ..reading import cache
 from . import search as S
+
+TYPE_CHECKING = False  # (True for mypy: typing is imported for annotations only, not on every run)
+if TYPE_CHECKING:
+    from typing import Any
 
 FORMAT = 10  # bump when what a row holds, or how, changes
 NAME = cache.INDEX

@@ -30,11 +30,11 @@ from ..reading.session import (
     open_harness,
     written_by_sdk,
 )
-from ..versions import PiVersion
 
 if TYPE_CHECKING:
     from ..reading.compact import CompactIndex
     from ..reading.session import Session
+    from ..versions import PiVersion
 
 def known_types(pi_version: str) -> set:
     """The entry types pi ``pi_version`` writes: the kind table's (C.9, C.11: ``usage`` and

@@ -8,12 +8,15 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 from .. import js, versions
 from ..errors import PisessError
 from ..reading.files import os_error
 from .paths import encode_cwd, iter_jsonl, list_children, project_dirs, session_path
+
+TYPE_CHECKING = False  # (True for mypy: typing is imported for annotations only, not on every run)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _jsonl_children(directory: str, unreadable: list, *, missing_ok: bool = True) -> list[str]:

@@ -19,16 +19,20 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Literal
 
 from .. import js, versions
 from ..js import UNDEF, get
 from .text import as_text, image_ref, one_line, system_summary, usage_text
 
-# How ``tree`` shows an entry: ``row`` an ordinary row (the middle of a long run folds),
-# ``kept`` a row that never folds away (it changes what the model sees or names something),
-# ``dim`` bookkeeping pi's own tree hides, drawn dimmed.
-TreeShow = Literal["row", "kept", "dim"]
+TYPE_CHECKING = False  # (True for mypy: typing is imported for annotations only, not on every run)
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    # How ``tree`` shows an entry: ``row`` an ordinary row (the middle of a long run folds),
+    # ``kept`` a row that never folds away (it changes what the model sees or names something),
+    # ``dim`` bookkeeping pi's own tree hides, drawn dimmed.
+    TreeShow = Literal["row", "kept", "dim"]
+
 # ``search --in`` fields (``pisess search --in``), in the order help lists them
 FIELDS = ("user", "assistant", "thinking", "tool", "summary", "custom", "label", "name", "system", "edit")
 # The style names a row may carry; each view maps every one of them (``KIND_STYLE`` in the terminal).

@@ -8,11 +8,13 @@ including JavaScript's property order, which decides the order the prompt's sect
 
 from __future__ import annotations
 
-from typing import Any
-
 from .. import js
 from ..errors import JSError
 from ..js import UNDEF, get
+
+TYPE_CHECKING = False  # (True for mypy: typing is imported for annotations only, not on every run)
+if TYPE_CHECKING:
+    from typing import Any
 
 _MAX_INDEX = 2**32 - 2
 

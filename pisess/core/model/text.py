@@ -7,12 +7,15 @@ the kind table (``pisess.core.model.kinds``) use them without loading the messag
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from .. import js
 from ..js import UNDEF, get
 from ..reading.images import elided, image_chars, read_data
 from .system import js_key_order
+
+TYPE_CHECKING = False  # (True for mypy: typing is imported for annotations only, not on every run)
+if TYPE_CHECKING:
+    from typing import Any
 
 # C0/C1 controls, DEL, line/paragraph separators, bidi overrides, lone surrogates
 CONTROL_CHARS = "\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff"

@@ -25,9 +25,11 @@ import zlib
 from array import array
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # (True for mypy: typing is imported for annotations only, not on every run)
 if TYPE_CHECKING:
+    from typing import Any
+
     from .compact import CompactIndex
 
 # (the reading modules are imported on first use: the CLI configures this module on every run,

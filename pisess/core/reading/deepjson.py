@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import re
 from json.decoder import scanstring  # type: ignore[attr-defined]  # public since 2.6, not in typeshed
-from typing import Any
+
+TYPE_CHECKING = False  # (True for mypy: typing is imported for annotations only, not on every run)
+if TYPE_CHECKING:
+    from typing import Any
 
 _WS = re.compile(r"[ \t\n\r]*")
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?")

@@ -20,9 +20,12 @@ import errno
 import io
 import os
 import stat
-from typing import Any
 
 from ..errors import PisessError
+
+TYPE_CHECKING = False  # (True for mypy: typing is imported for annotations only, not on every run)
+if TYPE_CHECKING:
+    from typing import Any
 
 _OPEN_READ = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 

@@ -28,8 +28,12 @@ The placeholder holds a nonce of this process, so a string in a file cannot pass
 from __future__ import annotations
 
 import os
+from collections import namedtuple
 from collections.abc import Iterator, Sequence
-from typing import Any, NamedTuple
+
+TYPE_CHECKING = False  # (True for mypy: typing is imported for annotations only, not on every run)
+if TYPE_CHECKING:
+    from typing import Any
 
 LINE_MIN = 16 * 1024  # shorter lines are parsed whole: nothing to save
 DATA_MIN = 4 * 1024  # base64 characters below which an image's data is parsed as it is
@@ -42,13 +46,12 @@ _paths: list[str] = []
 _numbers: dict[str, int] = {}
 
 
-class Elided(NamedTuple):
-    """Where an image's base64 is: ``length`` bytes at ``offset`` of ``path``; ``pad`` its ``=``."""
+# (collections' named tuples: typing.NamedTuple would import typing, 2 ms of every run)
+class Elided(namedtuple("Elided", "path offset length pad")):
+    """Where an image's base64 is: ``length`` bytes at ``offset`` of ``path`` (str; the rest are
+    ints); ``pad`` its ``=``."""
 
-    path: str
-    offset: int
-    length: int
-    pad: int
+    __slots__ = ()
 
 
 def _number(path: str) -> int:
@@ -173,14 +176,11 @@ def read_data(e: Elided) -> str:
 _BLOCK = 1 << 20
 
 
-class Span(NamedTuple):
+class Span(namedtuple("Span", "fh path offset length")):
     """``length`` bytes at ``offset`` of the open file ``fh`` (of ``path``): an image's base64, to be
     copied out as it is."""
 
-    fh: Any
-    path: str
-    offset: int
-    length: int
+    __slots__ = ()
 
     def chunks(self) -> Iterator[bytes]:
         """The bytes, a block at a time."""

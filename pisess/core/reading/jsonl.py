@@ -12,7 +12,6 @@ import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
 
 import orjson
 
@@ -21,6 +20,10 @@ from .deepjson import loads as deep_loads
 from .files import open_file, open_regular, os_error, read_first_line
 from .images import MARK_JSON, cut, lean_line, placed
 from .lines import NOT_JSON, written_by_sdk
+
+TYPE_CHECKING = False  # (True for mypy: typing is imported for annotations only, not on every run)
+if TYPE_CHECKING:
+    from typing import Any
 
 _ASCII_WS = b" \t\r\n\x0b\x0c"
 

@@ -13,10 +13,12 @@ module imports nothing of the core but ``js``.
 
 from __future__ import annotations
 
-from typing import Any
-
 from .. import js
 from ..js import UNDEF
+
+TYPE_CHECKING = False  # (True for mypy: typing is imported for annotations only, not on every run)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class _Bad:

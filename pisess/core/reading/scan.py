@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -32,10 +31,13 @@ from .jsonl import (
     storage_error,
 )
 
+TYPE_CHECKING = False  # (True for mypy: typing is imported for annotations only, not on every run)
 if TYPE_CHECKING:
+    from typing import Any
+
     from .session import Session
 
-Visitor = Callable[[int, Any, bytes], None]
+    Visitor = Callable[[int, Any, bytes], None]
 
 
 def line_blocks(path: str, tick: Callable[[int], None] | None, block: int) -> Iterator[tuple[bytearray, int, int]]:

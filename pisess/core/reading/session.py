@@ -12,13 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property, partial
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from .. import js, versions
 from ..errors import JSError, PisessError
 from ..ids import resolve_entry_id, unique_prefix_width
 from ..js import UNDEF, get
-from ..versions import PiVersion
 from . import cache, lines
 from .compact import CompactEntries, CompactIndex, scan_compact
 from .jsonl import Light, RawFile, RawLine, first_line_value, scan_file
@@ -26,6 +25,9 @@ from .lines import NOT_JSON, check_harness_entry, check_harness_header  # noqa: 
 from .migrate import migrate_in_memory, needs_migration, raw_version
 from .sdk_v4 import SDK_V4, is_v4_line
 from .store import EntryStore, ListStore, spans_of
+
+if TYPE_CHECKING:
+    from ..versions import PiVersion
 
 Reader = Literal["harness", "cli"]
 READERS: tuple[Reader, ...] = ("harness", "cli")
