@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from conftest import SHARDS, assistant, encode_line, entry, examples, header, message, user
 from pisess.core.analyses import search as S
 from pisess.core.analyses import searchindex
-from pisess.core.reading import cache
+from pisess.core.reading import cache, cache_status
 from pisess.core.reading.scan import open_lenient
 from test_cache import RUNNER, Using
 from test_cache import _apply as _cache_apply
@@ -564,7 +564,7 @@ def test_modes_and_the_cache_command(tmp_path):
         for f in where.iterdir():
             if f.name.startswith(searchindex.NAME):
                 assert stat.S_IMODE(f.stat().st_mode) == 0o600, f
-        assert cache.usage(str(where)).size >= index.stat().st_size > 0
+        assert cache_status.usage(str(where)).size >= index.stat().st_size > 0
         assert cache.clear(str(where)) >= 1
         assert not index.exists()
     assert not any(p.name.startswith(searchindex.NAME) for p in root.rglob("*"))  # never beside the sessions

@@ -57,10 +57,10 @@ def show(ctx: typer.Context, json_out: common.JsonOpt = False) -> None:
     """Where the cache is, how big, how many entries."""
     if ctx.invoked_subcommand is not None:
         return
-    from pisess.core.reading import cache
+    from pisess.core.reading import cache_status
 
     directory, enabled = _directory()
-    st = cache.status(directory, enabled)
+    st = cache_status.status(directory, enabled)
     if json_out:
         common.emit_json(st.to_json(), version=2)
     else:

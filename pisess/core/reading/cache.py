@@ -714,48 +714,7 @@ def write_atomic(target: str, data: bytes) -> None:
         raise
 
 
-# --- what is there -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Usage:
-    """What the cache directory holds."""
-
-    directory: str
-    exists: bool
-    entries: int
-    size: int  # bytes
-
-
-@dataclass(frozen=True)
-class Status:
-    """``pisess cache``: where the cache is, whether reads use it, what it holds, and why nothing
-    can be cached there (``problem``), if so."""
-
-    usage: Usage
-    enabled: bool
-    index_bytes: int  # the search index (``INDEX`` and SQLite's files beside it)
-    cap: int
-    problem: str | None
-
-    def to_json(self) -> dict:
-        u = self.usage
-        return {"cache": {"directory": u.directory, "enabled": self.enabled, "exists": u.exists,
-                          "entryCount": u.entries, "bytes": u.size, "searchIndexBytes": self.index_bytes,
-                          "cap": self.cap, "problem": self.problem}}
-
-
-def status(directory: str, enabled: bool) -> Status:
-    return Status(usage(directory), enabled, index_size(directory), _settings.cap, location_problem(directory))
-
-
-def location_problem(directory: str) -> str | None:
-    """Why ``directory`` cannot hold a cache (a file, a link to nothing), or ``None``."""
-    if os.path.islink(directory) and not os.path.exists(directory):
-        return f"is a link to {os.readlink(directory)}, which does not exist"
-    if os.path.lexists(directory) and not os.path.isdir(directory):
-        return "is not a directory"
-    return None
+# --- what is there (``cache_status`` tells ``pisess cache``) --------------------------------------
 
 
 def indexed_json(directory: str, indexed: int, failed: int) -> dict:
@@ -770,7 +729,7 @@ def cleared_json(directory: str, removed: int) -> dict:
     return {"cache": {"directory": directory, "removedEntryCount": removed}}
 
 
-def _listing(directory: str) -> list[tuple[float, int, str]]:
+def files_of(directory: str) -> list[tuple[float, int, str]]:
     """``(mtime, size, path)`` of the entries and temporary files in ``directory``."""
     out = []
     try:
@@ -788,15 +747,9 @@ def _listing(directory: str) -> list[tuple[float, int, str]]:
     return out
 
 
-def usage(directory: str) -> Usage:
-    files = [f for f in _listing(directory) if not os.path.basename(f[2]).startswith(".tmp-")]
-    return Usage(directory, os.path.isdir(directory), sum(1 for f in files if f[2].endswith(SUFFIX)),
-                 sum(f[1] for f in files))
-
-
 def index_size(directory: str) -> int:
     """Bytes of the search index (``INDEX`` and SQLite's files beside it) in ``directory``."""
-    return sum(f[1] for f in _listing(directory) if os.path.basename(f[2]).startswith(INDEX))
+    return sum(f[1] for f in files_of(directory) if os.path.basename(f[2]).startswith(INDEX))
 
 
 def evict(directory: str, cap: int, keep: str | None = None, now: float | None = None) -> int:
@@ -805,7 +758,7 @@ def evict(directory: str, cap: int, keep: str | None = None, now: float | None =
     import time
 
     now = time.time() if now is None else now
-    files = _grouped(_listing(directory))
+    files = _grouped(files_of(directory))
     removed = 0
     live = []
     for mtime, size, p in files:
@@ -838,7 +791,7 @@ def _grouped(files: list[tuple[float, int, str]]) -> list[tuple[float, int, str]
 
 def clear(directory: str) -> int:
     """Remove every entry (and temporary file), the search index with them; how many."""
-    return sum(_unlink(p) for _, _, p in _grouped(_listing(directory)))
+    return sum(_unlink(p) for _, _, p in _grouped(files_of(directory)))
 
 
 def _unlink(p: str) -> int:
