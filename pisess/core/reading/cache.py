@@ -21,7 +21,6 @@ from __future__ import annotations
 import marshal
 import os
 import sys
-import zlib
 from array import array
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -393,6 +392,8 @@ SUMS = ".sums"
 
 
 def _frame(value: Any) -> bytes | None:
+    import zlib  # (here, as in _unframe: a run that reads no entry, a warm search, does not import it)
+
     try:
         blob = marshal.dumps(value)
     except ValueError:
@@ -401,6 +402,8 @@ def _frame(value: Any) -> bytes | None:
 
 
 def _unframe(data: bytes | bytearray) -> Any:
+    import zlib
+
     head = MAGIC + _stamp()
     if not data.startswith(head) or len(data) < len(head) + 12:
         raise ValueError("not an entry of this version")
