@@ -28,13 +28,17 @@ from pisess.core.analyses.search import FileResult, Hit, Match
 from pisess.core.errors import PisessError
 
 #: Runs the console script's ``main`` in a fresh process, then writes which of typer, click and
-#: rich were imported to the file named by ``_LEAN_PROBE`` (atexit: after SystemExit too).
+#: rich were imported to the file named by ``_LEAN_PROBE`` (atexit: after SystemExit too), and
+#: every module imported to the one named by ``_LEAN_MODULES``, if set.
 RUNNER = """
 import atexit, json, os, sys
 def probe():
     mods = sorted({m.split('.')[0] for m in sys.modules} & {'typer', 'click', 'rich'})
     with open(os.environ['_LEAN_PROBE'], 'w') as fh:
         json.dump(mods, fh)
+    if '_LEAN_MODULES' in os.environ:
+        with open(os.environ['_LEAN_MODULES'], 'w') as fh:
+            json.dump(sorted(sys.modules), fh)
 atexit.register(probe)
 from pisess.cli.app import main
 sys.argv = ['pisess', *sys.argv[1:]]
@@ -122,6 +126,33 @@ def test_the_lean_path_imports_no_typer_click_or_rich(root):
     assert imported == []
     code, out2, err2, imported = run(root, args, lean=False, cache="probe")
     assert (code, out2, err2) == (0, out, err) and imported  # (the app imports them)
+
+
+#: What a warm search through the index has no use for, each a millisecond or more of a run that
+#: answers in tens (issue 24): typing (modules import it for annotations only: ``TYPE_CHECKING``),
+#: the listing (a project, every project or a path named needs only ``listing.paths``), ``pisess
+#: cache``'s answer (``cache_status``) and zlib (the cache's entries, which this search never reads).
+NOT_ON_THE_WARM_PATH = {"typing", "pisess.core.listing.repo", "pisess.core.reading.cache_status", "zlib"}
+
+
+@pytest.mark.parametrize("names", [["--cwd", CWD], ["--all"], ["sessions/--home-you-projects-webapp--"], ["FILE"]],
+                         ids=["project", "all", "directory", "file"])
+def test_a_warm_search_imports_nothing_it_does_not_use(root, names):
+    """Through the console script, once the index is warm: hits printed by the lean path, and none
+    of ``NOT_ON_THE_WARM_PATH`` imported; the app, which imports them (typer does typing), prints
+    the same."""
+    if names == ["FILE"]:
+        names = [str(next((root / "sessions" / "--home-you-projects-webapp--").glob("*.jsonl")).relative_to(root))]
+    args = ["search", "date", *S, *names]
+    cache = "warm-" + "-".join(n.strip("-/") for n in names[:1]).replace("/", "_")
+    run(root, args, lean=True, cache=cache)  # (the index built)
+    probe = root / f"modules-{os.getpid()}.json"
+    code, out, err, imported = run(root, args, lean=True, cache=cache, env={"_LEAN_MODULES": str(probe)})
+    assert code == 0 and "\u00bbdate\u00ab".encode() in out and imported == []
+    assert NOT_ON_THE_WARM_PATH.isdisjoint(json.loads(probe.read_text()))
+    assert "pisess.core.analyses.searchindex" in json.loads(probe.read_text())  # (the probe sees the run's modules)
+    code, out2, err2, _ = run(root, args, lean=False, cache=cache, env={"_LEAN_MODULES": str(probe)})
+    assert (code, out2, err2) == (0, out, err) and "typing" in json.loads(probe.read_text())
 
 
 def run_here(base: Path, args: list[str], *, lean: bool, env: dict, cache: str, monkeypatch) -> tuple:
