@@ -1,4 +1,4 @@
-from pisess.cli.app import main
+from pisess.cli.app import console
 
 if __name__ == "__main__":
-    main()
+    console()

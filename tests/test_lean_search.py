@@ -128,6 +128,34 @@ def test_the_lean_path_imports_no_typer_click_or_rich(root):
     assert (code, out2, err2) == (0, out, err) and imported  # (the app imports them)
 
 
+#: The console script itself (``console``: a run the lean path answered ends with ``os._exit``).
+CONSOLE = "import sys\nfrom pisess.cli.app import console\nsys.argv = ['pisess', *sys.argv[1:]]\nconsole()\n"
+
+
+@pytest.mark.parametrize("args", [LEAN[0], LEAN[6], LEAN[10], APP[7]], ids=["hits", "json", "none", "app"])
+def test_the_console_script_ends_as_the_app_ends(root, args):
+    """``console`` ends a run the lean path answered at once, without the interpreter's teardown:
+    the same stdout, stderr and exit code as the app (every byte flushed); into a full disk, the
+    same error and exit code."""
+    cache = "console"
+    run(root, args, lean=True, cache=cache)  # (the index built)
+    _, app_out, app_err, _ = want = run(root, args, lean=False, cache=cache)
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("COLUMNS", "NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE", "PYTHONUNBUFFERED")}  # (buffered, as most run)
+    env.update({"XDG_CACHE_HOME": str(root / cache), "PISESS_CACHE": "on", "PWD": str(root)})
+    r = subprocess.run([sys.executable, "-c", CONSOLE, *args], cwd=root, env=env, capture_output=True,
+                       stdin=subprocess.DEVNULL, timeout=120)
+    assert (r.returncode, r.stdout, r.stderr) == want[:3]
+    if os.path.exists("/dev/full"):
+        full = []
+        for code in (CONSOLE, RUNNER.replace("main(lean=os.environ['_LEAN'] == '1')", "main(lean=False)")):
+            with open("/dev/full", "wb") as out:
+                got = subprocess.run([sys.executable, "-c", code, *args], cwd=root, env={**env, "_LEAN_PROBE": os.devnull},
+                                     stdout=out, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, timeout=120)
+            full.append((got.returncode, got.stderr))
+        assert full[0] == full[1] and full[0][0] != 0
+
+
 #: What a warm search through the index has no use for, each a millisecond or more of a run that
 #: answers in tens (issue 24): typing (modules import it for annotations only: ``TYPE_CHECKING``),
 #: the listing (a project, every project or a path named needs only ``listing.paths``), ``pisess
