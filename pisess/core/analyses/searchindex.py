@@ -316,10 +316,10 @@ TAIL_KEY = b'"retainedTail":'
 def unread_span(raw: bytes, v: Any) -> tuple[int, int] | None:
     """``(start, end)`` in ``raw`` of the bytes of a compaction's ``retainedTail`` (the copies of
     the kept messages pi's harness writes with its compactions): bytes search never reads (copies
-    are not searched again), and most of the line, hundreds of KB beside a summary of a few hundred bytes.  The
-    index keeps the span with the line's rows, so a line read back for a hit is read and parsed
-    without them (``line_back``): the 56 compaction lines with hits of a 200 MB session hold 7 MB of
-    copies, 9 of a warm search's 23 ms to parse.
+    are not searched again), and most of the line, hundreds of KB beside a summary of a few
+    hundred bytes.  The index keeps the span with the line's rows, so a line read back for a hit
+    is read and parsed without them (``line_back``): the 56 compaction lines with hits of a
+    200 MB session hold 7 MB of copies, 9 of a warm search's 23 ms to parse.
 
     The list is looked for as compact JSON (as pi's ``JSON.stringify`` and orjson write it), once
     in the line, and kept only where the line with ``[]`` in its place parses to an entry with the
@@ -990,10 +990,10 @@ def prune(con: sqlite3.Connection) -> int:
 
 
 def candidates(con: sqlite3.Connection, m: S.Matcher, indexed: Indexed) -> dict[str, tuple[int, list]]:
-    """``{path: (file id, [(offset, length, line, skip_at, skip_end), ...])}`` of the lines the index says may match
-    (sorted), in the files of ``indexed``: their rows hold every trigram of the pattern's runs
-    (FTS5's trigram index) and every run whole (in its case, or in any ASCII case for a
-    case-insensitive pattern), as every row of a line with a match does."""
+    """``{path: (file id, [(offset, length, line, skip_at, skip_end), ...])}`` of the lines the
+    index says may match (sorted), in the files of ``indexed``: their rows hold every trigram of
+    the pattern's runs (FTS5's trigram index) and every run whole (in its case, or in any ASCII
+    case for a case-insensitive pattern), as every row of a line with a match does."""
     runs, folded = runs_of(m.pattern, m.ignore_case, m.regex)
     fields = set(m.fields) | {"raw"}
     out: dict[int, set] = {}
