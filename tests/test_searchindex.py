@@ -554,16 +554,6 @@ def _one_session(tmp_path: Path) -> Path:
     return root
 
 
-def test_the_index_is_read_through_a_mapping(tmp_path):
-    where = tmp_path / "cache"
-    with Using(where):
-        con = searchindex.connect(str(where))
-        try:
-            assert con.execute("PRAGMA mmap_size").fetchone()[0] == searchindex.MMAP
-        finally:
-            con.close()
-
-
 def test_modes_and_the_cache_command(tmp_path):
     root = _one_session(tmp_path)
     where = tmp_path / "cache"

@@ -71,7 +71,6 @@ NAME = cache.INDEX
 TIMEOUT = 30.0  # seconds a writer waits for another's transaction
 BATCH = 32 << 20  # bytes of sessions indexed per transaction when building (one transaction per file at most)
 MAX_TRIGRAMS = 24
-MMAP = 1 << 30  # bytes of the index file SQLite may map (address space; only the pages read are resident)
 RACY = 2_000_000_000  # ns: a file written this close to its indexing is checked by content next time
 
 _SCHEMA = """
@@ -235,10 +234,6 @@ def _open(path: str) -> sqlite3.Connection:
         if con.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
             con.execute("PRAGMA journal_mode=WAL")
         con.execute("PRAGMA synchronous=NORMAL")
-        # pages read through a mapping rather than a read() each: a warm search reads a few hundred
-        # scattered pages (trigram lists, the bodies of the rows they name, a file's kept places),
-        # 2 of its 11 ms of work on the 200 MB session
-        con.execute(f"PRAGMA mmap_size={MMAP}")
         have = {r[0] for r in con.execute("SELECT name FROM sqlite_master")}
         if "meta" not in have:
             if have - {"sqlite_sequence"}:
