@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 
 from .. import versions
@@ -457,7 +457,7 @@ class Places:
     offsets: Any  # array("q")
     lines: Any  # array("q")
     where: bytes
-    ids: Sequence  # (a list, or the search index's FixedIds)
+    ids: list
     kinds: bytes
     kind_table: list
     session_id: Any
@@ -642,7 +642,7 @@ def extend_places(p: Places, appended: list[tuple[int, int, tuple]]) -> Places |
                    ext=(parent, refs, max(longest, *map(len, new_ids))))
 
 
-def _any_in(new: list, ids: Sequence) -> bool:
+def _any_in(new: list, ids: list) -> bool:
     """Whether one of ``new`` is among ``ids``."""
     try:
         return not set(new).isdisjoint(ids)
@@ -650,7 +650,7 @@ def _any_in(new: list, ids: Sequence) -> bool:
         return any(i in ids for i in new)
 
 
-def _width_with(width: int, longest: int, ids: Sequence, new_ids: list[str]) -> int:
+def _width_with(width: int, longest: int, ids: list, new_ids: list[str]) -> int:
     """``unique_prefix_width`` of ``ids`` (``width``; their longest string ``longest``
     characters) and of ``new_ids``, which are none of them: the same while no new id shares its
     first ``width`` characters with another id (then no fewer ever did)."""

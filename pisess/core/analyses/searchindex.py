@@ -52,7 +52,7 @@ import struct
 import sys
 import time
 from array import array
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
 import orjson
@@ -66,7 +66,7 @@ TYPE_CHECKING = False  # (True for mypy: typing is imported for annotations only
 if TYPE_CHECKING:
     from typing import Any
 
-FORMAT = 10  # bump when what a row holds, or how, changes
+FORMAT = 11  # bump when what a row holds, or how, changes
 NAME = cache.INDEX
 TIMEOUT = 30.0  # seconds a writer waits for another's transaction
 BATCH = 32 << 20  # bytes of sessions indexed per transaction when building (one transaction per file at most)
@@ -515,20 +515,12 @@ def _load_places(con: sqlite3.Connection, fid: int, reader: str, pi: str) -> tup
 def encode_places(p: S.Places) -> bytes | None:
     """The kept form of ``p`` (``None`` when a value cannot be kept: nested too deep)."""
     ids: Any = p.ids
-    if isinstance(ids, FixedIds):
-        ids = (ids.width, ids.joined)
-    else:
-        try:
-            joined = "".join(ids)
-            width = len(ids[0]) if ids else 0
-            if width and len(joined) == width * len(ids) and all(len(i) == width for i in ids):
-                ids = (width, joined)  # one string read back as it is (``FixedIds``)
-            else:
-                joined = "\n".join(ids)
-                if ids and joined.count("\n") == len(ids) - 1:
-                    ids = joined  # one string: loaded as one object, split in one call
-        except TypeError:  # (an id that is not a string: kept as a list)
-            pass
+    try:
+        joined = "\n".join(ids)
+        if ids and joined.count("\n") == len(ids) - 1:
+            ids = joined  # one string: loaded as one object, split in one call
+    except TypeError:  # (an id that is not a string: kept as a list)
+        pass
     try:
         return marshal.dumps((p.offsets.tobytes(), p.lines.tobytes(), p.where, ids, p.kinds, p.kind_table,
                               p.session_id, p.name, p.cwd, p.created_at, p.reader, p.note, p.placement_error,
@@ -537,42 +529,12 @@ def encode_places(p: S.Places) -> bytes | None:
         return None
 
 
-class FixedIds(Sequence):
-    """A file's entry ids as kept when every one is a string of one length (pi's 8 hex digits):
-    one string, id ``i`` at ``i * width``.  A warm search places a few hits; splitting 40,000 ids
-    into strings to find theirs was 2 of its milliseconds."""
-
-    __slots__ = ("joined", "width")
-
-    def __init__(self, joined: str, width: int) -> None:
-        if type(joined) is not str or type(width) is not int or width < 1 or len(joined) % width:
-            raise ValueError("not ids of one width")
-        self.joined, self.width = joined, width
-
-    def __len__(self) -> int:
-        return len(self.joined) // self.width
-
-    def __getitem__(self, i: Any) -> Any:
-        if isinstance(i, slice):
-            return list(self)[i]
-        n = len(self)
-        k = i + n if i < 0 else i
-        if not 0 <= k < n:
-            raise IndexError(i)
-        w = self.width
-        return self.joined[k * w:(k + 1) * w]
-
-    def __iter__(self) -> Iterator[str]:
-        j, w = self.joined, self.width
-        return iter([j[k:k + w] for k in range(0, len(j), w)])
-
-
 def encode_tail(p: S.Places, start: int) -> bytes | None:
     """The entries of ``p`` from ``start`` on, and what else changed with them (``extend_places``):
     one more part of a file's kept places (``decode_tail``)."""
     try:
         return marshal.dumps((p.offsets[start:].tobytes(), p.lines[start:].tobytes(), p.where[start:],
-                              list(p.ids[start:]), p.kinds[start:], p.kind_table, p.id_width, p.ext))
+                              p.ids[start:], p.kinds[start:], p.kind_table, p.id_width, p.ext))
     except ValueError:
         return None
 
@@ -607,7 +569,7 @@ def decode_places(data: bytes) -> S.Places | None:
         offsets, numbers = array("q"), array("q")
         offsets.frombytes(offs)
         numbers.frombytes(lines)
-        ids = ids.split("\n") if type(ids) is str else FixedIds(ids[1], ids[0]) if type(ids) is tuple else ids
+        ids = ids.split("\n") if type(ids) is str else ids
         if not _columns_agree(offsets, numbers, where, ids, kinds, table):
             return None
         return S.Places(offsets, numbers, where, ids, kinds, [tuple(k) for k in table], *rest)
