@@ -644,3 +644,30 @@ def test_a_warm_ls_stats_each_file_and_reads_only_the_changed_ones(tmp_path, cac
     got = [RUNNER.invoke(app, a, catch_exceptions=False).stdout for a in args]
     assert {Path(p).name for p in calls} == {paths[1].name}
     assert got == [RUNNER.invoke(app, [*a, "--no-cache"], catch_exceptions=False).stdout for a in args]
+
+
+def test_the_cache_digests_are_hashlibs_without_importing_it(tmp_path):
+    """Fingerprints and entry names are hashlib's blake2b, taken from the interpreter's _blake2:
+    importing hashlib loads OpenSSL, milliseconds of every run that checks a cached file."""
+    f = tmp_path / "a.jsonl"
+    f.write_bytes(b"x" * 300_000)
+    code = ("import json, os, sys\nfrom pisess.core.reading import cache\n"
+            f"p = {str(f)!r}\nwith open(p, 'rb') as fh:\n"
+            "    small, big = cache.fingerprint(fh, 100), cache.fingerprint(fh, 300_000)\n"
+            "name = cache.entry_path('/c', p, os.stat(p))\n"
+            "print(json.dumps(['hashlib' in sys.modules, small.hex(), big.hex(), name]))\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    imported, small, big, name = json.loads(r.stdout)
+    assert not imported
+    import hashlib
+
+    with open(f, "rb") as fh:
+        assert small == cache.fingerprint(fh, 100).hex()
+        h = hashlib.blake2b(digest_size=16)
+        h.update((100).to_bytes(8, "little"))
+        h.update(b"x" * 100)
+        assert small == h.hexdigest()
+        assert big == cache.fingerprint(fh, 300_000).hex()
+    st = os.stat(f)
+    key = f"{st.st_dev}:{st.st_ino}:{os.path.abspath(f)}".encode()
+    assert name == os.path.join("/c", hashlib.blake2b(key, digest_size=16).hexdigest() + cache.SUFFIX)

@@ -741,10 +741,7 @@ def _stat_all(files: list[str]) -> tuple[list, dict[str, bytes], bytes | None, b
             os.close(fd)
     if not whole or len(set(prefixes.values())) != len(prefixes):
         return stats, prefixes, None, b""
-    try:  # (hashlib's own: without loading OpenSSL, 4 ms of a search's start)
-        from _blake2 import blake2b
-    except ImportError:  # pragma: no cover - another Python
-        from hashlib import blake2b
+    blake2b = cache.blake2b
     sig = blake2b(repr(sorted(prefixes.items())).encode("utf-8", "surrogatepass") + b"\0"
                   + "\0".join(files).encode("utf-8", "surrogatepass"), digest_size=DIGEST).digest()
     digests = b"".join(blake2b(b"".join(parts[k:k + CHUNK]), digest_size=DIGEST).digest()
