@@ -465,6 +465,25 @@ def test_literal_runs(pattern, ic, rx, runs):
     assert searchindex.literal_runs(pattern, ic, rx) == runs
 
 
+def test_a_long_literal_asks_for_some_of_its_trigrams_and_finds_what_the_scan_finds(tmp_path):
+    """A literal of more trigrams than a query asks for: the spread few name candidate rows, the
+    whole run decides, and the hits are the scan's (its words in another order are no hit)."""
+    literal = "Summarize the open TODOs in the repo"
+    assert searchindex.fts_query([literal]).count(" AND ") + 1 == searchindex.MAX_TRIGRAMS
+    root = tmp_path / "s"
+    (root / "p").mkdir(parents=True)
+    words = literal.split()
+    lines = [_line(header()), _line(user("u1", None, text=literal)),
+             _line(assistant("a1", "u1", text=" ".join(reversed(words)))),  # (its words, not the run)
+             _line(user("u2", "a1", text=literal.upper())), _line(assistant("a2", "u2", text="x " + literal + " y"))]
+    (root / "p" / "a.jsonl").write_bytes(b"".join(lines))
+    with Using(tmp_path / "cache"):
+        for ic in (False, True):
+            assert_same_as_scan(root, [(literal, ic, False)], rounds=2)
+        hits = _search(root, (literal, False, False))["hits"]
+    assert [h["entryId"] for h in hits] == ["u1", "a2"]
+
+
 def test_via_is_said_and_short_patterns_scan(tmp_path):
     root = tmp_path / "s"
     (root / "p").mkdir(parents=True)

@@ -70,7 +70,11 @@ FORMAT = 11  # bump when what a row holds, or how, changes
 NAME = cache.INDEX
 TIMEOUT = 30.0  # seconds a writer waits for another's transaction
 BATCH = 32 << 20  # bytes of sessions indexed per transaction when building (one transaction per file at most)
-MAX_TRIGRAMS = 24
+# Trigrams a query asks FTS5 for, spread over the literal runs (the whole runs are then checked in
+# the same query): each costs its list of rows, and the common ones (" th", "he ") are long. For a
+# 24-character literal, 8 of its 22 took 2.4-3.6 ms where all took 4.2 ms (the 200 MB session), and
+# 8 of 13 over 10,000 sessions 6.5-9.7 ms where all took 9.5-15 ms; 4 let too many rows through.
+MAX_TRIGRAMS = 8
 RACY = 2_000_000_000  # ns: a file written this close to its indexing is checked by content next time
 
 _SCHEMA = """
