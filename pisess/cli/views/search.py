@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
-from pisess.cli.views.text import escape_controls, one_line, plural
+from pisess.cli.views.text import escape_controls, one_line, pack, plural
 from pisess.cli.views.text import short_id as _sid
 from pisess.core import js
 
@@ -96,14 +96,7 @@ def _layout(results: list, *, width: int, searched: int, label: str, active_only
     legend += ["compacted: replaced by its summary", "branch: off the active path"]
     if any(h.where == "dropped" for r in results for h in r.hits):
         legend.append("dropped: on a line no reader keeps")
-    # on as many lines as the width needs, never broken inside a phrase (shared.packed's rule)
-    lines: list[str] = []
-    for p in legend:
-        if lines and len(lines[-1]) + len(SEP) + len(p) <= width:
-            lines[-1] += SEP + p
-        else:
-            lines.append(p)
-    for line in lines:
+    for line in pack(legend, width, SEP):
         yield "legend", [(line, "dim")]
 
 

@@ -15,7 +15,7 @@ from rich.text import Text
 
 from pisess.cli.output import make_console
 from pisess.cli.views import describe as d
-from pisess.cli.views.text import escape_controls, one_line
+from pisess.cli.views.text import escape_controls, one_line, pack
 from pisess.cli.views.text import short_id as _sid
 
 if TYPE_CHECKING:
@@ -27,14 +27,8 @@ def T(s: str, style: str = "") -> Text:  # noqa: N802 - reads as a constructor
 
 
 def packed(pieces: list[str], width: int, style: str = "dim", sep: str = "  ") -> list[Text]:
-    """Legend pieces on as many lines as the width needs, never broken inside a piece."""
-    lines: list[str] = []
-    for p in pieces:
-        if lines and len(lines[-1]) + len(sep) + len(p) <= width:
-            lines[-1] += sep + p
-        else:
-            lines.append(p)
-    return [T(line, style) for line in lines]
+    """Legend pieces on as many lines as the width needs, never broken inside a piece (``pack``)."""
+    return [T(line, style) for line in pack(pieces, width, sep)]
 
 
 def heading(pieces: list[tuple[str, str]], width: int) -> list[Text]:

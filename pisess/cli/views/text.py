@@ -81,6 +81,18 @@ def ls_heading(listing, where, all_projects: bool) -> list[tuple[str, str]]:
             (f" \u00b7 {escape_controls(tilde(d))}", "dim")]
 
 
+def pack(pieces: list[str], width: int, sep: str = "  ") -> list[str]:
+    """Pieces joined by ``sep`` on as many lines as ``width`` needs, never broken inside a piece
+    (legends: ``views.shared.packed`` draws them, search's plain rows write them)."""
+    lines: list[str] = []
+    for p in pieces:
+        if lines and len(lines[-1]) + len(sep) + len(p) <= width:
+            lines[-1] += sep + p
+        else:
+            lines.append(p)
+    return lines
+
+
 def plural(n: int, word: str, many: str | None = None) -> str:
     """``1 message``, ``2 messages``, ``1,200 entries`` (with ``many``)."""
     return f"{n:,} {word if n == 1 else (many or word + 's')}"
