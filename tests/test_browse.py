@@ -333,6 +333,14 @@ def test_a_live_append_shows_up_and_the_selection_stays(examples):
     assert "tool 2577ebee" in after  # still the selected entry's detail
 
 
+async def _three_up(pilot) -> None:
+    """The app drawn, then the selection three entries above the leaf (an entry the appends and
+    the rewrite of the follow tests leave in place)."""
+    await pilot.pause()
+    await pilot.press("k", "k", "k")
+    await pilot.pause()
+
+
 @pytest.mark.parametrize("cached", [pytest.param("cache", marks=pytest.mark.slow), "no cache"], indirect=True)
 def test_live_appends_keep_the_selection_and_the_scroll(examples, monkeypatch, cached):
     """An append (half a line, then its end and another line) shows up as new rows; the selected
@@ -360,9 +368,7 @@ def test_live_appends_keep_the_selection_and_the_scroll(examples, monkeypatch, c
     async def go():
         app = _app(examples, path)
         async with app.run_test(size=(100, 30)) as pilot:
-            await pilot.pause()
-            await pilot.press("k", "k", "k")
-            await pilot.pause()
+            await _three_up(pilot)
             out = [seen(app)]
             line = json.dumps(user("feedbeef", "05241346", "one more thing")).encode()
             out.append(await append(app, pilot, line[:30]))
@@ -396,9 +402,7 @@ def test_a_rewritten_file_is_read_again_and_the_selection_kept_by_id(examples):
     async def go():
         app = _app(examples, path)
         async with app.run_test(size=(100, 30)) as pilot:
-            await pilot.pause()
-            await pilot.press("k", "k", "k")
-            await pilot.pause()
+            await _three_up(pilot)
             data = Path(path).read_bytes()
             Path(path).write_bytes(data[:data.rstrip(b"\n").rfind(b"\n") + 1])  # the last entry gone
             app.screen._follow()

@@ -243,19 +243,17 @@ def test_ls_long_reads_each_file_once_and_never_parses_an_image(tmp_path, monkey
     monkeypatch.setattr(summary, "summarize_file", read_again)
     assert summary.details_of(listing.sessions) == {path: s.details}
 
-    tracemalloc.start()
-    try:
-        summary.read_cli_info(path, whole=True, details=True)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    def peak_of_reading() -> int:
+        tracemalloc.start()
+        try:
+            summary.read_cli_info(path, whole=True, details=True)
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    peak = peak_of_reading()
     # the buffer (the file is smaller than a block: its size) and one image copied to check it is ASCII
     assert peak < size + 3 * 400 * 1024, (peak, size)
     monkeypatch.setattr(wholefile, "BLOCK", 1 << 20)
-    tracemalloc.start()
-    try:
-        summary.read_cli_info(path, whole=True, details=True)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    peak = peak_of_reading()
     assert peak < 4 * 400 * 1024, peak  # (a 1 MiB block: 2.5 images; the file: 24)
