@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 from conftest import examples, header, write_bytes, write_session
 from pisess.core.errors import PisessError
 from pisess.core.js import parse_date
-from pisess.core.listing.repo import absolute_cwd, encode_cwd, list_sessions, resolve_session, sessions_root
+from pisess.core.listing.paths import absolute_cwd, encode_cwd, sessions_root
+from pisess.core.listing.repo import list_sessions, resolve_session
 
 # These tests pin the SDK listing and lookup (JsonlSessionRepo, spec §8): pi 0.82.1's rules.
 SDK = "0.82.1"

@@ -115,11 +115,12 @@ def test_reads_never_touch_the_collector(tmp_path, monkeypatch):
     its whole run); a library read that turned it off and on again would turn it on under a
     caller that had it off, and off under another thread."""
     from pisess.core.listing import repo
+    from pisess.core.listing.paths import encode_cwd
 
     calls: list = []
     for name in ("disable", "enable", "freeze", "unfreeze", "collect"):
         monkeypatch.setattr(gc, name, lambda *a, _name=name: calls.append(_name))
-    project = tmp_path / "root" / repo.encode_cwd("/p")
+    project = tmp_path / "root" / encode_cwd("/p")
     project.mkdir(parents=True)
     path = project / "s.jsonl"
     path.write_bytes(session_bytes([header()] + [user(f"m{i}", None) for i in range(50)]))

@@ -12,7 +12,8 @@ import pytest
 from conftest import DROP, JSON_VERSIONS, assistant, cli_runner, entry, header, invoke, user, write_session
 from pisess.core.analyses.secrets import scan_paths
 from pisess.core.analyses.validate import validate_paths
-from pisess.core.listing.repo import encode_cwd, list_sessions
+from pisess.core.listing.paths import encode_cwd
+from pisess.core.listing.repo import list_sessions
 from pisess.core.model.context import build_context
 from pisess.core.model.fork import plan_fork
 from pisess.core.model.tree import build_tree

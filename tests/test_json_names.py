@@ -19,7 +19,7 @@ import pytest
 
 from answers_store import F_ID, P_ID, build_store
 from conftest import ERROR_VERSION, JSON_VERSIONS, cli_runner, entry, header, invoke, json_version, user, write_session
-from pisess.core.listing.repo import encode_cwd
+from pisess.core.listing.paths import encode_cwd
 
 HERE = Path(__file__).resolve().parent
 TOPIC = (HERE.parent / "pisess" / "help" / "json.md").read_text()

@@ -216,7 +216,8 @@ def test_ls_long_reads_each_file_once_and_never_parses_an_image(tmp_path, monkey
     """The listing read with its details carries them (``details_of`` reads no file again), and
     parses the text of the file only: each image's base64 stays in the buffer (a count of the bytes
     given to the JSON parser, a tracemalloc peak of one image's size, bounded)."""
-    from pisess.core.listing.repo import encode_cwd, list_sessions
+    from pisess.core.listing.paths import encode_cwd
+    from pisess.core.listing.repo import list_sessions
 
     root = tmp_path / "sessions"
     project = root / encode_cwd("/p")

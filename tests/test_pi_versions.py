@@ -12,7 +12,7 @@ import pytest
 
 from conftest import DROP, assistant, cli_runner, header, invoke, user, write_session
 from pisess.core import versions
-from pisess.core.listing.repo import encode_cwd
+from pisess.core.listing.paths import encode_cwd
 
 PACKAGE = Path(__file__).resolve().parent.parent / "pisess"
 CWD = "/work/proj"

@@ -33,7 +33,8 @@ _PUBLIC = {
     "errors": ("PisessError",),
     "model.fork": ("ForkPlan", "entries_to_fork", "plan_fork", "write_fork"),
     "model.paths": ("active_path", "path_to_checkpoint", "path_to_root"),
-    "listing.repo": ("encode_cwd", "list_sessions", "resolve_session", "sessions_root"),
+    "listing.paths": ("encode_cwd", "sessions_root"),
+    "listing.repo": ("list_sessions", "resolve_session"),
     "reading.session": ("Session", "choose_reader", "open_session"),
     "analyses.validate": ("FileReport", "Finding", "validate_file"),
 }

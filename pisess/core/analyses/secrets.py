@@ -669,7 +669,7 @@ class SecretsScan:
 def scan_paths(targets: list[str]) -> SecretsScan:
     """Every ``*.jsonl`` named or below a named directory, scanned; what cannot be read is listed,
     the rest is still read (``empty``: the directories named that hold no ``*.jsonl``)."""
-    from ..listing.repo import iter_jsonl
+    from ..listing.paths import iter_jsonl
 
     files, findings, unreadable = [], [], []
     empty: list[str] = []
@@ -687,7 +687,7 @@ def scan_paths(targets: list[str]) -> SecretsScan:
 
 def default_target(root: str, cwd: str, all_projects: bool) -> str:
     """With no path: the project's sessions directory, or with ``all_projects`` the whole root."""
-    from ..listing.repo import encode_cwd
+    from ..listing.paths import encode_cwd
 
     target = root if all_projects else os.path.join(root, encode_cwd(cwd))
     if not os.path.isdir(target):

@@ -741,7 +741,7 @@ def validate_paths(targets: Iterable[str], *, pi_version: str = versions.CURRENT
     import os
     import time
 
-    from ..listing.repo import iter_jsonl
+    from ..listing.paths import iter_jsonl
     from ..reading.files import os_error
 
     now = time.time() if now is None else now

@@ -1,5 +1,5 @@
 """How pi lists sessions and resolves a session argument (spec §1, §8), on ``paths`` (where
-sessions live), whose names are re-exported here.
+sessions live).
 
 Nothing here creates a directory: pi's CLI ``mkdir -p``s the per-project folder just by computing
 it; pisess only looks.
@@ -22,18 +22,7 @@ from ..ids import unique_prefix_width
 from ..reading.files import first_line_of, open_regular, os_error
 from ..reading.jsonl import NOT_JSON, parse_json
 from ..reading.lines import check_harness_header
-from .paths import (  # noqa: F401 - re-exported: these were repo's before paths was split off
-    absolute_cwd,
-    encode_cwd,
-    iter_jsonl,
-    list_children,
-    looks_like_path,
-    project_dirs,
-    root_children,
-    session_path,
-    sessions_root,
-    where,
-)
+from .paths import encode_cwd, list_children, project_dirs, root_children, session_path
 
 SQLITE_STORE = ("sessions.sqlite", "sessions.sqlite-wal", "sessions.sqlite-shm")
 
