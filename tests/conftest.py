@@ -19,6 +19,9 @@ from hypothesis import HealthCheck, settings
 
 from answers_store import store  # noqa: F401 - the hand-written sessions root, a fixture for search, stats and du
 
+# Playwright on the system's Chromium for the HTML page's tests (fixtures browser, page, new_page).
+pytest_plugins = ["page_browser"]
+
 TS = "2026-07-25T09:14:03.512Z"
 CWD = "/work/proj"
 SESSION_ID = "01984a3c-5b1c-7d3e-8f00-1a2b3c4d5e6f"

@@ -1,0 +1,107 @@
+"""A real browser for the tests of the HTML page: Playwright driving the system's Chromium.
+
+Loaded as a pytest plugin by ``tests/conftest.py``.  Playwright's own browser download (``playwright
+install``) is not used: the tests launch Debian's ``chromium`` package (``/usr/bin/chromium``, or
+``$PISESS_CHROMIUM``).  Without one the browser tests are skipped with the reason; with
+``PISESS_REQUIRE_BROWSER=1`` (``.ci/run`` sets it) a missing browser fails them instead, so CI
+cannot go green by skipping them.
+
+One browser per test process (each xdist worker starts its own) and one page reused by the tests
+that only navigate (``page``); tests that change the viewport, the media or watch requests and
+dialogs open a context of their own (``new_page``), closed at the end of the test.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REQUIRE_ENV = "PISESS_REQUIRE_BROWSER"
+CHROMIUM_ENV = "PISESS_CHROMIUM"
+DEBIAN_CHROMIUM = "/usr/bin/chromium"
+
+#: Chromium's flags for a shared CI machine: no sandbox (containers run as root, where Chromium's
+#: sandbox refuses to start), /tmp instead of the small /dev/shm of a container.
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"]
+
+
+def find_chromium(environ: os._Environ | dict = os.environ) -> str | None:
+    """The Chromium to launch: ``$PISESS_CHROMIUM``, else ``chromium`` on the PATH, else Debian's
+    path; None when none of them is an executable file."""
+    for candidate in (environ.get(CHROMIUM_ENV), shutil.which("chromium"), DEBIAN_CHROMIUM):
+        if candidate and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def browser_missing(reason: str, environ: os._Environ | dict = os.environ) -> None:
+    """Skip the test for ``reason``, or fail it when ``$PISESS_REQUIRE_BROWSER`` is set (CI)."""
+    if environ.get(REQUIRE_ENV, "") not in ("", "0"):
+        pytest.fail(f"{reason} ({REQUIRE_ENV} is set: the browser tests must run)", pytrace=False)
+    pytest.skip(f"{reason}; install Debian's chromium (apt-get install chromium) to run the page's browser tests")
+
+
+@pytest.fixture(scope="session")
+def chromium_path() -> str:
+    path = find_chromium()
+    if path is None:
+        browser_missing(f"no Chromium found (${CHROMIUM_ENV}, chromium on the PATH, {DEBIAN_CHROMIUM})")
+    assert path is not None
+    return path
+
+
+@pytest.fixture(scope="session")
+def browser(chromium_path: str) -> Iterator[Any]:
+    """One headless Chromium for this test process."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        browser_missing("the playwright package is not installed (pip install -e '.[test]')")
+    with sync_playwright() as pw:
+        launched = pw.chromium.launch(executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture(scope="session")
+def _shared_page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    yield page
+    context.close()
+
+
+@pytest.fixture()
+def page(_shared_page: Any) -> Any:
+    """The process's page, reused from test to test (navigate it with ``page.goto``): a screen
+    1280x800, no hooks left by an earlier test."""
+    _shared_page.set_viewport_size({"width": 1280, "height": 800})
+    _shared_page.emulate_media(media="screen")
+    return _shared_page
+
+
+@pytest.fixture()
+def new_page(browser: Any) -> Iterator[Callable[..., Any]]:
+    """``new_page(**context_options)``: a page in a fresh context (its own viewport, scripts on or
+    off, its own request log), closed after the test."""
+    contexts: list[Any] = []
+
+    def _open(**options: Any) -> Any:
+        options.setdefault("viewport", {"width": 1280, "height": 800})
+        context = browser.new_context(**options)
+        contexts.append(context)
+        return context.new_page()
+
+    yield _open
+    for context in contexts:
+        context.close()
+
+
+def file_url(path: str | Path, fragment: str = "") -> str:
+    """The ``file://`` URL of ``path`` with ``fragment`` (``#...`` or ``?...``) appended."""
+    return Path(path).resolve().as_uri() + fragment
