@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conftest import assistant, check_golden, cli_runner, entry, header, invoke, user, write_session
+from conftest import assistant, check_golden, cli_runner, entry, header, invoke, user, write_bytes, write_session
 from pisess.core.analyses.diff import align, diff_points, message_text, seen_part
 from pisess.core.js import UNDEF
 from pisess.core.reading.session import open_session
@@ -273,3 +273,61 @@ def test_system_prompts_and_tools_are_compared_where_they_differ(tmp_path, monke
     r = invoke(cli_runner(monkeypatch, columns=80), "diff", f, "a1", "a2", "--no-pager")
     assert r.exit_code == 1
     assert "sections only in B: extra" in r.stdout and "tools only in B: write" in r.stdout
+
+
+# --- every failure to compare is exit 2: 1 says only "they differ" -----------------------------------------
+
+
+def _project(tmp_path) -> tuple[Path, str]:
+    """A sessions root with two sessions of /work/proj whose ids share a prefix, one of them with
+    two entries whose ids share a prefix too."""
+    proj = tmp_path / "sessions" / "--work-proj--"
+    one = write_session(proj, [header(id="0195aaaa-0000-7000-8000-000000000001"), user("ab1", None, "x"),
+                               assistant("ab2", "ab1", "y"), user("c3", "ab2", "z")], name="one.jsonl")
+    write_session(proj, [header(id="0195aaaa-0000-7000-8000-000000000002"), user("u1", None, "x")], name="two.jsonl")
+    return tmp_path / "sessions", one
+
+
+@pytest.mark.parametrize("case", ["no such session", "ambiguous session prefix", "ambiguous entry prefix",
+                                  "no such entry", "not a session", "missing file", "empty file"])
+@pytest.mark.parametrize("json_out", [False, True])
+def test_every_failure_to_compare_is_exit_2(tmp_path, monkeypatch, case, json_out):
+    """A script tells "they differ" (1) from "could not compare" (2): whatever stops the comparison
+    is 2, with the reason on stderr (and the error document with --json), never a traceback."""
+    root, one = _project(tmp_path)
+    not_session = write_session(tmp_path, [{"type": "message", "id": "x"}], name="notes.jsonl")
+    empty = write_bytes(tmp_path, b"", name="empty.jsonl")
+    args = {
+        "no such session": [one, "0195ffff"],
+        "ambiguous session prefix": ["0195aaaa", one],
+        "ambiguous entry prefix": [one, "ab", "c3"],
+        "no such entry": [one, "ab1", "zz9"],
+        "not a session": [not_session, one],
+        "missing file": [one, str(tmp_path / "gone.jsonl")],
+        "empty file": [one, "ab1", f"{empty}@x"],
+    }[case]
+    runner = cli_runner(monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    r = invoke(runner, "diff", *args, "--sessions-dir", str(root), "--cwd", "/work/proj",
+               *(["--json"] if json_out else []))
+    assert r.exit_code == 2, (r.stdout, r.stderr)
+    assert r.stderr.startswith("pisess: ") and "Traceback" not in r.stdout + r.stderr
+    if json_out:
+        assert "error" in json.loads(r.stdout)
+
+
+def test_they_differ_is_exit_1_and_the_same_is_0(tmp_path, monkeypatch):
+    root, one = _project(tmp_path)
+    runner = cli_runner(monkeypatch)
+    assert invoke(runner, "diff", one, "ab1", "c3").exit_code == 1
+    assert invoke(runner, "diff", one, "c3", "c3").exit_code == 0
+
+
+def test_help_keeps_each_example_on_its_own_line(monkeypatch):
+    """Click rewraps a paragraph: the examples are kept apart (``\\b``), one command per line, at 80."""
+    r = invoke(cli_runner(monkeypatch, columns=80), "diff", "--help")
+    lines = [line.strip() for line in r.stdout.splitlines()]
+    examples = [line for line in lines if line.startswith("pisess diff ")]
+    assert [e.split()[2] for e in examples] == ["0195e682", "0195e682", "0195e682@d00dfeed"]
+    assert "two branches of one session" in examples[0] and examples[2].endswith("--stat")
+    assert all(len(line) <= 80 for line in r.stdout.splitlines())

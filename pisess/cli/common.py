@@ -292,9 +292,12 @@ def output_format(format: str | None, json_out: bool, formats: tuple) -> str:
     return fmt
 
 
-def handles_errors(fn: Callable) -> Callable:
+def handles_errors(fn: Callable | None = None, *, failure_exit: int | None = None) -> Callable:
     """The one place a ``PisessError`` becomes output: JSON on stdout when ``--json``, the
-    located message on stderr always, and the exit code from one table."""
+    located message on stderr always, and the exit code from one table.  ``failure_exit``: for a
+    command whose 1 is an answer (``diff``: they differ), the code of every failure instead."""
+    if fn is None:
+        return functools.partial(handles_errors, failure_exit=failure_exit)
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
@@ -314,8 +317,9 @@ def handles_errors(fn: Callable) -> Callable:
             hint = refused_hint(err, kwargs)
             if hint:
                 say(hint)
-            _end_unreadable(exit_code_for(err))
-            raise typer.Exit(exit_code_for(err)) from None
+            code = exit_code_for(err) if failure_exit is None else failure_exit
+            _end_unreadable(code)
+            raise typer.Exit(code) from None
         except BrokenPipeError:
             try:
                 sys.stdout = open(os.devnull, "w")

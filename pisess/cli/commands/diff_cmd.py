@@ -13,7 +13,7 @@ POINTS_HELP = ("SESSION ENTRY_A ENTRY_B (two points of one session), SESSION_A S
                "their leaves) or SESSION_A@ENTRY SESSION_B@ENTRY.")
 
 
-@handles_errors
+@handles_errors(failure_exit=common.EXIT_USAGE)  # 1 is the answer "they differ"
 def diff(
     points: list[str] = typer.Argument(..., metavar="POINTS...", show_default=False, help=POINTS_HELP),
     stat: bool = typer.Option(False, "--stat", help="Only the table: where they part and what each side did."),
@@ -31,11 +31,14 @@ def diff(
 ) -> None:
     """Compare two attempts: where they part, what each did, and what the model sees at each leaf.
 
-    Exit status as `diff`: 0 the two contexts are the same, 1 they differ, 2 usage or unreadable.
+    Exit status as `diff`: 0 the two contexts are the same, 1 they differ, 2 they could not be
+    compared (a usage error, a session or entry not found or ambiguous, a file that is not a
+    session or cannot be read).
 
+    \b
     Examples:
-      pisess diff 0195e682 c0ffee12 e0c1d2a3      two branches of one session
-      pisess diff 0195e682 019ae0c4                a fork and its source, at their leaves
+      pisess diff 0195e682 c0ffee12 e0c1d2a3   two branches of one session
+      pisess diff 0195e682 019ae0c4            a fork and its source
       pisess diff 0195e682@d00dfeed 019ae0c4 --stat
     """
     from pisess.core.analyses.diff import diff_points
