@@ -331,3 +331,45 @@ def test_help_keeps_each_example_on_its_own_line(monkeypatch):
     assert [e.split()[2] for e in examples] == ["0195e682", "0195e682", "0195e682@d00dfeed"]
     assert "two branches of one session" in examples[0] and examples[2].endswith("--stat")
     assert all(len(line) <= 80 for line in r.stdout.splitlines())
+
+
+# --- --json: each side's context, rebuilt from the document ------------------------------------------------
+
+
+def _rebuilt(doc: dict, side: str) -> tuple[list, list]:
+    """One side's context from diff's steps: a run of the same messages lists each side's entry ids
+    and messages, any other step the one message of each side it holds."""
+    ids, messages = [], []
+    for step in doc["messages"]:
+        mine = step[side]
+        if mine is None:
+            continue
+        if step["op"] == "same":
+            assert len(mine["entryIds"]) == len(mine["messages"]) == step["count"]
+            ids += mine["entryIds"]
+            messages += mine["messages"]
+        else:
+            ids.append(mine["entryId"])
+            messages.append(mine["message"])
+        assert mine["index"] == len(ids) - (step["count"] if step["op"] == "same" else 1)
+    return ids, messages
+
+
+@pytest.mark.parametrize("kind", ["branches", "fork"])
+def test_json_rebuilds_each_side_context_as_context_prints_it(tmp_path, monkeypatch, kind):
+    """Every message of both sides, the same ones included, carries its entry id: each side's
+    ``messageEntryIds`` and ``messages`` are ``context --leaf X --json``'s, in order."""
+    root = _fixture_root(tmp_path)
+    pair = next(p for p in PAIRS if (p["a"]["file"] == p["b"]["file"]) == (kind == "branches")
+                and p["a"]["messages"][:1] == p["b"]["messages"][:1])
+    runner = cli_runner(monkeypatch)
+    fa, fb = (str(root / Path(pair[s]["file"]).name) for s in ("a", "b"))
+    r = invoke(runner, "diff", f"{fa}@{pair['a']['leaf']}", f"{fb}@{pair['b']['leaf']}", "--json")
+    assert r.exit_code in (0, 1), r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["messages"][0]["op"] == "same"  # (the case the issue names: a run of equal messages)
+    for side, f in (("a", fa), ("b", fb)):
+        ctx = json.loads(invoke(runner, "context", f, "--leaf", pair[side]["leaf"], "--json").stdout)
+        ids, messages = _rebuilt(doc, side)
+        assert ids == ctx["messageEntryIds"]
+        assert messages == ctx["messages"]

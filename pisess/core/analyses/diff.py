@@ -407,15 +407,25 @@ class Diff:
                     "leafId": s.context.leaf_id,
                     "firstEntryId": _entry_id(after[0]) if after else None, **s.summary.to_json()}
 
+        def entry_id(ctx: Context, i: int) -> Any:
+            # as ``context --json``'s messageEntryIds name them
+            return js.get_json(ctx.message_sources[i], "id") if i < len(ctx.message_sources) else None
+
         def message(ctx: Context, i: int | None) -> dict | None:
             if i is None:
                 return None
-            src = ctx.message_sources[i] if i < len(ctx.message_sources) else None
-            return {"index": i, "entryId": None if src is None else _entry_id(src), "message": ctx.messages[i]}
+            return {"index": i, "entryId": entry_id(ctx, i), "message": ctx.messages[i]}
+
+        def run(ctx: Context, i: int, n: int) -> dict:
+            # each side's own copies: the same to a provider, their time stamps and usage their own
+            return {"index": i, "entryIds": [entry_id(ctx, k) for k in range(i, i + n)],
+                    "messages": ctx.messages[i:i + n]}
 
         def step(x: Aligned) -> dict:
-            if x.op == "same":  # a run: where it starts on each side
-                return {"op": x.op, "count": x.count, "a": {"index": x.a_index}, "b": {"index": x.b_index}}
+            if x.op == "same":
+                assert x.a_index is not None and x.b_index is not None
+                return {"op": x.op, "count": x.count, "a": run(self.a.context, x.a_index, x.count),
+                        "b": run(self.b.context, x.b_index, x.count)}
             out = {"op": x.op, "count": x.count, "a": message(self.a.context, x.a_index),
                    "b": message(self.b.context, x.b_index)}
             if x.op == "changed":
