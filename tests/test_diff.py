@@ -373,3 +373,40 @@ def test_json_rebuilds_each_side_context_as_context_prints_it(tmp_path, monkeypa
         ids, messages = _rebuilt(doc, side)
         assert ids == ctx["messageEntryIds"]
         assert messages == ctx["messages"]
+
+
+# --- the same path: one file twice, or a file and its byte copy ----------------------------------------------
+
+
+def test_a_file_and_its_byte_copy_say_the_same_as_the_file_twice(tmp_path, monkeypatch):
+    """Text and JSON agree (relation ``same``: no "parted after"), and the entries in common are
+    counted alike, labels included, whether the two sides are one file or a file and its copy."""
+    f = write_session(tmp_path, [header(), user("u1", None, "x"), entry("label", "L1", "u1", targetId="u1", label="bm"),
+                                 assistant("a1", "L1", "y")], name="one.jsonl")
+    copy = shutil.copy(f, tmp_path / "copy.jsonl")
+    runner = cli_runner(monkeypatch, columns=80)
+    docs = [json.loads(invoke(runner, "diff", f, str(other), "--json").stdout) for other in (f, copy)]
+    assert [(d["relation"], d["commonEntryCount"], d["partedAfter"]) for d in docs] == [("same", 3, "a1")] * 2
+    heads = [invoke(runner, "diff", f, str(other), "--stat").stdout.splitlines()[:2] for other in (f, copy)]
+    assert heads[0] == heads[1]
+    assert heads[0][0] == "the same path on both sides \u00b7 3 entries in common"
+
+
+def test_a_thinking_level_set_before_the_parting_point_is_each_side_level(tmp_path, monkeypatch):
+    """Both sides ran at ``low``, set before they parted: the table says ``low`` on both sides, not
+    ``—``; a side that changes it after the parting point lists both levels it ran at."""
+    f = write_session(tmp_path, [
+        header(), entry("thinking_level_change", "t1", None, thinkingLevel="low"), user("u1", "t1", "go"),
+        assistant("a1", "u1", "ok"), user("u2", "a1", "A"), assistant("a2", "u2", "done A"),
+        user("u3", "a1", "B"), assistant("a3", "u3", "done B"),
+        entry("thinking_level_change", "t4", "a3", thinkingLevel="high"), user("u4", "t4", "more"),
+        assistant("a4", "u4", "done B2"),
+    ])
+    runner = cli_runner(monkeypatch, columns=80)
+    doc = json.loads(invoke(runner, "diff", f, "a2", "a3", "--json").stdout)
+    assert (doc["a"]["thinkingLevels"], doc["b"]["thinkingLevels"]) == (["low"], ["low"])
+    row = next(line for line in invoke(runner, "diff", f, "a2", "a3", "--stat").stdout.splitlines()
+               if line.strip().startswith("thinking"))
+    assert row.split()[1:] == ["low", "low"]
+    doc = json.loads(invoke(runner, "diff", f, "a2", "a4", "--json").stdout)
+    assert (doc["a"]["thinkingLevels"], doc["b"]["thinkingLevels"]) == (["low"], ["low", "high"])

@@ -95,12 +95,10 @@ def _heading(result: Any, width: int) -> list:
         line.append("no entry in common", "bold")
     else:
         sid = _sid(get(p.last_common, "id"), a.session.id_width)
-        line.append(f"parted after {sid}", "bold")
+        line.append("the same path on both sides" if p.relation == "same" else f"parted after {sid}", "bold")
         line.append(f" \u00b7 {plural(p.common, 'entry', 'entries')} in common", "dim")
         if p.relation == "fork":
             line.append(" \u00b7 a fork and its source", "dim")
-        elif p.relation == "same":
-            line.append(" \u00b7 one path holds the other", "dim")
         what = Text(no_wrap=True)
         what.append(f"  {sid} ", "dim")
         what.append(escape_controls(_entry_words(a.session, p.last_common, max(10, width - len(sid) - 3))))

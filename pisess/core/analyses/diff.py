@@ -61,13 +61,15 @@ class Parting:
 
     ``relation``: ``branches`` (two points of one session), ``fork`` (two sessions sharing their
     first entries), ``unrelated`` (nothing in common: compared from the start), ``same`` (the
-    same point twice, or one path containing the other entirely)."""
+    same path on both sides: one point twice, or a session and its copy)."""
 
     relation: str
-    common: int  # entries the two paths share (labels passed over across sessions)
+    common: int  # entries the two paths share (a label when both hold it, as a byte copy does)
     last_common: Any  # the last shared entry (complete), or None
     after_a: list  # each side's path after the parting point, complete entries
     after_b: list
+    start_a: int = 0  # where that part starts in each side's path (what comes before is shared)
+    start_b: int = 0
 
 
 def _entry_id(e: Any) -> Any:
@@ -98,7 +100,7 @@ def part(sa: Session, path_a: list, sb: Session, path_b: list) -> Parting:
         after_a, after_b = sa.materialize(path_a[n:]), sa.materialize(path_b[n:])
         last = sa.full(path_a[n - 1]) if n else None
         relation = "same" if not after_a and not after_b else "branches"
-        return Parting(relation, n, last, after_a, after_b)
+        return Parting(relation, n, last, after_a, after_b, n, n)
     # across sessions the contents are compared, so both paths are read whole
     full_a, full_b = sa.materialize(list(path_a)), sb.materialize(list(path_b))
     ia = [i for i, e in enumerate(full_a) if get(e, "type") != "label"]
@@ -114,6 +116,10 @@ def part(sa: Session, path_a: list, sb: Session, path_b: list) -> Parting:
     end_b = ib[n - 1] + 1
     last = full_a[end_a - 1]
     shared_ids = {js.key(_entry_id(e)) for e in full_a[:end_a]}
+    # a label both shared runs hold (a byte copy's) is an entry in common, as within one file
+    labels_b = [e for e in full_b[:end_b] if get(e, "type") == "label"]
+    common = n + sum(1 for e in full_a[:end_a]
+                     if get(e, "type") == "label" and any(_same_entry(e, x) for x in labels_b))
 
     def rest(full: list, end: int, other: list) -> list:
         # a label the other side has too, on an entry both share, is a re-created label, not a change
@@ -125,7 +131,7 @@ def part(sa: Session, path_a: list, sb: Session, path_b: list) -> Parting:
 
     after_a, after_b = rest(full_a, end_a, full_b), rest(full_b, end_b, full_a)
     relation = "same" if not after_a and not after_b else "fork"
-    return Parting(relation, n, last, after_a, after_b)
+    return Parting(relation, common, last, after_a, after_b, end_a, end_b)
 
 
 # --- what each side did --------------------------------------------------------------------------------
@@ -183,8 +189,19 @@ def _files_of_call(name: str, args: Any) -> list[str]:
     return []
 
 
-def summarize(session: Session, after: list, ctx: Context) -> SideSummary:
-    """``after``: the side's path after the parting point, complete entries."""
+def level_before(path: list) -> str | None:
+    """The thinking level a side inherits: the last one set on the shared part of its path."""
+    for e in reversed(path):
+        if get(e, "type") == "thinking_level_change":
+            level = get(e, "thinkingLevel")
+            return level if isinstance(level, str) else None
+    return None
+
+
+def summarize(session: Session, after: list, ctx: Context, inherited_level: str | None = None) -> SideSummary:
+    """``after``: the side's path after the parting point, complete entries; ``inherited_level``:
+    the thinking level in effect at the parting point (its assistant messages ran at it until a
+    change)."""
     user = assistant = failed = compactions = edits = 0
     calls: dict[str, int] = {}
     tokens = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}
@@ -204,9 +221,11 @@ def summarize(session: Session, after: list, ctx: Context) -> SideSummary:
             compactions += 1
         elif t == "context_edit":
             edits += 1
-        elif t == "thinking_level_change" and isinstance(e.get("thinkingLevel"), str):
-            if e["thinkingLevel"] not in levels:
-                levels.append(e["thinkingLevel"])
+        elif t == "thinking_level_change":
+            level = e.get("thinkingLevel")
+            inherited_level = level if isinstance(level, str) else None
+            if inherited_level is not None and inherited_level not in levels:
+                levels.append(inherited_level)
         fact = fact_of(e, session.pi_version)
         if fact is None:
             continue
@@ -220,8 +239,9 @@ def summarize(session: Session, after: list, ctx: Context) -> SideSummary:
             assistant += 1
             if fact.model and fact.model not in models:
                 models.append(fact.model)
-            if fact.thinking and fact.thinking not in levels:
-                levels.append(fact.thinking)
+            ran_at = fact.thinking or inherited_level
+            if ran_at and ran_at not in levels:
+                levels.append(ran_at)
             content = get(e.get("message"), "content")
             for b in content if isinstance(content, list) else []:
                 if isinstance(b, dict) and b.get("type") == "toolCall":
@@ -453,7 +473,7 @@ def diff_points(sa: Session, leaf_a: Any, sb: Session, leaf_b: Any) -> Diff:
     ca = build_context(sa, leaf_a, full_path=False)
     cb = build_context(sb, leaf_b, full_path=False)
     parting = part(sa, ca.path, sb, cb.path)  # (a context's path is getBranch's)
-    a = Side(sa, ca, summarize(sa, parting.after_a, ca))
-    b = Side(sb, cb, summarize(sb, parting.after_b, cb))
+    a = Side(sa, ca, summarize(sa, parting.after_a, ca, level_before(ca.path[:parting.start_a])))
+    b = Side(sb, cb, summarize(sb, parting.after_b, cb, level_before(cb.path[:parting.start_b])))
     notes = [*sa.notes, *([] if sb is sa else sb.notes)]
     return Diff(a, b, parting, align(ca.messages, cb.messages), system_diff(ca, cb), notes)
