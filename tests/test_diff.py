@@ -410,3 +410,31 @@ def test_a_thinking_level_set_before_the_parting_point_is_each_side_level(tmp_pa
     assert row.split()[1:] == ["low", "low"]
     doc = json.loads(invoke(runner, "diff", f, "a2", "a4", "--json").stdout)
     assert (doc["a"]["thinkingLevels"], doc["b"]["thinkingLevels"]) == (["low"], ["low", "high"])
+
+
+def _examples_root(tmp_path) -> str:
+    from importlib import resources
+
+    with resources.as_file(resources.files("pisess") / "examples" / "sessions") as src:
+        shutil.copytree(src, tmp_path / "sessions")
+    return str(tmp_path / "sessions")
+
+
+@pytest.mark.parametrize("columns", [40, 52, 64, 80])
+def test_a_narrow_terminal_cuts_neither_the_heading_nor_a_difference_mark(tmp_path, monkeypatch, columns):
+    """The heading's pieces go to lines of their own rather than being cut; a row whose sides do not
+    fit side by side is folded under its label, which then carries the ``≠``; every line fits."""
+    root = _examples_root(tmp_path)
+    r = invoke(cli_runner(monkeypatch, columns=columns), "diff", "01955b3b-ca80-7e01", "28e2429e", "a3a7a4d8",
+               "--stat", "--sessions-dir", root)
+    lines = r.stdout.splitlines()
+    assert all(len(line) <= columns for line in lines), [line for line in lines if len(line) > columns]
+    text = " ".join(lines)
+    assert "parted after 9cbe6f68" in text and "11 entries in common" in text
+    assert "A b5624c3e \u2192 28e2429e" in text and "B 73a52eb7 \u2192 a3a7a4d8" in text
+    assert "A A" not in text
+    differ = {"entries", "user turns", "assistant messages", "tool calls (failed)", "by tool", "tokens in / out",
+              "cache read / write", "cost", "time", "compactions", "files written", "context at leaf"}
+    for label in differ | {"models", "thinking", "context edits"}:
+        row = next(line for line in lines if line.strip().startswith(label))
+        assert row.rstrip().endswith("\u2260") == (label in differ), (label, row)

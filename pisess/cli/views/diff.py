@@ -5,12 +5,13 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from rich.cells import cell_len
 from rich.rule import Rule
 from rich.text import Text
 
 from pisess.cli.views import describe as d
 from pisess.cli.views.context import message_block
-from pisess.cli.views.shared import safe
+from pisess.cli.views.shared import heading, packed, safe
 from pisess.cli.views.text import escape_controls, one_line, plural
 from pisess.cli.views.text import short_id as _sid
 from pisess.core.js import get
@@ -87,23 +88,21 @@ ROWS = (
 def _heading(result: Any, width: int) -> list:
     p = result.parting
     a, b = result.a, result.b
-    line = Text(no_wrap=True)
     if p.relation == "unrelated":
-        line.append("unrelated: no entry in common", "bold")
-        line.append(" \u00b7 compared from the start", "dim")
+        pieces = [("unrelated: no entry in common", "bold"), ("compared from the start", "dim")]
     elif p.last_common is None:
-        line.append("no entry in common", "bold")
+        pieces = [("no entry in common", "bold")]
     else:
         sid = _sid(get(p.last_common, "id"), a.session.id_width)
-        line.append("the same path on both sides" if p.relation == "same" else f"parted after {sid}", "bold")
-        line.append(f" \u00b7 {plural(p.common, 'entry', 'entries')} in common", "dim")
+        pieces = [("the same path on both sides" if p.relation == "same" else f"parted after {sid}", "bold"),
+                  (f"{plural(p.common, 'entry', 'entries')} in common", "dim")]
         if p.relation == "fork":
-            line.append(" \u00b7 a fork and its source", "dim")
+            pieces.append(("a fork and its source", "dim"))
         what = Text(no_wrap=True)
         what.append(f"  {sid} ", "dim")
         what.append(escape_controls(_entry_words(a.session, p.last_common, max(10, width - len(sid) - 3))))
-        return [line, what, *_files(a, b, width)]
-    return [line, *_files(a, b, width)]
+        return [*heading(pieces, width), what, *_files(a, b, width)]
+    return [*heading(pieces, width), *_files(a, b, width)]
 
 
 def _files(a: Any, b: Any, width: int) -> list:
@@ -117,36 +116,45 @@ def _files(a: Any, b: Any, width: int) -> list:
     return out
 
 
+DIFFERS = "  \u2260"  # colour never carries the difference alone
+
+
 def table(result: Any, width: int) -> list:
-    """Side by side: label, A, B; a row whose cells do not fit is folded under its label."""
+    """Side by side: label, A, B and ``≠`` where they differ; a row whose cells do not fit the
+    width is folded under its label (which keeps the ``≠``), one line per side."""
     a, b = result.a.summary, result.b.summary
     p = result.parting
     cells = [(label, words(a), words(b)) for label, words in ROWS]
     head = ("", "A " + _span(result.a, p.after_a), "B " + _span(result.b, p.after_b))
     label_w = max(len(r[0]) for r in cells) + 4  # two to indent, two between the columns
-    cap = max(10, (width - label_w - 4) // 2)  # each side's column, at most
-    fits = [r for r in [head, *cells] if len(r[1]) <= cap and len(r[2]) <= cap]
-    col = max(len(r[1]) for r in fits) if fits else cap
+    cap = (width - label_w - 2 - len(DIFFERS)) // 2  # each side's column, at most
+    fits = [r for r in [head, *cells] if cell_len(r[1]) <= cap and cell_len(r[2]) <= cap]
+    col = max(cell_len(r[1]) for r in fits) if fits else cap
     out: list = []
     for i, (label, x, y) in enumerate([head, *cells]):
         row = Text(no_wrap=True)
         style = "bold" if i == 0 else ""
-        row.append(f"  {label}".ljust(label_w), "dim")
-        if len(x) <= cap and len(y) <= cap:
-            row.append(x.ljust(col), style)
+        row.append(f"  {label}".ljust(label_w) if cell_len(x) <= cap and cell_len(y) <= cap else f"  {label}",
+                   "dim")
+        differs = bool(i) and x != y
+        if cell_len(x) <= cap and cell_len(y) <= cap:
+            row.append(x + " " * (col - cell_len(x)), style)
             row.append("  ")
             row.append(y, style)
-            if x != y and i:
-                row.append("  \u2260", "yellow")  # colour never carries the difference alone
-            row.rstrip()
-            out.append(row)
-            continue
+        if differs:
+            row.append(DIFFERS, "yellow")
         row.rstrip()
-        out.append(row)  # too wide side by side: one line per side
-        for mark, v in (("A", x), ("B", y)):
+        if row.cell_len:
+            out.append(row)
+        if cell_len(x) <= cap and cell_len(y) <= cap:
+            continue
+        for mark, v in (("A", x), ("B", y)):  # too wide side by side: one line per side
             sub = Text(no_wrap=True)
-            sub.append(f"    {mark} ", "bold dim")
-            sub.append(escape_controls(one_line(v, max(10, width - 6))), style)
+            if i:
+                sub.append(f"    {mark} ", "bold dim")
+            else:  # (the head's cells name their side already)
+                sub.append("  ")
+            sub.append(escape_controls(one_line(v, max(10, width - sub.cell_len))), style)
             out.append(sub)
     return out
 
@@ -192,12 +200,10 @@ def contexts(result: Any, *, thinking: bool, full: bool, max_lines: int, width: 
 
     limits = Limits.terminal(max_lines, full)
     shared = result.shared_messages
-    head = Text("what the model sees", "bold")
     if result.same_context:
-        head.append(f" \u00b7 the same {plural(shared, 'message')} on both sides", "dim")
-        return [Rule(head, align="left", style="dim")]
-    head.append(f" \u00b7 {plural(shared, 'message')} the same", "dim")
-    out: list = [Rule(head, align="left", style="dim")]
+        return _rule([("what the model sees", "bold"), (f"the same {plural(shared, 'message')} on both sides", "dim")],
+                     width)
+    out = _rule([("what the model sees", "bold"), (f"{plural(shared, 'message')} the same", "dim")], width)
     if result.system is not None:
         out.extend(_system(result.system))
     a, b = result.a.context, result.b.context
@@ -211,6 +217,14 @@ def contexts(result: Any, *, thinking: bool, full: bool, max_lines: int, width: 
         else:
             out.extend(_changed(result, x, limits, max_lines, full))
     return out
+
+
+def _rule(pieces: list, width: int) -> list:
+    """A rule titled with the pieces, or, where they do not fit beside it, the pieces above a rule."""
+    lines = heading(pieces, width - 4)  # (a rule's title keeps a few columns of the rule)
+    if len(lines) == 1:
+        return [Rule(lines[0], align="left", style="dim")]
+    return [*heading(pieces, width), Rule(style="dim")]
 
 
 def _system(sd: Any) -> list:
@@ -227,9 +241,9 @@ def _system(sd: Any) -> list:
     return out
 
 
-def legend() -> Text:
-    t = Text(f"{REMOVED} only in A  {ADDED} only in B  {CHANGED} the same message, its text changed", "dim")
-    return t
+def legend(width: int = 100) -> list:
+    return packed([f"{REMOVED} only in A", f"{ADDED} only in B", f"{CHANGED} the same message, its text changed"],
+                  width)
 
 
 def diff_view(result: Any, *, stat: bool = False, thinking: bool = False, full: bool = False, max_lines: int = 12,
@@ -239,7 +253,7 @@ def diff_view(result: Any, *, stat: bool = False, thinking: bool = False, full: 
         return out
     out.extend(contexts(result, thinking=thinking, full=full, max_lines=max_lines, width=width))
     if not result.same_context:
-        out.append(legend())
+        out.extend(legend(width))
     for note in result.notes:
         out.append(Text("note: " + escape_controls(str(note)), "yellow"))
     return out
