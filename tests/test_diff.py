@@ -438,3 +438,16 @@ def test_a_narrow_terminal_cuts_neither_the_heading_nor_a_difference_mark(tmp_pa
     for label in differ | {"models", "thinking", "context edits"}:
         row = next(line for line in lines if line.strip().startswith(label))
         assert row.rstrip().endswith("\u2260") == (label in differ), (label, row)
+
+
+def test_a_forgotten_third_argument_is_named_as_an_entry_of_the_first_session(tmp_path, monkeypatch):
+    """``diff FILE ENTRY``: ENTRY is no session, but an entry of FILE; the error says so and what to
+    type (both entries, or the entry and the leaf), exit 2."""
+    root, one = _project(tmp_path)
+    runner = cli_runner(monkeypatch, columns=80)
+    r = invoke(runner, "diff", one, "ab1", "--sessions-dir", str(root), "--cwd", "/work/proj")
+    assert r.exit_code == 2, r.stderr
+    assert "'ab1' is an entry of" in r.stderr and one in r.stderr
+    assert f"pisess diff {one} ab1 c3" in r.stderr  # (c3: the session's leaf)
+    r = invoke(runner, "diff", one, "zzz", "--sessions-dir", str(root), "--cwd", "/work/proj")
+    assert r.exit_code == 2 and "no session matches 'zzz'" in r.stderr and "entry of" not in r.stderr

@@ -52,7 +52,7 @@ def diff(
     if b[0] is None:
         sb = sa
     else:
-        path_b = common.resolve_session(b[0], w, sessions_dir, pi_version)
+        path_b = _second_session(b[0], sa, a[0], w, sessions_dir, pi_version, alone=a[1] is None and b[1] is None)
         sb = sa if _same_file(path_a, path_b) else open_session(path_b, reader, light=True, pi_version=pi_version)
     if not json_out:
         common.report_dropped(sa.path, sa.dropped_lines)
@@ -90,6 +90,27 @@ def _points(points: list[str]) -> tuple[tuple[str, str | None], tuple[str | None
     if len(points) == 2:
         return _split(points[0]), _split(points[1])
     raise PisessError("usage", f"diff takes two or three arguments ({POINTS_HELP}), not {len(points)}")
+
+
+def _second_session(name: str, sa, first: str, w, sessions_dir: str | None, pi_version: str, *, alone: bool) -> str:
+    """The second session's path; ``diff SESSION ENTRY`` (a third argument forgotten) is told so:
+    ENTRY is no session, but an entry of the first one."""
+    import shlex
+
+    try:
+        return common.resolve_session(name, w, sessions_dir, pi_version)
+    except PisessError as err:
+        if not alone or err.code != "not_found":
+            raise
+        try:
+            entry = sa.entry_id(name)
+        except PisessError:
+            raise err from None
+        leaf = sa.leaf_id if isinstance(sa.leaf_id, str) and sa.leaf_id != entry else None
+        typed = f"pisess diff {shlex.quote(first)} {shlex.quote(entry)} {shlex.quote(leaf) if leaf else 'ENTRY_B'}"
+        raise PisessError("usage", f"{name!r} is an entry of {first}, not a session; to compare two points of one "
+                          f"session, name both entries: {typed}" + (f" ({leaf}: its current leaf)" if leaf else ""),
+                          path=sa.path) from None
 
 
 def _same_file(a: str, b: str) -> bool:
