@@ -81,3 +81,15 @@ def test_completes_option_values(words):
     """Tab after an option with a fixed set of values offers them (it offered nothing)."""
     cword = len(words.split()) - (0 if words.endswith(" ") else 1)
     assert _complete(words, cword) == OPTION_VALUES[words], words
+
+
+def test_completes_diff_sessions_at_each_point(tmp_path):
+    """diff's points are sessions (SESSION_A SESSION_B): Tab offers the project's ids at the first
+    and at the second (it offered nothing)."""
+    proj = tmp_path / "sessions" / "--work-p--"
+    proj.mkdir(parents=True)
+    (proj / "a.jsonl").write_text('{"type":"session","version":3,"id":"0195abcd-0003",'
+                                  '"timestamp":"2025-01-01T00:00:00Z","cwd":"/work/p"}\n')
+    line = f"pisess diff --sessions-dir {tmp_path / 'sessions'} --cwd /work/p"
+    assert _complete(f"{line} 0195", 6) == ["0195abcd-0003"]
+    assert _complete(f"{line} 0195abcd-0003 0195", 7) == ["0195abcd-0003"]

@@ -15,7 +15,8 @@ POINTS_HELP = ("SESSION ENTRY_A ENTRY_B (two points of one session), SESSION_A S
 
 @handles_errors(failure_exit=common.EXIT_USAGE)  # 1 is the answer "they differ"
 def diff(
-    points: list[str] = typer.Argument(..., metavar="POINTS...", show_default=False, help=POINTS_HELP),
+    points: list[str] = typer.Argument(..., metavar="POINTS...", show_default=False, help=POINTS_HELP,
+                                       autocompletion=common.complete_session),
     stat: bool = typer.Option(False, "--stat", help="Only the table: where they part and what each side did."),
     thinking: bool = typer.Option(False, "--thinking", help="Show thinking blocks in full."),
     full: bool = typer.Option(False, "--full", help="Do not shorten tool results and long texts."),
