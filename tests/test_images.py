@@ -238,7 +238,7 @@ def test_views_name_each_image_without_its_bytes(tmp_path, monkeypatch):
     path = write_session(tmp_path, lines)
     piece = lines[3]["message"]["content"][1]["data"][1000:1040]  # 40 characters of the first image
     runner = cli_runner(monkeypatch, PISESS_CACHE="off")
-    for argv in (["context"], ["context", "--full"], ["export", "--format", "md"], ["export", "--format", "html"],
+    for argv in (["context"], ["context", "--full"], ["export", "--format", "md"], ["export", "--format", "html", "--no-script"],
                  ["path"]):
         out = invoke(runner, *argv, path)
         assert out.exit_code == 0, (argv, out.stderr)
@@ -246,7 +246,7 @@ def test_views_name_each_image_without_its_bytes(tmp_path, monkeypatch):
         if argv[0] != "path":
             shown = out.stdout.replace("\\[", "[").replace("\\]", "]")  # (Markdown escapes the brackets)
             assert shown.count("[image image/png, 300 KB]") == 3, argv
-    embedded = invoke(runner, "export", "--format", "html", "--images", path).stdout
+    embedded = invoke(runner, "export", "--format", "html", "--no-script", "--images", "inline", path).stdout
     assert piece in embedded  # --images embeds them: read from the file then
 
 

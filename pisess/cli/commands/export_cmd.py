@@ -19,10 +19,16 @@ def export(
                                          help="Write to FILE (created exclusively) instead of stdout ('-': stdout)."),
     force: bool = typer.Option(False, "--force", help="Overwrite FILE if it exists and is not a session file."),
     max_lines: int = common.count_option(200, "--max-lines", help=common.MAX_LINES_HELP),
-    images: bool = typer.Option(False, "--images", help="Embed images (data: URIs) instead of references."),
+    images: str = typer.Option("omit", "--images", metavar="omit|inline",
+                               autocompletion=common.complete_from("omit", "inline"),
+                               help="omit: a placeholder with each image's type and size; inline: embed each (data: URIs)."),
     redact: bool = typer.Option(False, "--redact", help="Replace every secret found with [REDACTED:kind]."),
     system: bool = typer.Option(False, "--system", help="Begin with the system prompt and tools pi 1.x folds from "
                                 "the context's system messages (md and html)."),
+    no_script: bool = typer.Option(False, "--no-script", help="html: the static page of the leaf's context, no "
+                                   "script (what the explorer page shows with scripts off)."),
+    open_page: bool = typer.Option(False, "--open", help="Open the page in the default browser (without -o: from a "
+                                   "new file in a temporary directory, whose path is printed)."),
     reader: common.ReaderOpt = "auto",
     pi_version: common.PiVersionOpt = common.CURRENT_PI,
     json_out: common.JsonOpt = False,
@@ -42,11 +48,21 @@ def export(
     Example: pisess export 0195e682 --format html -o session.html --redact
     """
     from pisess.core.analyses.export import ExportOptions, check_export_request, export_session, format_for, write_export
+    from pisess.core.errors import PisessError
     from pisess.core.js import now_iso
 
     if output == "-":  # the usual name for stdout, not a file called "-"
         output = None
+    if images not in ("omit", "inline"):
+        raise PisessError("usage", f"--images must be omit or inline, not {images!r}")
     fmt = format_for(output, format)
+    if open_page and fmt != "html":
+        raise PisessError("usage", "--open opens an html page: add --format html")
+    if open_page and not output:
+        import os
+        import tempfile
+
+        output = os.path.join(tempfile.mkdtemp(prefix="pisess-page-"), "session.html")
     check_export_request(fmt, output, force)
     reader = common.check_reader(reader)
     w = common.where(sessions_dir, cwd)
@@ -54,7 +70,8 @@ def export(
     import uuid6
 
     run = export_session(path, fmt, leaf=leaf, reader=reader, pi_version=pi_version,
-                         options=ExportOptions(max_lines=max_lines, images=images, redact=redact, system=system),
+                         options=ExportOptions(max_lines=max_lines, images=images == "inline", redact=redact, system=system,
+                                               script=not no_script),
                          new_id=str(uuid6.uuid7()), now_iso=now_iso())
     if not json_out:
         common.report_dropped(run.path, run.dropped_lines)
@@ -67,3 +84,8 @@ def export(
     elif written is None:
         Printer().data(run.export.data)
     talk(export_summary(run, written), color)
+    if open_page and written:
+        import pathlib
+        import webbrowser
+
+        webbrowser.open(pathlib.Path(written).resolve().as_uri())

@@ -43,6 +43,7 @@ class ExportOptions:
     images: bool = False  # embed images as data: URIs instead of references
     redact: bool = False  # replace every secret found with [REDACTED:kind]
     system: bool = False  # begin with the system prompt and tools pi 1.x folds from the system messages
+    script: bool = True  # html: the explorer page of the whole tree (False: the static page of the leaf's context)
 
 
 @dataclass(frozen=True)
@@ -450,6 +451,36 @@ def export_context(ctx, fmt: str, opts: ExportOptions = ExportOptions()) -> Expo
                   opts.redact)
 
 
+def export_explorer(session, leaf_id: Any, opts: ExportOptions) -> Export:
+    """The explorer page of the whole tree (``pisess.core.analyses.page``), opening on ``leaf_id``
+    (``UNDEF``: the session's leaf)."""
+    from ... import __version__
+    from .page import PageOptions, page_data, page_html
+    from .validate import validate_file
+
+    findings = []
+    try:
+        report = validate_file(session.path, pi_version=session.pi_version)
+    except PisessError:
+        report = None
+    if report is not None:
+        for f in report.findings:
+            pos = session.position(session.lookup(f.entry_id)) if f.entry_id is not None else None
+            findings.append({**f.to_json(), "entry": pos})
+    from ..model.context import build_context
+
+    try:  # the leaf's context as the static page, for <noscript> (images as references: the page holds them once)
+        ctx = build_context(session, leaf_id, full_path=False)
+        static = export_context(ctx, "html", ExportOptions(opts.max_lines, False, opts.redact)).data.decode("utf-8")
+    except PisessError as err:
+        static = f"<body><p>{html.escape(err.message)}</p></body>"
+    data = page_data(session, PageOptions("inline" if opts.images else "omit", opts.redact, leaf_id),
+                     findings=findings, pisess_version=__version__, static_html=static)
+    leaf = data.leaf_id
+    return Export("html", b"".join(page_html(data)), session.reader, leaf, None, data.messages, data.secrets,
+                  opts.redact)
+
+
 def export_branch(session, leaf_id: Any, *, new_id: str, now_iso: str, source_path: str,
                   redact: bool = False) -> Export:
     """pi's ``/clone`` of the path ending at ``leaf_id``: a valid v3 session file (cli reader)."""
@@ -540,6 +571,8 @@ def export_session(path: str, fmt: str, *, leaf: str | None = None, reader: str 
         cli = s if s.reader == "cli" else open_session(path, "cli", light=True, pi_version=pi_version)
         result = export_branch(cli, leaf_of(s) if leaf_id is UNDEF else leaf_id, new_id=new_id, now_iso=now_iso,
                                source_path=os.path.abspath(path), redact=options.redact)
+    elif fmt == "html" and options.script:
+        result = export_explorer(s, leaf_id, options)
     else:
         result = export_context(build_context(s, leaf_id, full_path=False), fmt, options)
     return ExportRun(path, s.reader, s.pi_version, s.id_width, result, list(s.dropped_lines))

@@ -1,0 +1,389 @@
+"""The explorer page's document (``export --format html``): every entry of every branch, and what
+the model sees at every node, as a change to what it sees at the node's parent.
+
+pi's context rules have one owner, ``pisess.core.model.context``: this module does not restate
+them, it applies them one entry at a time.  Walking the tree depth first from its roots, the
+context at a node is the context at its parent with the node's entry added to the selection:
+
+* a ``compaction`` starts the selection again (``select_entries`` on the path, cut where its
+  ``firstKeptEntryId`` first appears: the kept entries cost what they hold, not the whole path);
+* a ``context_edit`` (pi 1.6) changes the selected entries it targets (``apply_edit``);
+* any other entry appends what it projects to (``_project_one``, edited when an edit in the
+  selection targets it).
+
+Each entry is projected once, in file order, and every message is written once to a table; a
+node's change names messages by their index in it.  So the document grows with the number of
+entries (and of entries a compaction keeps), never with entries times context length, and the
+page replays the changes from the nearest start (``replay`` is that replay, for the tests and
+anyone else).
+
+Where the incremental walk cannot be certain to match ``build_context`` (the SDK reader's rules,
+an entry pi throws on, a parentId cycle), a node's context is ``build_context``'s own answer for
+that node, written as a fresh start.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from .. import js
+from ..errors import PisessError
+from ..js import UNDEF, get
+from ..model.context import (
+    Context,
+    _project_one,
+    _Rules,
+    apply_edit,
+    build_context,
+    derive_state,
+    select_entries,
+)
+from ..reading.session import Session
+
+EDITED, HIDDEN = 1, 2  # a segment's mark: a context_edit changes (or hides) what its entry projects to
+
+
+@dataclass(frozen=True)
+class Segment:
+    """What one selected entry contributes to a context."""
+
+    entry: int  # the entry's store position
+    messages: tuple  # indexes into the message table: what the model sees of it
+    mark: int = 0  # EDITED / HIDDEN by a context_edit (pi 1.6), else 0
+    originals: tuple = ()  # marked: the messages before the edit
+
+
+@dataclass(frozen=True)
+class Change:
+    """A node's context from its parent's: start from nothing (``reset``), replace some segments
+    (``replaced``: (index, segment)), then append ``appended``.  ``error``: pi throws building the
+    context here (no messages)."""
+
+    reset: bool = False
+    replaced: tuple = ()
+    appended: tuple = ()
+    error: str | None = None
+
+    @property
+    def starts(self) -> bool:
+        return self.reset or self.error is not None
+
+
+NO_CHANGE = Change()
+
+
+@dataclass
+class MessageTable:
+    """Each distinct message once: its JSON as ``build_context`` returns it (the key), and the
+    index a change names it by.  ``encode`` makes what the page stores of it (images left out,
+    secrets masked); ``sizes`` are the key's bytes (``approx_tokens`` counts a quarter of them)."""
+
+    encode: Any = None  # (message) -> bytes stored; default: the key
+    stored: list = field(default_factory=list)
+    sizes: list = field(default_factory=list)
+    index: dict = field(default_factory=dict)
+
+    def add(self, m: Any) -> int:
+        key = _json(m)
+        got = self.index.get(key)
+        if got is None:
+            got = self.index[key] = len(self.stored)
+            self.stored.append(key if self.encode is None else self.encode(m))
+            self.sizes.append(len(key))
+        return got
+
+    def message(self, i: int) -> Any:
+        return orjson.loads(self.stored[i])
+
+
+def _json(m: Any) -> bytes:
+    try:
+        return orjson.dumps(m)
+    except TypeError:  # (approx_tokens measures such a value by its str)
+        return orjson.dumps(str(m))
+
+
+@dataclass(frozen=True)
+class Contexts:
+    """Per store position: the parent it hangs from (-1: a root), and its ``Change``."""
+
+    parents: list
+    changes: list
+    fallback: int  # nodes whose context is build_context's answer written whole
+
+
+def replay(contexts: Contexts, pos: int) -> list[Segment] | str:
+    """The segments of the context at ``pos`` (or the error pi raises there), from the changes."""
+    chain = []
+    p = pos
+    while p >= 0:
+        chain.append(p)
+        if contexts.changes[p].starts:
+            break
+        p = contexts.parents[p]
+    segs: list = []
+    for p in reversed(chain):
+        c = contexts.changes[p]
+        if c.error is not None:
+            if p == pos:
+                return c.error
+            segs = []
+            continue
+        if c.reset:
+            segs = []
+        for i, s in c.replaced:
+            segs[i] = s
+        segs.extend(c.appended)
+    return segs
+
+
+def segments_of(ctx: Context, table: MessageTable) -> list[Segment]:
+    """``build_context``'s answer as segments (the fallback, and the test's oracle)."""
+    s = ctx.session
+    out = []
+    k = 0
+    for e, n in ctx.projection:
+        msgs = tuple(table.add(m) for m in ctx.messages[k:k + n])
+        k += n
+        edit = ctx.edit_of(e)
+        if edit is None:
+            out.append(Segment(_pos(s, e), msgs))
+        else:
+            originals = tuple(table.add(m) for m in ctx.originals.get(js.key(get(e, "id")), []))
+            hides = get(s.full(edit), "replacement") is None
+            out.append(Segment(_pos(s, e), msgs, HIDDEN if hides else EDITED, originals))
+    return out
+
+
+def _pos(session: Session, e: Any) -> int:
+    p = session.position(e)
+    return -1 if p is None else p
+
+
+class _Walk:
+    """The depth-first walk that writes each node's change (see the module's note)."""
+
+    def __init__(self, session: Session, table: MessageTable) -> None:
+        self.s = session
+        self.store = session.store
+        self.table = table
+        self.rules = _Rules.of(session)
+        n = len(self.store)
+        self.n = n
+        self.projected: list = [()] * n  # per position: message indexes, or a str (pi throws projecting it)
+        self.breaks_path = bytearray(n)  # derive_state throws on it: every node below it fails
+        self.edits: dict = {}  # position -> the whole context_edit
+        self.originals: dict = {}  # position -> its produced messages (entries an edit targets)
+        self.unique_ids = self.store.distinct_ids() == n
+
+    def key(self, pos: int) -> Any:
+        return js.key(get(self.store[pos], "id"))
+
+    def project_all(self, entries: Iterator[tuple[int, Any]], visit: Any = None) -> None:
+        targets = {js.key(get(e, "targetId")) for e in self.store if get(e, "type") == "context_edit"}
+        rules, s = self.rules, self.s
+        for pos, e in entries:
+            if visit is not None:
+                visit(pos, e)
+            t = get(e, "type")
+            try:
+                derive_state(s, [e])
+            except PisessError:
+                self.breaks_path[pos] = 1
+            if t == "context_edit":
+                self.edits[pos] = e
+            try:
+                produced = _project_one(e, 0, [e], False, {}, rules)
+            except TypeError as err:
+                self.projected[pos] = str(err)
+                continue
+            if any(m is None or m is UNDEF for m in produced):
+                self.projected[pos] = "a message in the context is null"
+                continue
+            if targets and js.key(get(e, "id")) in targets:
+                self.originals[pos] = produced
+            self.projected[pos] = tuple(self.table.add(m) for m in produced)
+
+    def segment(self, pos: int, index: int, edit_at: int | None) -> Segment | str:
+        """What the entry at ``pos`` adds at ``index`` of a selection (``_project``'s rule for one
+        entry), edited by the context_edit at ``edit_at``."""
+        got = self.projected[pos]
+        if isinstance(got, str):
+            return got
+        if self.rules.newest_compaction_only and index > 0 and get(self.store[pos], "type") == "compaction":
+            return Segment(pos, ())  # (C.7: it emits nothing, and no edit applies to it)
+        if edit_at is None:
+            return Segment(pos, got)
+        edit = self.edits[edit_at]
+        produced = [] if not got else self.originals[pos]
+        try:
+            edited = apply_edit(produced, edit)
+        except PisessError as err:
+            return err.message
+        mark = HIDDEN if get(edit, "replacement") is None else EDITED
+        return Segment(pos, tuple(self.table.add(m) for m in edited), mark, got)
+
+    def run(self, parents: list) -> Contexts:
+        n, store = self.n, self.store
+        kids: list = [[] for _ in range(n)]
+        roots: list = []
+        for pos, q in enumerate(parents):
+            (roots if q < 0 else kids[q]).append(pos)
+        changes: list = [None] * n
+        fallback = 0
+        harness = self.s.reader == "harness"
+        # the walk's state, undone on the way back up
+        segs: list = []
+        edit_of: dict = {}  # js.key(target id) -> position of the latest context_edit selected
+        path: list = []  # the light entries from the root
+        first_at: dict = {}  # js.key(id) -> its first index on path
+        broken = bytearray(n)  # the incremental state is unknown here: build_context answers
+        stack: list = [(r, False, None) for r in reversed(roots)]
+        while stack:
+            pos, leaving, undo = stack.pop()
+            if leaving:
+                undo()
+                continue
+            q = parents[pos]
+            e = store[pos]
+            k = self.key(pos)
+            path.append(e)
+            fresh = k not in first_at
+            if fresh:
+                first_at[k] = len(path) - 1
+            is_broken = harness or (q >= 0 and broken[q]) or self.breaks_path[pos]
+            change: Change | None = None
+            if not is_broken:
+                change = self._step(pos, e, segs, edit_of, path, first_at)
+                if change is None:
+                    is_broken = True
+            if is_broken:
+                broken[pos] = 1
+                fallback += 1
+                change = self._fallback(pos)
+            assert change is not None
+            changes[pos] = change
+            undo = self._apply(change, segs, edit_of, path, first_at, k, fresh, pos) if not is_broken \
+                else self._pop_path(path, first_at, k, fresh)
+            stack.append((pos, True, undo))
+            stack.extend((c, False, None) for c in reversed(kids[pos]))
+        for pos in range(n):  # on a parentId cycle no root reaches: build_context's answer
+            if changes[pos] is None:
+                changes[pos] = self._fallback(pos)
+                fallback += 1
+        return Contexts(parents, changes, fallback)
+
+    def _pop_path(self, path: list, first_at: dict, k: Any, fresh: bool):
+        def undo() -> None:
+            path.pop()
+            if fresh:
+                del first_at[k]
+        return undo
+
+    def _step(self, pos: int, e: Any, segs: list, edit_of: dict, path: list, first_at: dict) -> Change | None:
+        """The change at ``pos`` from the state at its parent; ``None`` where pi throws (the
+        fallback says how)."""
+        t = get(e, "type")
+        if t == "compaction":
+            if self.unique_ids:  # the kept entries start where that id is on the path, if it is
+                walk = path[first_at.get(js.key(get(e, "firstKeptEntryId")), len(path) - 1):]
+            else:  # which of two entries of one id is found first depends on the whole path
+                walk = list(path)
+            selected = select_entries(self.s, walk)
+            where = [_pos(self.s, x) for x in selected]
+            latest: dict = {}
+            if self.rules.edits:
+                for p in where:
+                    if get(self.store[p], "type") == "context_edit":
+                        latest[js.key(get(self.store[p], "targetId"))] = p
+            new = []
+            for i, p in enumerate(where):
+                seg = self.segment(p, i, latest.get(self.key(p)))
+                if isinstance(seg, str):
+                    return None
+                new.append(seg)
+            return Change(reset=True, appended=tuple(new))
+        replaced = []
+        if t == "context_edit" and self.rules.edits:
+            target = js.key(get(e, "targetId"))
+            for i, seg in enumerate(segs):
+                if self.key(seg.entry) == target:
+                    got = self.segment(seg.entry, i, pos)
+                    if isinstance(got, str):
+                        return None
+                    replaced.append((i, got))
+        own = self.segment(pos, len(segs), edit_of.get(self.key(pos)))
+        if isinstance(own, str):
+            return None
+        if not replaced and not own.messages and not own.mark:
+            return Change(appended=(own,))
+        return Change(replaced=tuple(replaced), appended=(own,))
+
+    def _apply(self, c: Change, segs: list, edit_of: dict, path: list, first_at: dict, k: Any, fresh: bool,
+               pos: int):
+        """Apply ``c`` to the walk's state; returns what undoes it."""
+        t = get(self.store[pos], "type")
+        if c.reset:
+            old_segs, old_edits = segs[:], dict(edit_of)
+            segs[:] = c.appended
+            edit_of.clear()
+            if self.rules.edits:
+                for s in c.appended:
+                    if get(self.store[s.entry], "type") == "context_edit":
+                        edit_of[js.key(get(self.store[s.entry], "targetId"))] = s.entry
+
+            def undo_reset() -> None:
+                segs[:] = old_segs
+                edit_of.clear()
+                edit_of.update(old_edits)
+                self._pop_path(path, first_at, k, fresh)()
+            return undo_reset
+        olds = [(i, segs[i]) for i, _ in c.replaced]
+        for i, s in c.replaced:
+            segs[i] = s
+        length = len(segs)
+        segs.extend(c.appended)
+        edit_key = UNDEF
+        before = None
+        if t == "context_edit" and self.rules.edits:
+            edit_key = js.key(get(self.store[pos], "targetId"))
+            before = edit_of.get(edit_key)
+            edit_of[edit_key] = pos
+
+        def undo() -> None:
+            del segs[length:]
+            for i, s in olds:
+                segs[i] = s
+            if edit_key is not UNDEF:
+                if before is None:
+                    del edit_of[edit_key]
+                else:
+                    edit_of[edit_key] = before
+            self._pop_path(path, first_at, k, fresh)()
+        return undo
+
+    def _fallback(self, pos: int) -> Change:
+        try:
+            ctx = build_context(self.s, get(self.store[pos], "id"), full_path=False)
+        except PisessError as err:
+            return Change(error=err.message)
+        return Change(reset=True, appended=tuple(segments_of(ctx, self.table)))
+
+
+def node_contexts(session: Session, table: MessageTable, parents: Any = None, visit: Any = None) -> Contexts:
+    """Every node's context as a change to its parent's (see the module's note).  ``parents``: per
+    position the store's parent (``store.parent``, -1 for none; ``TreeView.parents``).  ``visit(pos,
+    entry)`` sees each complete entry once, in file order, as it is projected (the page's other facts
+    are taken then: the file is read once)."""
+    store = session.store
+    if parents is None:
+        parents = [-1 if (q := store.parent(p)) is None else q for p in range(len(store))]
+    else:
+        parents = list(parents)  # (an entry that is its own parent is reached from no root: the fallback answers)
+    walk = _Walk(session, table)
+    walk.project_all(session.complete_at(range(len(store))), visit)
+    return walk.run(parents)

@@ -1,0 +1,373 @@
+"""The explorer page (``pisess export --format html``): one offline HTML file of the whole tree.
+
+The page's data is built here from the functions the commands use (``build_tree`` for the rows
+and their marks, ``explorer.node_contexts`` for what the model sees at every node, ``place`` for
+search placements, ``stats.fact_of`` for usage, ``validate`` for findings, ``secrets.redact``
+for ``--redact``) and embedded as JSON; the page's script only looks facts up, replays the
+context changes and draws.  Session text is data everywhere: the JSON escapes ``<`` (so neither
+``</script>`` nor ``<!--`` can end or bend its element) and U+2028/U+2029, the script sets text,
+never markup, and a Content-Security-Policy allows only the page's own script and style (by
+hash) and ``data:`` images.
+
+The assets are package files (``pisess/page/``): ``page.css``, ``page.js`` and markdown-it's
+minified build (``markdown-it.min.js``, MIT, version in ``MARKDOWN_IT``), used with raw HTML off
+and links limited to ``http(s):`` and ``mailto:``.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any
+
+import orjson
+
+from .. import js
+from ..js import UNDEF, get
+from ..model import kinds
+from ..model.text import one_line
+from ..reading.images import image_chars
+from ..reading.session import Session
+from .explorer import Change, MessageTable, node_contexts
+from .secrets import redact as redact_value
+
+MARKDOWN_IT = "14.3.3"  # the vendored pisess/page/markdown-it.min.js (npm markdown-it, MIT)
+PREVIEW = 160  # characters of an entry's one-line preview in the tree
+STRUCTURE = ("type", "id", "parentId", "timestamp")
+KEEP = frozenset((*STRUCTURE, "targetId", "firstKeptEntryId", "fromId"))  # never masked: the tree's links
+
+
+@dataclass(frozen=True)
+class PageOptions:
+    images: str = "omit"  # "omit": a placeholder with the type and size; "inline": each image once
+    redact: bool = False  # mask what ``pisess secrets`` finds, before anything is written
+    leaf: Any = UNDEF  # the node the page opens on (default: the session's leaf)
+
+
+@dataclass(frozen=True)
+class PageData:
+    """The page's JSON (bytes, not yet escaped for the page) and what the summary says of it."""
+
+    json: bytes
+    static_html: str  # the leaf's context as today's static page (``<noscript>``, ``--no-script``)
+    title: str
+    entries: int
+    messages: int  # distinct messages stored
+    fallback: int  # nodes whose context is build_context's answer written whole
+    secrets: dict = field(default_factory=dict)  # kind -> values masked (or found, without redact)
+    images: int = 0  # images written (inline) or left out (omit)
+    leaf_id: Any = None  # the node the page opens on
+
+
+class _Images:
+    """Image blocks as the page stores them: omitted (type and size), or each distinct one once in
+    a table the blocks point into."""
+
+    def __init__(self, mode: str) -> None:
+        self.mode = mode
+        self.table: list = []
+        self.index: dict = {}
+        self.count = 0
+
+    def block(self, b: dict) -> dict:
+        self.count += 1
+        chars, pad = image_chars(b.get("data"))
+        out = {k: v for k, v in b.items() if k != "data"}
+        out["bytes"] = max(0, chars * 3 // 4 - pad)
+        if self.mode == "inline":
+            from ..reading.images import elided, read_data
+
+            data = b.get("data")
+            cut = elided(data)
+            if cut is not None:
+                data = read_data(cut)
+            if isinstance(data, str):
+                got = self.index.get(data)
+                if got is None:
+                    got = self.index[data] = len(self.table)
+                    self.table.append(data)
+                out["ref"] = got
+        return out
+
+
+def _lean_images(v: Any, images: _Images) -> Any:
+    """``v`` with each image block's base64 out of it (see ``_Images``)."""
+    if isinstance(v, dict):
+        if v.get("type") == "image" and "data" in v:
+            return images.block(v)
+        return {k: _lean_images(x, images) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_lean_images(x, images) for x in v]
+    return v
+
+
+def _usage_of(e: Any, pi_version: str) -> list | None:
+    from .stats import fact_of
+
+    fact = fact_of(e, pi_version) if isinstance(e, dict) else None
+    if fact is None or fact.usage is None:
+        return None
+    tokens = sum(n for n in fact.usage[:4] if n is not None)
+    return [tokens, fact.usage[4] or 0, fact.model]
+
+
+def _change_json(c: Change) -> Any:
+    """A change as the page reads it: 0 (nothing), or {r: reset, p: [[i, seg]], a: [seg], e: error};
+    a segment is [entry, [messages], mark, [originals]]."""
+    if c.error is not None:
+        return {"e": c.error}
+    if not c.reset and not c.replaced and all(not s.messages and not s.mark for s in c.appended):
+        return 0 if not c.appended else {"a": [[s.entry, []] for s in c.appended]}
+    out: dict = {}
+    if c.reset:
+        out["r"] = 1
+    if c.replaced:
+        out["p"] = [[i, _seg(s)] for i, s in c.replaced]
+    if c.appended:
+        out["a"] = [_seg(s) for s in c.appended]
+    return out
+
+
+def _seg(s: Any) -> list:
+    if s.mark:
+        return [s.entry, list(s.messages), s.mark, list(s.originals)]
+    return [s.entry, list(s.messages)]
+
+
+def page_data(session: Session, options: PageOptions = PageOptions(), *, findings: list | None = None,
+              pisess_version: str = "", static_html: str = "") -> PageData:
+    """Everything the page shows, as its JSON.  ``static_html``: the leaf's context as the static
+    page (``export --no-script``), for the page's ``<noscript>``."""
+    from ..model.placement import place
+    from ..model.tree import build_tree
+    s = session
+    store = s.store
+    n = len(store)
+    images = _Images(options.images)
+    found: dict = {}
+
+    def count(matches: list) -> None:
+        for m in matches:
+            found[m.kind] = found.get(m.kind, 0) + 1
+
+    def encode(m: Any) -> bytes:
+        v = _lean_images(m, images)
+        redacted, hits = redact_value(v)  # (counted without --redact too: the summary warns of them)
+        count(hits)
+        return _dumps(redacted if options.redact else v)
+
+    table = MessageTable(encode)
+    view = build_tree(s, leaf_id=options.leaf, full=True)
+    ids: list = [None] * n
+    types: list = [None] * n
+    words: list = []
+    word_code: dict = {}
+    word_of: list = [0] * n
+    styles: list = []
+    preview: list = [""] * n
+    times: list = [None] * n
+    entry_view: list = [0] * n
+    usage: list = [0] * n
+    labels: dict = {}
+    own_message: dict = {}  # position -> the message object of a message entry (its view points at it)
+    models: dict = {}
+
+    def visit(pos: int, e: Any) -> None:
+        ev = e
+        t = js.get_json(e, "type")
+        if t != "message":  # (a message's are counted where it is written: the message table)
+            masked, hits = redact_value(e, skip=KEEP)
+            count(hits)
+            if options.redact:
+                ev = masked
+        elif options.redact:
+            ev = {**e, "message": redact_value(get(e, "message"))[0]}  # (for its preview)
+        ids[pos] = js.get_json(e, "id")
+        types[pos] = t
+        k = kinds.of_entry(ev)
+        code = word_code.get((k.word, k.style))
+        if code is None:
+            code = word_code[(k.word, k.style)] = len(words)
+            words.append(k.word)
+            styles.append(k.style)
+        word_of[pos] = code
+        try:
+            preview[pos] = one_line(kinds.preview(ev, s.id_width), PREVIEW)
+        except Exception:  # noqa: BLE001 - a preview is a courtesy; a strange value shows as nothing
+            preview[pos] = ""
+        times[pos] = js.date_ms(get(e, "timestamp"))
+        u = _usage_of(e, s.pi_version)
+        if u is not None:
+            usage[pos] = u[:2]
+            if u[2]:
+                models[u[2]] = models.get(u[2], 0) + 1
+        label = s.label_of(get(e, "id"))
+        if label is not None:
+            masked, hits = redact_value(label)
+            count(hits)
+            labels[pos] = masked if options.redact else label
+        if t == "message" and isinstance(get(e, "message"), dict):
+            own_message[pos] = get(e, "message")
+        else:
+            rest = {k2: v for k2, v in (ev.items() if isinstance(ev, dict) else ()) if k2 not in STRUCTURE}
+            entry_view[pos] = orjson.loads(_dumps(_lean_images(rest, images)))
+
+    contexts = node_contexts(s, table, view.parents, visit)
+    for pos, m in own_message.items():
+        entry_view[pos] = table.add(m)  # (the same message as its projection: stored once)
+    own_message.clear()
+    where = place(s)
+    rows = view.rows
+    leaf_pos = next((rows.position(i) for i in rows.with_flag("leaf")), None)
+    parents = [int(q) if q != p else -1 for p, q in enumerate(view.parents)]
+    branch = _branch_costs(parents, usage)
+    header = s.header_json() or {}
+    try:
+        name = s.session_name()
+    except Exception:  # noqa: BLE001 - pi throws on a non-string name; the page shows none
+        name = None
+    if name:
+        masked, hits = redact_value(name)
+        count(hits)
+        if options.redact:
+            name = masked
+    active = _active_positions(rows)
+    total = _sum(usage, range(n))
+    on_path = _sum(usage, active)
+    stamps = [t for t in times if isinstance(t, (int, float))]
+    doc = {
+        "v": 1,
+        "meta": {
+            "sessionId": header.get("id"), "name": name, "cwd": header.get("cwd"), "path": s.path,
+            "reader": s.reader, "piVersion": s.pi_version, "pisessVersion": pisess_version,
+            "headerVersion": header.get("version"), "idWidth": s.id_width,
+            "leaf": leaf_pos, "leafError": view.leaf_error, "entryCount": n,
+            "branchPoints": view.branch_points, "roots": view.roots,
+            "first": min(stamps) if stamps else None, "last": max(stamps) if stamps else None,
+            "models": dict(sorted(models.items(), key=lambda kv: -kv[1])),
+            "tokens": total[0], "cost": total[1], "activeTokens": on_path[0], "activeCost": on_path[1],
+            "images": options.images, "redacted": dict(sorted(found.items())) if options.redact else None,
+            "markdownIt": MARKDOWN_IT, "fallback": contexts.fallback,
+        },
+        "ids": ids, "parent": parents, "type": types, "word": word_of, "words": words, "styles": styles,
+        "preview": preview, "time": times, "label": {str(k): v for k, v in labels.items()},
+        "usage": usage, "place": list(where.where), "entry": entry_view,
+        "rows": {"pos": list(rows.pos), "indent": list(rows.indent), "flags": list(rows.flags),
+                 "indents": [g + c for g, c in rows.indents], "flagSets": [sorted(f) for f in rows.flag_sets],
+                 "active": list(rows.active)},
+        "branch": branch,
+        "ctx": [_change_json(c) for c in contexts.changes],
+        "msize": table.sizes,
+        "findings": findings or [],
+        "images": images.table,
+    }
+    body = _dumps(doc)
+    data = b'{"msgs":[' + b",".join(table.stored) + b"]," + body[1:]
+    title = f"pi session {one_line(js.to_string(header.get('id') or ''), 0)[:8]}"
+    if name:
+        title += f" \u00b7 {one_line(name, 80)}"
+
+    return PageData(data, static_html, title, n, len(table.stored), contexts.fallback, dict(sorted(found.items())),
+                    images.count, None if leaf_pos is None else ids[leaf_pos])
+
+
+def _dumps(v: Any) -> bytes:
+    from ..reading.jsonl import dumps
+
+    return dumps(v)
+
+
+def _active_positions(rows: Any) -> list:
+    return [rows.pos[i] for i in range(len(rows)) if rows.active[i] == 1 and rows.pos[i] >= 0]
+
+
+def _sum(usage: list, positions: Any) -> list:
+    tokens, cost = 0, 0.0
+    for p in positions:
+        u = usage[p]
+        if u:
+            tokens += u[0]
+            cost += u[1]
+    return [tokens, round(cost, 10)]
+
+
+def _branch_costs(parents: list, usage: list) -> dict:
+    """At each branch point, per child: [entries, tokens, cost] of the subtree it starts (what that
+    branch holds and cost).  Keyed by the child's position."""
+    n = len(parents)
+    kids: dict = {}
+    for p, q in enumerate(parents):
+        if q >= 0:
+            kids.setdefault(q, []).append(p)
+    order: list = []
+    stack = [p for p in range(n) if parents[p] < 0]
+    seen = bytearray(n)
+    while stack:
+        p = stack.pop()
+        if seen[p]:
+            continue
+        seen[p] = 1
+        order.append(p)
+        stack.extend(kids.get(p, ()))
+    size = [1] * n
+    tokens = [0] * n
+    cost = [0.0] * n
+    for p in range(n):
+        u = usage[p]
+        if u:
+            tokens[p], cost[p] = u[0], u[1]
+    for p in reversed(order):
+        q = parents[p]
+        if q >= 0:
+            size[q] += size[p]
+            tokens[q] += tokens[p]
+            cost[q] += cost[p]
+    return {str(c): [size[c], tokens[c], round(cost[c], 10)]
+            for q, cs in kids.items() if len(cs) > 1 for c in cs}
+
+
+# --- the HTML file ------------------------------------------------------------------------------------
+
+
+def _asset(name: str) -> str:
+    return resources.files("pisess.page").joinpath(name).read_text(encoding="utf-8")
+
+
+def _sha256(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode() + "'"
+
+
+def escape_json(data: bytes) -> bytes:
+    """JSON safe inside ``<script type="application/json">``: ``<`` is written ``\\u003c`` (no
+    ``</script>``, no ``<!--``) and U+2028/U+2029 as escapes.  ``<`` and those characters occur
+    only inside strings in JSON, where the escapes mean the same."""
+    return data.replace(b"<", b"\\u003c").replace("\u2028".encode(), b"\\u2028").replace("\u2029".encode(), b"\\u2029")
+
+
+def _between(text: str, start: str, end: str) -> str:
+    i = text.find(start)
+    j = text.rfind(end)
+    return text[i + len(start):j] if i >= 0 and j > i else ""
+
+
+def page_html(data: PageData) -> list[bytes]:
+    """The page, in pieces to write one after the other (the data is the bulk of it)."""
+    import html
+
+    css = _asset("page.css") + "\n" + _between(data.static_html, "<style>", "</style>")
+    app = _asset("page.js")
+    mdit = _asset("markdown-it.min.js")
+    csp = (f"default-src 'none'; script-src {_sha256(mdit)} {_sha256(app)}; style-src {_sha256(css)}; "
+           "img-src data:; base-uri 'none'; form-action 'none'")
+    static_body = _between(data.static_html, "<body>", "</body>")
+    head = (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+            f'<meta http-equiv="Content-Security-Policy" content="{csp}">\n'
+            f'<meta name="referrer" content="no-referrer">\n'
+            f"<title>{html.escape(data.title)}</title>\n<style>{css}</style>\n</head>\n<body>\n"
+            f'<noscript><div class="static">{static_body}</div></noscript>\n'
+            f'<div id="app" hidden></div>\n<script type="application/json" id="pisess-data">')
+    tail = f"</script>\n<script>{mdit}</script>\n<script>{app}</script>\n</body>\n</html>\n"
+    return [head.encode("utf-8"), escape_json(data.json), tail.encode("utf-8")]

@@ -1,0 +1,517 @@
+/* pisess explorer page.  The data (pisess-data) says everything: this script looks facts up, replays
+   each node's context change and draws.  Session text is only ever set as text (textContent,
+   createTextNode) or handed to markdown-it with raw HTML off; nothing here decides pi's rules. */
+(function () {
+  "use strict";
+  var D = JSON.parse(document.getElementById("pisess-data").textContent);
+  var M = D.meta, N = D.ids.length, ROWH = 20;
+  var doc = document, root = doc.documentElement;
+  root.classList.add("app");
+
+  // --- helpers ----------------------------------------------------------------------------------
+  function el(tag, attrs, kids) {
+    var e = doc.createElement(tag);
+    if (attrs) for (var k in attrs) {
+      var v = attrs[k];
+      if (v === null || v === undefined || v === false) continue;
+      if (k === "class") e.className = v; else if (k === "text") e.textContent = v;
+      else if (k.slice(0, 2) === "on") e.addEventListener(k.slice(2), v); else e.setAttribute(k, v === true ? "" : String(v));
+    }
+    if (kids) for (var i = 0; i < kids.length; i++) if (kids[i] !== null && kids[i] !== undefined)
+      e.appendChild(typeof kids[i] === "string" ? doc.createTextNode(kids[i]) : kids[i]);
+    return e;
+  }
+  function idOf(p) { var v = D.ids[p]; return v === null || v === undefined ? "" : String(v); }
+  function sid(p) { return idOf(p).slice(0, M.idWidth || 8); }
+  function num(n) { return n.toLocaleString("en-US"); }
+  function money(c) { return "$" + (c || 0).toFixed(c >= 100 ? 0 : c >= 1 ? 2 : 4); }
+  function kfmt(n) { return n >= 1e6 ? (n / 1e6).toFixed(1) + "M" : n >= 1e3 ? (n / 1e3).toFixed(1) + "k" : String(n); }
+  function when(ms, withDate) {
+    if (typeof ms !== "number") return "";
+    var d = new Date(ms); if (isNaN(d)) return "";
+    var iso = d.toISOString();
+    return withDate ? iso.slice(0, 19).replace("T", " ") + " UTC" : iso.slice(11, 19);
+  }
+  function spansDays() { return M.first !== null && M.last !== null && when(M.first, true).slice(0, 10) !== when(M.last, true).slice(0, 10); }
+  function dur(ms) {
+    if (typeof ms !== "number") return "";
+    if (ms < 1000) return Math.round(ms) + " ms";
+    var s = ms / 1000; if (s < 60) return s.toFixed(1) + " s";
+    var m = Math.floor(s / 60); if (m < 60) return m + " min " + Math.round(s % 60) + " s";
+    return Math.floor(m / 60) + " h " + (m % 60) + " min";
+  }
+  function str(v) { return typeof v === "string" ? v : v === undefined || v === null ? "" : JSON.stringify(v, null, 2); }
+  var sources = new WeakMap();
+  function block(kind, node, source) { node.setAttribute("data-block", kind); sources.set(node, source); return node; }
+
+  // --- the tree -----------------------------------------------------------------------------------
+  var R = D.rows, rowOf = new Int32Array(N).fill(-1);
+  for (var i = 0; i < R.pos.length; i++) if (R.pos[i] >= 0) rowOf[R.pos[i]] = i;
+  var kids = new Array(N);
+  for (var p = 0; p < N; p++) { var q = D.parent[p]; if (q >= 0 && q !== p) (kids[q] || (kids[q] = [])).push(p); }
+  var findingsAt = {};
+  D.findings.forEach(function (f, k) { if (f.entry !== null && f.entry !== undefined) (findingsAt[f.entry] || (findingsAt[f.entry] = [])).push(k); });
+  var flagsOf = function (r) { return D.rows.flagSets[R.flags[r]]; };
+  var isTool = function (p) { var m = msgOfEntry(p); return m && (m.role === "toolResult" || m.role === "bashExecution"); };
+  var SETTINGS = { label: 1, custom: 1, model_change: 1, thinking_level_change: 1, session_info: 1, usage: 1 };
+  var FILTERS = {
+    "default": function (p) { return !SETTINGS[D.type[p]]; },
+    "no-tools": function (p) { return !SETTINGS[D.type[p]] && !isTool(p); },
+    "user": function (p) { var m = msgOfEntry(p); return !!m && m.role === "user"; },
+    "labeled": function (p) { return D.label[p] !== undefined; },
+    "all": function () { return true; }
+  };
+  var state = { sel: M.leaf === null ? (R.pos.length ? R.pos[0] : -1) : M.leaf, tab: "entry", filter: "default",
+    folded: {}, b: M.leaf, q: "", hits: [], hit: -1, original: false };
+  var visible = [];  // row indexes shown
+  function msgOfEntry(p) { var v = D.entry[p]; return typeof v === "number" ? D.msgs[v] : null; }
+  function rebuildVisible() {
+    var keep = FILTERS[state.filter]; visible = [];
+    var foldUntil = null;
+    for (var r = 0; r < R.pos.length; r++) {
+      var ind = D.rows.indents[R.indent[r]];
+      if (foldUntil !== null) { if (ind.indexOf(foldUntil) === 0 && ind.length >= foldUntil.length) continue; foldUntil = null; }
+      var p = R.pos[r];
+      if (p === state.sel || keep(p)) visible.push(r);
+      if (state.folded[p]) foldUntil = sideGuide(ind);
+    }
+  }
+  function sideGuide(ind) {  // the guides under which a side branch that starts with "├─" goes on
+    return ind.slice(-2) === "\u251c\u2500" ? ind.slice(0, -2) + "\u2502 " : ind + "\u0000";
+  }
+  function foldable(p) { var r = rowOf[p]; return r >= 0 && D.rows.indents[R.indent[r]].slice(-2) === "\u251c\u2500" && kids[p]; }
+
+  // --- the context at a node: replayed from the nearest start ----------------------------------
+  function contextAt(pos) {
+    var chain = [], p = pos;
+    while (p >= 0) { chain.push(p); var c = D.ctx[p]; if (c && (c.r || c.e !== undefined)) break; p = D.parent[p]; if (p === chain[chain.length - 1]) break; }
+    var segs = [];
+    for (var k = chain.length - 1; k >= 0; k--) {
+      var ch = D.ctx[chain[k]];
+      if (!ch) continue;
+      if (ch.e !== undefined) { if (k === 0) return { error: ch.e }; segs = []; continue; }
+      if (ch.r) segs = [];
+      else if (ch.p) { segs = segs.slice(); ch.p.forEach(function (x) { segs[x[0]] = x[1]; }); }
+      if (ch.a) segs = segs.concat(ch.a);
+    }
+    return { segs: segs };
+  }
+  function pathTo(pos) { var out = [], p = pos, seen = {}; while (p >= 0 && !seen[p]) { seen[p] = 1; out.push(p); p = D.parent[p]; } return out.reverse(); }
+
+  // --- markdown (only what is drawn) ------------------------------------------------------------
+  var md = null;
+  if (typeof window.markdownit === "function") {
+    md = window.markdownit({ html: false, linkify: false, typographer: false });
+    md.disable(["image"]);
+    md.validateLink = function (url) { return /^(https?:|mailto:)/i.test(String(url).trim()); };
+    var dflt = md.renderer.rules.link_open || function (t, i, o, e, s) { return s.renderToken(t, i, o); };
+    md.renderer.rules.link_open = function (tokens, idx, opts, env, self) {
+      tokens[idx].attrSet("rel", "noopener noreferrer nofollow"); tokens[idx].attrSet("target", "_blank");
+      return dflt(tokens, idx, opts, env, self);
+    };
+  }
+  var MD_MAX = 200000;
+  function prose(kind, text, asMarkdown) {
+    var node;
+    if (md && asMarkdown && text.length <= MD_MAX) {
+      node = el("div", { class: "md" });
+      node.innerHTML = md.render(text);  // markdown-it escapes every character of the source (html: false)
+    } else node = el("pre", { text: text });
+    return block(kind, node, text);
+  }
+
+  // --- drawing a message ----------------------------------------------------------------------------
+  function imageNode(b) {
+    var words = (b.mimeType || "image") + " \u00b7 " + kfmt(b.bytes || 0) + "B";
+    if (typeof b.ref === "number" && D.images[b.ref] !== undefined) {
+      var img = el("img", { class: "thumb", alt: words, src: "data:" + (/^image\/[a-z0-9.+-]+$/i.test(b.mimeType || "") ? b.mimeType : "image/png") + ";base64," + D.images[b.ref] });
+      img.addEventListener("click", function () { img.className = img.className === "thumb" ? "full" : "thumb"; });
+      return block("image", img, words);
+    }
+    return block("image", el("span", { class: "img", text: "[image omitted: " + words + "]" }), words);
+  }
+  function contentNodes(m, out, textKind, markdown) {
+    var c = m.content;
+    if (typeof c === "string") { if (c.trim()) out.push(prose(textKind, c, markdown)); return; }
+    if (!Array.isArray(c)) { if (c !== undefined && c !== null) out.push(block(textKind, el("pre", { text: str(c) }), str(c))); return; }
+    c.forEach(function (b) {
+      if (!b || typeof b !== "object") { out.push(block(textKind, el("pre", { text: str(b) }), str(b))); return; }
+      if (b.type === "text") { if (typeof b.text === "string") out.push(prose(textKind, b.text, markdown)); }
+      else if (b.type === "thinking") {
+        var t = typeof b.thinking === "string" ? b.thinking : "";
+        var d = el("details", null, [el("summary", { text: b.redacted ? "Thinking (redacted by the provider)" : "Thinking (" + num(t.length) + " chars)" }), el("pre", { text: t })]);
+        out.push(block("thinking", d, t));
+      } else if (b.type === "toolCall") {
+        var args = str(b.arguments);
+        out.push(block("toolCall", el("div", null, [el("strong", { text: "Tool call: " + str(b.name) }), el("pre", { text: args })]), args));
+      } else if (b.type === "image") out.push(imageNode(b));
+      else out.push(block(textKind, el("pre", { text: str(b) }), str(b)));
+    });
+  }
+  var TITLES = { user: "User", assistant: "Assistant", toolResult: "Tool result", bashExecution: "Bash", custom: "Extension message",
+    compactionSummary: "Compaction summary", branchSummary: "Branch summary", system: "System" };
+  function messageNode(m, entry, n, mark) {
+    m = m || {};
+    var role = typeof m.role === "string" ? m.role : "?";
+    var title = (n ? n + ". " : "") + (TITLES[role] || role) + (role === "toolResult" ? " \u00b7 " + str(m.toolName) : "");
+    var meta = [sid(entry) + " " + (D.words[D.word[entry]] || "")];
+    if (typeof m.timestamp === "number") meta.push(when(m.timestamp, true));
+    if (role === "assistant") { if (m.model) meta.push(str(m.provider) + "/" + str(m.model)); if (m.stopReason && m.stopReason !== "stop" && m.stopReason !== "toolUse") meta.push("stop: " + str(m.stopReason)); }
+    if (role === "toolResult" && m.isError === true) meta.push("error");
+    var head = [el("h3", { text: title }), el("p", { class: "meta", text: meta.join(" \u00b7 ") })];
+    if (mark) head.push(el("p", { class: "markw", text: mark === "hidden" ? "\u2205 hidden by a context edit (the model does not see it)" : "\u270e edited by a context edit: shown as the model sees it" }));
+    var body = [];
+    if (role === "compactionSummary" || role === "branchSummary") { if (typeof m.summary === "string") body.push(prose("summary", m.summary, true)); else body.push(block("summary", el("pre", { text: str(m.summary) }), str(m.summary))); }
+    else if (role === "bashExecution") {
+      var cmd = "$ " + str(m.command);
+      body.push(block("toolCall", el("pre", { text: cmd }), str(m.command)));
+      body.push(block("toolResult", el("pre", { text: str(m.output) }), str(m.output)));
+      if (m.exitCode !== undefined && m.exitCode !== 0 && m.exitCode !== null) body.push(el("p", { class: "meta", text: "exit code " + str(m.exitCode) }));
+    } else if (role === "toolResult") contentNodes(m, body, "toolResult", false);
+    else if (role === "system") contentNodes(m, body, "text", false);
+    else contentNodes(m, body, "text", role === "user" || role === "assistant" || role === "custom");
+    var sec = el("section", { class: "msg " + role, "data-msg": true, "data-entry-id": idOf(entry), "data-role": role, "data-mark": mark || null }, head.concat(body));
+    return sec;
+  }
+
+  // --- layout ----------------------------------------------------------------------------------------
+  var app = doc.getElementById("app");
+  var titleText = doc.title;
+  var themeBtn = el("button", { type: "button", title: "light / dark", text: "\u25d0 theme", onclick: function () {
+    var dark = root.getAttribute("data-theme") ? root.getAttribute("data-theme") === "dark" : matchMedia("(prefers-color-scheme: dark)").matches;
+    root.setAttribute("data-theme", dark ? "light" : "dark");
+  } });
+  var drawerBtn = el("button", { type: "button", class: "drawer-btn", text: "\u2630 tree", "aria-label": "show the tree", onclick: function () { app.classList.toggle("drawer-open"); } });
+  var helpBtn = el("button", { type: "button", text: "? keys", onclick: function () { toggleHelp(); } });
+  var facts = el("div", { class: "facts" });
+  var top = el("header", { class: "top" }, [drawerBtn, el("h1", { text: titleText }), facts, el("div", { class: "tools" }, [helpBtn, themeBtn])]);
+  var filterBar = el("div", { class: "filters", role: "toolbar", "aria-label": "filters" });
+  ["default", "no-tools", "user", "labeled", "all"].forEach(function (f) {
+    filterBar.appendChild(el("button", { type: "button", "data-filter": f, "aria-pressed": f === state.filter ? "true" : "false", text: f, onclick: function () { setFilter(f); } }));
+  });
+  var searchInput = el("input", { type: "search", "data-search-input": true, placeholder: "search every text  ( / )", "aria-label": "search" });
+  var searchBar = el("div", { class: "searchbar" }, [searchInput]);
+  var treeBox = el("div", { class: "tree", tabindex: "0", role: "tree", "aria-label": "entries" });
+  var spacer = el("div", { class: "spacer" });
+  treeBox.appendChild(spacer);
+  var hitsBox = el("div", { class: "hits", "data-pane": "search", hidden: true });
+  var branchList = el("details", { class: "branches" });
+  var side = el("nav", { class: "side", "data-pane": "tree" }, [filterBar, searchBar, el("div", { class: "extras" }, [hitsBox, branchList]), treeBox]);
+  var resizer = el("div", { class: "resizer", role: "separator", "aria-label": "resize the tree" });
+  var TABS = ["entry", "path", "context", "trace", "compare"];
+  var tabBar = el("div", { class: "tabs", role: "tablist" });
+  var panes = {}, view = el("div", { class: "view" });
+  TABS.forEach(function (t) {
+    tabBar.appendChild(el("button", { type: "button", role: "tab", "data-tab": t, "aria-selected": "false", text: t[0].toUpperCase() + t.slice(1), onclick: function () { go({ tab: t }); } }));
+    panes[t] = el("section", { "data-pane": t, hidden: true });
+    view.appendChild(panes[t]);
+  });
+  var nodeId = el("span", { class: "nodeid" });
+  var copyBtn = el("button", { type: "button", text: "copy link", title: "copy a link to this node and tab", onclick: function () { copyLink(); } });
+  tabBar.appendChild(nodeId); tabBar.appendChild(copyBtn);
+  var panel = el("main", { class: "panel" }, [tabBar, view]);
+  var mainBox = el("div", { class: "main" }, [side, resizer, panel]);
+  var help = el("div", { class: "help", hidden: true, role: "dialog", "aria-label": "keys" });
+  app.appendChild(top); app.appendChild(mainBox); app.appendChild(help);
+  app.hidden = false;
+
+  // header facts
+  (function () {
+    var f = [];
+    f.push("session " + str(M.sessionId));
+    if (M.cwd) f.push(str(M.cwd));
+    if (M.first !== null) f.push(when(M.first, true) + (M.last !== null ? " \u2192 " + (spansDays() ? when(M.last, true) : when(M.last, false)) : ""));
+    f.push(num(M.entryCount) + " entries \u00b7 " + num(M.branchPoints) + " branch points" + (M.roots > 1 ? " \u00b7 " + M.roots + " roots" : ""));
+    f.push(kfmt(M.tokens) + " tokens \u00b7 " + money(M.cost) + " all branches; " + kfmt(M.activeTokens) + " \u00b7 " + money(M.activeCost) + " active path");
+    var models = Object.keys(M.models || {}); if (models.length) f.push(models.slice(0, 3).join(", ") + (models.length > 3 ? " +" + (models.length - 3) : ""));
+    f.push("read as pi " + str(M.piVersion) + "'s " + M.reader + " reader \u00b7 pisess " + str(M.pisessVersion));
+    if (M.redacted) { var ks = Object.keys(M.redacted); f.push(ks.length ? "redacted: " + ks.map(function (k) { return M.redacted[k] + " " + k; }).join(", ") : "redacted: nothing found"); }
+    if (M.images === "omit") f.push("images omitted");
+    f.forEach(function (t) { facts.appendChild(el("span", { text: t })); });
+    if (D.findings.length) {
+      var list = el("ul");
+      D.findings.forEach(function (x) {
+        var li = el("li", null, [el("span", { text: "[" + str(x.severity) + "] " + str(x.code) + ": " + str(x.message) + " " })]);
+        if (x.entry !== null && x.entry !== undefined) li.appendChild(el("button", { type: "button", text: "line " + str(x.line) + " \u00b7 " + sid(x.entry), onclick: function () { go({ sel: x.entry }); } }));
+        list.appendChild(li);
+      });
+      top.appendChild(el("details", { class: "findings" }, [el("summary", { text: "\u26a0 " + D.findings.length + " validate finding" + (D.findings.length === 1 ? "" : "s") }), list]));
+    }
+    var bp = Object.keys(D.branch);
+    if (bp.length) {
+      branchList.appendChild(el("summary", { text: "branches (" + bp.length + ")" }));
+      bp.forEach(function (k) {
+        var p = +k, b = D.branch[k];
+        branchList.appendChild(el("div", { class: "muted", "data-branch-cost": true, "data-entry-id": idOf(p), "data-entries": b[0], "data-tokens": b[1], "data-cost": b[2],
+          text: sid(p) + " \u00bb " + num(b[0]) + " entries \u00b7 " + kfmt(b[1]) + " tok \u00b7 " + money(b[2]), onclick: function () { go({ sel: p }); } }));
+      });
+    } else branchList.hidden = true;
+  })();
+
+  // --- tree rows (only those in view are in the DOM) ---------------------------------------------------
+  function drawTree() {
+    spacer.style.height = (visible.length * ROWH) + "px";
+    var first = Math.max(0, Math.floor(treeBox.scrollTop / ROWH) - 10);
+    var last = Math.min(visible.length, Math.ceil((treeBox.scrollTop + treeBox.clientHeight) / ROWH) + 10);
+    spacer.textContent = "";
+    for (var v = first; v < last; v++) spacer.appendChild(rowNode(visible[v], v));
+  }
+  var MARK = { active: "\u25cf", other: "\u25cb", compacted: "\u25d0" };
+  function rowNode(r, v) {
+    var p = R.pos[r], fl = flagsOf(r), active = R.active[r] === 1;
+    var compacted = fl.indexOf("compacted") >= 0 || fl.indexOf("retained") >= 0;
+    var row = el("div", { class: "row", role: "treeitem", "data-row": true, "data-entry-id": idOf(p), "data-active": active ? "1" : "0",
+      "data-kind": D.words[D.word[p]], "data-type": str(D.type[p]), "data-leaf": fl.indexOf("leaf") >= 0 ? "1" : null,
+      "aria-selected": p === state.sel ? "true" : "false" });
+    row.style.top = (v * ROWH) + "px";
+    var ind = D.rows.indents[R.indent[r]];
+    row.appendChild(el("span", { class: "g", text: ind }));
+    if (foldable(p)) row.appendChild(el("button", { type: "button", class: "fold", "aria-label": state.folded[p] ? "unfold" : "fold", text: state.folded[p] ? "\u25b8" : "\u25be",
+      onclick: function (ev) { ev.stopPropagation(); state.folded[p] = !state.folded[p]; rebuildVisible(); drawTree(); } }));
+    row.appendChild(el("span", { class: "m", text: (active ? (compacted ? MARK.compacted : MARK.active) : MARK.other) + " " }));
+    row.appendChild(el("span", { class: "i", text: sid(p) + " " }));
+    row.appendChild(el("span", { class: "w " + (D.styles[D.word[p]] || ""), text: D.words[D.word[p]] + " " }));
+    if (D.label[p] !== undefined) row.appendChild(el("span", { class: "tag", text: "[" + str(D.label[p]).slice(0, 30) + "] " }));
+    if (fl.indexOf("checkpoint") >= 0) row.appendChild(el("span", { class: "cp", text: "\u25c6 checkpoint " }));
+    if (fl.indexOf("edited") >= 0) row.appendChild(el("span", { class: "warn", text: "\u270e edited " }));
+    if (fl.indexOf("hidden") >= 0) row.appendChild(el("span", { class: "warn", text: "\u2205 hidden " }));
+    if (fl.indexOf("dangling") >= 0) row.appendChild(el("span", { class: "warn", text: "\u26a0 parent missing " }));
+    if (fl.indexOf("cycle") >= 0) row.appendChild(el("span", { class: "warn", text: "\u26a0 on a parentId cycle " }));
+    if (fl.indexOf("self_parent") >= 0) row.appendChild(el("span", { class: "warn", text: "\u26a0 its own parent " }));
+    if (findingsAt[p]) row.appendChild(el("span", { class: "badge", title: "validate findings", text: "\u26a0" + findingsAt[p].length + " " }));
+    if (fl.indexOf("leaf") >= 0) row.appendChild(el("span", { class: "leafm", text: "\u25c0 leaf" })), row.appendChild(doc.createTextNode(" "));
+    var b = D.branch[p];
+    if (b) row.appendChild(el("span", { class: "cost", text: "\u00bb " + num(b[0]) + " entries \u00b7 " + kfmt(b[1]) + " tok \u00b7 " + money(b[2]) + " " }));
+    row.appendChild(el("span", { class: "pv", text: D.preview[p] }));
+    row.title = idOf(p);
+    return row;
+  }
+  treeBox.addEventListener("scroll", function () { drawTree(); });
+  treeBox.addEventListener("click", function (ev) {
+    var r = ev.target.closest && ev.target.closest("[data-row]"); if (!r) return;
+    var p = posOfId(r.getAttribute("data-entry-id"));
+    if (p >= 0) { go({ sel: p }); if (innerWidth <= 760) app.classList.remove("drawer-open"); }
+  });
+  function scrollToSel() {
+    var v = visible.indexOf(rowOf[state.sel]);
+    if (v < 0) return;
+    var y = v * ROWH;
+    if (y < treeBox.scrollTop || y + ROWH > treeBox.scrollTop + treeBox.clientHeight) treeBox.scrollTop = Math.max(0, y - treeBox.clientHeight / 3);
+  }
+  var byId = null;
+  function posOfId(id) {
+    if (id === null || id === undefined) return -1;
+    if (!byId) { byId = new Map(); for (var p = 0; p < N; p++) byId.set(idOf(p), p); }
+    if (byId.has(id)) return byId.get(id);
+    var found = -1;  // a unique prefix
+    for (var k = 0; k < N; k++) if (idOf(k).indexOf(id) === 0) { if (found >= 0) return -1; found = k; }
+    return found;
+  }
+
+  // --- panes --------------------------------------------------------------------------------------------
+  function facts2(pairs) {
+    var dl = el("dl", { class: "facts-dl" });
+    pairs.forEach(function (x) { if (x[1] === null || x[1] === undefined || x[1] === "") return; dl.appendChild(el("dt", { text: x[0] })); dl.appendChild(el("dd", { text: String(x[1]) })); });
+    return dl;
+  }
+  function drawEntry(pane, p) {
+    var prev = D.parent[p], t = D.time[p];
+    var since = prev >= 0 && typeof D.time[prev] === "number" && typeof t === "number" ? dur(t - D.time[prev]) + " after " + sid(prev) : "";
+    var u = D.usage[p];
+    pane.appendChild(facts2([["Entry", idOf(p)], ["Type", str(D.type[p]) + " \u00b7 " + D.words[D.word[p]]], ["Parent", prev >= 0 ? idOf(prev) : "(root)"],
+      ["Time", when(t, true)], ["Since the entry before", since], ["Label", D.label[p]], ["Placement", D.place[p]],
+      ["Usage", u ? num(u[0]) + " tokens \u00b7 " + money(u[1]) : ""], ["Children", kids[p] ? kids[p].length : 0]]));
+    if (findingsAt[p]) findingsAt[p].forEach(function (k) { var f = D.findings[k]; pane.appendChild(el("p", { class: "error", text: "\u26a0 " + str(f.code) + ": " + str(f.message) })); });
+    var v = D.entry[p];
+    if (typeof v === "number") pane.appendChild(messageNode(D.msgs[v], p, 0, null));
+    else if (v && typeof v === "object") {
+      if (typeof v.summary === "string") pane.appendChild(prose("summary", v.summary, true));
+      var rest = {}; for (var k in v) if (k !== "summary") rest[k] = v[k];
+      if (Object.keys(rest).length) pane.appendChild(el("pre", { text: JSON.stringify(rest, null, 2) }));
+    }
+  }
+  function drawPath(pane, p) {
+    var path = pathTo(p), ctx = contextAt(p), inCtx = {};
+    if (ctx.segs) ctx.segs.forEach(function (s) { inCtx[s[0]] = 1; });
+    pane.appendChild(el("p", { class: "muted", text: path.length + " entries from the root to " + sid(p) + " (dimmed: not in the context there)" }));
+    var ol = el("ol", { class: "pathlist" });
+    path.forEach(function (q) {
+      ol.appendChild(el("li", { "data-entry-id": idOf(q), class: inCtx[q] ? null : "out", onclick: function () { go({ sel: q }); },
+        text: sid(q) + "  " + D.words[D.word[q]] + "  " + D.preview[q] }));
+    });
+    pane.appendChild(ol);
+  }
+  function ctxMessages(p) {
+    var c = contextAt(p); if (c.error !== undefined) return c;
+    var items = [];
+    c.segs.forEach(function (s) {
+      var mark = s[2] === 1 ? "edited" : s[2] === 2 ? "hidden" : null;
+      if (mark === "hidden") { if (state.original) (s[3] || []).forEach(function (m) { items.push([m, s[0], "hidden"]); }); return; }
+      s[1].forEach(function (m) { items.push([m, s[0], mark]); });
+    });
+    return { items: items };
+  }
+  function drawContext(pane, p) {
+    var c = ctxMessages(p);
+    if (c.error !== undefined) { pane.appendChild(el("p", { class: "error", text: "pi cannot build the context here: " + c.error })); return; }
+    var size = 0, shown = 0;
+    c.items.forEach(function (x) { if (x[2] !== "hidden") { size += D.msize[x[0]]; shown++; } });
+    var cost = 0, tokens = 0; pathTo(p).forEach(function (q) { var u = D.usage[q]; if (u) { tokens += u[0]; cost += u[1]; } });
+    var toggle = el("label", null, [el("input", { type: "checkbox", checked: state.original ? true : null, onchange: function (ev) { state.original = ev.target.checked; render(); } }), " show what context edits hide"]);
+    pane.appendChild(el("p", { class: "muted", text: num(shown) + " messages \u00b7 ~" + num(Math.floor(size / 4)) + " tokens (a quarter of their JSON) \u00b7 spent up to here: " + kfmt(tokens) + " tokens, " + money(cost) }));
+    pane.appendChild(toggle);
+    var n = 0;
+    c.items.forEach(function (x) { pane.appendChild(messageNode(D.msgs[x[0]], x[1], x[2] === "hidden" ? 0 : ++n, x[2])); });
+    if (!c.items.length) pane.appendChild(el("p", { class: "muted", text: "(the context is empty)" }));
+  }
+  var drawers = { entry: drawEntry, path: drawPath, context: drawContext,
+    trace: function (pane) { pane.appendChild(el("p", { class: "muted", text: "(trace: not in this build)" })); },
+    compare: function (pane) { pane.appendChild(el("p", { class: "muted", text: "(compare: not in this build)" })); } };
+
+  function render() {
+    var p = state.sel;
+    rebuildVisible(); drawTree();
+    TABS.forEach(function (t) {
+      var b = tabBar.querySelector('[data-tab="' + t + '"]'); b.setAttribute("aria-selected", t === state.tab ? "true" : "false");
+      panes[t].hidden = t !== state.tab; panes[t].textContent = "";
+    });
+    panes.entry.setAttribute("data-entry-id", p >= 0 ? idOf(p) : "");
+    nodeId.textContent = p >= 0 ? idOf(p) : "";
+    if (p >= 0) drawers[state.tab](panes[state.tab], p, panes[state.tab]);
+    if (state.q) highlight(panes[state.tab], state.q);
+  }
+
+  // --- search -------------------------------------------------------------------------------------------
+  var texts = null;
+  function textsOf(p) {
+    var out = [], v = D.entry[p];
+    function walk(x) { if (typeof x === "string") out.push(x); else if (Array.isArray(x)) x.forEach(walk); else if (x && typeof x === "object") for (var k in x) if (k !== "data") walk(x[k]); }
+    walk(typeof v === "number" ? D.msgs[v] : v);
+    if (D.label[p] !== undefined) out.push(str(D.label[p]));
+    return out.join("\n");
+  }
+  function search(q) {
+    state.q = q; state.hits = []; state.hit = -1;
+    if (!q) { hitsBox.hidden = true; return; }
+    if (!texts) { texts = new Array(N); for (var p = 0; p < N; p++) texts[p] = textsOf(p).toLowerCase(); }
+    var ql = q.toLowerCase();
+    for (var r = 0; r < R.pos.length; r++) { var x = R.pos[r]; if (x >= 0 && texts[x].indexOf(ql) >= 0) state.hits.push(x); }
+    hitsBox.textContent = ""; hitsBox.hidden = false;
+    hitsBox.appendChild(el("div", { class: "muted", text: state.hits.length + " entr" + (state.hits.length === 1 ? "y" : "ies") + " hold \u201c" + q + "\u201d  (n / N)" }));
+    state.hits.slice(0, 500).forEach(function (x, k) {
+      var t = texts[x], at = t.indexOf(ql), raw = textsOf(x);
+      var snip = raw.slice(Math.max(0, at - 30), at + q.length + 60).replace(/\s+/g, " ");
+      hitsBox.appendChild(el("div", { "data-hit": true, "data-entry-id": idOf(x), "data-placement": D.place[x], onclick: function () { state.hit = k; go({ sel: x }); } },
+        [el("span", { class: "pl", text: D.place[x] }), el("span", { text: sid(x) + " " + D.words[D.word[x]] + ": " + snip })]));
+    });
+  }
+  function highlight(node, q) {
+    var ql = q.toLowerCase(), walker = doc.createTreeWalker(node, NodeFilter.SHOW_TEXT), list = [], t;
+    while ((t = walker.nextNode())) if (t.nodeValue.toLowerCase().indexOf(ql) >= 0) list.push(t);
+    list.forEach(function (tn) {
+      var s = tn.nodeValue, low = s.toLowerCase(), frag = doc.createDocumentFragment(), i = 0, j;
+      while ((j = low.indexOf(ql, i)) >= 0) { frag.appendChild(doc.createTextNode(s.slice(i, j))); frag.appendChild(el("mark", { text: s.slice(j, j + q.length) })); i = j + q.length; }
+      frag.appendChild(doc.createTextNode(s.slice(i)));
+      tn.parentNode.replaceChild(frag, tn);
+    });
+    var details = node.querySelectorAll("details"); for (var k = 0; k < details.length; k++) if (details[k].querySelector("mark")) details[k].open = true;
+  }
+  var searchTimer = 0;
+  searchInput.addEventListener("input", function () { clearTimeout(searchTimer); searchTimer = setTimeout(function () { search(searchInput.value); writeHash(); render(); }, 120); });
+  searchInput.addEventListener("keydown", function (ev) { if (ev.key === "Enter") { ev.preventDefault(); nextHit(ev.shiftKey ? -1 : 1); treeBox.focus(); } if (ev.key === "Escape") treeBox.focus(); });
+  function nextHit(d) {
+    if (!state.hits.length) return;
+    state.hit = (state.hit + d + state.hits.length) % state.hits.length;
+    var hs = hitsBox.querySelectorAll("[data-hit]"); for (var k = 0; k < hs.length; k++) hs[k].setAttribute("aria-selected", k === state.hit ? "true" : "false");
+    go({ sel: state.hits[state.hit] });
+    var m = view.querySelector("mark"); if (m && m.scrollIntoView) m.scrollIntoView({ block: "center" });
+  }
+
+  // --- navigation, links and keys ----------------------------------------------------------------------
+  function go(ch) {
+    if (ch.sel !== undefined && ch.sel >= 0) state.sel = ch.sel;
+    if (ch.tab) state.tab = ch.tab;
+    if (ch.b !== undefined) state.b = ch.b;
+    render(); scrollToSel(); writeHash();
+  }
+  function hashFor(full) {
+    var h = state.tab === "compare" ? "a=" + encodeURIComponent(idOf(state.sel)) + "&b=" + encodeURIComponent(idOf(state.b)) : "entry=" + encodeURIComponent(idOf(state.sel));
+    h += "&tab=" + state.tab;
+    if (state.q) h += "&q=" + encodeURIComponent(state.q);
+    return full ? location.href.split("#")[0] + "#" + h : "#" + h;
+  }
+  var writing = false;
+  function writeHash() { var h = hashFor(false); if (location.hash !== h) { writing = true; try { history.replaceState(null, "", h); } catch (e) { location.hash = h; } writing = false; } }
+  function readLocation() {
+    var h = new URLSearchParams(location.hash.slice(1)), s = new URLSearchParams(location.search), ch = {};
+    var target = h.get("entry") || h.get("a") || s.get("targetId") || s.get("leafId");
+    if (target) { var p = posOfId(target); if (p >= 0) ch.sel = p; }
+    if (h.get("b")) { var b = posOfId(h.get("b")); if (b >= 0) ch.b = b; }
+    var tab = h.get("tab"); if (tab && TABS.indexOf(tab) >= 0) ch.tab = tab; else if (h.get("a") && h.get("b")) ch.tab = "compare";
+    var q = h.get("q"); if (q !== null && q !== state.q) { searchInput.value = q; search(q); }
+    return ch;
+  }
+  addEventListener("hashchange", function () { if (!writing) go(readLocation()); });
+  function copyLink() {
+    var url = hashFor(true);
+    function said(t) { copyBtn.textContent = t; setTimeout(function () { copyBtn.textContent = "copy link"; }, 1500); }
+    copyBtn.title = url;
+    if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(url).then(function () { said("copied"); }, function () { said("see the address bar"); });
+    else said("see the address bar");
+  }
+  function setFilter(f) {
+    state.filter = f;
+    var bs = filterBar.querySelectorAll("[data-filter]"); for (var k = 0; k < bs.length; k++) bs[k].setAttribute("aria-pressed", bs[k].getAttribute("data-filter") === f ? "true" : "false");
+    render(); scrollToSel();
+  }
+  function move(d) { var v = visible.indexOf(rowOf[state.sel]); var nv = Math.max(0, Math.min(visible.length - 1, (v < 0 ? 0 : v) + d)); if (visible.length) go({ sel: R.pos[visible[nv]] }); }
+  function sibling(d) {
+    var p = state.sel;
+    while (p >= 0) { var q = D.parent[p]; if (q < 0) return; var ks = kids[q]; if (ks.length > 1) { var k = ks.indexOf(p); go({ sel: ks[(k + d + ks.length) % ks.length] }); return; } p = q; }
+  }
+  var KEYS = [["j / k", "next / previous row"], ["h / l", "parent / first child"], ["g / G", "first / last row"], ["L", "the leaf"],
+    ["[ / ]", "previous / next branch at the nearest branch point"], ["/", "search"], ["n / N", "next / previous hit"],
+    ["e p c t d", "entry, path, context, trace, compare"], ["b", "compare against this node (pin it as B)"], ["?", "this help"]];
+  function toggleHelp() {
+    if (!help.hidden) { help.hidden = true; return; }
+    help.textContent = ""; help.appendChild(el("h2", { text: "Keys" }));
+    help.appendChild(facts2(KEYS)); help.appendChild(el("p", { class: "muted", text: "Links: #entry=ID&tab=context, #a=ID&b=ID&tab=compare, pi's ?leafId=\u2026&targetId=\u2026" }));
+    help.hidden = false;
+  }
+  doc.addEventListener("keydown", function (ev) {
+    if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    var t = ev.target; if (t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA")) return;
+    var k = ev.key, done = true;
+    if (k === "j" || k === "ArrowDown") move(1); else if (k === "k" || k === "ArrowUp") move(-1);
+    else if (k === "h" || k === "ArrowLeft") { if (D.parent[state.sel] >= 0) go({ sel: D.parent[state.sel] }); }
+    else if (k === "l" || k === "ArrowRight") { if (kids[state.sel]) go({ sel: kids[state.sel][kids[state.sel].length - 1] }); }
+    else if (k === "g" || k === "Home") move(-1e9); else if (k === "G" || k === "End") move(1e9);
+    else if (k === "L") { if (M.leaf !== null) go({ sel: M.leaf }); }
+    else if (k === "[") sibling(-1); else if (k === "]") sibling(1);
+    else if (k === "/") searchInput.focus();
+    else if (k === "n") nextHit(1); else if (k === "N") nextHit(-1);
+    else if (k === "e") go({ tab: "entry" }); else if (k === "p") go({ tab: "path" }); else if (k === "c") go({ tab: "context" });
+    else if (k === "t") go({ tab: "trace" }); else if (k === "d") go({ tab: "compare" }); else if (k === "b") go({ b: state.sel });
+    else if (k === "?") toggleHelp(); else if (k === "Escape") { help.hidden = true; app.classList.remove("drawer-open"); }
+    else done = false;
+    if (done) ev.preventDefault();
+  });
+  // resizing the tree
+  resizer.addEventListener("mousedown", function (ev) {
+    ev.preventDefault();
+    function moveTo(e) { mainBox.style.setProperty("--tree-w", Math.max(180, Math.min(innerWidth - 240, e.clientX)) + "px"); drawTree(); }
+    function up() { removeEventListener("mousemove", moveTo); removeEventListener("mouseup", up); }
+    addEventListener("mousemove", moveTo); addEventListener("mouseup", up);
+  });
+  addEventListener("resize", function () { drawTree(); });
+  addEventListener("beforeprint", function () { if (state.tab !== "context") { panes.context.textContent = ""; drawContext(panes.context, state.sel); } });
+
+  window.pisessPage = Object.freeze({ sourceOf: function (node) { return node && sources.has(node) ? sources.get(node) : null; } });
+
+  var start = readLocation();
+  if (start.sel !== undefined) state.sel = start.sel;
+  if (start.b !== undefined) state.b = start.b;
+  if (start.tab) state.tab = start.tab; else if (!location.hash) state.tab = "context";
+  render(); scrollToSel(); drawTree();
+  requestAnimationFrame(function () { root.dataset.ready = "1"; });
+})();

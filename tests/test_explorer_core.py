@@ -1,0 +1,109 @@
+"""The explorer page's document: replaying each node's change gives exactly what ``build_context``
+says the model sees there, at every node of the example sessions, the fixtures and random trees."""
+
+from __future__ import annotations
+
+import glob
+import os
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import examples, write_session
+from pisess.core.analyses.explorer import EDITED, HIDDEN, MessageTable, _json, node_contexts, replay
+from pisess.core.errors import PisessError
+from pisess.core.js import get
+from pisess.core.model.context import build_context
+from pisess.core.reading.session import open_session
+from test_core_property import session_trees
+
+HERE = os.path.dirname(__file__)
+SHIPPED = sorted(glob.glob(os.path.join(HERE, "..", "pisess", "examples", "sessions", "*", "*.jsonl")) +
+                 glob.glob(os.path.join(HERE, "fixtures", "**", "*.jsonl"), recursive=True))
+
+
+def check_every_node(path: str, reader: str = "auto", pi_version: str = "1.6.0") -> int:
+    """Assert the replay equals build_context at every node an id names; returns the nodes checked."""
+    s = open_session(path, reader, light=True, pi_version=pi_version, images="lean")
+    table = MessageTable()
+    contexts = node_contexts(s, table)
+    checked = 0
+    for pos, e in enumerate(s.store):
+        eid = get(e, "id")
+        if s.position(s.lookup(eid)) != pos:  # (another entry of the same id is the one an id names)
+            continue
+        got = replay(contexts, pos)
+        try:
+            ctx = build_context(s, eid, full_path=False)
+        except PisessError as err:
+            assert got == err.message, (path, eid)
+            checked += 1
+            continue
+        assert not isinstance(got, str), (path, eid, got)
+        assert [table.stored[i] for seg in got for i in seg.messages] == [_json(m) for m in ctx.messages], (path, eid)
+        assert [seg.entry for seg in got for _ in seg.messages] == [s.position(m) for m in ctx.message_sources]
+        assert [seg.entry for seg in got if seg.mark == HIDDEN and seg.originals] == [s.position(x) for x in ctx.omitted]
+        edited = {s.position(x) for x, _ in ctx.projection
+                  if ctx.edit_of(x) is not None and get(s.full(ctx.edit_of(x)), "replacement") is not None}
+        assert {seg.entry for seg in got if seg.mark == EDITED} == edited, (path, eid)
+        checked += 1
+    return checked
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: os.path.relpath(p, HERE))
+def test_replay_equals_build_context_at_every_node(path):
+    assert check_every_node(path) > 0
+
+
+@pytest.mark.parametrize("path", SHIPPED[:3], ids=lambda p: os.path.relpath(p, HERE))
+def test_replay_equals_build_context_with_the_sdk_reader(path):
+    assert check_every_node(path, reader="harness") > 0
+
+
+def test_cost_grows_with_entries_not_context_length(tmp_path):
+    """A 400-entry chain: the changes append one segment each, none restates the context."""
+    from conftest import assistant, header, user
+
+    lines: list = [header()]
+    parent = None
+    for i in range(200):
+        lines.append(user(f"u{i}", parent, f"q{i}"))
+        lines.append(assistant(f"a{i}", f"u{i}", f"r{i}"))
+        parent = f"a{i}"
+    s = open_session(write_session(tmp_path, lines), light=True)
+    contexts = node_contexts(s, MessageTable())
+    assert sum(len(c.appended) + len(c.replaced) for c in contexts.changes) == 400
+    assert contexts.fallback == 0
+
+
+@st.composite
+def edited_trees(draw):
+    """``session_trees`` with pi 1.6's context edits (hiding, replacing, of any entry) among them."""
+    lines = draw(session_trees())
+    entries = [x for x in lines[1:] if isinstance(x, dict) and "id" in x]
+    for n in range(draw(st.integers(0, 4))):
+        if not entries:
+            break
+        target = draw(st.sampled_from(entries))
+        parent = draw(st.sampled_from(entries))
+        replacement = draw(st.sampled_from([None, {"content": f"edited {n}"}, {"content": [{"type": "text", "text": "x"}]}]))
+        edit = {"type": "context_edit", "id": f"x{n}", "parentId": parent["id"], "timestamp": "2026-07-25T10:00:00.000Z",
+                "targetId": target["id"], "replacement": replacement}
+        lines.append(edit)
+        entries.append(edit)
+        if draw(st.booleans()):
+            child = {"type": "message", "id": f"y{n}", "parentId": f"x{n}", "timestamp": "2026-07-25T10:00:01.000Z",
+                     "message": {"role": "user", "content": "after", "timestamp": 1}}
+            lines.append(child)
+            entries.append(child)
+    return lines
+
+
+@settings(max_examples=examples(150))
+@given(edited_trees(), st.sampled_from(["cli", "harness"]), st.sampled_from(["1.6.0", "0.82.1"]))
+def test_replay_equals_build_context_on_random_trees(lines, reader, pi_version):
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        check_every_node(write_session(d, lines), reader, pi_version)

@@ -1,0 +1,135 @@
+"""``pisess export --format html``: the explorer page as a file (what the browser tests cannot see:
+its JSON escaping, its Content-Security-Policy, --no-script, --images, --redact, --open)."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+
+import pytest
+
+from conftest import assistant, cli_runner, header, invoke, user, write_session
+from pisess.core.analyses.page import escape_json
+
+HOSTILE = ["<img src=x onerror=alert(1)>", "</script><script>window.pwned=1</script>", "<svg onload=alert(1)>",
+           "[x](javascript:alert(1))", "</style>", "a\u2028b\u2029c", "<!-- x", "</SCRIPT >"]
+
+
+def _session(tmp_path, texts=HOSTILE):
+    lines: list = [header()]
+    parent = None
+    for i, t in enumerate(texts):
+        lines.append(user(f"u{i}", parent, t))
+        lines.append(assistant(f"a{i}", f"u{i}", t))
+        parent = f"a{i}"
+    return write_session(tmp_path, lines)
+
+
+def _export(monkeypatch, *args):
+    out = invoke(cli_runner(monkeypatch, PISESS_CACHE="off"), "export", *args)
+    assert out.exit_code == 0, out.stderr
+    return out.stdout
+
+
+def _data(page: str) -> dict:
+    m = re.search(r'<script type="application/json" id="pisess-data">(.*?)</script>', page, re.S)
+    assert m
+    return json.loads(m.group(1))
+
+
+def test_session_text_cannot_leave_the_data_element(tmp_path, monkeypatch):
+    page = _export(monkeypatch, "--format", "html", _session(tmp_path))
+    data = page[page.index('id="pisess-data">'):page.index("</script>", page.index('id="pisess-data">'))]
+    assert "<" not in data.split(">", 1)[1]  # no tag, no comment opener inside the data
+    assert "\u2028" not in data and "\u2029" not in data
+    doc = _data(page)
+    texts = [m["content"][0]["text"] for m in doc["msgs"] if m.get("role") == "user"]
+    assert texts == HOSTILE  # and JSON.parse gives the text back exactly
+    assert page.count("<script") == 3  # the data, markdown-it, the page's own script
+
+
+def test_csp_allows_exactly_the_page_own_script_and_style(tmp_path, monkeypatch):
+    page = _export(monkeypatch, "--format", "html", _session(tmp_path))
+    csp = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', page).group(1)
+    assert "default-src 'none'" in csp and "img-src data:" in csp and "unsafe" not in csp
+    scripts = re.findall(r"<script>(.*?)</script>", page, re.S)
+    styles = re.findall(r"<style>(.*?)</style>", page, re.S)
+    for body in scripts + styles:
+        digest = base64.b64encode(hashlib.sha256(body.encode()).digest()).decode()
+        assert f"'sha256-{digest}'" in csp
+
+
+def test_escape_json_keeps_the_value():
+    raw = json.dumps({"t": "</script><!--\u2028\u2029"}, ensure_ascii=False).encode()
+    assert json.loads(escape_json(raw)) == json.loads(raw)
+    assert b"<" not in escape_json(raw)
+
+
+def test_no_script_writes_the_static_page_and_noscript_holds_it(tmp_path, monkeypatch):
+    path = _session(tmp_path)
+    static = _export(monkeypatch, "--format", "html", "--no-script", path)
+    assert "<script" not in static and "Exported by pisess" in static
+    page = _export(monkeypatch, "--format", "html", path)
+    body = static[static.index("<body>") + 6:static.index("</body>")]
+    assert body in page[page.index("<noscript>"):page.index("</noscript>")]
+
+
+def test_every_entry_of_every_branch_is_in_the_page(tmp_path, monkeypatch):
+    lines = [header(), user("u1", None, "root"), assistant("a1", "u1", "one"), user("u2", "a1", "left"),
+             user("u3", "a1", "right"), assistant("a3", "u3", "right reply")]
+    page = _export(monkeypatch, "--format", "html", write_session(tmp_path, lines))
+    doc = _data(page)
+    assert doc["ids"] == ["u1", "a1", "u2", "u3", "a3"]
+    assert doc["meta"]["leaf"] == 4
+    assert set(doc["branch"]) == {"2", "3"}  # the two branches below a1: entries, tokens, cost
+    assert doc["branch"]["3"][0] == 2
+
+
+def test_images_are_omitted_by_default_and_written_once_inline(tmp_path, monkeypatch):
+    png = base64.b64encode(b"\x89PNG" + bytes(range(256)) * 40).decode()
+    img = {"type": "image", "data": png, "mimeType": "image/png"}
+    lines = [header(), {"type": "message", "id": "u1", "parentId": None, "timestamp": "2026-01-01T00:00:00.000Z",
+                        "message": {"role": "user", "content": [{"type": "text", "text": "look"}, img], "timestamp": 1}},
+             {"type": "message", "id": "u2", "parentId": "u1", "timestamp": "2026-01-01T00:00:01.000Z",
+              "message": {"role": "user", "content": [img], "timestamp": 2}}]
+    path = write_session(tmp_path, lines)
+    page = _export(monkeypatch, "--format", "html", path)
+    assert png[:200] not in page
+    blocks = [b for m in _data(page)["msgs"] for b in m["content"] if isinstance(b, dict) and b.get("type") == "image"]
+    assert blocks and all(b["bytes"] == len(base64.b64decode(png)) for b in blocks)
+    inline = _export(monkeypatch, "--format", "html", "--images", "inline", path)
+    assert inline.count(png) == 1
+
+
+def test_redact_masks_before_writing_and_counts(tmp_path, monkeypatch):
+    secret = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    path = _session(tmp_path, [f"token {secret}", "plain"])
+    page = _export(monkeypatch, "--format", "html", "--redact", path)
+    assert secret not in page
+    assert sum(_data(page)["meta"]["redacted"].values()) >= 1
+    assert secret in _export(monkeypatch, "--format", "html", path)
+
+
+def test_deep_link_leaf_option_opens_there(tmp_path, monkeypatch):
+    lines = [header(), user("u1", None, "root"), assistant("a1", "u1", "one"), user("u2", "a1", "two")]
+    page = _export(monkeypatch, "--format", "html", "--leaf", "a1", write_session(tmp_path, lines))
+    assert _data(page)["meta"]["leaf"] == 1
+
+
+def test_open_writes_a_temporary_file_and_opens_it(tmp_path, monkeypatch):
+    opened = []
+    import webbrowser
+
+    monkeypatch.setattr(webbrowser, "open", lambda url: opened.append(url) or True)
+    out = invoke(cli_runner(monkeypatch, PISESS_CACHE="off"), "export", "--format", "html", "--open", _session(tmp_path))
+    assert out.exit_code == 0, out.stderr
+    assert len(opened) == 1 and opened[0].startswith("file://") and opened[0].endswith(".html")
+    assert opened[0][len("file://"):] in out.stderr.replace("\n", "")
+
+
+@pytest.mark.parametrize("bad", [["--images", "some"], ["--format", "md", "--open"]])
+def test_bad_page_options_are_usage_errors(tmp_path, monkeypatch, bad):
+    out = invoke(cli_runner(monkeypatch, PISESS_CACHE="off"), "export", *bad, _session(tmp_path))
+    assert out.exit_code == 2, out.stderr
