@@ -539,3 +539,121 @@ def test_the_docs_show_the_golden_screens(doc):
         assert block == _as_shown((root / "tests" / "golden" / name).read_text("utf-8")), name
     if doc.endswith("browse.md"):
         assert {name for _, name, _, _ in shown} == {f"browse_{name}.txt" for _, _, name in SCREENS}
+
+
+# --- what the screen shows is what the keys act on (issue 32: scroll before acting) -------------------
+
+
+def _strips_in(app, widget) -> list:
+    """The rows of the screen (as the terminal has them: partial repaints included) inside
+    ``widget``'s region, without its scroll bar."""
+    r = widget.region
+    bar = 2 if widget.show_vertical_scrollbar else 0
+    return [strip.crop(r.x, r.right - bar) for y, strip in enumerate(app.screen._compositor.render_strips())
+            if r.y <= y < r.bottom]
+
+
+def _highlighted(app, widget) -> list:
+    """The text of each row drawn in reverse video from end to end (the cursor row)."""
+    return [s.text.rstrip() for s in _strips_in(app, widget)
+            if s.text.strip() and all(seg.style and seg.style.reverse for seg in s if seg.text)]
+
+
+def _thumbs(app, widget) -> int:
+    """How many separate thumbs the list's scroll bar shows."""
+    r = widget.region
+    runs, inside = 0, False
+    for y, strip in enumerate(app.screen._compositor.render_strips()):
+        if not r.y <= y < r.bottom:
+            continue
+        bar = list(strip.crop(r.right - 2, r.right))
+        thumb = any(seg.text.strip() or (seg.style and seg.style.reverse) for seg in bar)
+        runs += thumb and not inside
+        inside = thumb
+    return runs
+
+
+def _region_text(app, widget) -> str:
+    return "\n".join(s.text.rstrip() for s in _strips_in(app, widget))
+
+
+MOVES = [("k", "k"), ("k",) * 30, ("g",), ("k",), ("j",) * 30, ("pagedown",), ("pagedown",) * 3, ("G",), ("j",),
+         ("pageup",) * 2, ("g", *("j",) * 20, "k"), ("end",), ("home",), ("pagedown", "k", "pageup", "j")]
+
+
+@pytest.mark.parametrize("size", [(120, 30), (80, 24)], ids=["120x30", "80x24"])
+def test_the_highlighted_row_is_the_entry_the_keys_act_on(examples, size):
+    """From the leaf of a session longer than the screen, moved past both edges and by pages: one
+    row is highlighted, it is the entry the detail pane shows, the one ``y`` copies, ``c`` opens
+    the context of and ``f`` offers to fork; the scroll bar has one thumb."""
+    path = str(examples / "sessions" / CLI_FILE)
+
+    async def go():
+        app = _app(examples, path)
+        seen = []
+        async with app.run_test(size=size) as pilot:
+            await pilot.pause()
+            for keys in MOVES:
+                await pilot.press(*keys)
+                await pilot.pause()
+                tree, detail = app.screen.query_one("#tree"), app.screen.query_one("#detail")
+                await pilot.press("y")
+                await pilot.pause()
+                seen.append((keys, _highlighted(app, tree), _region_text(app, detail).split("\n")[0],
+                             app.clipboard, _thumbs(app, tree)))
+            await pilot.press("c")
+            await pilot.pause()
+            context = _screen_text(app).split("\n")[0]
+            await pilot.press("escape", "f")
+            await pilot.pause()
+            fork = _screen_text(app)
+            await pilot.press("n")
+            return seen, context, fork
+
+    seen, context, fork = _run(go())
+    for keys, highlighted, detail, copied, thumbs in seen:
+        assert len(highlighted) == 1, (keys, highlighted)
+        assert copied in highlighted[0] and copied in detail, (keys, highlighted, detail, copied)
+        assert thumbs == 1, keys
+    assert copied in context and f"Fork at {copied}" in fork
+
+
+def _many_sessions(root: Path, count: int) -> None:
+    for n in range(count):
+        sid = f"0198{n:04x}-5b1c-7d3e-8f00-1a2b3c4d5e6f"
+        ts = f"2026-07-{1 + n % 28:02d}T{n // 28:02d}:00:00.000Z"
+        write_session(root / "--work-proj--", [header(id=sid, timestamp=ts), user("u1", None, f"session number {n}", ts=ts)],
+                      name=f"{ts.replace(':', '-')}_{sid}.jsonl")
+
+
+@pytest.mark.parametrize("size", [(120, 30), (80, 24)], ids=["120x30", "80x24"])
+def test_the_sessions_screen_opens_the_highlighted_session(examples, size):
+    _many_sessions(examples / "sessions", 40)
+
+    async def go():
+        from pisess.cli.browse.app import BrowseApp
+
+        app = BrowseApp(path=None, at=None, root=str(examples / "sessions"), cwd="/work/proj", reader="auto",
+                        pi_version="1.6.0")
+        out = []
+        async with app.run_test(size=size) as pilot:
+            await pilot.pause()
+            for keys in [("G", "k", "k"), ("g",), ("k",), ("pagedown", "j"), ("G", "j", "pageup")]:
+                await pilot.press(*keys)
+                await pilot.pause()
+                rows = app.screen.query_one("#sessions")
+                highlighted = _highlighted(app, rows)
+                thumbs = _thumbs(app, rows)
+                await pilot.press("enter")
+                await pilot.pause()
+                out.append((keys, highlighted, _screen_text(app).split("\n")[0], thumbs))
+                await pilot.press("escape")
+                await pilot.pause()
+        return out
+
+    for keys, highlighted, title, thumbs in _run(go()):
+        assert len(highlighted) == 1, (keys, highlighted)
+        number = re.search(r"session number (\d+)", highlighted[0])
+        assert number, highlighted
+        assert title.startswith(f"pisess \u00b7 0198{int(number[1]):04x}"), (keys, highlighted, title)
+        assert thumbs == 1, keys

@@ -41,8 +41,10 @@ MARKED = Style(underline=True)
 # --- the virtual list -------------------------------------------------------------------------------
 
 
-class RowList(ScrollView, can_focus=True):
-    """Rows drawn on demand by ``draw(index, width) -> Text``; a cursor row, kept in view."""
+class RowList(ScrollView, can_focus=True, inherit_bindings=False):
+    """Rows drawn on demand by ``draw(index, width) -> Text``; a cursor row, kept in view.  (Without
+    the scroll keys of Textual's scrolling widgets: a page key that scrolled the view and not the
+    cursor would leave the selection off screen; the screens bind every key that moves.)"""
 
     DEFAULT_CSS = "RowList { height: 1fr; overflow-x: hidden; }"
 
@@ -137,9 +139,9 @@ class RowList(ScrollView, can_focus=True):
         self.post_message(self.Moved(index))
 
     def refresh_line_at(self, index: int) -> None:
-        y = index - self.scroll_offset.y
-        if 0 <= y < self.size.height:
-            self.refresh_line(y)
+        # (``refresh_line`` takes the row of the list, not of the screen: it subtracts the scroll)
+        if 0 <= index - self.scroll_offset.y < self.size.height:
+            self.refresh_line(index)
 
     def page(self) -> int:
         return max(1, self.size.height - 1)
@@ -833,6 +835,7 @@ class SessionsScreen(ListScreen):
     """What ``ls --long`` lists, in pi's order: Enter opens one; / filters; Tab: all projects."""
 
     BINDINGS = [Binding("j,down", "move(1)", show=False), Binding("k,up", "move(-1)", show=False),
+                Binding("pagedown", "page(1)", show=False), Binding("pageup", "page(-1)", show=False),
                 Binding("g,home", "top", show=False), Binding("G,end", "bottom", show=False),
                 Binding("enter", "open", show=False), Binding("tab", "scope", show=False),
                 Binding("slash", "content_search", show=False), Binding("escape,q", "back", show=False),
@@ -967,6 +970,7 @@ class HitsScreen(ListScreen):
     each hit with its session, entry, placement and snippet; Enter opens the session at the hit."""
 
     BINDINGS = [Binding("j,down", "move(1)", show=False), Binding("k,up", "move(-1)", show=False),
+                Binding("pagedown", "page(1)", show=False), Binding("pageup", "page(-1)", show=False),
                 Binding("g,home", "top", show=False), Binding("G,end", "bottom", show=False),
                 Binding("enter", "open", show=False), Binding("escape,q", "app.pop_screen", show=False),
                 Binding("question_mark", "app.show_help", show=False)]
