@@ -657,3 +657,73 @@ def test_the_sessions_screen_opens_the_highlighted_session(examples, size):
         assert number, highlighted
         assert title.startswith(f"pisess \u00b7 0198{int(number[1]):04x}"), (keys, highlighted, title)
         assert thumbs == 1, keys
+
+
+# --- keys typed in a burst (a busy app, a slow link: the terminal hands them over at once) ------------
+
+KEY_NAMES = {"/": "slash", "\r": "enter", "\x1b": "escape", " ": "space", "?": "question_mark"}
+
+
+async def _burst(app, pilot, keys: str) -> None:
+    """Every key of ``keys`` queued before the app handles the first (as the terminal driver queues
+    what arrives in one read), then the app left to settle."""
+    from textual import events
+
+    for ch in keys:
+        app.post_message(events.Key(KEY_NAMES.get(ch, ch), None if ch == "\x1b" else ch))
+    await pilot.pause()
+    await pilot.pause()
+
+
+@pytest.mark.parametrize("how", ["burst", "press"])
+def test_keys_after_slash_go_to_the_search_box(examples, how):
+    """``/safety`` typed at once: the word is in the search box, and its ``f`` and ``y`` forked
+    nothing; ``/revert`` and Enter at once: a search, and its ``e`` exported nothing."""
+    path = str(examples / "sessions" / CLI_FILE)
+    folder = os.path.dirname(path)
+    before = (set(os.listdir(folder)), set(os.listdir(examples)))
+
+    async def go():
+        app = _app(examples, path)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause()
+            if how == "burst":
+                await _burst(app, pilot, "/safety")
+            else:
+                await pilot.press(*"/safety")
+                await pilot.pause()
+            box = app.screen.query_one("#search")
+            typed = box.value, box.has_focus, type(app.screen).__name__
+            if how == "burst":
+                await _burst(app, pilot, "\x1b/revert\r")
+            else:
+                await pilot.press("escape", *"/revert", "enter")
+                await pilot.pause()
+            return typed, _screen_text(app), app.screen.query_one("#search").display
+
+    typed, screen, box_shown = _run(go())
+    assert typed == ("safety", True, "SessionScreen")
+    assert (set(os.listdir(folder)), set(os.listdir(examples))) == before  # no fork, no export
+    assert re.search(r"hit 1 of \d+", screen) and not box_shown
+
+
+def test_a_confirmation_takes_no_key_typed_before_it_was_drawn(examples):
+    """``f`` and ``y`` at once: the fork dialog is up and nothing is written; a ``y`` typed once it
+    shows forks."""
+    path = str(examples / "sessions" / CLI_FILE)
+    folder = os.path.dirname(path)
+    before = set(os.listdir(folder))
+
+    async def go():
+        app = _app(examples, path)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause()
+            await _burst(app, pilot, "kfy")
+            asked, written = _screen_text(app), set(os.listdir(folder)) - before
+            await pilot.press("y")
+            await pilot.pause()
+            return asked, written, set(os.listdir(folder)) - before
+
+    asked, early, late = _run(go())
+    assert "Fork at" in asked and early == set()
+    assert len(late) == 1

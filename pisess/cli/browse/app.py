@@ -13,6 +13,7 @@ read (only that: ``follow.SessionTail``) and the rows are laid out again around 
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
@@ -20,6 +21,7 @@ from typing import Any, cast
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Container
@@ -194,7 +196,7 @@ class TextScreen(Screen):
 class Confirm(ModalScreen[bool]):
     """A question with y / n (Esc: no)."""
 
-    BINDINGS = [Binding("y", "yes", "yes"), Binding("n,escape,q", "no", "no")]
+    BINDINGS = [Binding("y", "yes", "yes", priority=True), Binding("n,escape,q", "no", "no", priority=True)]
 
     def __init__(self, lines: list) -> None:
         super().__init__()
@@ -209,6 +211,17 @@ class Confirm(ModalScreen[bool]):
         log = self.query_one(RichLog)
         for r in self.lines:
             log.write(r)
+        self.call_after_refresh(self._drawn)
+
+    def _drawn(self) -> None:
+        self.drawn_at = time.monotonic()
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        """A key typed before the question was on screen (the burst that opened it) answers
+        nothing: the answers are priority bindings, seen as the app receives each key."""
+        if action in ("yes", "no"):
+            return cast("BrowseApp", self.app).key_time >= getattr(self, "drawn_at", float("inf"))
+        return True
 
     def action_yes(self) -> None:
         self.dismiss(True)
@@ -328,8 +341,10 @@ class SessionScreen(ListScreen):
         Binding("c", "context", show=False), Binding("t", "trace", show=False), Binding("d", "compare", show=False),
         Binding("f", "fork", show=False), Binding("y", "copy_id", show=False), Binding("Y", "copy_resume", show=False),
         Binding("e", "export('md')", show=False), Binding("E", "export('html')", show=False),
-        Binding("slash", "search", show=False), Binding("n", "hit(1)", show=False), Binding("N", "hit(-1)", show=False),
-        Binding("tab", "other_pane", show=False), Binding("escape,q", "back", show=False),
+        Binding("slash", "search", show=False, priority=True),
+        Binding("n", "hit(1)", show=False), Binding("N", "hit(-1)", show=False),
+        Binding("tab", "other_pane", show=False), Binding("q", "back", show=False),
+        Binding("escape", "back", show=False, priority=True),  # (the box lets go before the next key)
         Binding("question_mark", "app.show_help", show=False),
     ]
 
@@ -659,7 +674,7 @@ class SessionScreen(ListScreen):
     def action_back(self) -> None:
         if self.query_one("#search", Input).display:
             self.query_one("#search", Input).display = False
-            self.query_one(RowList).focus()
+            self.set_focus(self.query_one(RowList))
             return
         if len(self.app.screen_stack) > 2:
             self.app.pop_screen()
@@ -791,17 +806,24 @@ class SessionScreen(ListScreen):
 
     # search -----------------------------------------------------------------------------------------
 
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        # (``/`` is a priority binding, seen before the focused widget: in the box it is a character)
+        # (``has_focus`` follows the focus events, a turn late: ``focused`` is the screen's own)
+        return not (action == "search" and self.focused is self.query_one("#search", Input))
+
     def action_search(self) -> None:
+        """The box takes the focus now, not after this key's turn: the keys typed after ``/`` in
+        one burst are already queued, and the app hands each to what has the focus then."""
         box = self.query_one("#search", Input)
         box.display = True
         box.value = ""
-        box.focus()
+        self.set_focus(box)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         from pisess.core.model import kinds
 
         event.input.display = False
-        self.query_one(RowList).focus()
+        self.set_focus(self.query_one(RowList))
         query = event.value
         if not query or self.opened is None:
             return
@@ -1043,6 +1065,12 @@ class BrowseApp(App):
         self.reader = reader
         self.pi_version = pi_version
         self.all_projects = all_projects
+        self.key_time = 0.0
+
+    async def on_event(self, event: Any) -> None:
+        if isinstance(event, events.Key):
+            self.key_time = event.time  # (when the terminal handed it over: Confirm asks)
+        await super().on_event(event)
 
     def on_mount(self) -> None:
         if self.path is None:
