@@ -41,7 +41,7 @@ def check_every_node(path: str, reader: str = "auto", pi_version: str = "1.6.0")
             checked += 1
             continue
         assert not isinstance(got, str), (path, eid, got)
-        assert [table.stored[i] for seg in got for i in seg.messages] == [_json(m) for m in ctx.messages], (path, eid)
+        assert [table.get(i) for seg in got for i in seg.messages] == [_json(m) for m in ctx.messages], (path, eid)
         assert [seg.entry for seg in got for _ in seg.messages] == [s.position(m) for m in ctx.message_sources]
         assert [seg.entry for seg in got if seg.mark == HIDDEN and seg.originals] == [s.position(x) for x in ctx.omitted]
         edited = {s.position(x) for x, _ in ctx.projection

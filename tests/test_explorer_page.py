@@ -42,16 +42,20 @@ def _data(page: str) -> dict:
 def test_session_text_cannot_leave_the_data_element(tmp_path, monkeypatch):
     page = _export(monkeypatch, "--format", "html", _session(tmp_path))
     data = page[page.index('id="pisess-data">'):page.index("</script>", page.index('id="pisess-data">'))]
-    assert "<" not in data.split(">", 1)[1]  # no tag, no comment opener inside the data
+    inner = data.split(">", 1)[1]
+    assert "</" not in inner and "<!" not in inner  # nothing can end the element or open a comment
     assert "\u2028" not in data and "\u2029" not in data
     doc = _data(page)
     texts = [m["content"][0]["text"] for m in doc["msgs"] if m.get("role") == "user"]
     assert texts == HOSTILE  # and JSON.parse gives the text back exactly
-    assert page.count("<script") == 3  # the data, markdown-it, the page's own script
+    outside = page.replace(data, "")
+    assert outside.count("<script") == 3  # the data, markdown-it, the page's own script
 
 
 def test_csp_allows_exactly_the_page_own_script_and_style(tmp_path, monkeypatch):
     page = _export(monkeypatch, "--format", "html", _session(tmp_path))
+    start = page.index('id="pisess-data">')
+    page = page[:start] + page[page.index("</script>", start):]  # (session text aside)
     csp = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', page).group(1)
     assert "default-src 'none'" in csp and "img-src data:" in csp and "unsafe" not in csp
     scripts = re.findall(r"<script>(.*?)</script>", page, re.S)
@@ -64,7 +68,7 @@ def test_csp_allows_exactly_the_page_own_script_and_style(tmp_path, monkeypatch)
 def test_escape_json_keeps_the_value():
     raw = json.dumps({"t": "</script><!--\u2028\u2029"}, ensure_ascii=False).encode()
     assert json.loads(escape_json(raw)) == json.loads(raw)
-    assert b"<" not in escape_json(raw)
+    assert b"</" not in escape_json(raw) and b"<!" not in escape_json(raw)
 
 
 def test_no_script_writes_the_static_page_and_noscript_holds_it(tmp_path, monkeypatch):

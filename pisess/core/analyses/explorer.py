@@ -24,8 +24,9 @@ that node, written as a fresh start.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -76,28 +77,76 @@ class Change:
 NO_CHANGE = Change()
 
 
-@dataclass
 class MessageTable:
-    """Each distinct message once: its JSON as ``build_context`` returns it (the key), and the
-    index a change names it by.  ``encode`` makes what the page stores of it (images left out,
-    secrets masked); ``sizes`` are the key's bytes (``approx_tokens`` counts a quarter of them)."""
+    """Each distinct message once: the index a change names it by, found by a digest of its JSON as
+    ``build_context`` returns it; ``encode`` makes what the page stores of it (images left out,
+    secrets masked); ``sizes`` are that JSON's bytes (``approx_tokens`` counts a quarter of them).
+    With ``spool`` (a binary file) the stored forms go there, one after the other, instead of
+    staying in memory: a 200 MB session's text is not held twice."""
 
-    encode: Any = None  # (message) -> bytes stored; default: the key
-    stored: list = field(default_factory=list)
-    sizes: list = field(default_factory=list)
-    index: dict = field(default_factory=dict)
+    def __init__(self, encode: Any = None, spool: Any = None) -> None:
+        self.encode = encode
+        self.spool = spool
+        self.stored: list = []  # the stored forms (bytes), or with a spool their (offset, length)
+        self.sizes: list = []
+        self.index: dict = {}
+        self._end = 0
 
     def add(self, m: Any) -> int:
         key = _json(m)
-        got = self.index.get(key)
+        digest = hashlib.blake2b(key, digest_size=16).digest()
+        got = self.index.get(digest)
         if got is None:
-            got = self.index[key] = len(self.stored)
-            self.stored.append(key if self.encode is None else self.encode(m))
+            got = self.index[digest] = len(self.stored)
+            data = key if self.encode is None else self.encode(m)
+            if self.spool is None:
+                self.stored.append(data)
+            else:  # (comma separated: the spool is the page's JSON array of them, but for its brackets)
+                if self.stored:
+                    self.spool.write(b",")
+                    self._end += 1
+                self.spool.write(data)
+                self.stored.append((self._end, len(data)))
+                self._end += len(data)
             self.sizes.append(len(key))
         return got
 
+    def __len__(self) -> int:
+        return len(self.stored)
+
+    def get(self, i: int) -> bytes:
+        """The stored form of message ``i``."""
+        if self.spool is None:
+            return self.stored[i]
+        offset, length = self.stored[i]
+        self.spool.seek(offset)
+        data = self.spool.read(length)
+        self.spool.seek(0, 2)
+        return data
+
+    def json_array(self, block: int = 4 << 20) -> Iterator[bytes]:
+        """The stored forms as a JSON array, in pieces of about ``block`` bytes that end where a
+        message ends."""
+        if self.spool is None:
+            yield b"[" + b",".join(self.stored) + b"]"
+            return
+        self.spool.flush()
+        yield b"["
+        start = i = 0
+        while i < len(self.stored):
+            end = start
+            while i < len(self.stored) and (end - start < block or end == start):
+                offset, length = self.stored[i]
+                end = offset + length
+                i += 1
+            self.spool.seek(start)
+            yield self.spool.read(end - start)
+            start = end
+        self.spool.seek(0, 2)
+        yield b"]"
+
     def message(self, i: int) -> Any:
-        return orjson.loads(self.stored[i])
+        return orjson.loads(self.get(i))
 
 
 def _json(m: Any) -> bytes:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import html
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,10 +47,24 @@ class ExportOptions:
     script: bool = True  # html: the explorer page of the whole tree (False: the static page of the leaf's context)
 
 
+class Stream:
+    """An export written piece by piece as it is iterated (the explorer page: its messages are read
+    back from a spool, never held whole); ``size`` counts the bytes that went by."""
+
+    def __init__(self, pieces: Iterator[bytes]) -> None:
+        self._pieces = pieces
+        self.size = 0
+
+    def __iter__(self) -> Iterator[bytes]:
+        for piece in self._pieces:
+            self.size += len(piece)
+            yield piece
+
+
 @dataclass(frozen=True)
 class Export:
     format: str
-    data: bytes
+    data: bytes | Stream
     reader: str
     leaf_id: Any
     checkpoint_id: Any
@@ -471,14 +486,24 @@ def export_explorer(session, leaf_id: Any, opts: ExportOptions) -> Export:
 
     try:  # the leaf's context as the static page, for <noscript> (images as references: the page holds them once)
         ctx = build_context(session, leaf_id, full_path=False)
-        static = export_context(ctx, "html", ExportOptions(opts.max_lines, False, opts.redact)).data.decode("utf-8")
+        leaf_export = export_context(ctx, "html", ExportOptions(opts.max_lines, False, opts.redact))
+        static, static_secrets = bytes(leaf_export.data).decode("utf-8"), leaf_export.secrets  # type: ignore[arg-type]
     except PisessError as err:
-        static = f"<body><p>{html.escape(err.message)}</p></body>"
+        static, static_secrets = f"<body><p>{html.escape(err.message)}</p></body>", {}
+    import tempfile
+
+    spool = tempfile.TemporaryFile(prefix="pisess-page-")  # (the messages, until the page is written)
     data = page_data(session, PageOptions("inline" if opts.images else "omit", opts.redact, leaf_id),
-                     findings=findings, pisess_version=__version__, static_html=static)
-    leaf = data.leaf_id
-    return Export("html", b"".join(page_html(data)), session.reader, leaf, None, data.messages, data.secrets,
-                  opts.redact)
+                     findings=findings, pisess_version=__version__, static_html=static, spool=spool)
+    # without --redact only the leaf's context was scanned (the static page's export): its count warns
+    secrets = data.secrets if opts.redact else static_secrets
+
+    def pieces() -> Iterator[bytes]:
+        try:
+            yield from page_html(data)
+        finally:
+            spool.close()
+    return Export("html", Stream(pieces()), session.reader, data.leaf_id, None, data.messages, secrets, opts.redact)
 
 
 def export_branch(session, leaf_id: Any, *, new_id: str, now_iso: str, source_path: str,
@@ -532,11 +557,13 @@ class ExportRun:
         doc = {"reader": self.reader, "piVersion": self.pi_version, "path": self.path, "format": r.format,
                "leafId": r.leaf_id, "checkpointId": r.checkpoint_id, count: r.message_count,
                "droppedLines": self.dropped_lines, "outputPath": written,
-               "bytes": len(r.data), "secretCountByKind": r.secrets, "redacted": r.redacted}
+               "bytes": 0, "secretCountByKind": r.secrets, "redacted": r.redacted}
         if r.format == "jsonl":
             doc["id"] = r.session_id
         if written is None:
-            doc["content"] = r.data.decode("utf-8", "replace")
+            data = r.data if isinstance(r.data, bytes) else b"".join(r.data)
+            doc["content"] = data.decode("utf-8", "replace")
+        doc["bytes"] = len(r.data) if isinstance(r.data, bytes) else r.data.size
         return doc
 
 
@@ -600,7 +627,7 @@ def is_session_file(path: str) -> bool:
     return False
 
 
-def write_export(path: str, data: bytes, *, force: bool = False) -> str:
+def write_export(path: str, data: bytes | Stream, *, force: bool = False) -> str:
     """Create ``path`` exclusively and atomically (temp file, fsync, hard link); with ``force`` an
     existing file that is not a session file is replaced (atomically).  A session file is never
     overwritten."""

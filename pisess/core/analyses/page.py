@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
@@ -48,9 +49,11 @@ class PageOptions:
 
 @dataclass(frozen=True)
 class PageData:
-    """The page's JSON (bytes, not yet escaped for the page) and what the summary says of it."""
+    """The page's JSON (the message table, then the rest: not yet escaped for the page) and what
+    the summary says of it."""
 
-    json: bytes
+    table: MessageTable
+    rest: bytes  # the JSON object of everything else, after the table's member
     static_html: str  # the leaf's context as today's static page (``<noscript>``, ``--no-script``)
     title: str
     entries: int
@@ -137,9 +140,12 @@ def _seg(s: Any) -> list:
 
 
 def page_data(session: Session, options: PageOptions = PageOptions(), *, findings: list | None = None,
-              pisess_version: str = "", static_html: str = "") -> PageData:
+              pisess_version: str = "", static_html: str = "", spool: Any = None) -> PageData:
     """Everything the page shows, as its JSON.  ``static_html``: the leaf's context as the static
-    page (``export --no-script``), for the page's ``<noscript>``."""
+    page (``export --no-script``), for the page's ``<noscript>``; ``spool``: a binary file the
+    messages are written to as they are found (``MessageTable``), else they are kept in memory.
+    Secrets: with ``redact`` every string written is scanned and masked; without it nothing is
+    scanned here (the scan costs more than the rest of the export)."""
     from ..model.placement import place
     from ..model.tree import build_tree
     s = session
@@ -154,11 +160,14 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
 
     def encode(m: Any) -> bytes:
         v = _lean_images(m, images)
-        redacted, hits = redact_value(v)  # (counted without --redact too: the summary warns of them)
-        count(hits)
-        return _dumps(redacted if options.redact else v)
+        if isinstance(v, dict) and "usage" in v:  # (the entry's usage is the page's usage column)
+            v = {k: x for k, x in v.items() if k != "usage"}
+        if options.redact:
+            v, hits = redact_value(v)
+            count(hits)
+        return _dumps(v)
 
-    table = MessageTable(encode)
+    table = MessageTable(encode, spool)
     view = build_tree(s, leaf_id=options.leaf, full=True)
     ids: list = [None] * n
     types: list = [None] * n
@@ -177,11 +186,9 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
     def visit(pos: int, e: Any) -> None:
         ev = e
         t = js.get_json(e, "type")
-        if t != "message":  # (a message's are counted where it is written: the message table)
-            masked, hits = redact_value(e, skip=KEEP)
+        if options.redact and t != "message":  # (a message's are counted where it is written: the table)
+            ev, hits = redact_value(e, skip=KEEP)
             count(hits)
-            if options.redact:
-                ev = masked
         elif options.redact:
             ev = {**e, "message": redact_value(get(e, "message"))[0]}  # (for its preview)
         ids[pos] = js.get_json(e, "id")
@@ -205,9 +212,10 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
                 models[u[2]] = models.get(u[2], 0) + 1
         label = s.label_of(get(e, "id"))
         if label is not None:
-            masked, hits = redact_value(label)
-            count(hits)
-            labels[pos] = masked if options.redact else label
+            if options.redact:
+                label, hits = redact_value(label)
+                count(hits)
+            labels[pos] = label
         if t == "message" and isinstance(get(e, "message"), dict):
             own_message[pos] = get(e, "message")
         else:
@@ -228,11 +236,9 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
         name = s.session_name()
     except Exception:  # noqa: BLE001 - pi throws on a non-string name; the page shows none
         name = None
-    if name:
-        masked, hits = redact_value(name)
+    if name and options.redact:
+        name, hits = redact_value(name)
         count(hits)
-        if options.redact:
-            name = masked
     active = _active_positions(rows)
     total = _sum(usage, range(n))
     on_path = _sum(usage, active)
@@ -264,12 +270,11 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
         "images": images.table,
     }
     body = _dumps(doc)
-    data = b'{"msgs":[' + b",".join(table.stored) + b"]," + body[1:]
     title = f"pi session {one_line(js.to_string(header.get('id') or ''), 0)[:8]}"
     if name:
         title += f" \u00b7 {one_line(name, 80)}"
 
-    return PageData(data, static_html, title, n, len(table.stored), contexts.fallback, dict(sorted(found.items())),
+    return PageData(table, body, static_html, title, n, len(table), contexts.fallback, dict(sorted(found.items())),
                     images.count, None if leaf_pos is None else ids[leaf_pos])
 
 
@@ -340,10 +345,12 @@ def _sha256(text: str) -> str:
 
 
 def escape_json(data: bytes) -> bytes:
-    """JSON safe inside ``<script type="application/json">``: ``<`` is written ``\\u003c`` (no
-    ``</script>``, no ``<!--``) and U+2028/U+2029 as escapes.  ``<`` and those characters occur
-    only inside strings in JSON, where the escapes mean the same."""
-    return data.replace(b"<", b"\\u003c").replace("\u2028".encode(), b"\\u2028").replace("\u2029".encode(), b"\\u2029")
+    """JSON safe inside ``<script type="application/json">``: ``</`` is written ``<\\/`` (no
+    ``</script>``), ``<!`` as ``\\u003c!`` (no ``<!--``), U+2028/U+2029 as escapes.  These occur
+    only inside strings in JSON, where the escapes mean the same (one byte more for ``</``, not
+    five: code is full of ``<``)."""
+    data = data.replace(b"</", b"<\\/").replace(b"<!", b"\\u003c!")
+    return data.replace("\u2028".encode(), b"\\u2028").replace("\u2029".encode(), b"\\u2029")
 
 
 def _between(text: str, start: str, end: str) -> str:
@@ -352,8 +359,9 @@ def _between(text: str, start: str, end: str) -> str:
     return text[i + len(start):j] if i >= 0 and j > i else ""
 
 
-def page_html(data: PageData) -> list[bytes]:
-    """The page, in pieces to write one after the other (the data is the bulk of it)."""
+def page_html(data: PageData) -> Iterator[bytes]:
+    """The page, in pieces to write one after the other (the messages are the bulk of it, read
+    back from the table's spool a few MB at a time)."""
     import html
 
     css = _asset("page.css") + "\n" + _between(data.static_html, "<style>", "</style>")
@@ -370,4 +378,9 @@ def page_html(data: PageData) -> list[bytes]:
             f'<noscript><div class="static">{static_body}</div></noscript>\n'
             f'<div id="app" hidden></div>\n<script type="application/json" id="pisess-data">')
     tail = f"</script>\n<script>{mdit}</script>\n<script>{app}</script>\n</body>\n</html>\n"
-    return [head.encode("utf-8"), escape_json(data.json), tail.encode("utf-8")]
+    yield head.encode("utf-8")
+    yield b'{"msgs":'
+    for piece in data.table.json_array():
+        yield escape_json(piece)
+    yield b"," + escape_json(data.rest[1:])
+    yield tail.encode("utf-8")

@@ -25,6 +25,7 @@ from ..errors import PisessError
 
 TYPE_CHECKING = False  # (True for mypy: typing is imported for annotations only, not on every run)
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from typing import Any
 
 _OPEN_READ = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
@@ -117,7 +118,7 @@ def list_dir(path: str) -> list[os.DirEntry]:
         raise os_error(path, e, "list") from None
 
 
-def write_all(out: Any, data: bytes) -> None:
+def write_all(out: Any, data: bytes | bytearray) -> None:
     """Write every byte of ``data`` to the binary stream or descriptor ``out`` (an ``int`` is a
     descriptor), or raise ``OSError``.  A write into a filesystem that fills up returns a short
     count instead of raising (an unbuffered stdout under ``PYTHONUNBUFFERED``, and even a
@@ -135,7 +136,9 @@ def write_all(out: Any, data: bytes) -> None:
         view = view[n:]
 
 
-def write_atomically(path: str, data: bytes, *, replace: bool = False, prefix: str = ".pisess-") -> str:
+def write_atomically(path: str, data: bytes | Iterable[bytes], *, replace: bool = False, prefix: str = ".pisess-") -> str:
+    """Create ``path`` with ``data`` (bytes, or pieces written as they come) through a temporary
+    file in its directory, fsynced, then linked (or with ``replace`` renamed) into place."""
     directory = os.path.dirname(os.path.abspath(path)) or "."
     if not replace and os.path.lexists(path):
         raise PisessError("storage", f"refusing to overwrite existing file {path}", path=path)
@@ -150,7 +153,8 @@ def write_atomically(path: str, data: bytes, *, replace: bool = False, prefix: s
         os.umask(mask)
         os.fchmod(fd, 0o666 & ~mask)  # not mkstemp's 0600
         with os.fdopen(fd, "wb") as fh:
-            write_all(fh, data)
+            for piece in (data,) if isinstance(data, (bytes, bytearray)) else data:
+                write_all(fh, piece)
             fh.flush()
             os.fsync(fh.fileno())
         if replace:
