@@ -137,3 +137,30 @@ def test_open_writes_a_temporary_file_and_opens_it(tmp_path, monkeypatch):
 def test_bad_page_options_are_usage_errors(tmp_path, monkeypatch, bad):
     out = invoke(cli_runner(monkeypatch, PISESS_CACHE="off"), "export", *bad, _session(tmp_path))
     assert out.exit_code == 2, out.stderr
+
+
+def test_what_each_entry_did_sums_to_diff_side_table(tmp_path, monkeypatch):
+    """The page sums ``did`` over the entries after the parting point: the same figures ``diff`` gives."""
+    import os
+
+    fixture = os.path.join(os.path.dirname(__file__), "fixtures", "diff", "sessions", "branchy.jsonl")
+    doc = _data(_export(monkeypatch, "--format", "html", fixture))
+    runner = cli_runner(monkeypatch, PISESS_CACHE="off")
+    ref = json.loads(invoke(runner, "diff", fixture, "5b3f8f78", "f0d3531f", "--json").stdout)
+    parents, ids = doc["parent"], doc["ids"]
+
+    def path(i):
+        out = []
+        while i >= 0:
+            out.append(i)
+            i = parents[i]
+        return out[::-1]
+
+    a, b = path(ids.index("5b3f8f78")), path(ids.index("f0d3531f"))
+    n = next(k for k in range(min(len(a), len(b))) if a[k] != b[k])
+    for side, after in (("a", a[n:]), ("b", b[n:])):
+        did = [doc["did"][p] for p in after if doc["did"][p]]
+        assert sum(d.get("u", 0) for d in did) == ref[side]["userTurnCount"]
+        assert sum(d.get("a", 0) for d in did) == ref[side]["assistantMessageCount"]
+        assert round(sum(d.get("$", 0) for d in did), 10) == ref[side]["cost"]
+        assert [sum(d["t"][k] for d in did if "t" in d) for k in range(4)] == list(ref[side]["tokens"].values())

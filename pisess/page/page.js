@@ -196,7 +196,8 @@
   treeBox.appendChild(spacer);
   var hitsBox = el("div", { class: "hits", "data-pane": "search", hidden: true });
   var branchList = el("details", { class: "branches" });
-  var side = el("nav", { class: "side", "data-pane": "tree" }, [filterBar, searchBar, el("div", { class: "extras" }, [hitsBox, branchList]), treeBox]);
+  var promptList = el("details", { class: "branches prompts" });
+  var side = el("nav", { class: "side", "data-pane": "tree" }, [filterBar, searchBar, el("div", { class: "extras" }, [hitsBox, promptList, branchList]), treeBox]);
   var resizer = el("div", { class: "resizer", role: "separator", "aria-label": "resize the tree" });
   var TABS = ["entry", "path", "context", "trace", "compare"];
   var tabBar = el("div", { class: "tabs", role: "tablist" });
@@ -247,6 +248,18 @@
       });
     } else branchList.hidden = true;
   })();
+
+  // the prompts: the user messages of the active path, or of the whole tree
+  var promptsAll = false;
+  function drawPrompts() {
+    promptList.textContent = "";
+    var list = [];
+    for (var r = 0; r < R.pos.length; r++) { var p = R.pos[r]; if (p >= 0 && D.trace[p] && D.trace[p][0] === "u" && (promptsAll || R.active[r] === 1)) list.push(p); }
+    promptList.appendChild(el("summary", { text: "prompts (" + list.length + (promptsAll ? ", every branch" : ", active path") + ")" }));
+    promptList.appendChild(el("label", null, [el("input", { type: "checkbox", checked: promptsAll ? true : null, onchange: function (ev) { promptsAll = ev.target.checked; drawPrompts(); promptList.open = true; } }), " every branch"]));
+    list.forEach(function (p) { promptList.appendChild(el("div", { "data-entry-id": idOf(p), "data-prompt": true, text: sid(p) + " " + D.trace[p][1].slice(0, 100), onclick: function () { go({ sel: p }); } })); });
+  }
+  drawPrompts();
 
   // --- tree rows (only those in view are in the DOM) ---------------------------------------------------
   function drawTree() {
@@ -364,9 +377,220 @@
     c.items.forEach(function (x) { pane.appendChild(messageNode(D.msgs[x[0]], x[1], x[2] === "hidden" ? 0 : ++n, x[2])); });
     if (!c.items.length) pane.appendChild(el("p", { class: "muted", text: "(the context is empty)" }));
   }
-  var drawers = { entry: drawEntry, path: drawPath, context: drawContext,
-    trace: function (pane) { pane.appendChild(el("p", { class: "muted", text: "(trace: not in this build)" })); },
-    compare: function (pane) { pane.appendChild(el("p", { class: "muted", text: "(compare: not in this build)" })); } };
+
+  // --- trace: the turns of the path (the steps' facts are the core's; results matched on the path) ----
+  function traceOf(pos) {
+    var path = pathTo(pos), results = {}, turns = [{ index: 0, entry: -1, prompt: "", time: null, end: null, steps: [] }], prev = null;
+    path.forEach(function (q) { var it = D.trace[q]; if (it && it[0] === "r") results[it[1]] = q; });
+    path.forEach(function (q) {
+      var it = D.trace[q], ms = D.time[q], last = turns[turns.length - 1];
+      if (it && it[0] === "u") { turns.push({ index: turns.length, entry: q, prompt: it[1], time: ms, end: ms, steps: [] }); last = turns[turns.length - 1]; }
+      else if (it && it[0] === "s") {
+        last.steps.push({ entry: q, word: it[1], text: it[2], tin: it[3], tout: it[4], cost: it[5], error: it[6], time: ms,
+          duration: typeof ms === "number" && typeof prev === "number" ? ms - prev : null,
+          calls: it[7].map(function (c) { var r = results[c[0]]; return { name: c[1], args: c[2], result: r === undefined ? -1 : r, ok: r === undefined ? null : !D.trace[r][2], preview: r === undefined ? "" : D.trace[r][3] }; }) });
+      }
+      if (typeof ms === "number") { prev = ms; if (last.time === null || last.time === undefined) last.time = ms; last.end = ms; }
+    });
+    return turns[0].steps.length ? turns : turns.slice(1);
+  }
+  function drawTrace(pane, p) {
+    var turns = traceOf(p);
+    if (!turns.length) { pane.appendChild(el("p", { class: "muted", text: "(no turns on this path)" })); return; }
+    var all = { tokens: 0, cost: 0, failed: 0 };
+    turns.forEach(function (t) {
+      var tokens = 0, cost = 0, errs = 0;
+      t.steps.forEach(function (s) { tokens += s.tin + s.tout; cost += s.cost; errs += s.calls.filter(function (c) { return c.ok === false; }).length + (s.error ? 1 : 0); });
+      all.tokens += tokens; all.cost += cost; all.failed += errs;
+      var head = "Turn " + t.index + (t.prompt ? " \u00b7 " + t.prompt.slice(0, 120) : "") + " \u00b7 " + t.steps.length + " step" + (t.steps.length === 1 ? "" : "s") +
+        (t.time !== null && t.end !== null ? " \u00b7 " + dur(t.end - t.time) : "") + " \u00b7 " + kfmt(tokens) + " tok \u00b7 " + money(cost) + (errs ? " \u00b7 \u2717 " + errs : "");
+      var box = el("div", { class: "turn", "data-entry-id": t.entry >= 0 ? idOf(t.entry) : null }, [el("h3", { text: head })]);
+      if (t.entry >= 0) box.firstChild.addEventListener("click", function () { go({ sel: t.entry }); });
+      t.steps.forEach(function (s) {
+        var line = el("div", { class: "step", "data-entry-id": idOf(s.entry), onclick: function () { go({ sel: s.entry }); } },
+          [sid(s.entry) + " " + when(s.time, false) + (s.duration !== null ? " +" + dur(s.duration) : "") + "  " + s.word + "  " + s.text.slice(0, 160) +
+            (s.tin || s.tout ? "  (" + kfmt(s.tin) + " in, " + kfmt(s.tout) + " out, " + money(s.cost) + ")" : "")]);
+        if (s.error) line.appendChild(el("span", { class: "bad", text: "  \u2717 " + s.error }));
+        s.calls.forEach(function (c) {
+          line.appendChild(el("div", { class: c.ok === false ? "bad" : null, "data-entry-id": c.result >= 0 ? idOf(c.result) : null },
+            ["    " + (c.ok === null ? "\u2026" : c.ok ? "\u2713" : "\u2717") + " " + c.args + (c.preview ? "  \u2192 " + c.preview.slice(0, 100) : "")]));
+        });
+        box.appendChild(line);
+      });
+      pane.appendChild(box);
+    });
+    pane.insertBefore(el("p", { class: "muted", text: turns.length + " turns \u00b7 " + kfmt(all.tokens) + " tokens \u00b7 " + money(all.cost) + (all.failed ? " \u00b7 " + all.failed + " failures" : "") }), pane.firstChild);
+  }
+
+  // --- compare: what `pisess diff` says (alignment: difflib's SequenceMatcher, ported) -------------------
+  function Matcher(a, b, autojunk) {
+    var b2j = new Map();
+    for (var j = 0; j < b.length; j++) { var l = b2j.get(b[j]); if (!l) b2j.set(b[j], l = []); l.push(j); }
+    if (autojunk && b.length >= 200) { var ntest = Math.floor(b.length / 100) + 1; b2j.forEach(function (v, k) { if (v.length > ntest) b2j.delete(k); }); }
+    function longest(alo, ahi, blo, bhi) {
+      var bi = alo, bj = blo, bs = 0, j2len = new Map();
+      for (var i = alo; i < ahi; i++) {
+        var nj = new Map(), js = b2j.get(a[i]) || [];
+        for (var x = 0; x < js.length; x++) {
+          var jj = js[x]; if (jj < blo) continue; if (jj >= bhi) break;
+          var k = (j2len.get(jj - 1) || 0) + 1; nj.set(jj, k);
+          if (k > bs) { bi = i - k + 1; bj = jj - k + 1; bs = k; }
+        }
+        j2len = nj;
+      }
+      while (bi > alo && bj > blo && b2j.has(b[bj - 1]) && a[bi - 1] === b[bj - 1]) { bi--; bj--; bs++; }
+      while (bi + bs < ahi && bj + bs < bhi && b2j.has(b[bj + bs]) && a[bi + bs] === b[bj + bs]) bs++;
+      return [bi, bj, bs];
+    }
+    function blocks() {
+      var queue = [[0, a.length, 0, b.length]], m = [];
+      while (queue.length) {
+        var q = queue.pop(), x = longest(q[0], q[1], q[2], q[3]), i = x[0], j = x[1], k = x[2];
+        if (k) { m.push(x); if (q[0] < i && q[2] < j) queue.push([q[0], i, q[2], j]); if (i + k < q[1] && j + k < q[3]) queue.push([i + k, q[1], j + k, q[3]]); }
+      }
+      m.sort(function (u, v) { return u[0] - v[0] || u[1] - v[1] || u[2] - v[2]; });
+      var i1 = 0, j1 = 0, k1 = 0, out = [];
+      m.forEach(function (x) { if (i1 + k1 === x[0] && j1 + k1 === x[1]) k1 += x[2]; else { if (k1) out.push([i1, j1, k1]); i1 = x[0]; j1 = x[1]; k1 = x[2]; } });
+      if (k1) out.push([i1, j1, k1]);
+      out.push([a.length, b.length, 0]);
+      return out;
+    }
+    function opcodes() {
+      var i = 0, j = 0, out = [];
+      blocks().forEach(function (x) {
+        var tag = i < x[0] && j < x[1] ? "replace" : i < x[0] ? "delete" : j < x[1] ? "insert" : "";
+        if (tag) out.push([tag, i, x[0], j, x[1]]);
+        i = x[0] + x[2]; j = x[1] + x[2];
+        if (x[2]) out.push(["equal", x[0], i, x[1], j]);
+      });
+      return out;
+    }
+    return { opcodes: opcodes };
+  }
+  function splitlines(t) {
+    if (!t) return [];
+    var parts = t.split(/\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/);
+    if (parts.length && parts[parts.length - 1] === "") parts.pop();
+    return parts;
+  }
+  function unifiedDiff(a, b, n) {  // difflib.unified_diff(..., n, lineterm="") without its two header lines
+    var codes = Matcher(a, b, true).opcodes(), out = [];
+    if (!codes.length) codes = [["equal", 0, 1, 0, 1]];
+    if (codes[0][0] === "equal") { var c = codes[0]; codes[0] = [c[0], Math.max(c[1], c[2] - n), c[2], Math.max(c[3], c[4] - n), c[4]]; }
+    var e = codes[codes.length - 1];
+    if (e[0] === "equal") codes[codes.length - 1] = [e[0], e[1], Math.min(e[2], e[1] + n), e[3], Math.min(e[4], e[3] + n)];
+    var groups = [], group = [];
+    codes.forEach(function (x) {
+      var tag = x[0], i1 = x[1], i2 = x[2], j1 = x[3], j2 = x[4];
+      if (tag === "equal" && i2 - i1 > n + n) { group.push([tag, i1, Math.min(i2, i1 + n), j1, Math.min(j2, j1 + n)]); groups.push(group); group = []; i1 = Math.max(i1, i2 - n); j1 = Math.max(j1, j2 - n); }
+      group.push([tag, i1, i2, j1, j2]);
+    });
+    if (group.length && !(group.length === 1 && group[0][0] === "equal")) groups.push(group);
+    function range(start, stop) { var beg = start + 1, len = stop - start; if (len === 1) return String(beg); if (!len) beg -= 1; return beg + "," + len; }
+    groups.forEach(function (g) {
+      var f = g[0], l = g[g.length - 1];
+      out.push("@@ -" + range(f[1], l[2]) + " +" + range(f[3], l[4]) + " @@");
+      g.forEach(function (x) {
+        if (x[0] === "equal") { a.slice(x[1], x[2]).forEach(function (t) { out.push(" " + t); }); return; }
+        if (x[0] === "replace" || x[0] === "delete") a.slice(x[1], x[2]).forEach(function (t) { out.push("-" + t); });
+        if (x[0] === "replace" || x[0] === "insert") b.slice(x[3], x[4]).forEach(function (t) { out.push("+" + t); });
+      });
+    });
+    return out;
+  }
+  function messageText(m) {  // diff.message_text
+    if (!m || typeof m !== "object" || Array.isArray(m)) return "";
+    if (typeof m.summary === "string") return m.summary;
+    if (typeof m.content === "string") return m.content;
+    if (Array.isArray(m.content)) return m.content.filter(function (b) { return b && typeof b === "object" && !Array.isArray(b) && b.type === "text" && typeof b.text === "string"; }).map(function (b) { return b.text; }).join("\n");
+    if (m.role === "bashExecution") return m.output !== undefined && m.output !== null ? String(m.output) : "";
+    return "";
+  }
+  function align(ma, mb) {
+    var ka = ma.map(function (x) { return D.same[x[0]]; }), kb = mb.map(function (x) { return D.same[x[0]]; });
+    var p = 0; while (p < ka.length && p < kb.length && ka[p] === kb[p]) p++;
+    var out = p ? [{ op: "same", a: 0, b: 0, count: p }] : [];
+    Matcher(ka.slice(p), kb.slice(p), false).opcodes().forEach(function (x) {
+      var i1 = x[1] + p, i2 = x[2] + p, j1 = x[3] + p, j2 = x[4] + p;
+      if (x[0] === "equal") { out.push({ op: "same", a: i1, b: j1, count: i2 - i1 }); return; }
+      var rem = [], add = [], k;
+      for (k = i1; k < i2; k++) rem.push(k);
+      for (k = j1; k < j2; k++) add.push(k);
+      while (rem.length && add.length && D.shape[ma[rem[0]][0]] === D.shape[mb[add[0]][0]]) {
+        var i = rem.shift(), j = add.shift();
+        out.push({ op: "changed", a: i, b: j, count: 1, diff: unifiedDiff(splitlines(messageText(D.msgs[ma[i][0]])), splitlines(messageText(D.msgs[mb[j][0]])), 2) });
+      }
+      rem.forEach(function (i) { out.push({ op: "removed", a: i, b: null, count: 1 }); });
+      add.forEach(function (j) { out.push({ op: "added", a: null, b: j, count: 1 }); });
+    });
+    return out;
+  }
+  function sideSummary(after, items) {
+    var s = { entryCount: after.length, userTurnCount: 0, assistantMessageCount: 0, toolCallCount: 0, failedToolCallCount: 0,
+      "tokens.input": 0, "tokens.output": 0, "tokens.cacheRead": 0, "tokens.cacheWrite": 0, cost: 0, wallMs: null,
+      compactionCount: 0, contextEditCount: 0, contextMessageCount: 0, contextTokens: 0 }, lists = { models: [], thinkingLevels: [], filesWritten: [] }, calls = {}, times = [];
+    after.forEach(function (q) {
+      if (typeof D.time[q] === "number") times.push(D.time[q]);
+      var d = D.did[q]; if (!d) return;
+      s.userTurnCount += d.u || 0; s.assistantMessageCount += d.a || 0; s.failedToolCallCount += d.f || 0;
+      s.compactionCount += d.c || 0; s.contextEditCount += d.e || 0; s.cost += d.$ || 0;
+      if (d.t) { s["tokens.input"] += d.t[0]; s["tokens.output"] += d.t[1]; s["tokens.cacheRead"] += d.t[2]; s["tokens.cacheWrite"] += d.t[3]; }
+      [["m", "models"], ["l", "thinkingLevels"], ["w", "filesWritten"]].forEach(function (x) { (d[x[0]] || []).forEach(function (v) { if (lists[x[1]].indexOf(v) < 0) lists[x[1]].push(v); }); });
+      if (d.k) for (var name in d.k) { calls[name] = (calls[name] || 0) + d.k[name]; s.toolCallCount += d.k[name]; }
+    });
+    s.cost = parseFloat(s.cost.toFixed(10));
+    if (times.length) s.wallMs = times.length > 1 ? Math.max.apply(null, times) - Math.min.apply(null, times) : 0;
+    var shown = items.filter(function (x) { return x[2] !== "hidden"; });
+    s.contextMessageCount = shown.length;
+    var size = 0; shown.forEach(function (x) { size += D.msize[x[0]]; }); s.contextTokens = Math.floor(size / 4);
+    return { stats: s, lists: lists, calls: calls };
+  }
+  function drawCompare(pane, p) {
+    var b = state.b === null || state.b === undefined || state.b < 0 ? p : state.b;
+    var pa = pathTo(p), pb = pathTo(b), n = 0;
+    while (n < pa.length && n < pb.length && (pa[n] === pb[n] || (idOf(pa[n]) === idOf(pb[n]) && D.type[pa[n]] === D.type[pb[n]]))) n++;
+    var afterA = pa.slice(n), afterB = pb.slice(n);
+    var relation = !afterA.length && !afterB.length ? "same" : "branches";
+    pane.setAttribute("data-a", idOf(p)); pane.setAttribute("data-b", idOf(b));
+    pane.setAttribute("data-parted-after", n ? idOf(pa[n - 1]) : ""); pane.setAttribute("data-relation", relation);
+    var ca = ctxMessages(p), cb = ctxMessages(b);
+    pane.appendChild(el("p", null, ["A ", el("strong", { text: sid(p) }), " \u2194 B ", el("strong", { text: sid(b) }), " \u00b7 " + relation + (n ? " \u00b7 parted after " + sid(pa[n - 1]) + " (" + n + " entries in common)" : " \u00b7 nothing in common") + "  ",
+      el("button", { type: "button", text: "pin A as B", title: "compare other nodes against this one (b)", onclick: function () { go({ b: p }); } }),
+      " ", el("button", { type: "button", text: "B = the leaf", onclick: function () { go({ b: M.leaf }); } })]));
+    if (ca.error !== undefined || cb.error !== undefined) { pane.appendChild(el("p", { class: "error", text: "pi cannot build a context here: " + (ca.error || cb.error) })); return; }
+    var ma = ca.items.filter(function (x) { return x[2] !== "hidden"; }), mb = cb.items.filter(function (x) { return x[2] !== "hidden"; });
+    var sa = sideSummary(afterA, ma), sb = sideSummary(afterB, mb);
+    var table = el("table", { class: "cmp" }, [el("tr", null, [el("th", { text: "after the parting point" }), el("th", { text: "A " + sid(p) }), el("th", { text: "B " + sid(b) })])]);
+    Object.keys(sa.stats).forEach(function (k) {
+      function cell(side, v) { return el("td", { "data-stat": k, "data-side": side, "data-value": v === null ? "" : String(v), text: v === null ? "\u2014" : k === "cost" ? money(v) : k === "wallMs" ? dur(v) : num(v) }); }
+      table.appendChild(el("tr", null, [el("th", { text: k }), cell("a", sa.stats[k]), cell("b", sb.stats[k])]));
+    });
+    [["models", sa.lists.models, sb.lists.models], ["thinkingLevels", sa.lists.thinkingLevels, sb.lists.thinkingLevels], ["filesWritten", sa.lists.filesWritten, sb.lists.filesWritten]].forEach(function (x) {
+      table.appendChild(el("tr", null, [el("th", { text: x[0] }), el("td", { "data-stat": x[0], "data-side": "a", text: x[1].join(", ") }), el("td", { "data-stat": x[0], "data-side": "b", text: x[2].join(", ") })]));
+    });
+    pane.appendChild(table);
+    var steps = align(ma, mb), rows = el("table", { class: "cmp" });
+    var shared = 0; steps.forEach(function (x) { if (x.op === "same") shared += x.count; });
+    pane.appendChild(el("p", { class: "muted", text: shared + " messages shared \u00b7 " + (steps.every(function (x) { return x.op === "same"; }) ? "the same context" : "the contexts differ") }));
+    steps.forEach(function (x) {
+      var ea = x.a === null ? "" : idOf(ma[x.a][1]), eb = x.b === null ? "" : idOf(mb[x.b][1]);
+      var tr = el("tr", { "data-op": x.op, "data-count": x.count, "data-index-a": x.a === null ? "" : x.a, "data-index-b": x.b === null ? "" : x.b, "data-entry-id-a": ea, "data-entry-id-b": eb });
+      function side(cls, i, list) {
+        var td = el("td", { class: cls }); if (i === null) return td;
+        var m = D.msgs[list[i][0]] || {};
+        td.appendChild(el("div", { class: "muted", "data-entry-id": idOf(list[i][1]), text: (i + 1) + ". " + (TITLES[m.role] || str(m.role)) + " \u00b7 " + sid(list[i][1]) }));
+        td.appendChild(el("div", { text: messageText(m).slice(0, 300) }));
+        return td;
+      }
+      if (x.op === "same") {
+        tr.appendChild(el("td", { colspan: "2", class: "muted", text: x.count + " message" + (x.count === 1 ? "" : "s") + " the same (A " + (x.a + 1) + "\u2013" + (x.a + x.count) + ", B " + (x.b + 1) + "\u2013" + (x.b + x.count) + ")" }));
+      } else { tr.appendChild(side("a", x.a, ma)); tr.appendChild(side("b", x.b, mb)); }
+      rows.appendChild(tr);
+      if (x.diff) rows.appendChild(el("tr", { class: "textdiff" }, [el("td", { colspan: "2" }, [el("pre", null, x.diff.map(function (t) { return el("div", { class: "diffline " + (t[0] === "+" ? "add" : t[0] === "-" ? "del" : ""), text: t }); }))])]));
+    });
+    pane.appendChild(rows);
+  }
+  var drawers = { entry: drawEntry, path: drawPath, context: drawContext, trace: drawTrace, compare: drawCompare };
 
   function render() {
     var p = state.sel;

@@ -31,6 +31,8 @@ from ..model import kinds
 from ..model.text import one_line
 from ..reading.images import image_chars
 from ..reading.session import Session
+from .diff import _key as diff_key
+from .diff import _without_text as without_text
 from .explorer import Change, MessageTable, node_contexts
 from .secrets import redact as redact_value
 
@@ -116,6 +118,57 @@ def _usage_of(e: Any, pi_version: str) -> list | None:
     return [tokens, fact.usage[4] or 0, fact.model]
 
 
+def _key_text(v: Any) -> str:
+    """A tool call id as the page matches calls to results (``js.key``, as a string)."""
+    return v if isinstance(v, str) else "\u0000" + repr(js.key(v))
+
+
+def _trace_item(e: Any, ms: Any) -> Any:
+    """What entry ``e`` is in a trace (``trace.trace``'s loop, whose grouping the page replays):
+    ``["u", prompt]`` a turn's prompt, ``["s", word, text, tokens in, out, cost, error, [[call id,
+    name, arguments]]]`` a step (``trace._step``, its duration and results left to the path),
+    ``["r", call id, failed, preview]`` a tool result, or 0."""
+    from ..model.trace import _step
+
+    if not isinstance(e, dict):
+        return 0
+    t = e.get("type")
+    m = e.get("message") if t == "message" else None
+    role = get(m, "role") if isinstance(m, dict) else None
+    if role == "user":
+        return ["u", kinds.message_preview(m)]
+    if role == "toolResult":
+        return ["r", _key_text(get(m, "toolCallId")), get(m, "isError") is True, kinds.message_preview(m)]
+    if role in ("assistant", "bashExecution") or t in ("compaction", "branch_summary", "custom_message"):
+        step = _step(e, m, ms, None, {})
+        return ["s", step.word, step.text, step.tokens_in, step.tokens_out, step.cost, step.error,
+                [[_key_text(c.call_id), c.name, c.arguments] for c in step.calls]]
+    return 0
+
+
+def _did(session: Session, e: Any) -> Any:
+    """What entry ``e`` adds to a side of ``diff``'s table (``diff.summarize`` of it alone; the
+    page sums the entries after the parting point): only the parts that are not zero."""
+    from types import SimpleNamespace
+
+    from .diff import summarize
+
+    one = summarize(session, [e], SimpleNamespace(messages=[]))  # type: ignore[arg-type]
+    out: dict = {}
+    for key, v in (("u", one.user_turns), ("a", one.assistant_messages), ("f", one.failed_tool_calls),
+                   ("c", one.compactions), ("e", one.context_edits), ("$", one.cost)):
+        if v:
+            out[key] = v
+    if any(one.tokens.values()):
+        out["t"] = [one.tokens[k] for k in ("input", "output", "cacheRead", "cacheWrite")]
+    for key, names in (("m", one.models), ("l", one.thinking_levels), ("w", one.files_written)):
+        if names:
+            out[key] = list(names)
+    if one.tool_calls:
+        out["k"] = dict(one.tool_calls)
+    return out or 0
+
+
 def _change_json(c: Change) -> Any:
     """A change as the page reads it: 0 (nothing), or {r: reset, p: [[i, seg]], a: [seg], e: error};
     a segment is [entry, [messages], mark, [originals]]."""
@@ -158,7 +211,15 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
         for m in matches:
             found[m.kind] = found.get(m.kind, 0) + 1
 
+    same_class: dict = {}
+    shape_class: dict = {}
+    same: list = []  # per message: the class of diff's key (two messages are "the same" by it)
+    shape: list = []  # per message: the class of diff's key without the text ("changed" when equal)
+
     def encode(m: Any) -> bytes:
+        for key, classes, out in ((diff_key(m), same_class, same), (without_text(m), shape_class, shape)):
+            digest = hashlib.blake2b(key, digest_size=16).digest()
+            out.append(classes.setdefault(digest, len(classes)))
         v = _lean_images(m, images)
         if isinstance(v, dict) and "usage" in v:  # (the entry's usage is the page's usage column)
             v = {k: x for k, x in v.items() if k != "usage"}
@@ -180,6 +241,8 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
     entry_view: list = [0] * n
     usage: list = [0] * n
     labels: dict = {}
+    traced: list = [0] * n
+    did: list = [0] * n
     own_message: dict = {}  # position -> the message object of a message entry (its view points at it)
     models: dict = {}
 
@@ -216,6 +279,8 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
                 label, hits = redact_value(label)
                 count(hits)
             labels[pos] = label
+        traced[pos] = _trace_item(ev, times[pos])
+        did[pos] = _did(s, ev)
         if t == "message" and isinstance(get(e, "message"), dict):
             own_message[pos] = get(e, "message")
         else:
@@ -265,7 +330,7 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
                  "active": list(rows.active)},
         "branch": branch,
         "ctx": [_change_json(c) for c in contexts.changes],
-        "msize": table.sizes,
+        "msize": table.sizes, "same": same, "shape": shape, "trace": traced, "did": did,
         "findings": findings or [],
         "images": images.table,
     }
