@@ -334,3 +334,28 @@ def test_ls_lists_a_session_pi_read_no_activity_time_for():
                                      width=100, now_ms=1767225600000)]
     assert "LAST ACTIVE" in rows[1]
     assert any("0195bbbb" in r and " - " in r for r in rows), rows
+
+
+# --- the legend explains the marks the tree draws, and no other ----------------------------------------------
+
+
+def legend_of(text: str) -> str:
+    return text.rstrip("\n").splitlines()[-1]
+
+
+def test_the_legend_names_only_the_marks_drawn(tmp_path, runner):
+    """A file without a compaction draws no ◐ and no ◆, and a file without a side branch no ○: the
+    legend names them only where rows carry them (the checkpoint file keeps all four)."""
+    plain = write_session(tmp_path, [header(), user("a1", None, "q"), assistant("b1", "a1", "r")], "plain.jsonl")
+    out = run(runner, "tree", plain)
+    assert legend_of(out) == f"{ACTIVE} active path"
+    forked = write_session(tmp_path, [header(), user("a1", None, "q"), assistant("b1", "a1", "r"),
+                                      assistant("b2", "a1", "s")], "forked.jsonl")
+    assert legend_of(run(runner, "tree", forked)) == f"{ACTIVE} active path  {OTHER} other branches"
+    out = run(runner, "tree", branchy(tmp_path))
+    assert BEHIND in out and "\u25c6" in out
+    assert legend_of(out) == (f"{ACTIVE} active path  {OTHER} other branches  {BEHIND} behind the checkpoint  "
+                              "\u25c6 checkpoint")
+    # path's legend alike: ◐ only where an entry is replaced by the compaction summary
+    assert legend_of(run(runner, "path", plain)) == f"{ACTIVE} the model sees it"
+    assert f"{BEHIND} replaced by the compaction summary" in legend_of(run(runner, "path", branchy(tmp_path, "b.jsonl")))

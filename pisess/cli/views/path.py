@@ -26,11 +26,13 @@ def path_view(ctx, *, width: int = 100, show_time: bool = False) -> list:
         out.append(T(f"\u2504\u2504 cut here: {why} ({_sid(get(first, 'id'), s.id_width)}); older entries are not read "
                      f"\u2504\u2504", "magenta"))
     in_ctx = {id(e) for e in ctx.context_entries}
+    behind = False  # (the legend names ◐ only where a row draws it)
     for e in ctx.path:
         t = Text(no_wrap=True, overflow="ellipsis")
         line = s.line_of(e)
         t.append(f"{line if line else '?':>6}  ", "dim")
         seen = id(e) in in_ctx
+        behind = behind or not seen
         t.append((ACTIVE if seen else COMPACTED) + " ", "bold" if seen else "dim")
         t.append(id_cell(get(e, "id"), s.id_width), "bold" if seen else "dim")
         if show_time:
@@ -52,7 +54,7 @@ def path_view(ctx, *, width: int = 100, show_time: bool = False) -> list:
         t.append(one_line(d.entry_preview(e, s.id_width), room), "" if seen else "dim")
         t.append_text(tail)
         out.append(t)
-    legend = [f"{ACTIVE} the model sees it", f"{COMPACTED} replaced by the compaction summary"]
+    legend = [f"{ACTIVE} the model sees it"] + ([f"{COMPACTED} replaced by the compaction summary"] if behind else [])
     if ctx.applied_edits:
         legend.append(f"{EDITED_MARK} / {HIDDEN_MARK} by a context edit")
     out.extend(packed(legend, width))

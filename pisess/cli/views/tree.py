@@ -48,6 +48,7 @@ def tree_view(view, complete: Iterable[tuple[int, Any]] | None = None, *, width:
     if view.leaf_error:
         out.append(safe(f"{WARN} the leaf cannot be resolved: {view.leaf_error}", "bold red"))
     flags: set = set()  # what the legend explains, gathered as the rows are drawn
+    drawn: set = set()  # the marks of the rows drawn
     usage = False
     for r in view.rows:
         if r.root and view.roots > 1:  # a new root: not a child of the row above it
@@ -57,6 +58,7 @@ def tree_view(view, complete: Iterable[tuple[int, Any]] | None = None, *, width:
         preview = None
         if r.kind == "entry":
             flags |= r.flags
+            drawn.add(row_mark(r))
             usage = usage or get(r.entry, "type") == "usage"
             preview = previews.get(r.position) if previews else None
         out.append(tree_row(s, r, width, show_time, preview=preview))
@@ -64,8 +66,10 @@ def tree_view(view, complete: Iterable[tuple[int, Any]] | None = None, *, width:
         out.append(T("(no entries)", "dim"))
         return out
     writers = "writer_a" in flags or "writer_b" in flags
-    legend = [f"{ACTIVE} active path", f"{OTHER} other branches", f"{COMPACTED} behind the checkpoint",
-              f"{CHECKPOINT_MARK} checkpoint"]
+    legend = [words for mark, words in ((ACTIVE, f"{ACTIVE} active path"), (OTHER, f"{OTHER} other branches"),
+                                        (COMPACTED, f"{COMPACTED} behind the checkpoint")) if mark in drawn]
+    if "checkpoint" in flags:
+        legend.append(f"{CHECKPOINT_MARK} checkpoint")
     extra = [m for f, m in (("edited", EDITED_MARK), ("hidden", HIDDEN_MARK)) if f in flags]
     if extra:
         legend.append(" / ".join(extra) + " by a context edit")
@@ -75,6 +79,12 @@ def tree_view(view, complete: Iterable[tuple[int, Any]] | None = None, *, width:
         legend.append(f"{WRITERS_MARK}A {WRITERS_MARK}B two writers interleaved")
     out.extend(packed(legend, width))
     return out
+
+
+def row_mark(r) -> str:
+    """An entry row's mark: on the active path (behind the checkpoint or not), or on another branch."""
+    compacted = "compacted" in r.flags or "retained" in r.flags  # both behind the checkpoint
+    return COMPACTED if (r.active and compacted) else (ACTIVE if r.active else OTHER)
 
 
 def tree_row(session, r, width: int, show_time: bool, whole: Any = None, preview: str | None = None) -> Text:
@@ -94,7 +104,7 @@ def tree_row(session, r, width: int, show_time: bool, whole: Any = None, preview
         return t
     e = whole if whole is not None else r.entry
     compacted = "compacted" in r.flags or "retained" in r.flags  # both behind the checkpoint
-    mark = COMPACTED if (r.active and compacted) else (ACTIVE if r.active else OTHER)
+    mark = row_mark(r)
     k = kinds.of_entry(e)
     # bookkeeping (usage entries: pi's tree hides them) is dimmed wherever it sits
     base = "" if r.active and not compacted and k.tree != "dim" else "dim"
