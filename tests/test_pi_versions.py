@@ -121,3 +121,25 @@ def test_the_option_help_names_the_versions_from_versions_py(monkeypatch):
     for v in versions.KNOWN:
         assert v in text
     assert f"{versions.CURRENT} (the current pi" in text
+
+
+@pytest.mark.parametrize("given,env,noted", [
+    (["--pi-version", "1.6"], {}, True),
+    (["--pi-version", "1.6.0", "--json"], {}, True),
+    ([], {"PISESS_PI_VERSION": "1.6"}, True),
+    ([], {}, False),  # (no version asked for: the SDK reader's own rules are no surprise)
+    (["--pi-version", "0.82"], {}, False),
+])
+def test_the_sdk_reader_says_once_that_it_reads_with_0_82_rules(tmp_path, monkeypatch, given, env, noted):
+    """``--pi-version 1.6 --reader harness``: the SDK reader exists only with 0.82.1's rules, so the
+    read falls back to them, and says so once on stderr; nothing is said when no other was asked for."""
+    f = write_session(tmp_path, [header(), user("u1", None, "x"), assistant("a1", "u1", "y")])
+    for env_name, value in env.items():
+        monkeypatch.setenv(env_name, value)
+    r = invoke(cli_runner(monkeypatch), "tree", f, "--reader", "harness", *given)
+    assert r.exit_code == 0, r.stderr
+    lines = [line for line in r.stderr.splitlines() if "0.82.1" in line]
+    assert len(lines) == (1 if noted else 0), r.stderr
+    if noted:
+        assert lines[0] == ("pisess: note: --reader harness reads with pi 0.82.1's rules, not 1.6.0's "
+                            "(pi's SDK reader exists only there)")

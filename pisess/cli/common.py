@@ -40,19 +40,45 @@ def complete_from(*choices: str) -> Callable[[str], list[str]]:
 
 JsonOpt = Annotated[bool, typer.Option("--json",
                                        help="Print one JSON document (with its \"version\") instead of the view.")]
+def _note_sdk_rules(ctx: typer.Context) -> None:
+    """``--reader harness`` with another pi's rules asked for (``--pi-version``, its variable):
+    the SDK reader exists only with the oldest pi's, so the read follows those; said once on stderr.
+    Called by both options' callbacks: the one parsed second sees both."""
+    reader, version = ctx.meta.get("pisess.reader"), ctx.meta.get("pisess.pi_version")
+    if ctx.resilient_parsing or reader is None or version is None or ctx.meta.get("pisess.sdk_noted"):
+        return
+    if str(reader).lower() == "harness" and version != versions.PI_0_82:
+        ctx.meta["pisess.sdk_noted"] = True
+        say(f"pisess: note: --reader harness reads with pi {versions.PI_0_82}'s rules, not {version}'s "
+            "(pi's SDK reader exists only there)")
+
+
+def _reader(ctx: typer.Context, value: str) -> str:
+    ctx.meta["pisess.reader"] = value
+    _note_sdk_rules(ctx)
+    return value
+
+
 ReaderOpt = Annotated[
     str,
     typer.Option("--reader", "-r", metavar="auto|harness|cli",
                  help="Read as pi's SDK (harness), as the pi command (cli), or as the program "
-                 "that wrote the file (auto).", case_sensitive=False,
+                 "that wrote the file (auto).", case_sensitive=False, callback=_reader,
                  autocompletion=complete_from("auto", "harness", "cli")),
 ]
-def _pi_version(value: str | None) -> str:
+
+
+def _pi_version(ctx: typer.Context, param: typer.CallbackParam, value: str | None) -> str:
     """Parsed while the arguments are (a bad version is a usage error before any work)."""
     try:
-        return versions.parse(value)
+        version = versions.parse(value)
     except PisessError as e:
         raise typer.BadParameter(e.message.removeprefix("--pi-version ")) from None
+    source = ctx.get_parameter_source(param.name or "pi_version")
+    if source is not None and source.name in ("COMMANDLINE", "ENVIRONMENT"):  # (asked for, not the default)
+        ctx.meta["pisess.pi_version"] = version
+        _note_sdk_rules(ctx)
+    return version
 
 
 # The one --pi-version: every command that reads sessions takes ``pi_version: common.PiVersionOpt =
