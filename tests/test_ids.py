@@ -202,11 +202,30 @@ def test_fork_prints_a_session_prefix_unique_in_its_directory(runner, tmp_path, 
                         name=f"2026-01-01T00-00-00-000Z_{sibling}.jsonl")
     new = uuid.UUID("01a23b97-5555-7000-8000-000000000002")
     monkeypatch.setattr(uuid6, "uuid7", lambda: new)
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path))  # (root is where pi looks: a prefix finds it)
     r = run(runner, "fork", src, "a1", "--position", "at", "--sessions-dir", str(root))
     assert r.exit_code == 0, r.stderr
     assert "resume it with: pi --session 01a23b97-5\n" in r.stderr, r.stderr
     written = [p for p in os.listdir(project) if str(new) in p]
     assert written, os.listdir(project)
+
+
+def test_fork_outside_pi_root_names_the_file_pi_would_not_find_by_id(runner, tmp_path, monkeypatch):
+    """``fork --sessions-dir DIR`` where pi does not look (not $PI_CODING_AGENT_DIR/sessions, not
+    ~/.pi/agent/sessions): an id finds nothing there, so the hint is the whole path, quoted for
+    the shell (a project directory may hold spaces)."""
+    import shlex
+
+    root = tmp_path / "other sessions"
+    project = root / ("--" + CWD.strip("/").replace("/", "-") + "--")
+    src = write_session(project, [header(), user("u1", None), assistant("a1", "u1")], name="src.jsonl")
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "agent"))
+    r = run(runner, "fork", src, "a1", "--position", "at", "--sessions-dir", str(root))
+    assert r.exit_code == 0, r.stderr
+    written = r.stdout.strip()
+    assert os.path.dirname(written) == str(project)
+    assert f"resume it with: pi --session {shlex.quote(written)}\n" in r.stderr, r.stderr
+    assert shlex.split(r.stderr.splitlines()[-1].split("resume it with: ")[1]) == ["pi", "--session", written]
 
 
 # --- counts: one spelling per idea, never negative -------------------------------------------------

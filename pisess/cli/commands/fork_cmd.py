@@ -37,7 +37,7 @@ def fork(
     """
     from pisess.core.errors import PisessError
     from pisess.core.js import now_iso
-    from pisess.core.listing.repo import default_fork_dir, resume_prefix
+    from pisess.core.listing.repo import default_fork_dir
     from pisess.core.model.fork import plan_fork, write_fork
     from pisess.core.reading.session import open_session
 
@@ -73,7 +73,22 @@ def fork(
     from pisess.cli.views.fork import fork_view
 
     before, out, after = fork_view(plan, written or target, dry_run=dry_run,
-                                          resume=resume_prefix(plan.header["id"], directory) if written else None)
+                                   resume=_resume_with(written, directory, plan.header["id"]) if written else None)
     talk(before, color)
     show(out, color)
     talk(after, color)
+
+
+def _resume_with(written: str, directory: str, session_id: str) -> str:
+    """What to give ``pi --session``: a prefix of the id where pi looks for sessions (its root:
+    ``PI_CODING_AGENT_DIR``'s or the default), else the file's path, quoted for the shell (pi
+    finds no id under another ``--sessions-dir``)."""
+    import shlex
+
+    from pisess.core.listing.repo import resume_prefix
+
+    pi_root = os.path.realpath(common.where(None, None).root)
+    here = os.path.realpath(directory)
+    if os.path.commonpath([pi_root, here]) == pi_root:
+        return resume_prefix(session_id, directory)
+    return shlex.quote(os.path.abspath(written))

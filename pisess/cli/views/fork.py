@@ -14,7 +14,8 @@ from pisess.core.js import get
 def fork_view(plan, path: str, *, dry_run: bool, resume: str | None = None) -> tuple[list, list, list]:
     """``(talk, out, more talk)``: what was (or would be) written on stderr, the new file's path on
     stdout (nothing with ``dry_run``), then how to resume it (``resume``: a prefix of the new id
-    that no other session of its directory has, ``repo.resume_prefix``)."""
+    that no other session of its directory has, ``repo.resume_prefix``, or the new file's path
+    where pi would not find the id)."""
 
     src = plan.source
     n = len(plan.entries)
@@ -36,5 +37,6 @@ def fork_view(plan, path: str, *, dry_run: bool, resume: str | None = None) -> t
                              + one_line(d.entry_preview(e, src.id_width), 60), "dim"))
         talk.append(soft(Text(f"\u2192 {escape_controls(path)} (not written: --dry-run)", "dim")))
         return talk, [], []
-    resume_with = Text(f"  resume it with: pi --session {escape_controls(resume or plan.header['id'])}", "dim")
+    # a command to copy: one line, never broken (a path may hold spaces)
+    resume_with = soft(Text(f"  resume it with: pi --session {escape_controls(resume or plan.header['id'])}", "dim"))
     return talk, [escape_controls(path)], [resume_with]
