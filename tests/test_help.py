@@ -127,3 +127,13 @@ def test_the_list_fits_80_columns(runner):
     lines = invoke(runner, "help").stdout.splitlines()
     assert all(len(line) <= 80 for line in lines)
     assert len([line for line in lines if line.startswith("  ")]) == len(NAMES)  # (none wrapped)
+
+
+def test_sessions_topic_says_the_behaviour_without_citing_what_a_user_cannot_read(monkeypatch):
+    """``pisess help sessions`` is for users: no spec appendix sections (C.23) and no pi issue
+    numbers (#11956), the behaviour said plainly instead."""
+    r = invoke(cli_runner(monkeypatch), "help", "sessions")
+    assert r.exit_code == 0
+    assert not re.search(r"\bC\.\d+|#\d{3,}|\u00a7|\bspec\b", r.stdout), r.stdout
+    for said in ("pi --session", "pi --continue", "/resume", "type: \"session\"", "never creates a directory"):
+        assert said in r.stdout, said
