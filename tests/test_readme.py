@@ -105,3 +105,18 @@ def test_every_command_has_a_topic_with_an_example():
 def test_readme_is_a_front_door():
     """The README stays short: the reference lives in the help topics."""
     assert len(README.splitlines()) <= 200
+
+
+def test_the_repository_tracks_no_link_to_one_machine():
+    """A symlink to a path on one machine (``.venv-main`` → /work/main/.venv) means nothing in
+    another checkout: none is tracked, and local venvs (``.venv*``) are ignored."""
+    import subprocess
+
+    ignored = (ROOT / ".gitignore").read_text().split()
+    assert ".venv*" in ignored
+    if not (ROOT / ".git").exists():  # (an unpacked sdist: no index to ask)
+        return
+    tracked = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-s"], capture_output=True, text=True,
+                             check=True).stdout.splitlines()
+    links = [line.split("\t", 1)[1] for line in tracked if line.startswith("120000 ")]
+    assert links == []
