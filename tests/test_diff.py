@@ -451,3 +451,12 @@ def test_a_forgotten_third_argument_is_named_as_an_entry_of_the_first_session(tm
     assert f"pisess diff {one} ab1 c3" in r.stderr  # (c3: the session's leaf)
     r = invoke(runner, "diff", one, "zzz", "--sessions-dir", str(root), "--cwd", "/work/proj")
     assert r.exit_code == 2 and "no session matches 'zzz'" in r.stderr and "entry of" not in r.stderr
+
+
+def test_the_two_files_are_named_whole(tmp_path, monkeypatch):
+    """Two files: each side's path is printed whole, never cut (a narrow terminal folds it)."""
+    deep = tmp_path / ("a-long-project-directory-name-" * 3) / "x"
+    f = write_session(deep, [header(), user("u1", None, "x"), assistant("a1", "u1", "y")], name="one.jsonl")
+    copy = str(shutil.copy(f, tmp_path / "copy.jsonl"))
+    r = invoke(cli_runner(monkeypatch, columns=40), "diff", f, copy, "--stat")
+    assert f"  A {f}" in r.stdout.splitlines() and f"  B {copy}" in r.stdout.splitlines()

@@ -9,6 +9,7 @@ from rich.cells import cell_len
 from rich.rule import Rule
 from rich.text import Text
 
+from pisess.cli.output import soft
 from pisess.cli.views import describe as d
 from pisess.cli.views.context import message_block
 from pisess.cli.views.shared import heading, packed, safe
@@ -108,11 +109,11 @@ def _heading(result: Any, width: int) -> list:
 def _files(a: Any, b: Any, width: int) -> list:
     out: list = []
     if a.session is not b.session:
-        for mark, side in (("A", a), ("B", b)):
-            t = Text(no_wrap=True)
+        for mark, side in (("A", a), ("B", b)):  # a path whole, to copy: the terminal may fold it
+            t = Text()
             t.append(f"  {mark} ", "bold")
-            t.append(escape_controls(one_line(str(side.session.path), width - 4)), "dim")
-            out.append(t)
+            t.append(escape_controls(str(side.session.path)), "dim")
+            out.append(soft(t))
     return out
 
 
