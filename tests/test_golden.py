@@ -63,5 +63,7 @@ def test_view_matches_golden(env, name):
     except TypeError:
         runner = CliRunner()
     r = runner.invoke(app, CASES[name], catch_exceptions=False)
-    assert r.exit_code == 0, r.stderr
+    # validate exits 1 on findings: the pi 1.6 example hides an assistant with tool calls by a
+    # context edit, so pi sends its results without their calls (tool_result_without_call)
+    assert r.exit_code == (1 if name == "validate" else 0), r.stderr
     check_golden(f"{name}.txt", r.stdout)

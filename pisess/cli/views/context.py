@@ -81,6 +81,10 @@ def context_view(ctx, *, llm: bool = False, thinking: bool = False, full: bool =
                     + ", ".join(_sid(get(e, "id"), s.id_width) for e in ctx.omitted[:6])
                     + (" \u2026" if len(ctx.omitted) > 6 else ""),
                     "yellow")
+    unpaired = ctx.without_call()
+    if unpaired:
+        info.append(f"\n{plural(len(unpaired), 'tool result')} without {'its' if len(unpaired) == 1 else 'their'} "
+                    "call: the provider refuses this context", "bold red")
     for note in s.notes:
         info.append("\nnote: " + escape_controls(note), "yellow")
     reader_words = f"{s.reader} reader, {versions.short(s.pi_version)}"
@@ -89,7 +93,8 @@ def context_view(ctx, *, llm: bool = False, thinking: bool = False, full: bool =
     out: list = [Panel(info, title=Text(title, "bold"), title_align="left", expand=True)]
     if system:
         out.extend(system_prompt_view(sm))
-    parts = _context_messages(ctx, llm=llm, thinking=thinking, limits_n=max_lines, full=full, original=original)
+    parts = _context_messages(ctx, llm=llm, thinking=thinking, limits_n=max_lines, full=full, original=original,
+                              unpaired=set(unpaired))
     if lines:
         out.append(Lines(parts))
     else:
@@ -130,8 +135,11 @@ def system_prompt_view(sm: dict | None) -> list:
     return out
 
 
+NO_CALL = "no call before it: the provider refuses it"
+
+
 def _context_messages(ctx, *, llm: bool, thinking: bool, limits_n: int, full: bool,
-                      original: bool) -> Iterator[Part]:
+                      original: bool, unpaired: set | frozenset = frozenset()) -> Iterator[Part]:
     """Each message's parts in order, made as they are read; with ``original`` the messages edits
     replaced or hid, beside them."""
     from dataclasses import replace
@@ -155,12 +163,17 @@ def _context_messages(ctx, *, llm: bool, thinking: bool, limits_n: int, full: bo
         return message_parts(replace(view, **marks) if marks else view, thinking=thinking, id_width=s.id_width)
 
     edits = bool(ctx.applied_edits)  # (most contexts have none: no entry's id to look up then)
+    index = 0
     for entry, n in ctx.projection or [(src, 1) for _, src in zip(ctx.messages, ctx.message_sources)]:
         edit = ctx.edit_of(entry) if edits else None
         before = ctx.originals.get(js.key(get(entry, "id")), []) if edit is not None else []
         for _ in range(n):
             m, src = next(messages)
-            yield from block(m, src, edit=Edit(get(edit, "id"))) if edit is not None else block(m, src)
+            marks: dict = {"edit": Edit(get(edit, "id"))} if edit is not None else {}
+            if index in unpaired:
+                marks["warning"] = NO_CALL
+            index += 1
+            yield from block(m, src, **marks)
         if original and edit is not None:
             by = _sid(get(edit, "id"), s.id_width)
             for m in before:
@@ -220,6 +233,8 @@ def _heading(v, id_width: int = 8) -> tuple[tuple[str, str], ...]:
         facts.insert(0, f"hidden: {escape_controls(v.hidden)}")
     if v.edit is not None:
         facts.insert(0, f"edited by {_sid(v.edit.entry_id, id_width)}")
+    if v.warning:
+        title.append((f" \u00b7 {v.warning}", "bold red"))
     if facts:
         title.append((" \u00b7 " + " \u00b7 ".join(facts), "dim"))
     return tuple(title)

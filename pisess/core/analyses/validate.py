@@ -246,6 +246,7 @@ def _session_findings(raw: RawFile, harness_session: Session | None, cli: Sessio
         _without_ids(sum(1 for e in cli.entries if not isinstance(get(e, "id"), str)), add)
     _pi16_findings(cli, range(len(cli.entries)), add)
     _tool_call_findings(cli, add)
+    _pairing_findings(cli, add)
     _context_findings(raw, {"harness": harness_session, "cli": cli}, add)
 
 
@@ -441,6 +442,40 @@ def _tool_call_findings(cli: Session, add: Add, path: str | None = None) -> None
                     "model a \"No result provided\" error result in its place", store.line(pos), None, eid))
 
 
+def _pairing_findings(cli: Session, add: Add) -> None:
+    """``tool_result_without_call`` (pi #4570): a tool result the provider gets without its call
+    refuses every request.  An error where it is in the context at the leaf (pi cannot go on from
+    there), a warning where it is on another path only (going on there would fail)."""
+    from ..model.pairing import unpaired_results
+
+    found = unpaired_results(cli)
+    at_leaf = {u.position for u in found if u.at_leaf}
+    store = cli.store
+    for u in found:
+        eid, w = _id_str(u.entry_id), cli.id_width
+        call = f"{js.to_string(u.tool_call_id)} ({js.to_string(u.tool_name)})"
+        if u.at_leaf:
+            above = store.parent(u.position)
+            while above is not None and above in at_leaf:  # fork before the first of a run of them
+                above = store.parent(above)
+            parent = _id_str(get(store[above], "id")) if above is not None else None
+            fork = (f"fork at {parent[:w]}, the entry before it (pisess fork FILE {parent[:w]} --position at)"
+                    if parent else "start a new session")
+            add(Finding("error", "tool_result_without_call",
+                        f"tool result {eid} answers call {call}, which is not in the context at the leaf: {u.why}; "
+                        "pi-ai sends the result without its call and the provider refuses it, every request from "
+                        f"now on (pi #4570): the session cannot go on from its leaf; {fork}, or hide it with a "
+                        f"context edit of {eid} (replacement null, pi 1.x)", store.line(u.position), None, eid))
+        else:
+            n = len(u.tips)
+            tip = _id_str(u.tips[0]) or "?"
+            add(Finding("warning", "tool_result_without_call",
+                        f"tool result {eid} answers call {call}, which is not in the context on the path to "
+                        f"{tip[:w]}" + (f" (and {n - 1} other path{'s' if n > 2 else ''})" if n > 1 else "")
+                        + f": {u.why}; going on from there the provider would refuse every request; the "
+                        "leaf's context does not hold it", store.line(u.position), None, eid))
+
+
 def _validate_index(path: str, ix: CompactIndex, version: PiVersion) -> FileReport | None:
     """``validate_raw``'s report for a clean file, from its ``CompactIndex``: every line is JSON,
     truthy and accepted by the harness, the header a valid v3 one, so the line findings left are
@@ -478,6 +513,7 @@ def _validate_index(path: str, ix: CompactIndex, version: PiVersion) -> FileRepo
     _without_ids(sum(1 for _, e in store.extras() if not isinstance(get(e, "id"), str)), add)
     _pi16_findings(cli, _system_positions(cli, extras), add)
     _tool_call_findings(cli, add, path)
+    _pairing_findings(cli, add)
     _context_findings(raw, {"harness": harness_session, "cli": cli}, add)
     return _report(path, pi, findings, raw)
 

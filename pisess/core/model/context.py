@@ -69,6 +69,14 @@ class Context:
 
         return current_system_message(self.messages)
 
+    def without_call(self) -> list[int]:
+        """The indexes of the tool results in ``messages`` the provider gets without their call
+        (pi-ai's ``transformMessages`` pairing, ``pairing.results_without_call``): it refuses them."""
+        from .pairing import results_without_call
+
+        return results_without_call(self.messages, self.session.pi_version if self.session.reader == "cli"
+                                    else versions.PI_0_82)
+
     def edit_of(self, entry: Any) -> Any:
         """The ``context_edit`` that changes ``entry`` here, or ``None``."""
         return self.applied_edits.get(js.key(get(entry, "id")))
@@ -101,6 +109,9 @@ class Context:
             "llmMessages": self.llm_messages,
             "notes": s.notes,
             "droppedLines": s.dropped_lines,
+            "toolResultsWithoutCall": [{"messageIndex": i, "entryId": _id_json(self.message_sources[i]),
+                                        "toolCallId": js.get_json(self.messages[i], "toolCallId")}
+                                       for i in self.without_call()],
         }
         if s.reader == "cli" or s.migrated_from_version is not None:
             doc["migratedFromVersion"] = s.migrated_from_version

@@ -154,6 +154,7 @@ class MessageView:
     converted_from: str | None = None  # --llm: the kind of the message convertToLlm turned into this
     edit: Edit | None = None  # content replaced by a context edit
     hidden: str | None = None  # why the model does not see it, when shown anyway
+    warning: str | None = None  # what is wrong with it where it is (a tool result without its call)
 
 
 class _Builder:

@@ -1,0 +1,145 @@
+"""The damage real files carry, named (issue 34): each on files pi 1.6.0's own SessionManager wrote
+(tests/fixtures/findings/make.mjs), damaged the way older pi or other tools did, checked against
+what pi's code says about them (``answers.json`` beside them: pi 1.6.0's buildSessionContext and
+listAll, pi 0.82.1's SDK reader, pi-ai 1.6.0's transformMessages)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from answers_store import invoke
+
+HERE = Path(__file__).parent
+FINDINGS = HERE / "fixtures" / "findings"
+ANSWERS = json.loads((FINDINGS / "answers.json").read_text())
+ORPHAN = "--home-alice-orphan--"
+MULTI = "--home-alice-multi--"
+TWINS = "--home-alice-twins--"
+NESTED = "--home-alice-nested--"
+RENAMED = "--home-alice-renamed--"
+
+
+@pytest.fixture()
+def root(tmp_path, monkeypatch) -> Path:
+    """A copy of the fixtures' sessions root, each file's mtime its last entry's time (as pi left it)."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("PISESS_CACHE", "off")
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.chdir(tmp_path)
+    dest = tmp_path / "sessions"
+    shutil.copytree(FINDINGS / "sessions", dest)
+    modified = {s["path"]: s["modified"] for s in ANSWERS["listAll"]["sessions"]}
+    from datetime import datetime
+
+    for rel, when in modified.items():
+        t = datetime.fromisoformat(when.replace("Z", "+00:00")).timestamp()
+        os.utime(dest / rel, (t, t))
+    return dest
+
+
+def _json(*args: str, code: int | tuple = 0) -> dict:
+    r = invoke(*args, "--json")
+    assert r.exit_code in ((code,) if isinstance(code, int) else code), r.stdout + r.stderr
+    return json.loads(r.stdout)
+
+
+def _text(*args: str, code: int | tuple = 0, fits: bool = True) -> str:
+    """A human view at 80 columns (``fits``: no line wider; validate's compiler-style lines are
+    one finding each, whatever their length)."""
+    r = invoke(*args)
+    assert r.exit_code in ((code,) if isinstance(code, int) else code), r.stdout + r.stderr
+    for line in r.stdout.splitlines() if fits else ():
+        assert len(line) <= 80, line
+    return r.stdout
+
+
+def _findings(doc: dict, code: str) -> list:
+    return [f for file in doc["files"] for f in file["findings"] if f["code"] == code]
+
+
+# --- 1. a tool result whose call is not in the context ---------------------------------------------
+
+def _pi_provider_orphans(provider: list) -> tuple[list, list]:
+    """From what pi-ai's transformMessages sends: the tool call ids of results sent without their
+    call (pending calls are the last assistant's, a user message ends them), and those of the
+    synthetic results it adds for calls without one."""
+    pending: set = set()
+    orphans, synthetic = [], []
+    for m in provider:
+        if m["role"] == "assistant":
+            pending = set(m["toolCallIds"])
+        elif m["role"] == "user":
+            pending = set()
+        elif m["role"] == "toolResult":
+            if m["toolCallId"] not in pending:
+                orphans.append(m["toolCallId"])
+            elif m["text"] == "No result provided" and m["isError"]:
+                synthetic.append(m["toolCallId"])
+    return orphans, synthetic
+
+
+def test_pi_sends_a_result_without_its_call_and_makes_one_for_a_call_without_result():
+    """What the fixture is for, said by pi's own code: at the leaf, pi-ai passes the result of
+    toolu_a2 (its call compacted away) and invents one for toolu_a3."""
+    pi = ANSWERS["files"][f"{ORPHAN}/leaf.jsonl"]["context"]
+    assert _pi_provider_orphans(pi["provider"]) == (["toolu_a2"], ["toolu_a3"])
+    branch = ANSWERS["files"][f"{ORPHAN}/branch.jsonl"]
+    assert _pi_provider_orphans(branch["context"]["provider"]) == ([], [])
+    assert [_pi_provider_orphans(t["provider"])[0] for t in branch["otherTips"].values()] == [["toolu_b1"]]
+
+
+def test_validate_says_the_session_cannot_go_on_from_its_leaf(root):
+    f = root / ORPHAN / "leaf.jsonl"
+    doc = _json("validate", str(f), code=1)
+    pi = ANSWERS["files"][f"{ORPHAN}/leaf.jsonl"]["context"]
+    (got,) = _findings(doc, "tool_result_without_call")
+    # the entry pi's projection made the result from
+    orphan_index = pi["roles"].index("toolResult")
+    assert got["severity"] == "error" and got["entryId"] == pi["messageEntryIds"][orphan_index]
+    assert "cannot go on from its leaf" in got["message"] and "toolu_a2" in got["message"]
+    parent = next(json.loads(x)["parentId"] for x in f.read_text().splitlines() if got["entryId"] in x[:60])
+    assert f"pisess fork FILE {parent} --position at" in got["message"]
+    assert f"context edit of {got['entryId']}" in got["message"]
+    # the call without result is a note of its own, never the same finding twice
+    (call,) = _findings(doc, "tool_call_without_result")
+    assert call["severity"] == "info" and "toolu_a3" in call["message"]
+    assert doc["summary"]["errorCount"] == 1
+
+
+def test_validate_warns_of_a_result_without_call_on_another_path(root):
+    f = root / ORPHAN / "branch.jsonl"
+    pi = ANSWERS["files"][f"{ORPHAN}/branch.jsonl"]
+    (tip,) = pi["otherTips"]
+    doc = _json("validate", str(f))
+    (got,) = _findings(doc, "tool_result_without_call")
+    assert got["severity"] == "warning" and f"on the path to {tip}" in got["message"]
+    other = pi["otherTips"][tip]
+    assert got["entryId"] == other["messageEntryIds"][other["roles"].index("toolResult")]
+    assert doc["summary"] == {**doc["summary"], "errorCount": 0, "warningCount": 1}
+    text = _text("validate", str(f), fits=False)
+    assert ":6: warning tool_result_without_call: tool result " in text
+
+
+def test_validate_of_a_clean_tree_says_nothing_of_pairing(root):
+    doc = _json("validate", str(root / TWINS))
+    assert not _findings(doc, "tool_result_without_call")
+
+
+def test_context_marks_the_result_without_its_call(root):
+    f = root / ORPHAN / "leaf.jsonl"
+    pi = ANSWERS["files"][f"{ORPHAN}/leaf.jsonl"]["context"]
+    doc = _json("context", str(f))
+    i = pi["roles"].index("toolResult")
+    assert doc["toolResultsWithoutCall"] == [{"messageIndex": i, "entryId": pi["messageEntryIds"][i],
+                                              "toolCallId": "toolu_a2"}]
+    text = _text("context", str(f), "--no-pager")
+    assert "1 tool result without its call: the provider refuses this context" in text
+    marked = [ln for ln in text.splitlines() if "no call before it" in ln]
+    assert len(marked) == 1 and marked[0].startswith("tool result") and pi["messageEntryIds"][i] in marked[0]
+    # the leaf of the other file holds none
+    assert _json("context", str(root / ORPHAN / "branch.jsonl"))["toolResultsWithoutCall"] == []
