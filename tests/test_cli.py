@@ -349,7 +349,12 @@ def test_demo_json_is_one_document_of_the_examples(runner):
     doc = json.loads(r.stdout)
     assert doc["version"] == 2 and len(doc["sessions"]) >= 2
     for s in doc["sessions"]:
-        assert s["path"].endswith(".jsonl") and s["entryCount"] > 0 and s["validate"]["ok"] is True
+        assert s["path"].endswith(".jsonl") and s["entryCount"] > 0
+        # the pi 1.6 example hides an assistant with tool calls by a context edit: pi sends their
+        # results without the calls (tool_result_without_call); the others are clean
+        codes = {f["code"] for f in s["validate"]["findings"] if f["severity"] == "error"}
+        assert codes == ({"tool_result_without_call"} if "agent" in s["path"] else set())
+        assert s["validate"]["ok"] is (not codes)
 
 
 @pytest.mark.parametrize("fmt", ["text", "github"])

@@ -446,7 +446,7 @@ def _pairing_findings(cli: Session, add: Add) -> None:
     """``tool_result_without_call`` (pi #4570): a tool result the provider gets without its call
     refuses every request.  An error where it is in the context at the leaf (pi cannot go on from
     there), a warning where it is on another path only (going on there would fail)."""
-    from ..model.pairing import unpaired_results
+    from .unpaired import unpaired_results
 
     found = unpaired_results(cli)
     at_leaf = {u.position for u in found if u.at_leaf}

@@ -7,28 +7,18 @@ provider refuses the request, every request from then on.  Older pi wrote such r
 child of a compaction that ran while the tool did (the compaction summarized the call away);
 other writers and hand edits leave them too.
 
-``results_without_call`` is that pairing on a context's messages; ``unpaired_results`` finds
-them in a session, on the leaf's context and on every other path that holds a suspect, reading
-complete entries only when the tree (a cheap walk over positions) says one can exist.
+``results_without_call`` is that pairing on a context's messages (``analyses.unpaired`` finds
+such results in a session, on every path).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
-
 from .. import js, versions
-from ..errors import PisessError
 from ..js import get
 
-if TYPE_CHECKING:
-    from ..reading.session import Session
-
 # roles convertToLlm turns into user messages (C.4): each ends the tool flow, as a user message does
-_AS_USER = frozenset(("bashExecution", "custom", "branchSummary", "compactionSummary"))
-_SKIPPED = ("error", "aborted")  # transformMessages drops these assistant messages, their calls with them
-MAX_OTHER_PATHS = 64  # contexts built for paths other than the leaf's (each reads its path)
+AS_USER = frozenset(("bashExecution", "custom", "branchSummary", "compactionSummary"))
+SKIPPED = ("error", "aborted")  # transformMessages drops these assistant messages, their calls with them
 
 
 def results_without_call(messages: list, pi_version: str = versions.CURRENT) -> list[int]:
@@ -41,11 +31,11 @@ def results_without_call(messages: list, pi_version: str = versions.CURRENT) -> 
         role = get(m, "role")
         if role == "bashExecution" and js.truthy(get(m, "excludeFromContext")):
             continue
-        if role in _AS_USER or role == "user":
+        if role in AS_USER or role == "user":
             pending = set()
         elif role == "assistant":
             pending = set()
-            if get(m, "stopReason") in _SKIPPED:
+            if get(m, "stopReason") in SKIPPED:
                 continue
             content = get(m, "content")
             if isinstance(content, list):
@@ -55,178 +45,4 @@ def results_without_call(messages: list, pi_version: str = versions.CURRENT) -> 
                 out.append(i)
         elif role == "system" and not system_kept:
             continue  # (0.82 drops it; 1.x holds it back until the results: transparent either way)
-    return out
-
-
-@dataclass(frozen=True)
-class Unpaired:
-    """A tool result sent without its call.  ``at_leaf``: in the context at the session's leaf
-    (pi cannot go on from there); ``tips``: the other paths' ends whose context holds it so;
-    ``why``: what comes before it in that context instead of its call."""
-
-    position: int
-    entry_id: Any
-    tool_call_id: Any
-    tool_name: Any
-    at_leaf: bool
-    tips: tuple
-    why: str
-
-
-def _why(messages: list, sources: list, i: int, id_width: int = 8) -> str:
-    """What the provider gets before result ``i`` in place of its call."""
-    for j in range(i - 1, -1, -1):
-        role = get(messages[j], "role")
-        sid = js.to_string(get(sources[j], "id"))[:id_width]
-        if role == "compactionSummary":
-            return f"compaction {sid} summarized its call away"
-        if role in _AS_USER or role == "user":
-            return f"a {'user' if role == 'user' else js.to_string(role)} message ({sid}) comes between it and its call"
-        if role == "assistant":
-            if get(messages[j], "stopReason") in _SKIPPED:
-                return f"assistant {sid} ended {js.to_string(get(messages[j], 'stopReason'))} and is not sent"
-            return f"assistant {sid} before it made no such call"
-    return "it opens the context"
-
-
-def _suspects(session: Session) -> list[int]:
-    """Positions of tool results that may go without their call: up the parents (through other
-    tool results and entries that give no message) something else than an assistant message
-    comes first, or the assistant is the target of a context edit, or a compaction keeps from
-    the result.  A result pi wrote in its turn is none of these."""
-    store = session.store
-    role_of: dict[int, Any] = {}
-
-    def what(pos: int) -> Any:
-        if pos in role_of:
-            return role_of[pos]
-        r = store.plain_role(pos)
-        if r is None:
-            e = store[pos]
-            t = get(e, "type") if isinstance(e, dict) else None
-            if t == "message":
-                m = e.get("message")
-                r = m.get("role") if isinstance(m, dict) else None
-            elif t in ("compaction", "branch_summary", "custom_message"):
-                r = t
-            else:
-                r = ""  # gives no message: transparent
-        role_of[pos] = r
-        return r
-
-    edited: set = set()
-    kept_from: set = set()
-    for _, e in store.extras():
-        t = get(e, "type") if isinstance(e, dict) else None
-        if t == "context_edit":
-            p = store.find(get(e, "targetId"))
-            if p is not None:
-                edited.add(p)
-        elif t == "compaction":
-            p = store.find(get(e, "firstKeptEntryId"))
-            if p is not None:
-                kept_from.add(p)
-    out = []
-    for q in store.role_positions("toolResult"):
-        if q in kept_from:
-            out.append(q)
-            continue
-        p = store.parent(q)
-        for _ in range(len(store)):  # (a cycle ends the walk: reported as such)
-            r = None if p is None else what(p)
-            if r in ("toolResult", "", "system"):
-                p = store.parent(p)  # type: ignore[arg-type]
-                continue
-            break
-        if p is None or r != "assistant" or p in edited:
-            out.append(q)
-    return out
-
-
-def _tips_below(session: Session, positions: Iterable[int]) -> list[int]:
-    """The positions of the entries without children below (or at) ``positions``, in file order."""
-    store = session.store
-    children: dict[int, list] = {}
-    for pos in range(len(store)):
-        p = store.parent(pos)
-        if p is not None and p != pos:
-            children.setdefault(p, []).append(pos)
-    tips, seen = set(), set()
-    stack = list(positions)
-    while stack:
-        pos = stack.pop()
-        if pos in seen:
-            continue
-        seen.add(pos)
-        kids = children.get(pos)
-        if kids:
-            stack.extend(kids)
-        else:
-            tips.add(pos)
-    return sorted(tips)
-
-
-def _unpaired_in(session: Session, leaf: Any) -> dict | None:
-    """position -> (the result, why) of the results sent without their call in the context at
-    ``leaf`` (``js.UNDEF``: the session's leaf); ``None`` where pi cannot build that context."""
-    from .context import build_context
-
-    try:
-        ctx = build_context(session, leaf)
-    except PisessError as e:
-        if e.code == "storage":
-            raise
-        return None
-    out = {}
-    for i in results_without_call(ctx.messages, session.pi_version):
-        pos = session.store.position(ctx.message_sources[i])
-        if pos is not None:
-            out[pos] = (ctx.messages[i], _edit_hiding_call(session, ctx, pos)
-                        or _why(ctx.messages, ctx.message_sources, i, session.id_width))
-    return out
-
-
-def _edit_hiding_call(session: Session, ctx: Any, pos: int) -> str | None:
-    """"context edit E hides its call's assistant A" where that is why the call is missing."""
-    store = session.store
-    p = store.parent(pos)
-    for _ in range(len(store)):
-        if p is None:
-            return None
-        e = store[p]
-        m = e.get("message") if isinstance(e, dict) else None
-        if store.plain_role(p) == "assistant" or (isinstance(m, dict) and m.get("role") == "assistant"):
-            edit = ctx.edit_of(e)
-            if edit is None or get(edit, "replacement") is not None:
-                return None
-            w = session.id_width
-            return (f"context edit {js.to_string(get(edit, 'id'))[:w]} hides its call's assistant "
-                    f"{js.to_string(get(e, 'id'))[:w]}")
-        p = store.parent(p)
-    return None
-
-
-def unpaired_results(session: Session) -> list[Unpaired]:
-    """The tool results the provider would get without their call, on the leaf's context and on
-    the other paths through a suspect (at most ``MAX_OTHER_PATHS`` of them), in file order."""
-    suspects = _suspects(session)
-    if not suspects:
-        return []
-    store = session.store
-    found: dict[int, list] = {}  # position -> [result message, why, at leaf, [tips]]
-    for pos, (m, why) in (_unpaired_in(session, js.UNDEF) or {}).items():
-        found[pos] = [m, why, True, []]
-    leaf = session.lookup(session.leaf_id) if js.truthy(session.leaf_id) else None
-    leaf_pos = store.position(leaf) if leaf is not None else None
-    for tip in [t for t in _tips_below(session, suspects) if t != leaf_pos][:MAX_OTHER_PATHS]:
-        tip_id = get(store[tip], "id")
-        for pos, (m, why) in (_unpaired_in(session, tip_id) or {}).items():
-            got = found.setdefault(pos, [m, why, False, []])
-            if not got[2]:
-                got[3].append(tip_id)
-    out = []
-    for pos in sorted(found):
-        m, why, at_leaf, tips = found[pos]
-        out.append(Unpaired(pos, get(store[pos], "id"), get(m, "toolCallId"), get(m, "toolName"), at_leaf,
-                            tuple(tips), why))
     return out
