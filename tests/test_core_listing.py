@@ -332,12 +332,19 @@ def dup(tmp_path):
     return root, first, second, other
 
 
-def test_find_by_id_takes_the_first_file_by_name(dup):
-    """1.6 (C.23): the first file by name holding the id; 0.82.1 mode keeps pisess's earlier
-    choice, the SDK listing's newest header."""
+def test_an_id_two_files_hold_names_neither(dup):
+    """1.6 (C.23) opens the first file by name holding the id; two files of one id (pi #11060) are
+    an ambiguous id for pisess (issue 34), the error naming both, the first first, with either
+    pi's rules."""
     root, first, second, _ = dup
-    assert resolve_session("dup", root, CWD, pi_version=V16) == first
-    assert resolve_session("dup", root, CWD, pi_version="0.82.1") == second
+    for version in (V16, "0.82.1"):
+        with pytest.raises(PisessError) as e:
+            resolve_session("dup", root, CWD, pi_version=version)
+        assert e.value.code == "ambiguous" and "held by 2 files" in e.value.message
+        assert {first, second} <= set(e.value.message.split())
+    with pytest.raises(PisessError) as e:
+        find_by_id(os.path.join(root, encode_cwd(CWD)), "dup")
+    assert e.value.message.index(first) < e.value.message.index(second)
     assert find_by_id(os.path.join(root, encode_cwd(CWD)), "nope") is None
 
 

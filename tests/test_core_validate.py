@@ -178,8 +178,11 @@ def test_bom(tmp_path):
 
 
 def test_duplicate_header(tmp_path):
-    """A mid-file header is duplicate_header; harness fails with 'has invalid parentId', cli ignores it."""
+    """A mid-file header of another session is several_sessions (issue 34: tests/test_findings.py),
+    one of the same id duplicate_header; harness fails with 'has invalid parentId', cli ignores it."""
     r = validate(tmp_path, [header(), user("a", None), header(id="mid")])
+    assert only(r, "several_sessions").line == 3 and not [f for f in r.findings if f.code == "duplicate_header"]
+    r = validate(tmp_path, [header(), user("a", None), header()])
     assert only(r, "duplicate_header").line == 3
     assert r.pi["harness"]["reason"] == "line 3 has invalid parentId"
     assert r.pi["cli"]["opens"] is True and r.pi["cli"]["droppedLines"] == []

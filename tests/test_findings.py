@@ -143,3 +143,78 @@ def test_context_marks_the_result_without_its_call(root):
     assert len(marked) == 1 and marked[0].startswith("tool result") and pi["messageEntryIds"][i] in marked[0]
     # the leaf of the other file holds none
     assert _json("context", str(root / ORPHAN / "branch.jsonl"))["toolResultsWithoutCall"] == []
+
+
+# --- 2. several sessions in one file --------------------------------------------------------------
+
+def test_pi_reads_several_sessions_in_a_file_as_one_and_its_sdk_refuses_it():
+    three = ANSWERS["files"][f"{MULTI}/three-in-one.jsonl"]
+    assert three["sdk"] == {"opens": False, "code": "invalid_entry", "reason": "line 11 has invalid parentId",
+                            "line": 11}
+    listed = [s for s in ANSWERS["listAll"]["sessions"] if s["path"] == f"{MULTI}/three-in-one.jsonl"]
+    assert len(listed) == 1 and listed[0]["messageCount"] == 24  # once, every session's messages
+
+
+def test_validate_says_how_many_sessions_a_file_holds_and_where_each_starts(root):
+    f = root / MULTI / "three-in-one.jsonl"
+    lines = f.read_text().splitlines()
+    headers = [(i, json.loads(x)["id"]) for i, x in enumerate(lines, 1) if json.loads(x)["type"] == "session"]
+    assert [n for n, _ in headers] == [1, 11, 21]
+    doc = _json("validate", str(f), code=1)
+    (got,) = _findings(doc, "several_sessions")
+    assert got["sessions"] == [{"line": n, "id": sid} for n, sid in headers]
+    assert got["line"] == 11 and got["severity"] == "error"
+    assert "holds 3 sessions, starting at lines 1, 11 and 21" in got["message"]
+    assert "the pi command ignores the later headers" in got["message"] and "pi's SDK refuses" in got["message"]
+    # pi 1.6.0 goes on in the last session: its leaf is there
+    pi_leaf = ANSWERS["files"][f"{MULTI}/three-in-one.jsonl"]["context"]["leafId"]
+    assert next(i for i, x in enumerate(lines, 1) if json.loads(x)["id"] == pi_leaf) > 21
+    assert "(its leaf, where pi goes on, is in session 3 of 3)" in got["message"]
+    # said once, not once per later header
+    assert not _findings(doc, "duplicate_header") and doc["summary"]["errorCount"] == 1
+    assert doc["files"][0]["pi"]["harness"]["reason"] == ANSWERS["files"][f"{MULTI}/three-in-one.jsonl"]["sdk"]["reason"]
+
+
+def test_ls_long_counts_the_sessions_in_a_file(root):
+    doc = _json("ls", "--sessions-dir", str(root), "--cwd", "/home/alice/multi", "--long")
+    counts = {Path(s["path"]).name: s["details"]["sessionCount"] for s in doc["sessions"]}
+    assert counts["three-in-one.jsonl"] == 3 and sorted(counts.values()) == [1, 3]
+    text = _text("ls", "--sessions-dir", str(root), "--cwd", "/home/alice/multi", "--long")
+    row = next(ln for ln in text.splitlines() if "[3 sessions]" in ln)
+    sid = json.loads((root / MULTI / "three-in-one.jsonl").read_text().splitlines()[0])["id"]
+    assert sid.startswith(row.split()[0])  # under the first header's id, as pi lists it
+    assert "[N sessions] the file holds N sessions" in text
+
+
+# --- 3. two files with one session id ---------------------------------------------------------------
+
+def _twins(root: Path) -> list[Path]:
+    return sorted((root / TWINS).glob("*a818*.jsonl"))
+
+
+def test_pi_lists_both_files_of_one_id():
+    ids = [s["id"] for s in ANSWERS["listAll"]["sessions"] if s["path"].startswith(TWINS)]
+    assert len(ids) == 3 and len(set(ids)) == 2
+
+
+def test_ls_marks_both_files_of_one_id(root):
+    doc = _json("ls", "--sessions-dir", str(root), "--cwd", "/home/alice/twins")
+    twins = {str(p) for p in _twins(root)}
+    marked = {s["path"]: s["sameIdPaths"] for s in doc["sessions"] if s["sameIdPaths"]}
+    assert set(marked) == twins and all(v == [p for p in twins if p != k] for k, v in marked.items())
+    text = _text("ls", "--sessions-dir", str(root), "--cwd", "/home/alice/twins")
+    assert sum(1 for ln in text.splitlines() if ln.startswith("  01a1a0a6=")) == 2
+    assert "= another file holds this session id too" in text
+
+
+@pytest.mark.parametrize("scope", ["/home/alice/twins", "/home/elsewhere"])
+def test_an_id_two_files_hold_is_ambiguous(root, scope):
+    sid = json.loads(_twins(root)[0].read_text().splitlines()[0])["id"]
+    r = invoke("path", sid, "--sessions-dir", str(root), "--cwd", scope, "--json")
+    assert r.exit_code == 1
+    err = json.loads(r.stdout)["error"]
+    assert err["code"] == "ambiguous" and "held by 2 files" in err["message"]
+    for p in _twins(root):
+        assert str(p) in err["message"]
+    r = invoke("path", sid[:12], "--sessions-dir", str(root), "--cwd", "/home/alice/twins")
+    assert r.exit_code == 1 and "2 files of 1 session" in r.stderr

@@ -61,9 +61,12 @@ def ls(
             common.say(note)
     details = None
     if long:
+        from pisess.core.listing.nested import nested_sessions
         from pisess.core.listing.summary import details_of
 
-        details = details_of(listing.sessions)
+        # (beside each file, not in it: looked at each time, not kept with the file's stat)
+        details = {p: {**d, "nestedSessionCount": len(nested_sessions(p))} if "error" not in d else d
+                   for p, d in details_of(listing.sessions).items()}
     common.note_unreadable(listing.unreadable)
     if json_out:
         common.emit_json(listing.to_json(details, search=search), version=2)

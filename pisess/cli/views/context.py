@@ -233,10 +233,10 @@ def _heading(v, id_width: int = 8) -> tuple[tuple[str, str], ...]:
         facts.insert(0, f"hidden: {escape_controls(v.hidden)}")
     if v.edit is not None:
         facts.insert(0, f"edited by {_sid(v.edit.entry_id, id_width)}")
-    if v.warning:
-        title.append((f" \u00b7 {v.warning}", "bold red"))
     if facts:
         title.append((" \u00b7 " + " \u00b7 ".join(facts), "dim"))
+    if v.warning:
+        title.append((f" \u00b7 {v.warning}", "bold red"))
     return tuple(title)
 
 

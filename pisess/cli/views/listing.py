@@ -45,12 +45,15 @@ def ls_view(listing, where, *, all_projects: bool, details: dict | None, width: 
         return [*head, T(no_sessions_hint(all_projects), "dim")]
     # ids made within the same minute share 8 characters: show as many as tell them apart
     width_id = unique_prefix_width(s.id for s in listing.sessions)
+    from pisess.core.listing.repo import shared_ids
+
+    twins = shared_ids(listing.sessions)
     # the column the rows are sorted by stays: pi 1.6 lists by last activity (read from each file)
     by_activity = any(s.listing == "cli" and s.activity_read not in (None, "header") for s in listing.sessions)
 
     def cells(s) -> dict:
         # (text, style) per column: plain strings until the row is joined (10,000 rows)
-        c = {"id": ("  " + escape_controls(s.id[:width_id]), "bold"),
+        c = {"id": ("  " + escape_controls(s.id[:width_id]) + (TWIN if s.path in twins else ""), "bold"),
              "created": (d.local_time(s.created_at)[:16], ""), "age": (d.relative_age(s.created_at, now), "dim"),
              "size": (human_size(s.size), ""),
              "forked": (_session_id_from_path(s.parent_session_path, width_id) if s.parent_session_path else "-",
@@ -63,10 +66,11 @@ def ls_view(listing, where, *, all_projects: bool, details: dict | None, width: 
                          name=(escape_controls(f"{WARN} {info['error'].get('message', '')}"), "red"))
             else:
                 name, first = info.get("name"), info.get("firstMessage") or ""
+                shown = (one_line(name, 60), "bold") if name else (one_line(first, 60) or "(no messages)", "dim")
+                marks = shape_marks(info)
                 c.update(msgs=(str(info.get("messageCount", 0)), ""), br=(str(info.get("branchPointCount", 0)), ""),
                          last=(d.local_time(info["lastActivity"])[:16] if info.get("lastActivity") else "-", "dim"),
-                         name=(one_line(name, 60), "bold") if name
-                         else (one_line(first, 60) or "(no messages)", "dim"))
+                         name=(f"{marks} {shown[0]}", "yellow") if marks else shown)
         if by_activity and s.modified is not None:  # the time the rows are sorted by, as pi read it
             c["last"] = (d.local_time(s.modified)[:16], "")
         elif by_activity:  # a file pi's listing read no time from: the column is there, the cell says so
@@ -93,7 +97,42 @@ def ls_view(listing, where, *, all_projects: bool, details: dict | None, width: 
         worst = max(p for *_, p in spec)
         spec = [c for c in spec if c[4] != worst]
     rows = [cells(s) for s in listing.sessions]
-    return [*head, *table_rows(spec, rows, width)]
+    return [*head, *table_rows(spec, rows, width), *_legend(twins, details, width)]
+
+
+TWIN = "="  # after an id another listed file holds too
+
+
+def _legend(twins: dict, details: dict | None, width: int) -> list:
+    """What the table's marks mean, under it, only for the marks it shows."""
+    from pisess.cli.views.shared import packed
+
+    pieces = []
+    if twins:
+        pieces.append(f"{TWIN} another file holds this session id too (pi's /import before 1.5.2, pi #11060): "
+                      "an id names the first by name; stats and du --all count their shared entries once")
+    infos = list((details or {}).values())
+    if any(i.get("sessionCount", 1) > 1 for i in infos):
+        pieces.append("[N sessions] the file holds N sessions (pi's /new before pi PR #649): pi reads them as one, "
+                      "pisess validate says where each starts")
+    if any(i.get("nestedSessionCount") for i in infos):
+        pieces.append("[+N nested] sessions below the session's folder (subagent runs), which /resume does not "
+                      "list")
+    out = []
+    for p in pieces:
+        out.extend(packed(p.split(" "), width, sep=" "))
+    return out
+
+
+def shape_marks(info: dict) -> str:
+    """What ``ls --long`` says before a session's name about the shape of its file: the sessions
+    it holds (pi's /new before pi PR #649) and those nested below its folder (subagent runs)."""
+    marks = []
+    if info.get("sessionCount", 1) > 1:
+        marks.append(f"[{info['sessionCount']} sessions]")
+    if info.get("nestedSessionCount"):
+        marks.append(f"[+{info['nestedSessionCount']} nested]")
+    return " ".join(marks)
 
 
 def table_rows(spec: list, rows: list[dict], width: int) -> list[Text]:

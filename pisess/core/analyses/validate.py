@@ -52,10 +52,14 @@ class Finding:
     line: int | None = None
     offset: int | None = None
     entry_id: str | None = None
+    sessions: tuple = ()  # several_sessions: (line, id) where each session of the file starts
 
     def to_json(self) -> dict:
-        return {"severity": self.severity, "code": self.code, "message": self.message, "line": self.line,
-                "offset": self.offset, "entryId": self.entry_id}
+        out: dict = {"severity": self.severity, "code": self.code, "message": self.message, "line": self.line,
+               "offset": self.offset, "entryId": self.entry_id}
+        if self.sessions:
+            out["sessions"] = [{"line": line, "id": sid} for line, sid in self.sessions]
+        return out
 
 
 Add = Callable[[Finding], None]  # where a check puts what it finds
@@ -172,6 +176,9 @@ def _line_findings(raw: RawFile, text_at: Callable[[int, int], bytes], cli: Sess
     last = raw.lines[-1] if raw.lines else None
     header_line = nonblank[0] if nonblank else None
     legacy = cli is not None and cli.migrated_from_version is not None  # entries need no ids before migration
+    starts = _session_starts(nonblank, header_line)
+    if len(starts) > 1:
+        add(_several_sessions(starts, cli))
     for n, ln in enumerate(nonblank, 1):
         if ln.value is NOT_JSON:
             _bad_json(text_at(ln.offset, ln.length), raw, ln, n, last, live, add, version)
@@ -210,6 +217,9 @@ def _entry_line_findings(ln: RawLine, n: int, nonblank: list[RawLine], header_li
     if isinstance(v, dict) and v.get("type") == "session" and ln is _later_header(nonblank) \
             and check_harness_header(header_line.value if header_line else None):
         pass  # the header behind a foreign first line: said once, on that line
+    elif isinstance(v, dict) and v.get("type") == "session" and not js.strict_eq(v.get("id"), get(header_line.value, "id")
+                                                                              if header_line else UNDEF):
+        pass  # another session's start: ``several_sessions`` says it once for the file
     elif isinstance(v, dict) and v.get("type") == "session":
         add(Finding("error", "duplicate_header", "a second session header: pi's SDK refuses the file "
                     f"(line {n} has invalid parentId); the pi command ignores it", ln.number, ln.offset,
@@ -220,6 +230,41 @@ def _entry_line_findings(ln: RawLine, n: int, nonblank: list[RawLine], header_li
     if isinstance(v, dict) and isinstance(v.get("type"), str) and v["type"] not in known \
             and v["type"] != "session":
         add(_unknown_type(v["type"], ln.number, ln.offset, v.get("id")))
+
+
+def _session_starts(nonblank: list[RawLine], header_line: RawLine | None) -> list[tuple[int, Any]]:
+    """(line, id) of the file's session header and of each later header with another id: where
+    each session of the file starts (pi's ``/new`` before pi PR #649 appended the new session to
+    the file it had open)."""
+    first = header_line.value if header_line is not None else None
+    if not (isinstance(first, dict) and first.get("type") == "session"):
+        return []
+    starts = [(header_line.number, first.get("id"))] if header_line is not None else []
+    for ln in nonblank:
+        v = ln.value
+        if ln is not header_line and isinstance(v, dict) and v.get("type") == "session" \
+                and not js.strict_eq(v.get("id"), first.get("id")):
+            starts.append((ln.number, v.get("id")))
+    return starts
+
+
+def _several_sessions(starts: list[tuple[int, Any]], cli: Session | None) -> Finding:
+    n = len(starts)
+    lines = ", ".join(str(line) for line, _ in starts[:-1]) + f" and {starts[-1][0]}"
+    from ..ids import unique_prefix_width
+
+    w = unique_prefix_width([sid for _, sid in starts if isinstance(sid, str)])
+    ids = ", ".join(js.to_string(sid)[:w] for _, sid in starts[:6]) + (", \u2026" if n > 6 else "")
+    leaf = ""
+    if cli is not None and js.truthy(cli.leaf_id):
+        last = next((i for i, (line, _) in enumerate(starts) if line > (cli.line_of(cli.lookup(cli.leaf_id)) or 0)), n)
+        leaf = f" (its leaf, where pi goes on, is in session {last} of {n})"
+    return Finding("error", "several_sessions",
+                   f"the file holds {n} sessions, starting at lines {lines} (ids {ids}): pi's /new before pi PR "
+                   "#649 (January 2026) appended each new session to the file it had open; the pi command ignores "
+                   f"the later headers and reads them as one tree with a root for each{leaf}, which /resume lists once, under "
+                   "the first header's id, with every session's messages; pi's SDK refuses the file",
+                   starts[1][0], None, _id_str(starts[1][1]), tuple(starts))
 
 
 def _header_findings(raw: RawFile, cli: Session, header: dict, add: Add) -> None:

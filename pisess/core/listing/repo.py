@@ -114,8 +114,10 @@ class Listing:
         the files left out, and what could not be read, with an ``error`` saying the listing is
         incomplete as every command's error does."""
         rows = []
+        twins = shared_ids(self.sessions)
         for s in self.sessions:
             row = s.to_json()
+            row["sameIdPaths"] = twins.get(s.path, [])
             if details is not None:
                 row["details"] = details[s.path]
             rows.append(row)
@@ -128,6 +130,17 @@ class Listing:
             doc["error"] = {"code": self.unreadable[0].code, "path": self.unreadable[0].path,
                             "message": f"{n} file{'s' if n != 1 else ''} could not be read"}
         return doc
+
+
+def shared_ids(sessions: list) -> dict[str, list[str]]:
+    """path -> the other listed paths whose header holds the same (string) session id: two files
+    of one session (pi #11060: ``/import`` of a session whose folder was gone left ``s.jsonl``
+    and ``s-1.jsonl``, before pi 1.5.2).  pi lists both; an id names the first by name."""
+    by_id: dict[str, list[str]] = {}
+    for s in sessions:
+        if s.string_id:
+            by_id.setdefault(s.id, []).append(s.path)
+    return {p: [q for q in paths if q != p] for paths in by_id.values() if len(paths) > 1 for p in paths}
 
 
 def unreadable_skip(k: Skipped) -> PisessError:
@@ -584,6 +597,8 @@ def _resolve(arg: str | None, root: str, cwd: str, version: str, unreadable: lis
     for scope in (here, None):
         pool = here if scope is not None else listed(None)
         exact = [s for s in pool if s.id == arg and s.string_id]
+        if len(exact) > 1:
+            raise _same_id(arg, [s.path for s in exact])
         if exact:
             return exact[0].path
         found = _by_prefix(arg, pool)
@@ -600,7 +615,10 @@ def _by_prefix(arg: str, pool: list) -> str | None:
         return matches[0].path
     if len(matches) > 1:
         listed = "\n".join(f"  {s.id}  {s.path}" for s in matches[:20])
-        raise PisessError("ambiguous", f"session id prefix {arg!r} matches {len(matches)} sessions "
+        ids = len({s.id for s in matches})
+        what = f"{len(matches)} sessions" if ids == len(matches) else \
+            f"{len(matches)} files of {ids} session{'s' if ids != 1 else ''} (one id in several files: pi #11060)"
+        raise PisessError("ambiguous", f"session id prefix {arg!r} matches {what} "
                           f"(pi would open the first):\n{listed}")
     return None
 
@@ -620,6 +638,8 @@ def _resolve_cli(arg: str | None, root: str, cwd: str, version: str, unreadable:
         pool = listing.sessions
         if scope is None:
             exact = [s for s in pool if s.id == arg and s.string_id]
+            if len(exact) > 1:
+                raise _same_id(arg, sorted((s.path for s in exact), key=_utf16))
             if exact:
                 return exact[0].path
         found = _by_prefix(arg, pool)
@@ -683,14 +703,25 @@ def _header_candidate(line: bytes) -> Any:
 
 def find_by_id(directory: str, session_id: str, unreadable: list | None = None) -> str | None:
     """``SessionManager.findById`` (C.23): headers only, files in name order, the first match.
+    Two files holding the id (pi #11060) are an error naming both (pi would open the first).
     What cannot be read is added to ``unreadable``."""
     met: list = [] if unreadable is None else unreadable
+    found = []
     for name in _jsonl_names(directory, met):
         p = os.path.join(directory, name)
         h = discovery_header(p, met)
         if h is not None and h.get("id") == session_id:
-            return p
-    return None
+            found.append(p)
+    if len(found) > 1:
+        raise _same_id(session_id, found)
+    return found[0] if found else None
+
+
+def _same_id(session_id: str, paths: list[str]) -> PisessError:
+    listed = "\n".join(f"  {p}" for p in paths[:20])
+    return PisessError("ambiguous", f"session id {session_id} is held by {len(paths)} files (one session copied, "
+                       f"pi #11060: /import before pi 1.5.2; pi would open the first by name):\n{listed}\n"
+                       "give the file's path instead")
 
 
 def most_recent_session(directory: str, unreadable: list | None = None) -> str:

@@ -434,7 +434,7 @@ def _feed_values(acc: _Whole, lines: Iterable[Any], end: int) -> None:
                 feed(v)
 
 
-LS_LONG = "ls-long2"  # the cache's kind of ``summarize_file``'s values: ls's document version 2 names
+LS_LONG = "ls-long3"  # the cache's kind of ``summarize_file``'s values: ls's document version 2 names
 
 
 def details_of(sessions: Iterable[Any]) -> dict[str, dict]:
@@ -507,6 +507,9 @@ def summarize(raw: RawFile) -> dict:
     except PisessError:
         name = None
     return {
+        # several sessions in one file (pi's /new before pi PR #649): the headers after the first,
+        # of other ids, each start one; pi reads them all as one session (validate: several_sessions)
+        "sessionCount": _session_count(raw, s.header),
         "name": name,
         "messageCount": messages,
         "entryCount": len(s.entries),
@@ -515,6 +518,19 @@ def summarize(raw: RawFile) -> dict:
         "firstMessage": first_user,
         "leafId": None if s.leaf_id is UNDEF else s.leaf_id,
     }
+
+
+def _session_count(raw: RawFile, header: Any) -> int:
+    first = get(header, "id") if isinstance(header, dict) else UNDEF
+    n = 1
+    seen_header = False
+    for ln in raw.lines:
+        v = ln.value
+        if type(v) is dict and v.get("type") == "session":
+            if seen_header and not js.strict_eq(v.get("id"), first):
+                n += 1
+            seen_header = True
+    return n
 
 
 def _iso(ms: Any) -> str | None:

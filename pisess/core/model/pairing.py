@@ -1,6 +1,6 @@
 """Tool results the provider gets without their call (pi #4570, #11227).
 
-pi-ai's ``transformMessages`` (1.6.0) pairs each assistant's tool calls with the tool results
+pi-ai's ``transformMessages`` (pi 1.x) pairs each assistant's tool calls with the tool results
 after it: a call without a result gets a synthetic "No result provided" result, but a result
 whose call is not the last assistant's (no user message between) is passed on as it is, and the
 provider refuses the request, every request from then on.  Older pi wrote such results as the
