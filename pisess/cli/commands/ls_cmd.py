@@ -61,12 +61,10 @@ def ls(
             common.say(note)
     details = None
     if long:
-        from pisess.core.listing.nested import nested_sessions
+        from pisess.core.listing.nested import with_nested_counts
         from pisess.core.listing.summary import details_of
 
-        # (beside each file, not in it: looked at each time, not kept with the file's stat)
-        details = {p: {**d, "nestedSessionCount": len(nested_sessions(p))} if "error" not in d else d
-                   for p, d in details_of(listing.sessions).items()}
+        details = with_nested_counts(details_of(listing.sessions))
     common.note_unreadable(listing.unreadable)
     if json_out:
         common.emit_json(listing.to_json(details, search=search), version=2)

@@ -19,3 +19,10 @@ def nested_sessions(path: str) -> list[str]:
         return []
     found = [f for f, err in iter_jsonl([stem]) if err is None]
     return [f for f in found if os.path.isfile(f) and discovery_header(f) is not None]
+
+
+def with_nested_counts(details: dict[str, dict]) -> dict[str, dict]:
+    """``ls --long``'s details (``summary.details_of``) with each session's ``nestedSessionCount``
+    (beside the file, not in it: looked at each time, not kept with the file's stat)."""
+    return {p: {**d, "nestedSessionCount": len(nested_sessions(p))} if "error" not in d else d
+            for p, d in details.items()}

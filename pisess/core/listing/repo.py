@@ -138,7 +138,7 @@ def shared_ids(sessions: list) -> dict[str, list[str]]:
     and ``s-1.jsonl``, before pi 1.5.2).  pi lists both; an id names the first by name."""
     by_id: dict[str, list[str]] = {}
     for s in sessions:
-        if s.string_id:
+        if getattr(s, "string_id", True) and isinstance(s.id, str):
             by_id.setdefault(s.id, []).append(s.path)
     return {p: [q for q in paths if q != p] for paths in by_id.values() if len(paths) > 1 for p in paths}
 
