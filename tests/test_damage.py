@@ -10,7 +10,8 @@ import pytest
 
 from answers_store import invoke
 from conftest import assistant, header, user
-from pisess.core.analyses.search import make_matcher, search_file
+from pisess.core.analyses.search import make_matcher
+from pisess.core.analyses.search.scan import search_file
 
 CUT = '{"type":"message","id":"cut","parentId":"a2","timestamp":"2026-07-25T09:14:03.512Z","mess'
 CONFLICT = "<<<<<<< HEAD"

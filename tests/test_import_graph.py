@@ -21,7 +21,7 @@ CORE_LAYERS = {"reading": set(), "model": {"reading"}, "listing": {"reading", "m
                "analyses": {"reading", "model", "listing"}}
 #: The command line's floors, bottom up: a module imports its own floor and those under it (and the
 #: core), never one above; the commands, one floor, never import one another.
-CLI_FLOORS = {"output": 0, "topics": 0, "views": 1, "contract": 1, "common": 2, "sets": 2, "browse": 2, "indexer": 2,
+CLI_FLOORS = {"output": 0, "topics": 0, "views": 1, "contract": 1, "common": 2, "sets": 2, "browse": 2, "search_indexer": 2,
               "lean_search": 2, "commands": 3, "app": 4, "completions": 4}
 
 

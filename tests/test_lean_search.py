@@ -178,7 +178,7 @@ def test_a_warm_search_imports_nothing_it_does_not_use(root, names):
     code, out, err, imported = run(root, args, lean=True, cache=cache, env={"_LEAN_MODULES": str(probe)})
     assert code == 0 and "\u00bbdate\u00ab".encode() in out and imported == []
     assert NOT_ON_THE_WARM_PATH.isdisjoint(json.loads(probe.read_text()))
-    assert "pisess.core.analyses.searchindex" in json.loads(probe.read_text())  # (the probe sees the run's modules)
+    assert "pisess.core.analyses.search.query" in json.loads(probe.read_text())  # (the probe sees the run's modules)
     code, out2, err2, _ = run(root, args, lean=False, cache=cache, env={"_LEAN_MODULES": str(probe)})
     assert (code, out2, err2) == (0, out, err) and "typing" in json.loads(probe.read_text())
 

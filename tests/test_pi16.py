@@ -388,7 +388,8 @@ def test_stats_counts_usage_entries_by_kind_with_16_only(tmp_path):
 
 
 def test_search_finds_system_sections_tools_and_edit_replacements(tmp_path):
-    from pisess.core.analyses.search import make_matcher, search_file
+    from pisess.core.analyses.search import make_matcher
+    from pisess.core.analyses.search.scan import search_file
 
     lines = [header(), system("s1", None, "base", sections={"rules": "never rm -rf"},
                               toolsAdded=[{"name": "grepper", "description": "find rm calls", "parameters": {}}]),
@@ -463,7 +464,8 @@ EDITED = [header(), user("u1", None, "look at the logs"),
 
 @pytest.mark.parametrize("small", [True, False], ids=["parsed", "streamed"])
 def test_search_places_what_context_edits_hid_or_replaced_as_edited(tmp_path, small):
-    from pisess.core.analyses.search import make_matcher, search_file
+    from pisess.core.analyses.search import make_matcher
+    from pisess.core.analyses.search.scan import search_file
 
     path = write_session(tmp_path, EDITED)
     m = make_matcher("NEEDLE")

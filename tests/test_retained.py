@@ -11,7 +11,8 @@ import pytest
 
 from answers_store import invoke
 from conftest import assistant, entry, header, user
-from pisess.core.analyses.search import make_matcher, search_file
+from pisess.core.analyses.search import make_matcher
+from pisess.core.analyses.search.scan import search_file
 from pisess.core.model.context import build_context
 from pisess.core.model.placement import place
 from pisess.core.reading.session import open_session

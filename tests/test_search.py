@@ -14,8 +14,9 @@ from hypothesis import strategies as st
 
 from answers_store import CWD, F_ID, H_ID, P_ID, invoke
 from conftest import check_golden, examples
-from pisess.core.analyses import search as core_search
-from pisess.core.analyses.search import make_matcher, search_file, value_matches
+from pisess.core.analyses.search import make_matcher
+from pisess.core.analyses.search import scan as core_search
+from pisess.core.analyses.search.scan import search_file, value_matches
 
 ROOT = ["--sessions-dir", "sessions"]
 HERE = [*ROOT, "--cwd", CWD]

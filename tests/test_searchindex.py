@@ -1,4 +1,4 @@
-"""The search index (``pisess.core.analyses.searchindex``): every answer through it equals the
+"""The search index (``pisess.core.analyses.search``): every answer through it equals the
 scan's (``--no-cache``), hit for hit, in order, with placement, line and snippet, while the files
 grow, are rewritten, cut short, replaced, forked and deleted; what it cannot narrow is scanned
 and said so (``via``); the index file's modes, faults and neighbours."""
@@ -19,8 +19,8 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from conftest import SHARDS, assistant, encode_line, entry, examples, header, message, user
-from pisess.core.analyses import search as S
-from pisess.core.analyses import searchindex
+from pisess.core.analyses import search
+from pisess.core.analyses.search import codec, database, places, query, rows, scan, stats, update
 from pisess.core.reading import cache, cache_status
 from pisess.core.reading.scan import open_lenient
 from test_cache import RUNNER, Using
@@ -144,7 +144,7 @@ def assert_same_as_scan(root: Path, pats: list, rounds: int = 2) -> None:
         assert scan["via"] == "scan"
         for _ in range(rounds):  # building (or refreshing) the index, then from it as it is (, then from the set)
             got = _search(root, pat)
-            expect_via = "index" if searchindex.usable_for(pat[0], pat[1], pat[2]) else "scan"
+            expect_via = "index" if query.usable_for(pat[0], pat[1], pat[2]) else "scan"
             assert got.pop("via") == expect_via, pat
             assert got == {k: v for k, v in scan.items() if k != "via"}, pat
 
@@ -172,7 +172,7 @@ def _apply(root: Path, index_dir: Path, op: tuple, pending: list) -> None:
         if fork.exists():
             fork.unlink()
     elif kind == "damage":
-        target = index_dir / searchindex.NAME
+        target = index_dir / database.NAME
         if target.exists():
             target.write_bytes(os.urandom(4096))
             for suffix in ("-wal", "-shm"):
@@ -308,14 +308,14 @@ def _tree(draw) -> list[bytes]:
     return out
 
 
-def _places(path: Path, reader: str = "auto") -> S.Places | None:
+def _places(path: Path, reader: str = "auto") -> places.Places | None:
     session, note = open_lenient(str(path), reader, None)
-    return S.places_of(session, note)
+    return places.places_of(session, note)
 
 
-def _flat(p: S.Places) -> tuple:
+def _flat(p: places.Places) -> tuple:
     """What a hit can show of each entry, and of the file (the kind table's order aside)."""
-    entries = [(p.offsets[i], p.lines[i], S.WHERE[p.where[i]], p.ids[i], p.kind_table[p.kinds[i]])
+    entries = [(p.offsets[i], p.lines[i], places.WHERE[p.where[i]], p.ids[i], p.kind_table[p.kinds[i]])
                for i in range(len(p.offsets))]
     return entries, (p.session_id, p.name, p.cwd, p.created_at, p.reader, p.note, p.placement_error, p.dropped_lines,
                      p.id_width)
@@ -331,9 +331,9 @@ _ID_LISTS = st.one_of(
 @given(ids=_ID_LISTS, rest=st.lists(st.text("ab", min_size=2, max_size=2), max_size=3))
 def test_kept_ids_read_back_are_the_ids(ids, rest):
     n = len(ids)
-    p = S.Places(array("q", range(n)), array("q", range(n)), bytes(n), ids, bytes(n), [("message", "user")],
+    p = places.Places(array("q", range(n)), array("q", range(n)), bytes(n), ids, bytes(n), [("message", "user")],
                  "s", None, "/p", "t", "cli", None, None, [], 8)
-    back = searchindex.decode_places(searchindex.encode_places(p))
+    back = codec.decode_places(codec.encode_places(p))
     assert back is not None and len(back.ids) == n and list(back.ids) == ids
     for k in range(-n, n):
         assert back.ids[k] == ids[k]
@@ -341,11 +341,11 @@ def test_kept_ids_read_back_are_the_ids(ids, rest):
         with pytest.raises(IndexError):
             back.ids[k]  # noqa: B018
     assert back.ids[1:] == ids[1:] and back.ids[::-1] == ids[::-1]
-    again = searchindex.decode_places(searchindex.encode_places(back))  # (kept again as read)
+    again = codec.decode_places(codec.encode_places(back))  # (kept again as read)
     assert again is not None and list(again.ids) == ids
-    grown = S.Places(array("q", range(n + len(rest))), array("q", range(n + len(rest))), bytes(n + len(rest)),
+    grown = places.Places(array("q", range(n + len(rest))), array("q", range(n + len(rest))), bytes(n + len(rest)),
                      [*ids, *rest], bytes(n + len(rest)), p.kind_table, "s", None, "/p", "t", "cli", None, None, [], 8)
-    tail = searchindex.decode_tail(back, searchindex.encode_tail(grown, n))
+    tail = codec.decode_tail(back, codec.encode_tail(grown, n))
     assert tail is not None and list(tail.ids) == [*ids, *rest]
 
 
@@ -356,9 +356,9 @@ def _appended(path: Path, start: int) -> list:
     off = start
     for raw in data[start:].split(b"\n")[:-1]:
         number += 1
-        v = searchindex.parsed(raw)
-        if v is not searchindex.BLANK:
-            out.append((off, number, S.turn(v)))
+        v = rows.parsed(raw)
+        if v is not rows.BLANK:
+            out.append((off, number, places.turn(v)))
         off += len(raw) + 1
     return out
 
@@ -379,11 +379,11 @@ def test_kept_places_carried_over_an_append_are_the_places_of_the_grown_file(tmp
     with path.open("ab") as fh:
         fh.write(b"".join(_turns(path.read_bytes(), turns, style)) + b"".join(more))
     after = _places(path, reader)
-    got = S.extend_places(before, _appended(path, start)) if before is not None else None
+    got = places.extend_places(before, _appended(path, start)) if before is not None else None
     event("carried over" if got is not None else "placed anew")
     if got is not None:
         assert after is not None and _flat(got) == _flat(after)
-        assert all(searchindex.parsed(m) is searchindex.BLANK for m in more)  # (blank lines only)
+        assert all(rows.parsed(m) is rows.BLANK for m in more)  # (blank lines only)
 
 
 def test_kept_places_go_on_over_pis_next_turns(tmp_path):
@@ -405,17 +405,17 @@ def test_kept_places_go_on_over_pis_next_turns(tmp_path):
                                ([user("n1", "e6")], False),  # not the leaf's child
                                ([entry("context_edit", "n1", "e8", targetId="e2", replacement=None)], False)):
             grown.write_bytes(path.read_bytes() + b"".join(_line(x) for x in turns))
-            got = S.extend_places(before, _appended(grown, start))
+            got = places.extend_places(before, _appended(grown, start))
             assert (got is not None) == goes_on, (reader, turns)
             if got is not None:
                 assert _flat(got) == _flat(_places(grown, reader))
-                assert [S.WHERE[w] for w in got.where[-2:]] == ["active", "active"]
+                assert [places.WHERE[w] for w in got.where[-2:]] == ["active", "active"]
 
 
 def test_the_where_names_are_placements():
     from pisess.core.model import placement
 
-    assert S.WHERE == placement.WHERE
+    assert places.WHERE == placement.WHERE
 
 
 def test_a_search_after_pis_next_turns_places_nothing_anew(tmp_path, monkeypatch):
@@ -427,13 +427,13 @@ def test_a_search_after_pis_next_turns_places_nothing_anew(tmp_path, monkeypatch
     f = root / "p" / "a.jsonl"
     f.write_bytes(_line(header()) + b"".join(_line(x) for x in [user("u1", None, text="find the needle"),
                                                                assistant("a1", "u1", text="a needle")]))
-    monkeypatch.setattr(searchindex, "MAX_PARTS", 3)
+    monkeypatch.setattr(update, "MAX_PARTS", 3)
     where = tmp_path / "cache"
     with Using(where):
         _search(root, ("needle", False, False))
         calls = []
-        real = S.places_of
-        monkeypatch.setattr(S, "places_of", lambda *a: calls.append(a) or real(*a))
+        real = places.places_of
+        monkeypatch.setattr(query, "places_of", lambda *a: calls.append(a) or real(*a))
         parts = []
         for k in range(5):
             with f.open("ab") as fh:
@@ -442,7 +442,7 @@ def test_a_search_after_pis_next_turns_places_nothing_anew(tmp_path, monkeypatch
             got = _search(root, ("needle", False, False))
             assert got.pop("via") == "index" and not calls
             assert got == {k: v for k, v in want.items() if k != "via"} and len(got["hits"]) == 3 + k
-            con = sqlite3.connect(where / searchindex.NAME)
+            con = sqlite3.connect(where / database.NAME)
             parts.append(con.execute("SELECT count(*) FROM places").fetchone()[0])
             con.close()
         assert parts == [2, 3, 1, 2, 3]
@@ -462,14 +462,14 @@ def test_a_search_after_pis_next_turns_places_nothing_anew(tmp_path, monkeypatch
     ("[abc]+", False, True, []),
 ])
 def test_literal_runs(pattern, ic, rx, runs):
-    assert searchindex.literal_runs(pattern, ic, rx) == runs
+    assert query.literal_runs(pattern, ic, rx) == runs
 
 
 def test_a_long_literal_asks_for_some_of_its_trigrams_and_finds_what_the_scan_finds(tmp_path):
     """A literal of more trigrams than a query asks for: the spread few name candidate rows, the
     whole run decides, and the hits are the scan's (its words in another order are no hit)."""
     literal = "Summarize the open TODOs in the repo"
-    assert searchindex.fts_query([literal]).count(" AND ") + 1 == searchindex.MAX_TRIGRAMS
+    assert query.fts_query([literal]).count(" AND ") + 1 == query.MAX_TRIGRAMS
     root = tmp_path / "s"
     (root / "p").mkdir(parents=True)
     words = literal.split()
@@ -494,7 +494,7 @@ def test_via_is_said_and_short_patterns_scan(tmp_path):
         assert _search(root, ("ne+dle", False, True))["via"] == "index"
         assert _search(root, ("n.e", False, True))["via"] == "scan"
         assert _search(root, ("needle", False, False), "--no-cache")["via"] == "scan"
-        assert (tmp_path / "cache" / searchindex.NAME).exists()
+        assert (tmp_path / "cache" / database.NAME).exists()
 
 
 # --- a compaction's retained copies: not read back -----------------------------------------------------
@@ -508,15 +508,15 @@ def _compaction(summary: str, copies: list[str]) -> dict:
 def test_the_span_of_the_retained_copies_is_kept_only_where_it_is_written_once_as_pi_writes_it():
     c = _compaction("the summary", ["kept " * 50])
     raw = encode_line(c)
-    start, end = searchindex.unread_span(raw, json.loads(raw))
+    start, end = rows.unread_span(raw, json.loads(raw))
     assert raw[start - len(b'"retainedTail":'):start] == b'"retainedTail":'
     assert json.loads(raw[start:end]) == c["retainedTail"]
     spaced = json.dumps(c).encode()  # (not compact JSON: not found, the line is read whole)
-    assert searchindex.unread_span(spaced, json.loads(spaced)) is None
+    assert rows.unread_span(spaced, json.loads(spaced)) is None
     twice = raw[:-1] + b',"x":{"retainedTail":' + raw[start:end] + b"}}"
-    assert searchindex.unread_span(twice, json.loads(twice)) is None
+    assert rows.unread_span(twice, json.loads(twice)) is None
     for other in (dict(c, type="branch_summary", fromId="u1"), dict(c, retainedTail=[]), dict(c, retainedTail="ab")):
-        assert searchindex.unread_span(encode_line(other), other) is None
+        assert rows.unread_span(encode_line(other), other) is None
 
 
 def test_a_hit_line_is_read_back_without_its_retained_copies(tmp_path, monkeypatch):
@@ -526,15 +526,15 @@ def test_a_hit_line_is_read_back_without_its_retained_copies(tmp_path, monkeypat
     (root / "p" / "a.jsonl").write_bytes(_line(header()) + _line(user("u1", None, text="find the needle"))
                                          + _line(_compaction("the needle in the summary", copies)))
     parsed: list[int] = []
-    real = S.parse_line
-    monkeypatch.setattr(S, "parse_line", lambda raw: parsed.append(len(raw)) or real(raw))
+    real = scan.parse_line
+    monkeypatch.setattr(scan, "parse_line", lambda raw: parsed.append(len(raw)) or real(raw))
     with Using(tmp_path / "cache"):
-        scan = _search(root, ("needle", False, False), "--no-cache")
+        scanned = _search(root, ("needle", False, False), "--no-cache")
         _search(root, ("needle", False, False))  # (builds the index)
         parsed.clear()
         got = _search(root, ("needle", False, False))
     assert got.pop("via") == "index"
-    assert got == {k: v for k, v in scan.items() if k != "via"}
+    assert got == {k: v for k, v in scanned.items() if k != "via"}
     assert [h["field"] for h in got["hits"]] == ["user", "summary"]
     assert parsed and max(parsed) < 1000  # (the line is 200 KB)
 
@@ -554,7 +554,7 @@ def test_a_line_read_without_its_copies_finds_what_the_scan_finds(tmp_path, summ
     (root / "p").mkdir(parents=True)
     line = encode_line(_compaction("@", [copy]))
     line = line.replace(b'"summary":"@"', b'"summary":"' + summary.encode() + b'"')
-    assert searchindex.unread_span(line, json.loads(line)) is not None
+    assert rows.unread_span(line, json.loads(line)) is not None
     (root / "p" / "a.jsonl").write_bytes(_line(header()) + _line(user("u1", None, text="u")) + line + b"\n")
     with Using(tmp_path / "cache"):
         for ic in (False, True):
@@ -576,15 +576,15 @@ def test_modes_and_the_cache_command(tmp_path):
     where = tmp_path / "cache"
     with Using(where):
         _search(root, ("needle", False, False))
-        index = where / searchindex.NAME
+        index = where / database.NAME
         assert stat.S_IMODE(os.stat(where).st_mode) == 0o700
         for f in where.iterdir():
-            if f.name.startswith(searchindex.NAME):
+            if f.name.startswith(database.NAME):
                 assert stat.S_IMODE(f.stat().st_mode) == 0o600, f
         assert cache_status.usage(str(where)).size >= index.stat().st_size > 0
         assert cache.clear(str(where)) >= 1
         assert not index.exists()
-    assert not any(p.name.startswith(searchindex.NAME) for p in root.rglob("*"))  # never beside the sessions
+    assert not any(p.name.startswith(database.NAME) for p in root.rglob("*"))  # never beside the sessions
 
 
 def test_off_writes_no_index(tmp_path, monkeypatch):
@@ -592,21 +592,21 @@ def test_off_writes_no_index(tmp_path, monkeypatch):
     where = tmp_path / "cache"
     with Using(where):
         _search(root, ("needle", False, False), "--no-cache")
-        assert not (where / searchindex.NAME).exists()
+        assert not (where / database.NAME).exists()
     with Using(where):
         previous = cache.configure(cache.Settings(directory=None))
         try:
             assert _search(root, ("needle", False, False))["via"] == "scan"
         finally:
             cache.configure(previous)
-        assert not (where / searchindex.NAME).exists()
+        assert not (where / database.NAME).exists()
 
 
 @pytest.mark.parametrize("damage", ["garbage", "empty-other-db", "cut"])
 def test_a_damaged_or_foreign_index_is_moved_aside_and_rebuilt(tmp_path, damage):
     root = _one_session(tmp_path)
     where = tmp_path / "cache"
-    index = where / searchindex.NAME
+    index = where / database.NAME
     with Using(where):
         want = _search(root, ("needle", False, False), "--no-cache")
         _search(root, ("needle", False, False))
@@ -629,7 +629,7 @@ def test_a_damaged_or_foreign_index_is_moved_aside_and_rebuilt(tmp_path, damage)
         assert _search(root, ("needle", False, False))["via"] == "index"
         if damage != "cut":
             assert "moved aside" in r.stderr and r.stderr.count("moved aside") == 1
-            assert (where / (searchindex.NAME + ".damaged")).exists()
+            assert (where / (database.NAME + ".damaged")).exists()
 
 
 def test_a_transaction_cut_short_leaves_the_index_as_it_was(tmp_path, monkeypatch):
@@ -645,9 +645,9 @@ def test_a_transaction_cut_short_leaves_the_index_as_it_was(tmp_path, monkeypatc
         def boom(*a, **k):
             raise KeyboardInterrupt
 
-        monkeypatch.setattr(searchindex, "_lines", boom)
+        monkeypatch.setattr(update, "_lines", boom)
         with pytest.raises(KeyboardInterrupt):
-            searchindex.build([str(root / "p" / "a.jsonl")])
+            update.build([str(root / "p" / "a.jsonl")])
         monkeypatch.undo()
         got = _search(root, ("needle", False, False))
         assert got["via"] == "index" and len(got["hits"]) == 2
@@ -664,13 +664,13 @@ def test_cache_index_ahead_of_time_and_the_cap(tmp_path):
                           catch_exceptions=False)
         assert r.exit_code == 0, r.stderr
         assert json.loads(r.stdout)["index"]["indexedFileCount"] == 1
-        size = cache.index_size(str(where))
+        size = cache.search_index_size(str(where))
         assert size > 0
         shown = json.loads(RUNNER.invoke(app, ["cache", "--json"]).stdout)["cache"]
         assert shown["searchIndexBytes"] == size and shown["bytes"] >= size
-        (where / (searchindex.NAME + "-wal")).write_bytes(b"x")  # as if a writer were open
+        (where / (database.NAME + "-wal")).write_bytes(b"x")  # as if a writer were open
         assert cache.evict(str(where), cap=size // 2) == 1
-        assert not [p for p in where.iterdir() if p.name.startswith(searchindex.NAME)]
+        assert not [p for p in where.iterdir() if p.name.startswith(database.NAME)]
         assert _search(root, ("needle", False, False))["via"] == "index"  # built again when needed
 
 
@@ -800,10 +800,10 @@ def _many(root: Path, n: int = 6, lines: int = 20, pad: int = 0) -> None:
 @pytest.fixture
 def background(monkeypatch):
     """Searches that find more than 1,000 bytes not indexed scan and start the background indexer."""
-    from pisess.cli import indexer
+    from pisess.cli import search_indexer
 
     monkeypatch.delenv("PISESS_INDEX_SYNC", raising=False)
-    monkeypatch.setattr(indexer, "DEFER", 1000)
+    monkeypatch.setattr(search_indexer, "DEFER", 1000)
     spawned = _Spawned(monkeypatch)
     yield spawned
     spawned.wait()
@@ -829,7 +829,7 @@ def test_a_first_search_over_much_scans_and_the_index_is_built_in_the_background
         assert first == want and "indexed in the background" in err
         assert len(background.procs) == 1
         background.wait()
-        assert not searchindex.indexer_running(str(where))
+        assert not database.indexer_running(str(where))
         assert not [p for p in where.iterdir() if p.name.startswith(".tmp-")]  # (the list file, removed)
         again, err = _invoke(args)
         assert again.pop("via") == "index" and again == {k: v for k, v in want.items() if k != "via"} and not err
@@ -848,8 +848,8 @@ def test_one_background_indexer_at_a_time(tmp_path, background):
     where = tmp_path / "cache"
     with Using(where):
         where.mkdir(parents=True)
-        fd = searchindex.lock_indexer(str(where))  # (as if one ran)
-        assert fd is not None and searchindex.indexer_running(str(where))
+        fd = database.lock_indexer(str(where))  # (as if one ran)
+        assert fd is not None and database.indexer_running(str(where))
         try:
             got, err = _invoke(args)
             assert got["via"] == "scan" and "being indexed in the background" in err and not background.procs
@@ -913,13 +913,13 @@ def test_the_background_indexer_ends_quietly_where_its_cache_is_gone(tmp_path):
     listing = where / ".tmp-y.idx"
     root = _one_session(tmp_path)
     listing.write_bytes(b"\0".join([str(tmp_path / "no-such.jsonl").encode(), str(root / "p" / "a.jsonl").encode()]))
-    lock = searchindex.lock_indexer(str(where))  # as indexer.start hands it to the child
+    lock = database.lock_indexer(str(where))  # as indexer.start hands it to the child
     try:
         r = subprocess.run([*run, str(listing)], capture_output=True, timeout=60, check=False, pass_fds=(lock,))
     finally:
         os.close(lock)
     assert (r.returncode, r.stderr) == (0, b"") and not listing.exists()
-    con = sqlite3.connect(where / searchindex.NAME)
+    con = sqlite3.connect(where / database.NAME)
     assert [p for (p,) in con.execute("SELECT path FROM files")] == [str(root / "p" / "a.jsonl").encode()]
     con.close()
 
@@ -938,7 +938,7 @@ def test_the_background_indexer_takes_only_a_list_a_search_wrote_into_the_cache(
         f.write_bytes(str(tmp_path / "a.jsonl").encode())
         r = subprocess.run([*run, str(f)], capture_output=True, timeout=60, check=False)
         assert (r.returncode, r.stderr) == (0, b"") and f.exists(), f
-    assert not (where / searchindex.NAME).exists()
+    assert not (where / database.NAME).exists()
 
 
 def test_ls_search_over_much_reads_and_the_index_is_built_in_the_background(tmp_path, background):
@@ -966,11 +966,11 @@ def test_a_file_is_one_row_however_its_path_is_spelled(tmp_path, monkeypatch):
                "missing.jsonl", ".", str(root / "p") + "/"]
     where = tmp_path / "cache"
     with Using(where):
-        con = searchindex.connect(str(where))
+        con = database.connect(str(where))
         assert con is not None
         try:
-            got = searchindex.refresh(con, spelled)
-            again = searchindex.refresh(con, spelled)
+            got = update.refresh(con, spelled)
+            again = update.refresh(con, spelled)
             rows = sorted(p for (p,) in con.execute("SELECT path FROM files"))
         finally:
             con.close()
@@ -979,10 +979,10 @@ def test_a_file_is_one_row_however_its_path_is_spelled(tmp_path, monkeypatch):
     assert got.keys == again.keys and set(got.keys) == set(rows) and len(got) == len(again) == 5
     assert all(p in got.paths(os.path.abspath(p).encode()) for p in spelled if p not in got.failed)
     with Using(where):  # (a file named twice is searched twice, as the scan searches it)
-        m = S.make_matcher("needle")
-        doc = searchindex.search_files(spelled, m).to_json()
+        m = search.make_matcher("needle")
+        doc = search.search_files(spelled, m).to_json()
         assert doc.pop("via") == "index" and len(doc["hits"]) == 5
-        assert doc == {k: v for k, v in S.search_files(spelled, m).to_json().items() if k != "via"}
+        assert doc == {k: v for k, v in scan.scan_files(spelled, m).to_json().items() if k != "via"}
 
 
 def test_a_set_of_files_up_to_date_is_taken_whole_until_one_changes(tmp_path, monkeypatch):
@@ -992,7 +992,7 @@ def test_a_set_of_files_up_to_date_is_taken_whole_until_one_changes(tmp_path, mo
     each path found from its row's key as the search named it.  A file appended or touched: its
     chunk's files are looked up; another set, another spelling of it, the same names in a renamed
     directory: every file is."""
-    monkeypatch.setattr(searchindex, "CHUNK", 4)
+    monkeypatch.setattr(stats, "CHUNK", 4)
     root = tmp_path / "s"
     for d in ("p", "q"):
         (root / d).mkdir(parents=True)
@@ -1002,21 +1002,21 @@ def test_a_set_of_files_up_to_date_is_taken_whole_until_one_changes(tmp_path, mo
     monkeypatch.chdir(root)
     files = [f"{d}/{k}.jsonl" for d in ("p", "q") for k in range(5)]
     where = tmp_path / "cache"
-    m = S.make_matcher("needle")
+    m = search.make_matcher("needle")
 
-    def refreshed(names: list) -> searchindex.Indexed:
-        con = searchindex.connect(str(where))
+    def refreshed(names: list) -> update.Indexed:
+        con = database.connect(str(where))
         assert con is not None
         try:
-            return searchindex.refresh(con, names)
+            return update.refresh(con, names)
         finally:
             con.close()
 
     def same(names: list) -> None:
         with Using(where):
-            doc = searchindex.search_files(names, m).to_json()
+            doc = search.search_files(names, m).to_json()
         assert doc.pop("via") == "index"
-        assert doc == {k: v for k, v in S.search_files(names, m).to_json().items() if k != "via"}
+        assert doc == {k: v for k, v in scan.scan_files(names, m).to_json().items() if k != "via"}
 
     with Using(where):
         assert refreshed(files).looked == 10  # (indexed, every file written well before: the set kept)

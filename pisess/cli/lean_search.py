@@ -11,10 +11,9 @@ completion, an error of any kind (every message is the app's), a name that is no
 cannot be read or is no session, a note or a skipped line to tell, an index that must be built first
 (the app scans, and builds it in the background), a pattern the index cannot narrow (the app scans),
 ``--no-cache``.  The output is the app's, byte for byte (``tests/test_lean_search.py`` runs both):
-plain rows are drawn without Rich where there is no colour (``views.search.search_lines``), the Rich
-view wherever colour or a terminal needs it.
-
-``search_cmd`` shares the two steps after the search with this module (``show_hits``, ``last_word``).
+plain rows are drawn without Rich where there is no colour, the Rich view wherever colour or a
+terminal needs it (``views.search.hit_rows``, as the command).  With ``PISESS_DEBUG=1`` an error
+here is raised (a traceback) instead of handed to the app.
 """
 
 from __future__ import annotations
@@ -23,9 +22,9 @@ import os
 import sys
 
 from pisess.cli.contract import ERROR_VERSION, exit_code_for, say
-from pisess.cli.output import _isatty as isatty
+from pisess.cli.output import isatty
 
-TYPE_CHECKING = False  # (True for mypy: typing is imported for annotations only, not on every run)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
@@ -90,6 +89,8 @@ def run(args: list[str]) -> int | None:
     except KeyboardInterrupt:
         return 130
     except Exception:  # noqa: BLE001 - whatever went wrong, the app says it in its words
+        if debugging(os.environ):
+            raise
         return None
     if got is None:
         return None
@@ -102,6 +103,11 @@ def run(args: list[str]) -> int | None:
         cache.flush()  # (as the app does after every command: cache_cmd.without_cache_option)
 
 
+def debugging(environ: Any) -> bool:
+    """``PISESS_DEBUG`` is set to something other than empty, ``0``, ``no``, ``false`` or ``off``."""
+    return environ.get("PISESS_DEBUG", "").strip().lower() not in ("", "0", "no", "false", "off")
+
+
 def where(sessions_dir: str | None, cwd: str | None) -> tuple[str, str]:
     """``common.where``: the sessions root and the project directory."""
     from pisess.core.listing.paths import where as where_of
@@ -112,9 +118,9 @@ def where(sessions_dir: str | None, cwd: str | None) -> tuple[str, str]:
 def _search(a: dict[str, Any]) -> tuple[Any, str] | None:
     """The report and the scope's label, when the index answers and nothing in the run is out of
     the ordinary (else ``None``, having printed nothing)."""
-    from pisess.cli.indexer import limit
-    from pisess.core.analyses import searchindex
-    from pisess.core.analyses.search import make_matcher, parse_fields
+    from pisess.cli.search_indexer import limit
+    from pisess.core.analyses.search import make_matcher, parse_fields, query
+    from pisess.core.analyses.search.update import Deferred
     from pisess.core.listing.sessionset import collect
     from pisess.core.reading import cache
 
@@ -124,7 +130,7 @@ def _search(a: dict[str, Any]) -> tuple[Any, str] | None:
         return None
     pi_version = pi_version_of(a["pi_version"])
     m = make_matcher(a["pattern"], regex=a["regex"], ignore_case=a["ignore_case"], fields=parse_fields(a["fields"]))
-    if cache.current().directory is None or not searchindex.usable(m):
+    if cache.current().directory is None or not query.usable(m):
         return None  # (the app scans)
     sessions = a["sessions"]
     root, cwd = where(a["sessions_dir"], a["cwd"])
@@ -137,9 +143,9 @@ def _search(a: dict[str, Any]) -> tuple[Any, str] | None:
     if tty and len(scope.files) > TTY_FILES:
         return None
     try:
-        report = searchindex.search_indexed(scope.files, m, reader=reader, active_only=a["active_only"],
-                                            pi_version=pi_version, defer=0 if tty else limit(os.environ))
-    except searchindex.Deferred:
+        report = query.search_indexed(scope.files, m, reader=reader, active_only=a["active_only"],
+                                      pi_version=pi_version, defer=0 if tty else limit(os.environ))
+    except Deferred:
         return None  # (the app scans them, and has them indexed in the background)
     if (report is None or report.unreadable or report.skipped
             or any(r.note or r.dropped_lines for r in report.results)):
@@ -159,7 +165,7 @@ def pi_version_of(given: str | None) -> str:
 def _answer(a: dict[str, Any], report: Any, label: str) -> int:
     """Print what the command prints of ``report`` (as ``search_cmd`` does, and ``common.handles_errors``
     where stdout cannot be written); the exit code."""
-    from pisess.core.analyses.searchindex import take_notes
+    from pisess.core.analyses.search.database import take_notes
     from pisess.core.errors import PisessError
 
     json_out = a["json_out"]
@@ -172,8 +178,14 @@ def _answer(a: dict[str, Any], report: Any, label: str) -> int:
 
             Printer().data(dumps({"version": 2, **report.to_json()}, indent=sys.stdout.isatty()) + b"\n")
         elif report.results:
-            show_hits(report, label, a["active_only"], a["color"])
+            from pisess.cli.output import Printer
+            from pisess.cli.views.search import hit_rows
+
+            printer = Printer(a["color"])
+            printer.show(hit_rows(report, label, a["active_only"], a["color"], printer))
         if not json_out:
+            from pisess.cli.views.search import last_word
+
             say(last_word(report, label))
     except PisessError as err:
         if json_out:
@@ -196,50 +208,3 @@ def _answer(a: dict[str, Any], report: Any, label: str) -> int:
             pass
         return 0
     return 0 if report.hit_count else 1
-
-
-def show_hits(report: Any, label: str, active_only: bool, color: str) -> None:
-    """The hits of ``report`` on stdout: plain lines drawn without Rich where the printer would
-    write them plain (no colour, not a terminal), else the Rich view."""
-    from pisess.cli.output import PIPE_WIDTH, Printer, _columns
-    from pisess.cli.views.search import search_lines, search_view
-
-    printer = Printer(color)
-    lines = None
-    env = os.environ
-    if (color.lower() != "always" and not isatty(sys.stdout)
-            and "FORCE_COLOR" not in env and "TTY_COMPATIBLE" not in env):  # (Rich's reasons for a terminal)
-        lines = search_lines(report.results, width=_columns() or PIPE_WIDTH, searched=report.files, label=label,
-                             active_only=active_only)
-    if lines is None:
-        lines = search_view(report.results, width=printer.width, searched=report.files, label=label,
-                            active_only=active_only, marked=printer.console.color_system is None)
-    printer.show(lines)
-
-
-def last_word(report: Any, label: str) -> str:
-    """What search says on stderr after its hits: how to see the first in context (or, when every
-    hit is on a damaged line, what is wrong with the file), or that there were none."""
-    import shlex
-
-    first = next(((r, h) for r in report.results for h in r.hits if h.entry_id is not None), None)
-    if first:
-        return (f"see a hit in context: pisess context {shlex.quote(first[0].path)} --leaf "
-                f"{shlex.quote(str(first[1].entry_id))}")
-    if report.results:
-        return f"see what is wrong with the file: pisess validate {shlex.quote(report.results[0].path)}"
-    return no_hits(report, label)
-
-
-def no_hits(report: Any, label: str) -> str:
-    """``no hits in 3 files (this project)``: the files searched, the scope when a name is not
-    its count, and what was not searched (unreadable, not a session: each named on stderr)."""
-    searched = report.files - len(report.unreadable) - len(report.skipped)
-    notes = [] if label.endswith((" file", " files")) else [label]
-    if report.unreadable:
-        notes.append(f"{len(report.unreadable)} unreadable")
-    if report.skipped:
-        n = len(report.skipped)
-        notes.append(f"{n} not a session" if n == 1 else f"{n} not sessions")
-    head = f"no hits in {searched} file{'s' if searched != 1 else ''}" if searched else "no file searched"
-    return head + (f" ({', '.join(notes)})" if notes else "")

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 
 from pisess.core.errors import PisessError
 
-TYPE_CHECKING = False  # (True for mypy: typing is imported for annotations only, not on every run)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
@@ -39,13 +39,13 @@ PIPE_WIDTH = 200
 RULE_WIDTH = 80  # rules and boxes in a pipe or a file (Printer.rule_width)
 
 
-def _columns() -> int | None:
+def columns() -> int | None:
     """``COLUMNS`` when it is a width, else ``None``."""
     cols = os.environ.get("COLUMNS", "")
     return int(cols) if cols.isdigit() and int(cols) > 0 else None
 
 
-def _isatty(stream) -> bool:
+def isatty(stream) -> bool:
     try:
         return stream.isatty()
     except (AttributeError, ValueError):
@@ -62,9 +62,9 @@ def make_console(color: str = "auto", stderr: bool = False) -> Console:
 
     color = check_color(color)
     no_color = color == "never" or (color == "auto" and bool(os.environ.get("NO_COLOR")))
-    width = _columns()
+    width = columns()
     stream = sys.stderr if stderr else sys.stdout
-    if width is None and not _isatty(stream):
+    if width is None and not isatty(stream):
         width = PIPE_WIDTH  # a pipe or a file: lay rows out wide, as git log and rg do, not at 80
     return Console(
         file=sys.stderr if stderr else sys.stdout,
@@ -204,7 +204,7 @@ class Printer:
         (a pipe, a file) ``RULE_WIDTH``: rows are laid out wide there (``PIPE_WIDTH``), but a rule
         as wide would fold onto three lines in ``less`` or an editor at 80 columns."""
         width = self.width
-        if self.console.is_terminal or _columns() is not None:
+        if self.console.is_terminal or columns() is not None:
             return width
         return min(width, RULE_WIDTH)
 

@@ -1009,8 +1009,7 @@ class HitsScreen(ListScreen):
         yield Static(Text(" j/k move  Enter open at the hit  Esc back", "dim"), id="keys")
 
     def on_mount(self) -> None:
-        from pisess.core.analyses.search import make_matcher
-        from pisess.core.analyses.searchindex import search_files
+        from pisess.core.analyses.search import make_matcher, search_files
 
         app: BrowseApp = self.app  # type: ignore[assignment]
         report = search_files(self.paths, make_matcher(self.text), reader=app.reader, pi_version=app.pi_version)

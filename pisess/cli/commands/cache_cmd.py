@@ -3,7 +3,7 @@
 The cache itself is ``pisess.core.reading.cache``; this module decides where it lives (``configure``, from
 the environment, called once by ``main``) and gives every command that reads sessions the
 ``--no-cache`` option (``add_no_cache``).  ``pisess cache index --background LIST`` is the search index's background indexer
-(``pisess.cli.indexer``).
+(``pisess.cli.search_indexer``).
 """
 
 from __future__ import annotations
@@ -103,14 +103,15 @@ def index(
     """Build (or bring up to date) the search index of the project's sessions now, rather than on
     the first search that needs it; indexed files that are gone lose their rows.  A progress bar
     on a terminal.  Example: pisess cache index --all"""
-    from pisess.core.analyses.searchindex import build, take_notes
+    from pisess.core.analyses.search.database import take_notes
+    from pisess.core.analyses.search.update import build
     from pisess.core.errors import PisessError
     from pisess.core.reading import cache
 
     if background is not None:
-        from pisess.cli import indexer
+        from pisess.cli import search_indexer
 
-        indexer.run(background)
+        search_indexer.run(background)
         return
     output.check_color(color)
     directory, enabled = _directory()
@@ -127,7 +128,7 @@ def index(
     if json_out:
         common.emit_json(cache.indexed_json(directory, indexed, failed), version=2)
         return
-    size = cache.index_size(directory)
+    size = cache.search_index_size(directory)
     output.show([f"indexed {indexed:,} files ({scope.label}); search index {size:,} bytes in {directory}"]
                 + ([f"{failed:,} files could not be read: search scans them (and says why)"] if failed else []))
 

@@ -47,16 +47,17 @@ def ls(
     if search is not None:
         from dataclasses import replace
 
-        from pisess.cli import indexer
-        from pisess.core.analyses.searchindex import resume_search, take_notes
+        from pisess.cli import search_indexer
+        from pisess.core.analyses.search.database import take_notes
+        from pisess.core.analyses.search.resume import resume_search
 
         deferred: list = []
         listed = [s.path for s in listing.sessions]
         listing = replace(listing, sessions=resume_search(listing.sessions, search,
-                                                          defer=indexer.limit(os.environ),
+                                                          defer=search_indexer.limit(os.environ),
                                                           on_defer=deferred.append))
         if deferred:  # (the index lacked too much: every file's text was read, the index is built apart)
-            indexer.say(deferred[0], indexer.start(listed))
+            search_indexer.say(deferred[0], search_indexer.start(listed))
         for note in take_notes():
             common.say(note)
     details = None

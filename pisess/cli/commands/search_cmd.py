@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from pisess.cli import common, lean_search, output, sets
+from pisess.cli import common, output, sets
 from pisess.cli.common import handles_errors
 
 
@@ -39,9 +39,10 @@ def search(
     """
     import os
 
-    from pisess.cli import indexer
-    from pisess.core.analyses.search import make_matcher, parse_fields
-    from pisess.core.analyses.searchindex import search_files, take_notes
+    from pisess.cli import search_indexer
+    from pisess.cli.views.search import hit_rows, last_word
+    from pisess.core.analyses.search import make_matcher, parse_fields, search_files
+    from pisess.core.analyses.search.database import take_notes
 
     reader = common.check_reader(reader)
     matcher = make_matcher(pattern, regex=regex, ignore_case=ignore_case, fields=parse_fields(fields))
@@ -50,17 +51,18 @@ def search(
     with sets.Progress(scope.files, "searching", color=color) as bar:
         report = search_files(scope.files, matcher, reader=reader, active_only=active_only, tick=bar.tick,
                               on_hits=lambda n: bar.note(f"{n:,} hits"), pi_version=pi_version,
-                              defer=indexer.limit(os.environ))
+                              defer=search_indexer.limit(os.environ))
     for note in take_notes():  # (a damaged index moved aside)
         common.say(note)
     if report.deferred:  # (too much to index first: the scan answered, the index is built apart)
-        indexer.say(report.deferred, indexer.start(scope.files))
+        search_indexer.say(report.deferred, search_indexer.start(scope.files))
     common.note_unreadable(report.unreadable)
     results = report.results
     if json_out:
         common.emit_json(report.to_json(), version=2)
     elif results:
-        lean_search.show_hits(report, scope.label, active_only, color)
+        printer = output.Printer(color)
+        printer.show(hit_rows(report, scope.label, active_only, color, printer))
     for r in results:
         if r.note:
             common.say(f"{r.path}: {r.note}")
@@ -68,7 +70,7 @@ def search(
             common.report_dropped(r.path, r.dropped_lines)
     sets.report_skipped(report.skipped)
     if not json_out:
-        common.say(lean_search.last_word(report, scope.label))
+        common.say(last_word(report, scope.label))
     if not report.hit_count:
         raise typer.Exit(common.EXIT_FINDINGS)
 

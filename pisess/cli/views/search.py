@@ -3,18 +3,26 @@
 One layout (``_layout``: each row as ``(text, style)`` pieces), drawn two ways: ``search_view``,
 Rich ``Text`` rows for the printer (colour, a terminal), and ``search_lines``, the same rows as the
 plain lines the printer writes for them where there is no colour (a pipe, a file), made without
-loading Rich (``pisess.cli.lean_search`` draws them so; ``None`` when only Rich can say how wide
-a row is, or a row would wrap).
+loading Rich (``None`` when only Rich can say how wide a row is, or a row would wrap).  ``hit_rows``
+chooses between them, and ``last_word`` is what search says after its hits: both ways of answering
+a search (the command, and the console script's lean path) use them.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import sys
 from collections.abc import Callable, Iterator
 
+from pisess.cli.output import PIPE_WIDTH, columns, isatty
 from pisess.cli.views.text import escape_controls, one_line, pack, plural
 from pisess.cli.views.text import short_id as _sid
 from pisess.core import js
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 HIT_STYLE = "bold reverse"
 #: Around the match when there is no colour to show it (NO_COLOR, a pipe, --color never): colour
@@ -158,3 +166,45 @@ def search_lines(results: list, *, width: int, searched: int, label: str, active
     except _Wide:
         return None
     return out
+
+
+def hit_rows(report: Any, label: str, active_only: bool, color: str, printer: Any) -> list:
+    """The hits of ``report`` as ``printer`` prints them: plain lines drawn without Rich where the
+    printer would write them plain (no colour, not a terminal), else the Rich view."""
+    env = os.environ
+    if (color.lower() != "always" and not isatty(sys.stdout)
+            and "FORCE_COLOR" not in env and "TTY_COMPATIBLE" not in env):  # (Rich's reasons for a terminal)
+        lines = search_lines(report.results, width=columns() or PIPE_WIDTH, searched=report.files, label=label,
+                             active_only=active_only)
+        if lines is not None:
+            return lines
+    return search_view(report.results, width=printer.width, searched=report.files, label=label,
+                       active_only=active_only, marked=printer.console.color_system is None)
+
+
+def last_word(report: Any, label: str) -> str:
+    """What search says on stderr after its hits: how to see the first in context (or, when every
+    hit is on a damaged line, what is wrong with the file), or that there were none."""
+    import shlex
+
+    first = next(((r, h) for r in report.results for h in r.hits if h.entry_id is not None), None)
+    if first:
+        return (f"see a hit in context: pisess context {shlex.quote(first[0].path)} --leaf "
+                f"{shlex.quote(str(first[1].entry_id))}")
+    if report.results:
+        return f"see what is wrong with the file: pisess validate {shlex.quote(report.results[0].path)}"
+    return no_hits(report, label)
+
+
+def no_hits(report: Any, label: str) -> str:
+    """``no hits in 3 files (this project)``: the files searched, the scope when a name is not
+    its count, and what was not searched (unreadable, not a session: each named on stderr)."""
+    searched = report.files - len(report.unreadable) - len(report.skipped)
+    notes = [] if label.endswith((" file", " files")) else [label]
+    if report.unreadable:
+        notes.append(f"{len(report.unreadable)} unreadable")
+    if report.skipped:
+        n = len(report.skipped)
+        notes.append(f"{n} not a session" if n == 1 else f"{n} not sessions")
+    head = f"no hits in {searched} file{'s' if searched != 1 else ''}" if searched else "no file searched"
+    return head + (f" ({', '.join(notes)})" if notes else "")

@@ -25,7 +25,7 @@ from array import array
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-TYPE_CHECKING = False  # (True for mypy: typing is imported for annotations only, not on every run)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
@@ -43,7 +43,7 @@ DEFAULT_CAP = 512 << 20  # bytes; a 200 MB session's entry is about 3 MB
 REFRESH_AFTER = 1 << 20
 WHOLE_PRINT = 64 << 10  # a prefix up to this size is fingerprinted whole
 EDGE, SAMPLES, SAMPLE = 8 << 10, 16, 512  # else its first and last 8 KiB and 16 spread 512-byte samples
-INDEX = "search.sqlite"  # the search index (analyses/searchindex.py), with SQLite's -wal and -shm beside it
+SEARCH_INDEX = "search.sqlite"  # the search index (analyses/search/database.py), with SQLite's -wal and -shm beside it
 STALE_TEMP = 3600  # seconds after which a temporary file left by a killed pisess is removed
 
 
@@ -728,7 +728,7 @@ def indexed_json(directory: str, indexed: int, failed: int) -> dict:
     """``pisess cache index --json``: ``indexed`` files brought up to date in the search index of
     ``directory``, ``failed`` that could not be read (a search scans them)."""
     return {"index": {"directory": directory, "indexedFileCount": indexed, "notIndexedFileCount": failed,
-                      "bytes": index_size(directory)}}
+                      "bytes": search_index_size(directory)}}
 
 
 def cleared_json(directory: str, removed: int) -> dict:
@@ -742,7 +742,7 @@ def files_of(directory: str) -> list[tuple[float, int, str]]:
     try:
         with os.scandir(directory) as it:
             for d in it:
-                if (d.name.endswith((SUFFIX, SUMS, BUNDLE)) or STATE in d.name or d.name.startswith(INDEX)) \
+                if (d.name.endswith((SUFFIX, SUMS, BUNDLE)) or STATE in d.name or d.name.startswith(SEARCH_INDEX)) \
                         and d.is_file(follow_symlinks=False):
                     try:
                         st = d.stat(follow_symlinks=False)
@@ -754,9 +754,9 @@ def files_of(directory: str) -> list[tuple[float, int, str]]:
     return out
 
 
-def index_size(directory: str) -> int:
-    """Bytes of the search index (``INDEX`` and SQLite's files beside it) in ``directory``."""
-    return sum(f[1] for f in files_of(directory) if os.path.basename(f[2]).startswith(INDEX))
+def search_index_size(directory: str) -> int:
+    """Bytes of the search index (``SEARCH_INDEX`` and SQLite's files beside it) in ``directory``."""
+    return sum(f[1] for f in files_of(directory) if os.path.basename(f[2]).startswith(SEARCH_INDEX))
 
 
 def evict(directory: str, cap: int, keep: str | None = None, now: float | None = None) -> int:
@@ -787,13 +787,13 @@ def evict(directory: str, cap: int, keep: str | None = None, now: float | None =
 def _grouped(files: list[tuple[float, int, str]]) -> list[tuple[float, int, str]]:
     """``files`` with the search index and SQLite's files beside it as one item (the index's
     mtime, their sizes added up): they are kept or removed together, never one without another."""
-    index = [f for f in files if os.path.basename(f[2]).startswith(INDEX)]
+    index = [f for f in files if os.path.basename(f[2]).startswith(SEARCH_INDEX)]
     if not index:
         return files
-    rest = [f for f in files if not os.path.basename(f[2]).startswith(INDEX)]
-    main = [f for f in index if os.path.basename(f[2]) == INDEX]
+    rest = [f for f in files if not os.path.basename(f[2]).startswith(SEARCH_INDEX)]
+    main = [f for f in index if os.path.basename(f[2]) == SEARCH_INDEX]
     head = main[0] if main else index[0]
-    return [*rest, (head[0], sum(f[1] for f in index), os.path.join(os.path.dirname(head[2]), INDEX))]
+    return [*rest, (head[0], sum(f[1] for f in index), os.path.join(os.path.dirname(head[2]), SEARCH_INDEX))]
 
 
 def clear(directory: str) -> int:
@@ -802,7 +802,7 @@ def clear(directory: str) -> int:
 
 
 def _unlink(p: str) -> int:
-    if os.path.basename(p) == INDEX:  # the database first: SQLite's files are nothing without it
+    if os.path.basename(p) == SEARCH_INDEX:  # the database first: SQLite's files are nothing without it
         removed = 0
         for suffix in ("", "-wal", "-shm", ".damaged"):
             try:

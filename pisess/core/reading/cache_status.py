@@ -30,7 +30,7 @@ class Status:
 
     usage: Usage
     enabled: bool
-    index_bytes: int  # the search index (``cache.INDEX`` and SQLite's files beside it)
+    index_bytes: int  # the search index (``cache.SEARCH_INDEX`` and SQLite's files beside it)
     cap: int
     problem: str | None
 
@@ -42,7 +42,7 @@ class Status:
 
 
 def status(directory: str, enabled: bool) -> Status:
-    return Status(usage(directory), enabled, cache.index_size(directory), cache.current().cap, location_problem(directory))
+    return Status(usage(directory), enabled, cache.search_index_size(directory), cache.current().cap, location_problem(directory))
 
 
 def location_problem(directory: str) -> str | None:

@@ -5,7 +5,7 @@ before answering (``DEFER`` bytes: new sessions, big appends) answers by the sca
 a detached ``pisess cache index --background LIST`` at low priority (``start``), so the next search
 is answered by the index; a small append is indexed by the search itself.  ``PISESS_INDEX_SYNC=1``
 makes every search index first, as ``pisess cache index`` always does.  One indexer at a time: the
-lock (``searchindex.lock_indexer``) is taken before the child starts and held by it until it ends.
+lock (``search.database.lock_indexer``) is taken before the child starts and held by it until it ends.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def start(files: list[str]) -> bool | None:
     import sys
     import tempfile
 
-    from pisess.core.analyses.searchindex import indexer_running, lock_indexer
+    from pisess.core.analyses.search.database import indexer_running, lock_indexer
     from pisess.core.reading import cache
 
     directory = cache.current().directory
@@ -83,7 +83,8 @@ def run(listing: str) -> None:
     in ``LIST`` (a list file in the cache directory, removed once read) into that directory's search
     index, at low priority, saying nothing.  A cache directory or list that is gone ends it quietly,
     making nothing again."""
-    from pisess.core.analyses.searchindex import build, indexer_running
+    from pisess.core.analyses.search.database import indexer_running
+    from pisess.core.analyses.search.update import build
     from pisess.core.reading import cache
 
     directory = os.path.dirname(os.path.abspath(listing))
