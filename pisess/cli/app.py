@@ -20,7 +20,7 @@ from collections.abc import Iterable
 
 from pisess import __version__
 
-TYPE_CHECKING = False  # (True for mypy: typing is imported for annotations only, not on every run)
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # checked against the typer that vendors click (0.26 on, as installed)
     import typer
     from typer._click.exceptions import NoSuchOption

@@ -6,12 +6,13 @@ from __future__ import annotations
 import os
 import sys
 import time
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
 from pisess.cli import common
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from rich.progress import Progress as Bar
     from rich.progress import TaskID

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from rich.text import Text
 
 from pisess.cli.output import soft
 from pisess.cli.views.text import escape_controls, files_read, plural
 from pisess.cli.views.validate import gh_escape, shown_path
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pisess.core.analyses.secrets import SecretsScan
 

@@ -9,7 +9,7 @@ Colour adds emphasis but never carries meaning alone: markers (● ○ ◐ ◀ �
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.text import Text
 
@@ -18,6 +18,7 @@ from pisess.cli.views import describe as d
 from pisess.cli.views.text import escape_controls, one_line, pack
 from pisess.cli.views.text import short_id as _sid
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from rich.progress import Progress
 

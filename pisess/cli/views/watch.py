@@ -4,7 +4,7 @@ saying what it means, and a status line on a terminal."""
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.text import Text
 
@@ -12,6 +12,7 @@ from pisess.cli.views import describe as d
 from pisess.cli.views.text import escape_controls, one_line, plural, tilde
 from pisess.core.model import kinds
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from rich.live import Live
 

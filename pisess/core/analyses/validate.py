@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import js, versions
 from ..errors import PisessError
@@ -31,6 +31,7 @@ from ..reading.session import (
     written_by_sdk,
 )
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..reading.compact import CompactIndex
     from ..reading.session import Session

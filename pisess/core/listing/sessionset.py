@@ -14,7 +14,7 @@ from ..errors import PisessError
 from ..reading.files import os_error
 from .paths import encode_cwd, iter_jsonl, list_children, project_dirs, session_path
 
-TYPE_CHECKING = False  # (True for mypy: typing is imported for annotations only, not on every run)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

@@ -24,7 +24,7 @@ from .. import js, versions
 from ..js import UNDEF, get
 from .text import as_text, image_ref, one_line, system_summary, usage_text
 
-TYPE_CHECKING = False  # (True for mypy: typing is imported for annotations only, not on every run)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Literal
 

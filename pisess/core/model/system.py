@@ -12,7 +12,7 @@ from .. import js
 from ..errors import JSError
 from ..js import UNDEF, get
 
-TYPE_CHECKING = False  # (True for mypy: typing is imported for annotations only, not on every run)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

@@ -13,7 +13,7 @@ from ..js import UNDEF, get
 from ..reading.images import elided, image_chars, read_data
 from .system import js_key_order
 
-TYPE_CHECKING = False  # (True for mypy: typing is imported for annotations only, not on every run)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

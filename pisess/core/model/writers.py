@@ -49,10 +49,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import js
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..reading.session import Session
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from json.decoder import scanstring  # type: ignore[attr-defined]  # public since 2.6, not in typeshed
 
-TYPE_CHECKING = False  # (True for mypy: typing is imported for annotations only, not on every run)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

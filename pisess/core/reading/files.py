@@ -23,7 +23,7 @@ import stat
 
 from ..errors import PisessError
 
-TYPE_CHECKING = False  # (True for mypy: typing is imported for annotations only, not on every run)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
     from typing import Any

@@ -31,7 +31,7 @@ import os
 from collections import namedtuple
 from collections.abc import Iterator, Sequence
 
-TYPE_CHECKING = False  # (True for mypy: typing is imported for annotations only, not on every run)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

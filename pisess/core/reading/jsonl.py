@@ -21,7 +21,7 @@ from .files import open_file, open_regular, os_error, read_first_line
 from .images import MARK_JSON, cut, lean_line, placed
 from .lines import NOT_JSON, written_by_sdk
 
-TYPE_CHECKING = False  # (True for mypy: typing is imported for annotations only, not on every run)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

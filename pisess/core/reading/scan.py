@@ -31,7 +31,7 @@ from .jsonl import (
     storage_error,
 )
 
-TYPE_CHECKING = False  # (True for mypy: typing is imported for annotations only, not on every run)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

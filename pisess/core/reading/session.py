@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property, partial
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from .. import js, versions
 from ..errors import JSError, PisessError
@@ -26,6 +26,7 @@ from .migrate import migrate_in_memory, needs_migration, raw_version
 from .sdk_v4 import SDK_V4, is_v4_line
 from .store import EntryStore, ListStore, spans_of
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..versions import PiVersion
 
