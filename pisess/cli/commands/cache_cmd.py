@@ -67,7 +67,8 @@ def show(ctx: typer.Context, json_out: common.JsonOpt = False) -> None:
         state = "on" if enabled else "off (PISESS_CACHE=off)"
         output.show([f"directory  {directory}", f"enabled    {state}", f"entries    {st.usage.entries}",
                      f"search     {st.index_bytes:,} bytes (the full-text index, search.sqlite)",
-                     f"size       {st.usage.size:,} bytes (cap {st.cap:,})"])
+                     f"size       {st.usage.size:,} bytes (cap {st.cap:,})",
+                     *([f"problem    the directory {st.problem}"] if st.problem else [])])
     if st.problem:
         common.say(f"pisess: {directory} {st.problem}: nothing can be cached there (remove it, set XDG_CACHE_HOME, "
                    "or PISESS_CACHE=off)")
@@ -80,11 +81,18 @@ def clear(json_out: common.JsonOpt = False) -> None:
     from pisess.core.reading import cache
 
     directory, _ = _directory()
-    removed = cache.clear(directory)
+    removed, kept = cache.clear(directory)
     if json_out:
-        common.emit_json(cache.cleared_json(directory, removed), version=2)
-        return
-    output.show([f"removed {removed} entries from {directory}"])
+        common.emit_json(cache.cleared_json(directory, removed, kept), version=2)
+    else:
+        output.show([f"removed {removed} entries from {directory}"])
+    for path, why in kept:
+        common.say(f"pisess: {path}: could not be removed ({why})")
+    if kept:
+        held = any(os.path.basename(p).startswith(cache.SEARCH_INDEX) for p, _ in kept)
+        common.say(f"pisess: {len(kept)} file{'s' if len(kept) != 1 else ''} of the cache in {directory} could not be "
+                   "removed" + (" (among them the search index, which holds the sessions' text)" if held else ""))
+        raise typer.Exit(common.EXIT_USAGE)
 
 
 @app.command("index")

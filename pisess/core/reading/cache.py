@@ -731,9 +731,11 @@ def indexed_json(directory: str, indexed: int, failed: int) -> dict:
                       "bytes": search_index_size(directory)}}
 
 
-def cleared_json(directory: str, removed: int) -> dict:
-    """``pisess cache clear --json``: ``clear(directory)`` removed ``removed`` entries."""
-    return {"cache": {"directory": directory, "removedEntryCount": removed}}
+def cleared_json(directory: str, removed: int, kept: list[tuple[str, str]] | None = None) -> dict:
+    """``pisess cache clear --json``: ``clear(directory)`` removed ``removed`` entries, and could
+    not remove ``kept`` (``(path, why)`` each)."""
+    return {"cache": {"directory": directory, "removedEntryCount": removed,
+                      "notRemoved": [{"path": p, "reason": why} for p, why in kept or []]}}
 
 
 def files_of(directory: str) -> list[tuple[float, int, str]]:
@@ -752,6 +754,13 @@ def files_of(directory: str) -> list[tuple[float, int, str]]:
     except OSError:
         return []
     return out
+
+
+def entries_of(directory: str) -> list[str]:
+    """The entries in ``directory``, as ``pisess cache`` counts them and ``cache clear`` removes
+    them: each file's compact index, summaries, bundles and states, and the search index (one
+    entry with SQLite's files beside it); temporary files are none."""
+    return [p for _, _, p in _grouped(files_of(directory)) if not os.path.basename(p).startswith(".tmp-")]
 
 
 def search_index_size(directory: str) -> int:
@@ -796,23 +805,35 @@ def _grouped(files: list[tuple[float, int, str]]) -> list[tuple[float, int, str]
     return [*rest, (head[0], sum(f[1] for f in index), os.path.join(os.path.dirname(head[2]), SEARCH_INDEX))]
 
 
-def clear(directory: str) -> int:
-    """Remove every entry (and temporary file), the search index with them; how many."""
-    return sum(_unlink(p) for _, _, p in _grouped(files_of(directory)))
+def clear(directory: str) -> tuple[int, list[tuple[str, str]]]:
+    """Remove every entry (``entries_of``) and temporary file, the search index with them: how
+    many entries were removed, and ``(path, why)`` of each file that could not be (a read-only
+    directory, a full or read-only disk)."""
+    removed = 0
+    kept: list[tuple[str, str]] = []
+    for _, _, p in _grouped(files_of(directory)):
+        why = _remove(p)
+        if why:
+            kept.extend(why)
+        elif not os.path.basename(p).startswith(".tmp-"):
+            removed += 1
+    return removed, kept
+
+
+def _remove(p: str) -> list[tuple[str, str]]:
+    """Remove ``p`` (the search index with SQLite's files beside it): ``(path, why)`` of each file
+    that is still there."""
+    kept = []
+    for suffix in ("", "-wal", "-shm", ".damaged") if os.path.basename(p) == SEARCH_INDEX else ("",):
+        try:  # (the database first: SQLite's files are nothing without it)
+            os.unlink(p + suffix)
+        except FileNotFoundError:
+            pass
+        except OSError as e:
+            if os.path.lexists(p + suffix):
+                kept.append((p + suffix, e.strerror or str(e)))
+    return kept
 
 
 def _unlink(p: str) -> int:
-    if os.path.basename(p) == SEARCH_INDEX:  # the database first: SQLite's files are nothing without it
-        removed = 0
-        for suffix in ("", "-wal", "-shm", ".damaged"):
-            try:
-                os.unlink(p + suffix)
-                removed = 1
-            except OSError:
-                pass
-        return removed
-    try:
-        os.unlink(p)
-        return 1
-    except OSError:
-        return 0
+    return 0 if _remove(p) else 1

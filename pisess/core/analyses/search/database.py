@@ -54,9 +54,19 @@ _notes: list = []  # said once per process by the CLI (``take_notes``)
 
 
 def take_notes() -> list[str]:
-    out = list(_notes)
+    """What the index has to say since the last call, each note once (a search the lean path
+    handed to the app tried the index twice)."""
+    out = list(dict.fromkeys(_notes))
     _notes.clear()
     return out
+
+
+def unusable(directory: str, why: BaseException | str) -> None:
+    """Note that the index in ``directory`` cannot be used (a full or read-only disk, a directory
+    that cannot be made, another user's): the search that wanted it reads the files themselves."""
+    if isinstance(why, OSError) and why.strerror:
+        why = why.strerror[:1].lower() + why.strerror[1:]
+    _notes.append(f"the search index in {directory} cannot be used ({why}): searching the files themselves")
 
 
 def connect(directory: str, create: bool = True) -> sqlite3.Connection | None:
@@ -67,8 +77,10 @@ def connect(directory: str, create: bool = True) -> sqlite3.Connection | None:
         if not create and not os.path.isdir(directory):
             return None  # (a background indexer whose cache was removed: it does not make it again)
         if not cache.ready(directory):
+            unusable(directory, "the directory belongs to another user")
             return None
-    except OSError:
+    except OSError as e:
+        unusable(directory, e)
         return None
     path = index_path(directory)
     for attempt in (0, 1):
@@ -76,9 +88,11 @@ def connect(directory: str, create: bool = True) -> sqlite3.Connection | None:
             return _open(path)
         except (sqlite3.Error, Damaged) as e:
             if attempt or not damaged(e):
+                unusable(directory, e)
                 return None
             move_aside(path, e)
-        except (OSError, ValueError):
+        except (OSError, ValueError) as e:
+            unusable(directory, e)
             return None
     return None
 

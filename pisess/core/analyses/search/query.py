@@ -27,7 +27,7 @@ from ...reading.jsonl import storage_error
 from ...reading.scan import open_lenient
 from . import update
 from .codec import encode_places, load_places
-from .database import connect, damaged, index_path, move_aside
+from .database import connect, damaged, index_path, move_aside, unusable
 from .matcher import Matcher
 from .places import Places, placed_by, places_of
 from .rows import BAD, TAIL_KEY
@@ -223,6 +223,8 @@ def search_indexed(files: list, m: Matcher, *, reader: str = "auto", active_only
             con.close()
             if damaged(e):
                 move_aside(index_path(directory), e)
+            else:
+                unusable(directory, e)
             return None
         kept = _KeptPlaces(con, reader, pi_version)
 

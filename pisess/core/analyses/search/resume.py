@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from ...errors import PisessError
 from ...reading import cache
-from .database import connect, damaged, index_path, move_aside
+from .database import connect, damaged, index_path, move_aside, unusable
 from .query import files_holding
 from .update import Deferred, refresh
 
@@ -61,6 +61,8 @@ def resume_search(sessions: list, query: str, *, defer: int | None = None,
                 if damaged(e):
                     con.close()
                     move_aside(index_path(directory), e)
+                else:
+                    unusable(directory, e)
                 holding = None
             finally:
                 con.close()
