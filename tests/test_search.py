@@ -265,7 +265,8 @@ def test_prefilter_never_loses_a_match(tmp_path, texts, pattern, ignore_case, en
 def test_core_modules_import_no_cli():
     """search, stats, du and their shared modules import neither typer nor rich."""
     probe = ("import importlib, json, sys\n"
-             "for n in ('pisess.core.analyses.search', 'pisess.core.analyses.stats', 'pisess.core.analyses.du',\n"
+             "for n in ('pisess.core.analyses.search', 'pisess.core.analyses.search.query',\n"
+             "          'pisess.core.analyses.search.resume', 'pisess.core.analyses.stats', 'pisess.core.analyses.du',\n"
              "          'pisess.core.listing.sessionset', 'pisess.core.reading.scan', 'pisess.core.model.placement'):\n"
              "    importlib.import_module(n)\n"
              "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('typer', 'rich', 'click'))))")

@@ -5,11 +5,7 @@ the printer, and ``PISESS_DEBUG=1`` makes it raise instead of handing the run to
 from __future__ import annotations
 
 import ast
-import importlib
-import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -96,14 +92,3 @@ def test_pisess_debug_raises_in_the_lean_path(example_root, monkeypatch):
     with pytest.raises(RuntimeError, match="a defect in the lean path"):
         lean_search.run(args)
 
-
-def test_the_search_modules_import_no_cli():
-    probe = ("import importlib, json, sys\n"
-             "for n in ('matcher', 'scan', 'database', 'rows', 'update', 'stats', 'places', 'codec', 'query', 'resume'):\n"
-             "    importlib.import_module('pisess.core.analyses.search.' + n)\n"
-             "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('typer', 'rich', 'click')\n"
-             "                        or m.startswith('pisess.cli'))))")
-    out = subprocess.run([sys.executable, "-I", "-c", probe], capture_output=True, text=True, timeout=60)
-    assert out.returncode == 0, out.stderr
-    assert json.loads(out.stdout) == []
-    importlib.import_module("pisess.core.analyses.search")

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import js
 from ..errors import PisessError
 from ..js import get
 from ..model.pairing import AS_USER, SKIPPED, results_without_call
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..reading.session import Session
 
