@@ -14,6 +14,26 @@ the CLI does, from ``$XDG_CACHE_HOME``/``PISESS_CACHE`` (``from_environ``), and 
 turns it off for one command.  Entries are written atomically (a temporary file renamed over the
 old one) with mode 0600 in a 0700 directory; the directory is kept under ``Settings.cap`` bytes by
 removing the least recently used entries (a hit touches its entry's mtime).
+
+What is checked before an entry is used: the file is the same one (device, inode and path), at
+least as long as the cached part, the byte before the cached end is its last newline, and a BLAKE2b
+fingerprint of the cached part matches (all of it up to 64 KiB, else its first and last 8 KiB and
+16 samples of 512 bytes spread between them).  A file that grew by appends passes; a replaced file
+(another inode), a shorter one, one whose first line or last cached lines changed (a migration
+rewrites the header) fails.  An edit by hand in the middle of a big file that keeps every sampled
+byte is the one thing not seen.  The entry carries its format and pisess version, its length and
+a CRC-32.  An entry is written after a whole read of a well-formed v3 file that ends with a newline
+(damaged and legacy files take the line-by-line path and are not cached), and again once more than
+1 MiB was appended since; files under 64 KiB get none (``Settings.smallest``; ``PISESS_CACHE=all``
+indexes them too).
+
+Beside the entries: the per-file summaries of the commands that read many files (``ls --long``,
+``stats``, ``du``), one bundle per directory and command (10,000 sessions are one read), used only
+for the very file they were made of (device, inode, size, mtime and fingerprint); ``watch``'s
+state; and the search index (``SEARCH_INDEX``, ``pisess.core.analyses.search``), which the cap
+counts as one item with SQLite's files beside it.  ``entries_of`` is what ``pisess cache`` counts
+and ``clear`` removes.  No message text is kept but in the search index; a label, a session name,
+the header's metadata or a line that is not an object can hold anything its author typed.
 """
 
 from __future__ import annotations
