@@ -422,10 +422,10 @@ def test_the_sessions_screen_lists_filters_and_opens(examples):
         async with app.run_test(size=(100, 30)) as pilot:
             await pilot.pause()
             listed = _screen_text(app)
-            await pilot.press(*"7e43", "enter")
+            await pilot.press(*"7e43")
             await pilot.pause()
             filtered = _screen_text(app)
-            await pilot.press("enter")
+            await pilot.press("enter")  # (in the filter box: opens the session it leaves selected)
             await pilot.pause()
             opened = _screen_text(app)
             await pilot.press("tab")
@@ -727,3 +727,194 @@ def test_a_confirmation_takes_no_key_typed_before_it_was_drawn(examples):
     asked, early, late = _run(go())
     assert "Fork at" in asked and early == set()
     assert len(late) == 1
+
+
+# --- the medium items of issue 32 ---------------------------------------------------------------------
+
+
+def _run_app(examples, keys_then_look, path=CLI_FILE, at=None, size=(100, 30), **kw):
+    """Run the app; ``keys_then_look(app, pilot)`` is awaited and what it returns comes back."""
+    async def go():
+        from pisess.cli.browse.app import BrowseApp
+
+        settings = dict(path=str(examples / "sessions" / path) if path else None, at=at,
+                        root=str(examples / "sessions"), cwd="/home/you/projects/webapp", reader="auto",
+                        pi_version="1.6.0")
+        settings.update(kw)
+        app = BrowseApp(**settings)
+        async with app.run_test(size=size) as pilot:
+            await pilot.pause()
+            return await keys_then_look(app, pilot)
+
+    return _run(go())
+
+
+def test_h_folds_a_side_branch_whole_and_l_opens_it(examples):
+    """On the first row of a side branch (``├─○ b5624c3e``: 27 entries, drawn ``│ ○`` below it) ``h``
+    folds all of it into one row; the next side branch stays; ``l`` opens it again."""
+    async def look(app, pilot):
+        await pilot.press("h")
+        await pilot.pause()
+        folded = _screen_text(app), app.screen._selected_id()
+        await pilot.press("l")
+        await pilot.pause()
+        return folded, _screen_text(app)
+
+    (folded, selected), opened = _run_app(examples, look, at="b5624c3e")
+    row = next(ln for ln in folded.splitlines() if "b5624c3e  model" in ln)
+    assert "\u25b8 27 folded" in row and selected == "b5624c3e"
+    assert "b609dfe9" not in folded and "28e2429e" not in folded and "73a52eb7" in folded
+    assert "b609dfe9" in opened and "folded" not in opened
+
+
+def test_the_sessions_filter_takes_fast_keys_esc_clears_it_enter_opens(examples):
+    async def look(app, pilot):
+        out = {}
+        await _burst(app, pilot, "7e4")
+        out["typed"] = _screen_text(app).split("\n")[0]
+        await _burst(app, pilot, "\x1b")
+        out["cleared"] = _screen_text(app).split("\n")[0]
+        await _burst(app, pilot, "7e43")
+        out["again"] = _screen_text(app).split("\n")[0]
+        await _burst(app, pilot, "\r")
+        out["opened"] = _screen_text(app).split("\n")[0]
+        await pilot.press("escape")
+        await pilot.pause()
+        await _burst(app, pilot, "/reverted")
+        out["content"] = (app.screen.query_one("#content").value, app.screen.query_one("#search").value,
+                          app.screen.query_text)
+        return out
+
+    out = _run_app(examples, look, path=None)
+    assert "filter '7e4'" in out["typed"]
+    assert "2 of 2 sessions" in out["cleared"] and "filter" not in out["cleared"]
+    assert "filter '7e43'" in out["again"]  # typed anew, not appended to the cleared one
+    assert out["opened"].startswith("pisess \u00b7 01955b3b") and "39 entries" in out["opened"]  # (the 7e43 one)
+    assert out["content"] == ("reverted", "7e43", "7e43")  # (the filter kept, the search typed whole)
+
+
+def test_after_a_resize_the_selection_is_in_view_and_the_entry_pane_rewrapped(examples):
+    """120x30 at the leaf, two up, then 80x24: the selected row is on screen and highlighted, and
+    the entry pane reads as a fresh start at 80x24 on that entry draws it."""
+    async def look(app, pilot):
+        await pilot.press("k", "k")
+        await pilot.pause()
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        await pilot.pause()
+        return _highlighted(app, app.screen.query_one("#tree")), _region_text(app, app.screen.query_one("#detail"))
+
+    async def fresh(app, pilot):
+        return _region_text(app, app.screen.query_one("#detail"))
+
+    highlighted, detail = _run_app(examples, look, size=(120, 30))
+    assert len(highlighted) == 1 and "abf7491b" in highlighted[0]
+    assert detail == _run_app(examples, fresh, at="abf7491b", size=(80, 24))
+
+
+def test_the_sessions_screen_shows_unique_padded_ids_and_columns(examples):
+    """Ids as long as tells them apart (the two example sessions share 12 characters), padded to
+    one column; name and cwd in columns of their own, the cwd kept at 80 columns."""
+    _many_sessions(examples / "sessions", 3)
+
+    async def look(app, pilot):
+        return _screen_text(app)
+
+    mine = _run_app(examples, look, path=None)
+    everyone = _run_app(examples, look, path=None, all_projects=True, size=(80, 24))
+    ids = [ln.split()[0] for ln in mine.splitlines()[2:4]]
+    assert ids == ["01955b3b-ca80-7e0", "01955b3b-ca80-7e4"]  # (as ls's id column: as long as tells apart)
+    assert mine.splitlines()[1].split()[:4] == ["ID", "LAST", "ACTIVE", "MSGS"]
+    rows = [ln for ln in everyone.splitlines() if ln.startswith("0198")]
+    assert len(rows) == 3 and all(ln.rstrip().endswith("/work/proj") for ln in rows)
+    assert all(ln.index("session number") == rows[0].index("session number") for ln in rows)  # one column
+    assert " msgs" not in everyone
+
+
+@pytest.mark.parametrize("width", [80, 100])
+def test_the_key_bar_keeps_help_and_quit(examples, width):
+    async def look(app, pilot):
+        return _screen_text(app).splitlines()[-1]
+
+    bar = _run_app(examples, look, size=(width, 24))
+    assert bar.rstrip().endswith("? help  q back") and "\u2026" in bar and len(bar) <= width
+    assert bar.lstrip().startswith("j/k move")
+
+
+def test_big_y_quotes_the_path_and_keeps_the_sessions_dir(examples):
+    import shlex
+
+    spaced = examples / "sessions" / "my project" / "it's here.jsonl"
+    spaced.parent.mkdir()
+    shutil.copy(examples / "sessions" / CLI_FILE, spaced)
+
+    async def look(app, pilot):
+        await pilot.press("Y")
+        await pilot.pause()
+        leaf = app.clipboard
+        await pilot.press("k", "Y")
+        await pilot.pause()
+        return leaf, app.clipboard
+
+    leaf, other = _run_app(examples, look, path=str(spaced), sessions_dir="my sessions")
+    assert shlex.split(leaf) == ["pi", "--session", str(spaced)]
+    assert shlex.split(other) == ["pisess", "fork", str(spaced), "2577ebee", "--position", "at",
+                                  "--sessions-dir", "my sessions"]
+
+
+def test_fork_of_a_file_outside_the_root_goes_beside_it_as_pis_does(examples, tmp_path):
+    """pi opens ``--session FILE`` with the file's directory as its session directory, and its
+    /fork writes there: browse's ``f`` asks to fork there, and does."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    shutil.copy(examples / "sessions" / CLI_FILE, elsewhere / "s.jsonl")
+
+    async def look(app, pilot):
+        await pilot.press("f")
+        await pilot.pause()
+        asked = _screen_text(app)
+        await pilot.press("y")
+        await pilot.pause()
+        return asked
+
+    asked = _run_app(examples, look, path=str(elsewhere / "s.jsonl"))
+    assert "Fork at" in asked and "elsewhere" in asked
+    assert len(os.listdir(elsewhere)) == 2
+
+
+def test_the_fork_directory_check_is_one_for_fork_and_browse(tmp_path, monkeypatch):
+    from pisess.core.errors import PisessError
+    from pisess.core.model.fork import check_fork_directory
+
+    with pytest.raises(PisessError) as e:
+        check_fork_directory(str(tmp_path / "nope"))
+    assert e.value.code == "not_found" and "does not exist" in e.value.message and "--" not in e.value.message
+    check_fork_directory(str(tmp_path))  # (exists, writable: no answer)
+    path = write_session(tmp_path / "src", [header(cwd="/no/such/project"), user("u1", None), assistant("a1", "u1")])
+    r = invoke(cli_runner(monkeypatch), "fork", path, "a1", "--position", "at", "--sessions-dir", str(tmp_path / "root"))
+    assert r.exit_code == 1 and "does not exist" in r.stderr and "or pass --cwd" in r.stderr  # (as before)
+
+
+def test_the_context_screen_is_context_leaf_and_originals_only_on_a_toggle(examples, monkeypatch):
+    """``c`` on an entry below a context edit: the messages ``pisess context --leaf`` prints and
+    nothing it does not (no "hidden" items); ``o`` adds what edits hid, and the title says so."""
+    import textwrap  # noqa: F401
+
+    async def look(app, pilot):
+        await pilot.press("c")
+        await pilot.pause()
+        plain = _screen_text(app)
+        await pilot.press("o")
+        await pilot.pause()
+        return plain, _screen_text(app)
+
+    plain, flipped = _run_app(examples, look, size=(100, 80))
+    r = invoke(cli_runner(monkeypatch, columns=100), "context", str(examples / "sessions" / CLI_FILE),
+               "--leaf", "05241346")
+    cli = [ln.rstrip() for ln in r.stdout.splitlines() if ln.strip()]
+    # the first messages of the CLI's page, in the screen's order
+    heads = [ln for ln in cli if re.match(r"^(user|assistant|tool result)", ln)][:6]
+    screen_heads = [ln.strip() for ln in plain.splitlines() if re.match(r"^(user|assistant|tool result)", ln)][:6]
+    assert [h.split(" \u2500")[0] for h in screen_heads] == [h.split(" \u2500")[0] for h in heads]
+    assert "hidden" not in plain.lower() or "hidden" in " ".join(cli).lower()
+    assert "showing what edits replaced or hid" in flipped.splitlines()[0]

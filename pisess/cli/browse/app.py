@@ -30,6 +30,7 @@ from textual.message import Message
 from textual.screen import ModalScreen, Screen
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.widget import Widget
 from textual.widgets import Input, RichLog, Static
 
 from pisess.cli.views import browse as bv
@@ -149,36 +150,76 @@ class RowList(ScrollView, can_focus=True, inherit_bindings=False):
         return max(1, self.size.height - 1)
 
 
+class KeyBar(Widget):
+    """The keys of a screen on one row, fitted to its width: the first and the last (help, back)
+    always shown, those in between dropped from the end of the middle, ``…`` where they were."""
+
+    DEFAULT_CSS = "KeyBar { height: 1; }"
+
+    def __init__(self, keys: Sequence[tuple[str, str]], **kw: Any) -> None:
+        super().__init__(**kw)
+        self.keys = list(keys)
+
+    def render(self) -> Text:
+        return bv.key_bar(self.keys, self.size.width)
+
+
 # --- text screens (context, trace, compare, help) --------------------------------------------------
 
 
 class TextScreen(Screen):
-    """A scrolling page of renderables: the context, the trace, a comparison, the help."""
+    """A scrolling page of renderables: the context, the trace, a comparison, the help.  ``make``
+    lays it out for a width (and, with a ``toggle`` ``(key, what, title when on)``, whether that
+    is on: the title says so)."""
 
     BINDINGS = [Binding("escape,q", "app.pop_screen", "back"), Binding("j,down", "down", show=False),
-                Binding("k,up", "up", show=False), Binding("g", "top", show=False), Binding("G", "bottom", show=False),
+                Binding("k,up", "up", show=False), Binding("pagedown", "page(1)", show=False),
+                Binding("pageup", "page(-1)", show=False), Binding("g,home", "top", show=False),
+                Binding("G,end", "bottom", show=False), Binding("o", "flip", show=False),
                 Binding("question_mark", "app.show_help", show=False)]
 
-    def __init__(self, title: str, make: Callable[[int], list]) -> None:
+    def __init__(self, title: str, make: Callable[..., list], toggle: tuple[str, str, str] | None = None) -> None:
         super().__init__()
         self.title_text = title
         self.make = make
+        self.toggle = toggle
+        self.on = False
 
     def compose(self) -> ComposeResult:
         yield Static(Text(self.title_text, "bold"), id="title")
         yield RichLog(wrap=True, markup=False, highlight=False, auto_scroll=False, min_width=20, id="page")
-        yield Static(Text("j/k scroll  g/G top/bottom  Esc/q back  ? help", "dim"), id="keys")
+        keys = [("j/k", "scroll"), ("g/G", "top/bottom")]
+        if self.toggle:
+            keys.append((self.toggle[0], self.toggle[1]))
+        yield KeyBar([*keys, ("Esc/q", "back"), ("?", "help")], id="keys")
 
     def on_mount(self) -> None:
         self.query_one(RichLog).focus()
         self.call_after_refresh(self._fill)  # once the page has its width: views are laid out for it
 
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fill)
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        return action != "flip" or self.toggle is not None
+
+    def action_flip(self) -> None:
+        assert self.toggle is not None
+        self.on = not self.on
+        self.query_one("#title", Static).update(Text(self.toggle[2] if self.on else self.title_text, "bold"))
+        self._fill()
+
     def _fill(self) -> None:
         log = self.query_one(RichLog)
+        log.clear()
         width = max(20, log.scrollable_content_region.width or self.app.size.width - 2)
-        for r in self.make(width):
+        for r in (self.make(width, self.on) if self.toggle else self.make(width)):
             log.write(r, width=width)
         log.scroll_home(animate=False)
+
+    def action_page(self, step: int) -> None:
+        log = self.query_one(RichLog)
+        (log.scroll_page_down if step > 0 else log.scroll_page_up)(animate=False)
 
     def action_down(self) -> None:
         self.query_one(RichLog).scroll_down(animate=False)
@@ -205,7 +246,7 @@ class Confirm(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         with Container(id="dialog"):
             yield RichLog(wrap=True, markup=False, auto_scroll=False, min_width=20, id="question")
-            yield Static(Text("y: yes   n / Esc: no", "bold"))
+            yield KeyBar([("y", "yes"), ("n / Esc", "no")])
 
     def on_mount(self) -> None:
         log = self.query_one(RichLog)
@@ -372,17 +413,10 @@ class SessionScreen(ListScreen):
         if not self.folded:
             return range(len(rows))
         out: list[int] = []
-        skip_deeper_than: int | None = None
-        width = rows.width
-        for i in range(len(rows)):
-            depth = width(i)
-            if skip_deeper_than is not None:
-                if depth > skip_deeper_than:
-                    continue
-                skip_deeper_than = None
+        i = 0
+        while i < len(rows):
             out.append(i)
-            if i in self.folded:
-                skip_deeper_than = depth
+            i = self._subtree_end(i) if i in self.folded else i + 1
         return out
 
     def _draw(self, index: int, width: int) -> Text:
@@ -393,10 +427,10 @@ class SessionScreen(ListScreen):
         r = self.rows[i]
         s = self.opened.session
         preview = self._preview(r.position, index) if r.kind == "entry" else None
-        t = tree_row(s, r, width, False, preview=preview)
-        if i in self.folded:
-            hidden = self._subtree_end(i) - i - 1
-            t.append(f"  \u25b8 {hidden} folded", "bold")
+        note = f"  \u25b8 {self._subtree_end(i) - i - 1} folded" if i in self.folded else ""
+        t = tree_row(s, r, max(10, width - len(note)), False, preview=preview)
+        if note:  # (after a row cut to leave it room)
+            t.append(note, "bold")
         return t
 
     PREVIEW_CUT = 1024  # columns of a preview kept (a row cuts it again to its room: the same text)
@@ -425,11 +459,25 @@ class SessionScreen(ListScreen):
         return self.previews[pos]
 
     def _subtree_end(self, i: int) -> int:
-        rows = self.rows
-        width = rows.width
-        depth = width(i)
+        """The row after the last one of row ``i``'s subtree: the rows below it whose entries descend
+        from its entry (the rest of a side branch is drawn as wide as its first row, ``│ ○`` under
+        ``├─○``, so the indentation cannot tell where it ends)."""
+        assert self.opened is not None
+        rows, parents = self.rows, self.opened.view.parents
+        top = rows.position(i)
+        if top is None:
+            return i + 1
+        inside = {top}
         j = i + 1
-        while j < len(rows) and width(j) > depth:
+        while j < len(rows):
+            p = rows.position(j)
+            if p is None:  # a row of no entry (a fold): part of the subtree if drawn inside it
+                if rows.width(j) <= rows.width(i):
+                    break
+            elif parents[p] in inside:
+                inside.add(p)
+            else:
+                break
             j += 1
         return j
 
@@ -442,8 +490,9 @@ class SessionScreen(ListScreen):
             yield RichLog(wrap=True, markup=False, highlight=False, auto_scroll=False, min_width=20, id="detail")
         yield Static("", id="status")
         yield Input(placeholder="search the session's text (Enter)", id="search")
-        yield Static(Text(" j/k move  h/l fold  L leaf  [ ] branches  c context  t trace  d compare  / search  "
-                          "f fork  y copy  e export  ? help  q back", "dim"), id="keys")
+        yield KeyBar([("j/k", "move"), ("c", "context"), ("t", "trace"), ("/", "search"), ("f", "fork"),
+                      ("h/l", "fold"), ("d", "compare"), ("y", "copy"), ("e", "export"), ("L", "leaf"),
+                      ("[ ]", "branches"), ("?", "help"), ("q", "back")], id="keys")
 
     def on_mount(self) -> None:
         self.query_one("#search", Input).display = False
@@ -453,6 +502,11 @@ class SessionScreen(ListScreen):
 
     def on_resize(self) -> None:
         self._layout()
+        self.call_after_refresh(self._after_resize)
+
+    def _after_resize(self) -> None:
+        rl = self.query_one(RowList)
+        rl.goto(rl.cursor)  # (in view again; the entry pane is drawn anew at its new width)
 
     def _layout(self) -> None:
         panes = self.query_one("#panes")
@@ -692,8 +746,10 @@ class SessionScreen(ListScreen):
             return
         s = self.opened.session
         ctx = build_context(s, eid, full_path=False)
-        self.app.push_screen(TextScreen(f"context at {eid} \u00b7 what the model sees if this were the leaf",
-                                        lambda width: context_view(ctx, system=True, original=True, max_lines=12)))
+        title = f"context at {eid} \u00b7 what the model sees if this were the leaf"
+        self.app.push_screen(TextScreen(
+            title, lambda width, original: context_view(ctx, max_lines=12, original=original),
+            toggle=("o", "originals", f"{title} \u00b7 showing what edits replaced or hid (o hides)")))
 
     def action_trace(self) -> None:
         from pisess.core.model.paths import active_path
@@ -736,22 +792,22 @@ class SessionScreen(ListScreen):
 
         from pisess.cli.views.fork import fork_view
         from pisess.core.js import now_iso
-        from pisess.core.listing.repo import default_fork_dir
-        from pisess.core.model.fork import plan_fork, write_fork
+        from pisess.core.model.fork import check_fork_directory, plan_fork, write_fork
 
         eid = self._selected_id()
         if eid is None or self.opened is None:
             return
-        app: BrowseApp = self.app  # type: ignore[assignment]
         s = self.opened.session
+        # beside the file, as pi's /fork writes a fork of the session it has open (pi --session FILE
+        # takes the file's directory as its session directory): where pi will list it with its source
+        directory = os.path.dirname(os.path.abspath(self.path))
         try:
             plan = plan_fork(s, eid, "at", new_id=str(uuid6.uuid7()), now_iso=now_iso(), cwd=None,
                              source_path=os.path.abspath(self.path))
+            check_fork_directory(directory)
         except Exception as e:  # the core's PisessError names why (a target pi would refuse)
             self.app.notify(str(getattr(e, "message", e)), severity="error")
             return
-        directory = (default_fork_dir(app.root, plan.header["cwd"]) if plan.header["cwd"]
-                     else os.path.dirname(os.path.abspath(self.path)))
         before, shown, after = fork_view(plan, os.path.join(directory, plan.file_name), dry_run=True)
 
         def done(yes: bool | None) -> None:
@@ -773,11 +829,18 @@ class SessionScreen(ListScreen):
             self._copy(str(eid))
 
     def action_copy_resume(self) -> None:
+        import shlex
+
         eid = self._selected_id()
         if eid is None:
             return
-        leaf = self._selected_row() in self.rows.with_flag("leaf")
-        self._copy(f"pi --session {self.path}" if leaf else f"pisess fork {self.path} {eid} --position at")
+        app: BrowseApp = self.app  # type: ignore[assignment]
+        path = shlex.quote(self.path)
+        if self._selected_row() in self.rows.with_flag("leaf"):
+            self._copy(f"pi --session {path}")
+            return
+        where = f" --sessions-dir {shlex.quote(app.sessions_dir)}" if app.sessions_dir else ""
+        self._copy(f"pisess fork {path} {shlex.quote(str(eid))} --position at{where}")
 
     def _copy(self, text: str) -> None:
         self.app.copy_to_clipboard(text)
@@ -795,6 +858,12 @@ class SessionScreen(ListScreen):
         app: BrowseApp = self.app  # type: ignore[assignment]
         sid = str((self.opened.session.header or {}).get("id", "session"))[:8]
         target = os.path.abspath(f"{sid}-{str(eid)[:8]}.{fmt}")
+        from pisess.cli.views.export import export_summary
+
+        if os.path.lexists(target):
+            self.app.notify(f"{target} exists: browse never replaces a file (move it away and press {fmt[0]} "
+                            "again)", severity="error")
+            return
         try:
             run = export_session(self.path, fmt, leaf=str(eid), reader=app.reader, pi_version=app.pi_version,
                                  options=ExportOptions(), new_id=str(uuid6.uuid7()), now_iso=now_iso())
@@ -802,7 +871,9 @@ class SessionScreen(ListScreen):
         except Exception as e:
             self.app.notify(str(getattr(e, "message", e)), severity="error")
             return
-        self.app.notify(f"exported the branch to {written}")
+        summary = export_summary(run, written, redact_hint="pisess export --redact replaces them")
+        self.app.notify("\n".join(line.plain for line in summary),
+                        severity="warning" if len(summary) > 1 else "information", timeout=10)
 
     # search -----------------------------------------------------------------------------------------
 
@@ -854,14 +925,21 @@ class SessionScreen(ListScreen):
 
 
 class SessionsScreen(ListScreen):
-    """What ``ls --long`` lists, in pi's order: Enter opens one; / filters; Tab: all projects."""
+    """What ``ls --long`` lists, in pi's order: Enter opens one; typing filters; / searches the text;
+    Tab: all projects."""
 
     BINDINGS = [Binding("j,down", "move(1)", show=False), Binding("k,up", "move(-1)", show=False),
                 Binding("pagedown", "page(1)", show=False), Binding("pageup", "page(-1)", show=False),
                 Binding("g,home", "top", show=False), Binding("G,end", "bottom", show=False),
                 Binding("enter", "open", show=False), Binding("tab", "scope", show=False),
-                Binding("slash", "content_search", show=False), Binding("escape,q", "back", show=False),
+                # (priority: seen as the app receives the key, so the box has the focus before the
+                # next key of a burst is handed out)
+                Binding("slash", "content_search", show=False, priority=True),
+                Binding("escape", "back", show=False, priority=True), Binding("q", "back", show=False),
                 Binding("question_mark", "app.show_help", show=False)]
+
+    #: keys bound on this screen: every other printable character starts the filter
+    BOUND = "jkgGq?/"
 
     def __init__(self, all_projects: bool) -> None:
         super().__init__()
@@ -870,53 +948,65 @@ class SessionsScreen(ListScreen):
         self.details: dict = {}
         self.shown: list = []
         self.query_text = ""
+        self.id_width = 8
+        self.directories: list = []
 
     def compose(self) -> ComposeResult:
         yield Static("", id="title")
+        yield Static("", id="header")
         yield RowList(0, self._draw, id="sessions")
-        yield Input(placeholder="filter by id, name, first message or cwd", id="search", select_on_focus=False)
+        yield Static("", id="status")
+        yield Input(placeholder="filter by id, name, first message or cwd (Enter opens, Esc clears)", id="search",
+                    select_on_focus=False)
         yield Input(placeholder="search the listed sessions' text (Enter)", id="content")
-        yield Static(Text(" type to filter  / search the text  j/k move  Enter open  Tab this project / all  "
-                          "? help  q quit", "dim"), id="keys")
+        yield KeyBar([("type", "to filter"), ("Enter", "open"), ("/", "search the text"), ("j/k", "move"),
+                      ("Tab", "this project / all"), ("?", "help"), ("q", "quit")], id="keys")
 
     def on_mount(self) -> None:
         self.query_one("#search", Input).display = False
         self.query_one("#content", Input).display = False
         self._load()
 
-    def on_key(self, event: Any) -> None:
-        """A printable key no binding takes starts the filter, with that character."""
-        box = self.query_one("#search", Input)
-        if box.has_focus or self.query_one("#content", Input).has_focus:
+    def _box_focused(self) -> bool:
+        return isinstance(self.focused, Input)
+
+    def before_key(self, event: Any) -> None:
+        """Called by the app as it receives a key, before handing it to what has the focus: a
+        printable key no binding takes opens the filter box, which then takes it (and every key
+        after it, however fast they come)."""
+        if self._box_focused() or len(self.app.screen_stack) and self.app.screen is not self:
             return
         ch = event.character
-        if ch and ch.isprintable() and not ch.isspace() and ch not in "jkgGq?/":
-            event.stop()
+        if ch and ch.isprintable() and not ch.isspace() and ch not in self.BOUND:
+            box = self.query_one("#search", Input)
             box.display = True
-            box.value = self.query_text + ch
+            box.value = self.query_text
             box.cursor_position = len(box.value)
-            box.focus()
+            self.set_focus(box)
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        # (``/`` in a box is a character)
+        return not (action == "content_search" and self._box_focused())
 
     def action_content_search(self) -> None:
         box = self.query_one("#content", Input)
         box.display = True
         box.value = ""
-        box.focus()
+        self.set_focus(box)
 
     def _load(self) -> None:
+        from pisess.core.ids import unique_prefix_width
         from pisess.core.listing.repo import list_sessions
+        from pisess.core.listing.summary import details_of
 
         app: BrowseApp = self.app  # type: ignore[assignment]
-        from functools import partial
-
-        from pisess.core.listing.summary import LS_LONG, summarize_file
-        from pisess.core.reading.cache import summary
-
+        # what ls --long lists, read as it reads it (one pass over each file)
         listing = list_sessions(app.root, None if self.all_projects else app.cwd, pi_version=app.pi_version,
-                                whole=True)
+                                whole=True, details=True)
         self.sessions = list(listing.sessions)
-        # what ls --long shows (through the same per-file summaries the cache keeps)
-        self.details = {s.path: summary(s.path, LS_LONG, partial(summarize_file, s.path)) for s in self.sessions}
+        self.details = details_of(self.sessions)
+        self.directories = list(listing.directories)
+        self.id_width = unique_prefix_width(s.id for s in self.sessions) if self.sessions else 8
         self._apply()
 
     def _words(self, s: Any) -> str:
@@ -924,34 +1014,37 @@ class SessionsScreen(ListScreen):
         return " ".join(str(x) for x in (s.id, d.get("name") or "", d.get("firstMessage") or "", s.cwd))
 
     def _apply(self, focus_list: bool = True) -> None:
+        from pisess.cli.views.text import tilde
+
         q = self.query_text.lower()
         self.shown = [s for s in self.sessions if not q or q in self._words(s).lower()]
         app: BrowseApp = self.app  # type: ignore[assignment]
-        scope = "all projects" if self.all_projects else app.cwd
+        scope = "all projects" if self.all_projects else tilde(app.cwd)
         title = f"pisess \u00b7 {len(self.shown)} of {len(self.sessions)} sessions \u00b7 {scope}"
         if self.query_text:
             title += f" \u00b7 filter {self.query_text!r}"
         self.query_one("#title", Static).update(Text(title, "bold"))
+        self.query_one("#header", Static).update(bv.sessions_header(self.id_width, self.all_projects, self.size.width))
+        status = ""
+        if not self.sessions:
+            where = self.directories[0] if self.directories and not self.all_projects else app.root
+            status = (f"no sessions in {tilde(where)}" + ("" if self.all_projects else "; Tab: all projects"))
+        elif not self.shown:
+            status = f"no session matches {self.query_text!r}; Esc clears the filter"
+        self.query_one("#status", Static).update(Text(status, "yellow"))
         rl = self.query_one(RowList)
         rl.reset(len(self.shown), 0)
         if focus_list:
-            rl.focus()
+            self.set_focus(rl)
+
+    def on_resize(self) -> None:
+        app: BrowseApp = self.app  # type: ignore[assignment]
+        self.query_one("#header", Static).update(bv.sessions_header(self.id_width, self.all_projects, app.size.width))
+        self.query_one(RowList).forget()
 
     def _draw(self, index: int, width: int) -> Text:
-        from pisess.cli.views import describe as d
-        from pisess.cli.views.text import one_line
-
         s = self.shown[index]
-        det = self.details.get(s.path) or {}
-        t = Text(no_wrap=True)
-        t.append(f"{str(s.id)[:8]}  ", "bold")
-        t.append(f"{d.local_time(det.get('lastActivity') or s.created_at)[:16]:<16}  ", "dim")
-        t.append(f"{det.get('messageCount', 0):>5} msgs  ", "dim")
-        name = det.get("name") or det.get("firstMessage") or ("(" + det["error"]["message"] + ")" if "error" in det else "")
-        t.append(one_line(str(name), max(10, width - 40)), "bold" if det.get("name") else "")
-        if self.all_projects:
-            t.append(f"  {s.cwd}", "dim")
-        return t
+        return bv.session_row(s, self.details.get(s.path) or {}, self.id_width, self.all_projects, width)
 
     def action_open(self) -> None:
         if self.shown:
@@ -961,12 +1054,6 @@ class SessionsScreen(ListScreen):
         self.all_projects = not self.all_projects
         self._load()
 
-    def action_filter(self) -> None:
-        box = self.query_one("#search", Input)
-        box.display = True
-        box.value = self.query_text
-        box.focus()
-
     def on_input_changed(self, event: Input.Changed) -> None:
         if event.input.id == "search":
             self.query_text = event.value
@@ -974,15 +1061,22 @@ class SessionsScreen(ListScreen):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.input.display = False
-        self.query_one(RowList).focus()
+        self.set_focus(self.query_one(RowList))
         if event.input.id == "content" and event.value:
             self.app.push_screen(HitsScreen(event.value, [s.path for s in self.shown]))
+        elif event.input.id == "search":  # Enter in the filter opens the session it leaves selected
+            self.action_open()
 
     def action_back(self) -> None:
+        """Esc in the filter clears it (as pi's session picker does); q in a box is a character."""
         for box in self.query(Input):
             if box.display:
                 box.display = False
-                self.query_one(RowList).focus()
+                if box.id == "search" and self.query_text:
+                    self.query_text = ""
+                    box.value = ""
+                    self._apply()
+                self.set_focus(self.query_one(RowList))
                 return
         self.app.exit()
 
@@ -1006,7 +1100,7 @@ class HitsScreen(ListScreen):
     def compose(self) -> ComposeResult:
         yield Static("", id="title")
         yield RowList(0, self._draw, id="hits")
-        yield Static(Text(" j/k move  Enter open at the hit  Esc back", "dim"), id="keys")
+        yield KeyBar([("j/k", "move"), ("Enter", "open at the hit"), ("?", "help"), ("Esc", "back")], id="keys")
 
     def on_mount(self) -> None:
         from pisess.core.analyses.search import make_matcher, search_files
@@ -1055,11 +1149,12 @@ class BrowseApp(App):
     BINDINGS = [Binding("ctrl+c", "quit", show=False)]
 
     def __init__(self, *, path: str | None, at: Any, root: str, cwd: str, reader: str, pi_version: str,
-                 all_projects: bool = False) -> None:
+                 all_projects: bool = False, sessions_dir: str | None = None) -> None:
         super().__init__()
         self.path = path
         self.at = at
         self.root = root
+        self.sessions_dir = sessions_dir  # (as given: the commands browse copies repeat it)
         self.cwd = cwd
         self.reader = reader
         self.pi_version = pi_version
@@ -1067,8 +1162,11 @@ class BrowseApp(App):
         self.key_time = 0.0
 
     async def on_event(self, event: Any) -> None:
-        if isinstance(event, events.Key):
+        if isinstance(event, events.Key) and not event.is_forwarded:
             self.key_time = event.time  # (when the terminal handed it over: Confirm asks)
+            before_key = getattr(self.screen, "before_key", None)
+            if before_key is not None:
+                before_key(event)
         await super().on_event(event)
 
     def on_mount(self) -> None:

@@ -59,4 +59,4 @@ def browse(
         raise PisessError("usage", "pisess browse needs a terminal (stdin and stdout); for a pipe or a file use "
                           "pisess tree, context or export")
     BrowseApp(path=path, at=entry, root=w.root, cwd=w.cwd, reader=reader, pi_version=pi_version,
-              all_projects=all_projects).run()
+              all_projects=all_projects, sessions_dir=sessions_dir).run()

@@ -38,7 +38,7 @@ def fork(
     from pisess.core.errors import PisessError
     from pisess.core.js import now_iso
     from pisess.core.listing.repo import default_fork_dir
-    from pisess.core.model.fork import plan_fork, write_fork
+    from pisess.core.model.fork import check_fork_directory, plan_fork, write_fork
     from pisess.core.reading.session import open_session
 
     dry_run = dry_run or old_dry_run
@@ -62,9 +62,12 @@ def fork(
     target = os.path.join(directory, plan.file_name)
     written = None
     if not dry_run:
-        if not os.path.isdir(directory):
-            raise PisessError("not_found", f"session directory {directory} does not exist (pisess never creates "
-                              "directories; run pi once in that project, or pass --cwd)", path=directory)
+        try:
+            check_fork_directory(directory)
+        except PisessError as e:  # (the core's words, and the option only this command has)
+            if e.code != "not_found":
+                raise
+            raise PisessError(e.code, e.message.removesuffix(")") + ", or pass --cwd)", path=e.path) from None
         written = write_fork(plan, directory)
     if json_out:
         common.emit_json(plan.to_json(written or target, dry_run=dry_run), version=1)

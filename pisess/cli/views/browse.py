@@ -35,6 +35,79 @@ KEYS: tuple[tuple[str, str, str], ...] = (
 )
 
 
+def key_bar(keys: list[tuple[str, str]], width: int) -> Text:
+    """``key what`` pairs on one row of ``width`` cells: the first pair and the last two (help, back
+    or quit) always; as many of the others, in their order, as fit, ``…`` for those left out."""
+    def pair(k: str, what: str) -> str:
+        return f"{k} {what}"
+
+    head, middle, tail = (keys[:1], keys[1:-2], keys[-2:]) if len(keys) > 3 else ([], [], keys)
+    fixed = sum(len(pair(*p)) + 2 for p in (*head, *tail)) + 1
+    kept: list = []
+    room = width - fixed
+    for p in middle:
+        need = len(pair(*p)) + 2
+        if need > room - (3 if len(kept) + 1 < len(middle) else 0):
+            break
+        kept.append(p)
+        room -= need
+    shown = [*head, *kept, *tail]
+    t = Text(" ", "dim", no_wrap=True, overflow="ellipsis")
+    for i, (k, what) in enumerate(shown):
+        if i:
+            t.append("  ")
+        if i == len(head) + len(kept) and len(kept) < len(middle):
+            t.append("\u2026  ", "dim")
+        t.append(k, "bold")
+        t.append(f" {what}", "dim")
+    t.truncate(width, overflow="ellipsis")
+    return t
+
+
+def _session_columns(id_width: int, all_projects: bool, width: int) -> tuple[int, int]:
+    """The widths of the name and the cwd columns of the sessions screen (the rest is fixed)."""
+    room = max(10, width - (id_width + 2) - 18 - 6)
+    if not all_projects:
+        return room, 0
+    cwd = max(10, room * 2 // 5)
+    return max(8, room - cwd - 2), cwd
+
+
+def sessions_header(id_width: int, all_projects: bool, width: int) -> Text:
+    name, cwd = _session_columns(id_width, all_projects, width)
+    t = Text(f"{'ID':<{id_width}}  {'LAST ACTIVE':<16}  {'MSGS':>4}  {'NAME / FIRST MESSAGE':<{name}}", "bold dim",
+             no_wrap=True)
+    if all_projects:
+        t.append(f"  {'CWD'}")
+    return t
+
+
+def session_row(s: Any, info: dict, id_width: int, all_projects: bool, width: int) -> Text:
+    """A session as ``ls --long`` shows it (``info``: its details), in columns: the id as long as
+    tells the listed sessions apart, last activity, messages, name or first message, cwd."""
+    from pisess.cli.views.text import tilde
+
+    name_w, cwd_w = _session_columns(id_width, all_projects, width)
+    t = Text(no_wrap=True)
+    t.append(f"{escape_controls(str(s.id)[:id_width]):<{id_width}}  ", "bold")
+    last = info.get("lastActivity") or s.created_at
+    t.append(f"{d.local_time(last)[:16] if last else '-':<16}  ", "dim")
+    if "error" in info:
+        t.append(f"{'-':>4}  ")
+        t.append(one_line(escape_controls(str(info["error"].get("message", ""))), name_w), "red")
+    else:
+        t.append(f"{info.get('messageCount', 0):>4}  ", "dim")
+        name = info.get("name")
+        shown = one_line(escape_controls(str(name or info.get("firstMessage") or "(no messages)")), name_w)
+        t.append(f"{shown:<{name_w}}", "bold" if name else "")
+    if all_projects:
+        cwd = escape_controls(tilde(str(s.cwd)))
+        if len(cwd) > cwd_w:  # (the end of a path is the project's own name)
+            cwd = "\u2026" + cwd[len(cwd) - cwd_w + 1:]
+        t.append(f"  {cwd}", "dim")
+    return t
+
+
 def help_view() -> list:
     out: list = [Text("pisess browse: keys", "bold"), Text("")]
     width = max(len(k) for k, _, _ in KEYS)

@@ -12,8 +12,9 @@ def _kinds(counts: dict) -> str:
     return ", ".join(f"{k} \u00d7{n}" for k, n in counts.items())
 
 
-def export_summary(run, written: str | None) -> list:
-    """What was exported (an ``ExportRun``) and what the secret scan saw (talk, for stderr)."""
+def export_summary(run, written: str | None, redact_hint: str = "--redact replaces them") -> list:
+    """What was exported (an ``ExportRun``) and what the secret scan saw (talk, for stderr).
+    ``redact_hint``: how to redact, for a caller that does not take ``--redact`` (browse)."""
     out: list = []
     result = run.export
     if written:
@@ -31,5 +32,5 @@ def export_summary(run, written: str | None) -> list:
         out.append(soft(Text(f"redacted {plural(total, 'secret')}: {_kinds(result.secrets)}", "yellow")))
     else:
         out.append(soft(Text(f"warning: {plural(total, 'possible secret')} in this export ({_kinds(result.secrets)}); "
-                             "--redact replaces them, pisess secrets FILE shows where they are", "bold yellow")))
+                             f"{redact_hint}, pisess secrets FILE shows where they are", "bold yellow")))
     return out

@@ -185,6 +185,19 @@ def plan_fork(session: Session, entry_id: str | None, position: str, *, new_id: 
     return ForkPlan(session, entry_id, position, header, entries, empty, name)
 
 
+def check_fork_directory(directory: str) -> None:
+    """Refuse a fork into ``directory`` before anything is asked or written: pisess never creates
+    directories (a session directory is pi's to make), and one it cannot write to fails here,
+    not after the question.  ``pisess fork`` and browse's ``f`` ask this one question."""
+    from ..errors import PisessError
+
+    if not os.path.isdir(directory):
+        raise PisessError("not_found", f"session directory {directory} does not exist (pisess never creates "
+                          "directories; run pi once in that project)", path=directory)
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise PisessError("storage", f"session directory {directory} is not writable", path=directory)
+
+
 def write_fork(plan: ForkPlan, directory: str) -> str:
     """Create ``directory/plan.file_name`` exclusively and atomically; return its path."""
     from ..reading.files import write_atomically
