@@ -754,6 +754,7 @@ class Bench:
         self.rows: list[Row] = []
         self.targets: list[Target] = []
         self.checks: list[str] = []
+        self.breakdowns: list[str] = []  # (case 21: where a warm search's time goes)
         self.pi_bare = None
         if self.oracle is not None and not args.no_pi_bare:
             self.pi_bare = self.workdir / "pi-bare.mjs"
@@ -1268,6 +1269,26 @@ class Bench:
                          f"{origin}, {path.stat().st_size / 1048576:.0f} MiB", self._grep(SEARCH_HIT, path), rep)
         shutil.rmtree(dd, ignore_errors=True)
 
+    def _phases(self, case: str, cmd: list, env: dict | None, rep: int) -> None:
+        """The breakdown of a warm search of ``cmd`` (``search PATTERN --sessions-dir ROOT --cwd
+        CWD``) by phase, run in the Python of the pisess measured (``search_phases.py``)."""
+        exe = Path(self.pisess[0])
+        python = str(exe.with_name("python")) if exe.name == "pisess" and exe.with_name("python").exists() \
+            else self.pisess[0] if self.pisess[1:3] == ["-m", "pisess"] else self.python
+        at = cmd.index("search")
+        pattern, root, cwd = cmd[at + 1], cmd[cmd.index("--sessions-dir") + 1], cmd[cmd.index("--cwd") + 1]
+        got = subprocess.run([python, str(Path(__file__).with_name("search_phases.py")), str(root), cwd, pattern,
+                              str(max(rep, 3))], env=env, capture_output=True, text=True)
+        if got.returncode != 0:
+            self.breakdowns.append(f"[{case}] no breakdown: {got.stderr.strip()[-200:]}")
+            return
+        doc = json.loads(got.stdout)
+        self.breakdowns.append(f"[{case}] {doc['files']:,} files; imports {doc['imports']['wall_ms']:.0f} / "
+                               f"{doc['imports']['cpu_ms']:.0f}")
+        for name, v in doc["phases"].items():
+            self.breakdowns.append(f"[{case}]   {name:58s} {v['wall_ms']:7.1f} / {v['cpu_ms']:7.1f}")
+        log("\n".join(self.breakdowns[-len(doc["phases"]) - 1:]))
+
     def _index_case(self, case: str, cmd: list, files: list, label: str, grep: tuple, rep: int,
                     ls_root: Path | None = None) -> None:
         total = sum(p.stat().st_size for p in files)
@@ -1314,6 +1335,8 @@ class Bench:
             Target(case, "first search (building) <= 2x the scan", 2.0, ratio(cold.wall, off.wall)),
             Target(case, "after a 10 KB append <= 1.2x warm", 1.2, ratio(after.wall, hot.wall)),
         ]
+        if ls_root is not None or case == "21/100k":
+            self._phases(case, cmd, meter.env, rep)
         self.checks.append(f"[{case}] index {index_bytes / 1048576:.1f} MiB for {total / 1048576:.0f} MiB of sessions "
                            f"({index_bytes / max(total, 1) * 1024:.0f} MiB per GiB); index answer vs scan: "
                            + ("same hits" if same else "DIFFER"))
@@ -1390,6 +1413,10 @@ class Bench:
             lines.append("")
             lines.append("Cross-checks")
             lines += [f"  {c}" for c in self.checks]
+        if self.breakdowns:
+            lines.append("")
+            lines.append("Where a warm search's time goes (median ms, wall / CPU: tests/bench/search_phases.py)")
+            lines += [f"  {b}" for b in self.breakdowns]
         return "\n".join(lines)
 
 
