@@ -218,3 +218,35 @@ def test_an_id_two_files_hold_is_ambiguous(root, scope):
         assert str(p) in err["message"]
     r = invoke("path", sid[:12], "--sessions-dir", str(root), "--cwd", "/home/alice/twins")
     assert r.exit_code == 1 and "2 files of 1 session" in r.stderr
+
+
+def test_stats_all_counts_the_entries_of_one_id_once(root):
+    """pi lists both files with every message; over the set, a session's messages count once: the
+    sum of pi's message counts, each session id once."""
+    seen: set = set()
+    once = 0
+    for s in ANSWERS["listAll"]["sessions"]:
+        if s["id"] not in seen:
+            seen.add(s["id"])
+            once += s["messageCount"]
+    assert once < sum(s["messageCount"] for s in ANSWERS["listAll"]["sessions"])
+    doc = _json("stats", "--all", "--sessions-dir", str(root))
+    assert doc["total"]["messageCount"] == once
+    first, second = _twins(root)  # by name: "...-1.jsonl" sorts first
+    assert doc["copiedFromParents"]["forkCountByMatch"]["sameId"] == 1
+    assert doc["copiedFromParents"]["forks"] == [{"path": str(second), "parent": str(first), "matchedBy": "sameId"}]
+    text = _text("stats", "--all", "--sessions-dir", str(root))
+    assert "1 second file of a session id" in text
+
+
+def test_du_all_counts_the_entries_of_one_id_once(root):
+    doc = _json("du", "--all", "--sessions-dir", str(root))
+    first, second = _twins(root)
+    lines = len(second.read_text().splitlines()) - 1  # its entries, all in the first file too
+    assert doc["sharedWithSameId"]["entryCount"] == lines
+    assert doc["sharedWithSameId"]["files"] == [{"path": str(second), "sameIdAs": str(first)}]
+    rows = {s["path"]: s for s in doc["sessions"]}
+    assert rows[str(first)]["entryCount"] == lines and rows[str(second)]["entryCount"] == 0
+    assert doc["entryCount"] == sum(s["entryCount"] for s in doc["sessions"])
+    text = _text("du", "--all", "--sessions-dir", str(root))
+    assert "same id 1 second file of a session id (pi #11060): 9 entries" in text

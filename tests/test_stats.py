@@ -155,7 +155,8 @@ def test_parent_matched_by_path_says_so(store):
     doc, by_id = _fork_doc("sessions")
     assert by_id[F_ID]["parentMatch"] == "path" and by_id[P_ID]["parentMatch"] is None
     assert [f["matchedBy"] for f in doc["copiedFromParents"]["forks"]] == ["path"]
-    assert doc["copiedFromParents"]["forkCountByMatch"] == {"path": 1, "fileId": 0, "headerId": 0, "unmatched": 0}
+    assert doc["copiedFromParents"]["forkCountByMatch"] == {"path": 1, "fileId": 0, "headerId": 0, "sameId": 0,
+                                                           "unmatched": 0}
 
 
 def test_copied_root_matches_the_parent_by_the_id_in_its_file_name(store):

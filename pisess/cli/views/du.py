@@ -76,6 +76,14 @@ def du_view(report, *, label: str, width: int = 100) -> list:
     img.append(" " + (f"{plural(report.images['count'], 'image')} \u00b7 {human_size(report.images['bytes'])} of "
                       "base64" if report.images["count"] else "none"))
     out.append(img)
+    shared = report.shared
+    if shared["files"]:
+        line = Text()
+        line.append("same id", "bold")
+        line.append(f" {plural(len(shared['files']), 'second file')} of a session id (pi #11060): "
+                    f"{plural(shared['entryCount'], 'entry', 'entries')} ({human_size(shared['bytes'])}) its first "
+                    "file holds counted once, there")
+        out.append(line)
     out.append(Text(""))
     if not report.top:  # (an empty file, a header alone: no table of nothing)
         out.append(Text("top entries by size: none (no entries)", "dim"))

@@ -72,7 +72,8 @@ def _ks(values: list) -> list[str]:
     return [_k(v, millions) for v in values]
 
 
-_MATCHED_BY = {"path": "by path", "fileId": "by the id in its file name", "headerId": "by its header id"}
+_MATCHED_BY = {"path": "by path", "fileId": "by the id in its file name", "headerId": "by its header id",
+               "sameId": "as another file of its session id (pi #11060)"}
 
 
 def _matches_line(matches: dict) -> str | None:
@@ -91,8 +92,11 @@ def stats_view(report, *, label: str, width: int = 100) -> list:
     out: list = []
     head = Text()
     head.append(f"stats \u00b7 {label} \u00b7 {plural(len(report.sessions), 'session')}", "bold")
-    if report.forks:
-        head.append(f" \u00b7 {plural(len(report.forks), 'fork')} of a session in the set")
+    same = sum(1 for *_, how in report.forks if how == "sameId")
+    if len(report.forks) > same:
+        head.append(f" \u00b7 {plural(len(report.forks) - same, 'fork')} of a session in the set")
+    if same:
+        head.append(f" \u00b7 {plural(same, 'second file')} of a session id")
     out.append(head)
     shown = [w for w in ("active", "edited", "retained", "compacted", "branch")
              if w not in ("edited", "retained") or report.where[w]["entryCount"]]
@@ -114,8 +118,11 @@ def stats_view(report, *, label: str, width: int = 100) -> list:
     out.append(Text(""))
     c = report.copied
     if report.forks:
-        forks = (f"{plural(len(report.forks), 'session')} forked from another in the set: "
-                 f"{plural(c['entryCount'], 'copied entry', 'copied entries')} counted once")
+        what = [plural(len(report.forks) - same, "session") + " forked from another in the set"] \
+            if len(report.forks) > same else []
+        if same:
+            what.append(f"{plural(same, 'second file')} of a session id")
+        forks = (f"{', '.join(what)}: {plural(c['entryCount'], 'copied entry', 'copied entries')} counted once")
         forks_left = (f"left out: {plural(c['messageCount'], 'message')} \u00b7 {c['tokens']['total']:,} tokens "
                       f"\u00b7 {_money(c['cost'])}")
     else:

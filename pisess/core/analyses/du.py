@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import heapq
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .. import js, versions
@@ -122,9 +122,12 @@ class DuReport:
     images: dict
     top: list  # BigEntry, biggest first
     skipped: list
+    # the entries of a second file of one session id (pi #11060) its first file holds: counted there
+    shared: dict = field(default_factory=lambda: {"entryCount": 0, "bytes": 0, "files": []})
 
     def to_json(self) -> dict:
         return {"sessionCount": len(self.sessions), "size": self.size, "entryCount": self.entries,
+                "sharedWithSameId": self.shared,
                 "entryBytes": self.entry_bytes, "headerBytes": self.header_bytes, "otherBytes": self.other_bytes,
                 "where": self.where, "entryCountByWhere": self.where_entries, "byKind": self.kinds, "images": self.images,
                 "top": [b.to_json() for b in self.top], "sessions": [s.to_json() for s in self.sessions],
@@ -145,10 +148,17 @@ def disk_usage(paths: list[str], *, reader: str = "auto", top: int = TOP, tick: 
     skipped: list = []
     largest = _Largest(top)
     totals = _Totals()
+    seconds = _second_files(paths)
+    shared_total = [0, 0]
     for path in paths:
         try:  # "du2": a kept value holds the byKind rows under the document's version 2 names
-            fields, kinds, biggest = cache.summary(path, f"du2:{reader}:{pi_version}:{top}",
-                                                   functools.partial(_file_usage, path, reader, top, tick, pi_version))
+            if path in seconds:  # counted without the entries its first file holds (not kept: it depends on both)
+                fields, kinds, biggest = _file_usage(path, reader, top, tick, pi_version,
+                                                     _ids_of(seconds[path], reader, pi_version), shared_total)
+            else:
+                fields, kinds, biggest = cache.summary(path, f"du2:{reader}:{pi_version}:{top}",
+                                                       functools.partial(_file_usage, path, reader, top, tick,
+                                                                         pi_version))
         except PisessError as e:
             if e.code in ("storage", "not_found") and on_skip is None:
                 raise
@@ -169,7 +179,31 @@ def disk_usage(paths: list[str], *, reader: str = "auto", top: int = TOP, tick: 
         totals.add(usage, dict(kinds))
     described = _describe(largest.biggest())
     sessions.sort(key=lambda s: (-s.size, created_key({"timestamp": s.created_at})))
-    return totals.report(sessions, described, skipped)
+    shared = {"entryCount": shared_total[0], "bytes": shared_total[1],
+              "files": [{"path": p, "sameIdAs": q} for p, q in seconds.items()]}
+    return replace(totals.report(sessions, described, skipped), shared=shared)
+
+
+def _second_files(paths: list[str]) -> dict[str, str]:
+    """The files of ``paths`` holding a session id an earlier one holds too -> that first file."""
+    from ..reading.scan import header_of
+    from .stats import second_files
+
+    by_id: dict[str, list[str]] = {}
+    for p in paths:
+        hid = (header_of(p) or {}).get("id")
+        if isinstance(hid, str) and hid:
+            by_id.setdefault(hid, []).append(p)
+    return second_files(by_id)
+
+
+def _ids_of(path: str, reader: str, pi_version: str) -> set:
+    """The string ids of a file's entries (empty when it cannot be read: nothing is shared then)."""
+    try:
+        got = _read_indexed(path, reader, None, pi_version) or _read_scanned(path, reader, None, pi_version)
+    except PisessError:
+        return set()
+    return {i for i in got[0].store.string_ids() if i is not None}
 
 
 Kind = tuple[str, str | None]  # (entry type, message role), see kind_of
@@ -198,12 +232,18 @@ class _Largest:
         return [b for _, _, b in sorted(self.heap, key=lambda x: (-x[0], -x[1]))]
 
 
-def _file_usage(path: str, reader: str, top: int, tick: Callable[[int], None] | None, pi_version: str) -> tuple:
+def _file_usage(path: str, reader: str, top: int, tick: Callable[[int], None] | None, pi_version: str,
+                shared: set | None = None, shared_total: list | None = None) -> tuple:
     """One file's figures as plain values (what the cache keeps of it): the ``SessionUsage``
     fields (``largest`` as a tuple of ``BigEntry``'s fields), its ``(kind, (entries, bytes))`` pairs
-    and its ``top`` largest entries (``BigEntry`` tuples) in file order."""
+    and its ``top`` largest entries (``BigEntry`` tuples) in file order.  ``shared``: the ids of
+    the entries another file of the same session holds, counted there (their count and bytes are
+    added to ``shared_total``, and are in none of the file's figures but its size)."""
     session, note, header_bytes, rows = _read_indexed(path, reader, tick, pi_version) or \
         _read_scanned(path, reader, tick, pi_version)
+    mine = [0, 0]  # this file's entries counted in its first file
+    if shared:
+        rows = _unshared(rows, session.store.string_ids(), shared, mine)
     pl = place(session, branches=False)
     h = session.header if isinstance(session.header, dict) else {}
     sid = h.get("id")
@@ -215,7 +255,9 @@ def _file_usage(path: str, reader: str, top: int, tick: Callable[[int], None] | 
     biggest: tuple | None = None
     no_image = (0, 0)
     heap: list = []  # (bytes, -position, row) smallest first: ties keep the earlier entry, as the set's heap does
+    counted = 0
     for i, number, offset, size, k, found in rows:
+        counted += 1
         entry_bytes += size
         c = kinds.get(k)
         kinds[k] = (1, size) if c is None else (c[0] + 1, c[1] + size)
@@ -239,9 +281,12 @@ def _file_usage(path: str, reader: str, top: int, tick: Callable[[int], None] | 
     if biggest is not None:
         size, i, number, offset, k, im = biggest
         big_one = big(i, number, offset, size, k, pl.where[i], im)
-    other = max(0, session.raw.size - entry_bytes - header_bytes)
+    other = max(0, session.raw.size - entry_bytes - mine[1] - header_bytes)
+    if shared_total is not None:
+        shared_total[0] += mine[0]
+        shared_total[1] += mine[1]
     fields = (path, sid, session_name(session), h.get("cwd"), h.get("timestamp"), session.reader,
-              session.raw.size, len(session.entries), entry_bytes, header_bytes, other, where, where_n,
+              session.raw.size, counted, entry_bytes, header_bytes, other, where, where_n,
               _kinds_json(kinds), {"count": n_img, "bytes": img_bytes}, big_one, note, list(session.dropped_lines))
     return fields, list(kinds.items()), [big(*row) for _, _, row in sorted(heap, key=lambda x: -x[1])]
 
@@ -275,6 +320,15 @@ class _Totals:
         return DuReport(sessions, self.size, self.entries, self.entry_bytes, self.header_bytes, self.other_bytes,
                         self.where, self.where_entries, _kinds_json(self.kinds),
                         {"count": self.images[0], "bytes": self.images[1]}, top, skipped)
+
+
+def _unshared(rows: Iterator[Row], ids: Any, shared: set, total: list) -> Iterator[Row]:
+    for row in rows:
+        if ids[row[0]] in shared:
+            total[0] += 1
+            total[1] += row[3]
+            continue
+        yield row
 
 
 def _read_scanned(path: str, reader: str, tick: Callable[[int], None] | None,

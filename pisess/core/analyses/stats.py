@@ -328,7 +328,7 @@ def compute_stats(paths: list[str], *, reader: str = "auto", by: str | None = No
 
 # --- stage 1: which session in the set each fork was copied from ---------------------------------
 
-MATCHES = ("path", "fileId", "headerId", "unmatched")
+MATCHES = ("path", "fileId", "headerId", "sameId", "unmatched")
 
 
 def file_session_id(path: str) -> str | None:
@@ -377,6 +377,22 @@ def fork_parents(paths: list[str]) -> dict[str, tuple[str | None, str]]:
                 break
         else:
             out[p] = (None, "unmatched")
+    # two files of one session id (pi #11060): the later by name counts what the first holds once,
+    # as a fork's copies are (entries of one session match by id and time)
+    for p, first in second_files(by_header_id).items():
+        if out.get(p, (None, ""))[0] is None:
+            out[p] = (first, "sameId")
+    return out
+
+
+def second_files(by_header_id: dict[str, list[str]]) -> dict[str, str]:
+    """Each file holding a session id an earlier file (by name) holds too (pi #11060: ``/import``
+    before pi 1.5.2 left ``s.jsonl`` and ``s-1.jsonl``) -> that first file."""
+    out = {}
+    for group in by_header_id.values():
+        if len(group) > 1:
+            first, *rest = sorted(group, key=os.fsencode)
+            out.update(dict.fromkeys(rest, first))
     return out
 
 
