@@ -250,3 +250,56 @@ def test_du_all_counts_the_entries_of_one_id_once(root):
     assert doc["entryCount"] == sum(s["entryCount"] for s in doc["sessions"])
     text = _text("du", "--all", "--sessions-dir", str(root))
     assert "same id 1 second file of a session id (pi #11060): 9 entries" in text
+
+
+# --- 4. sessions nested below a session's folder ---------------------------------------------------
+
+def _nested(root: Path) -> tuple[Path, list[Path]]:
+    parent = next(p for p in (root / NESTED).glob("*.jsonl") if p.with_suffix("").is_dir())
+    return parent, sorted(parent.with_suffix("").rglob("*.jsonl"))
+
+
+def test_pi_resume_does_not_list_nested_sessions(root):
+    parent, nested = _nested(root)
+    listed = {s["path"] for s in ANSWERS["listAll"]["sessions"]}
+    assert f"{NESTED}/{parent.name}" in listed and len(nested) == 2
+    assert not any(str(p.relative_to(root)) in listed for p in nested)
+
+
+def test_ls_long_says_how_many_sessions_a_session_has_below_it(root):
+    parent, nested = _nested(root)
+    doc = _json("ls", "--sessions-dir", str(root), "--cwd", "/home/alice/nested", "--long")
+    assert {Path(s["path"]).name: s["details"]["nestedSessionCount"] for s in doc["sessions"]} == {
+        parent.name: 2, next(p.name for p in (root / NESTED).glob("*.jsonl") if p != parent): 0}
+    assert len(doc["sessions"]) == 2  # listed as pi lists: not the nested ones
+    text = _text("ls", "--sessions-dir", str(root), "--cwd", "/home/alice/nested", "--long")
+    assert sum("[+2 nested]" in ln for ln in text.splitlines()) == 1 and "[+N nested] sessions below" in text
+
+
+@pytest.mark.parametrize("command", ["validate", "secrets"])
+def test_validate_and_secrets_of_a_directory_walk_into_nested_sessions(root, command):
+    parent, nested = _nested(root)
+    doc = _json(command, str(root / NESTED))
+    paths = {f["path"] for f in doc["files"]}
+    assert {str(p) for p in nested} <= paths and str(parent) in paths and len(paths) == 4
+
+
+def test_stats_all_says_it_leaves_nested_sessions_out_and_folds_them_in_on_request(root):
+    parent, nested = _nested(root)
+    pi = ANSWERS["files"]
+    nested_messages = sum(len(pi[str(p.relative_to(root))]["context"]["roles"]) for p in nested)
+    plain = _json("stats", "--all", "--sessions-dir", str(root))
+    assert plain["nestedSessions"] == {"folded": False, "foundCount": 2, "countedCount": 0, "parentCount": 1}
+    assert str(parent) in {s["path"] for s in plain["sessions"]}
+    assert not {str(p) for p in nested} & {s["path"] for s in plain["sessions"]}
+    folded = _json("stats", "--all", "--sessions-dir", str(root), "--nested", "--by", "session")
+    assert folded["nestedSessions"] == {"folded": True, "foundCount": 2, "countedCount": 2, "parentCount": 1}
+    assert folded["total"]["messageCount"] == plain["total"]["messageCount"] + nested_messages
+    own = next(s for s in plain["sessions"] if s["path"] == str(parent))["messageCount"]
+    group = next(g for g in folded["groups"] if g["key"] == str(parent))
+    assert group["messageCount"] == own + nested_messages
+    assert not {str(p) for p in nested} & {g["key"] for g in folded["groups"]}
+    assert "2 below 1 session's folder, 2 not counted (--nested folds them in)" in \
+        _text("stats", "--all", "--sessions-dir", str(root))
+    assert "2 below 1 session's folder, folded into its parent's figures" in \
+        _text("stats", "--all", "--sessions-dir", str(root), "--nested")

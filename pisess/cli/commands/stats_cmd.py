@@ -15,6 +15,8 @@ def stats(
     by: str | None = typer.Option(None, "--by", metavar="KEY", help="Also a table by session, model, day (local "
                                      "time) or branch.", case_sensitive=False,
                                   autocompletion=common.complete_from("session", "model", "day", "branch")),
+    nested: bool = typer.Option(False, "--nested", help="Also count the sessions nested below each session's "
+                                "folder (subagent runs), folded into their parent's figures (--by session)."),
     reader: common.ReaderOpt = "auto",
     pi_version: common.PiVersionOpt = common.CURRENT_PI,
     json_out: common.JsonOpt = False,
@@ -38,7 +40,7 @@ def stats(
         raise PisessError("usage", f"--by must be one of {', '.join(BY)}, not {by!r}")
     output.check_color(color)  # before any work
     sets.run_report(lambda files, tick, skip: compute_stats(files, reader=reader, by=by, tick=tick, on_skip=skip,
-                                                                pi_version=pi_version),
+                                                                pi_version=pi_version, nested=nested),
                     "stats_view",
                     sessions=sessions, all_projects=all_projects, sessions_dir=sessions_dir, cwd=cwd,
                     json_out=json_out, color=color, pi_version=pi_version, json_version=2)

@@ -87,6 +87,20 @@ def _matches_line(matches: dict) -> str | None:
     return " \u00b7 ".join(parts) or None
 
 
+def _nested_line(n: dict) -> str | None:
+    """Sessions below a session's folder (subagent runs): whether they are in the figures."""
+    found = n["foundCount"]
+    if not found:
+        return None
+    parents = n["parentCount"]
+    below = f"{found} below {plural(parents, 'session')}{chr(39) + 's' if parents == 1 else chr(39)} folder"
+    if n["folded"]:
+        return f"{below}, folded into {'its' if parents == 1 else 'their'} parent's figures"
+    if n["countedCount"] == found:
+        return f"{below}, each counted on its own (--nested folds)"
+    return f"{below}, {found - n['countedCount']} not counted (--nested folds them in)"
+
+
 def stats_view(report, *, label: str, width: int = 100) -> list:
     t = report.total
     out: list = []
@@ -140,10 +154,13 @@ def stats_view(report, *, label: str, width: int = 100) -> list:
             + (" (off the active path)" if report.abandoned_branches else "")])),
         ("forks", forks),
     ]
+    nested = _nested_line(report.nested)
     if forks_left:
         detail.append(("", forks_left))
     if forks_matched:
         detail.append(("", forks_matched))
+    if nested:
+        detail.append(("nested", nested))
     if t["usageKinds"]:  # pi 1.6's usage entries (prompt-cache warming and other model calls)
         detail.append(("usage", " \u00b7 ".join(f"{k} {count_text(v['entryCount'])} ({_money(v['cost'])})"
                                                 for k, v in t["usageKinds"].items())))

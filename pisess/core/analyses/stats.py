@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from .. import js, versions
@@ -250,10 +250,14 @@ class StatsReport:
     branch_points: int
     abandoned_branches: int
     matches: dict  # forks by how their parent was matched (``MATCHES``; unmatched: not in the set)
+    # sessions below a session's folder (subagent runs): found, counted, folded into their parent's
+    nested: dict = field(default_factory=lambda: {"folded": False, "foundCount": 0, "countedCount": 0,
+                                                  "parentCount": 0})
 
     def to_json(self) -> dict:
         return {
             "sessionCount": len(self.sessions),
+            "nestedSessions": self.nested,
             "total": self.total,
             "where": self.where,
             "copiedFromParents": {**self.copied, "forks": [{"path": c, "parent": p, "matchedBy": m}
@@ -294,14 +298,29 @@ def local_day(e: Any, fact: Fact | None) -> str:
 def compute_stats(paths: list[str], *, reader: str = "auto", by: str | None = None,
                   tick: Callable[[int], None] | None = None,
                   on_skip: Callable[[PisessError], None] | None = None,
-                  pi_version: str = versions.CURRENT) -> StatsReport:
+                  pi_version: str = versions.CURRENT, nested: bool = False) -> StatsReport:
     """Sum over ``paths`` as pi ``pi_version`` counts.  A file that cannot be read as a session is
-    skipped (in ``skipped``); an I/O failure raises unless ``on_skip`` takes it."""
+    skipped (in ``skipped``); an I/O failure raises unless ``on_skip`` takes it.
+
+    Sessions nested below a session's folder (``<stem>/…/*.jsonl``, subagent runs) are counted
+    where ``paths`` holds them (a directory named is walked), as sessions of their own; with
+    ``nested`` every one below a session of ``paths`` is counted, folded into its parent's (its
+    ``--by session`` group is the parent's).  ``nestedSessions`` in the report says which."""
     if by is not None and by not in BY:
         raise PisessError("usage", f"--by must be one of {', '.join(BY)}, not {by!r}")
+    from ..listing.nested import nested_sessions
+
+    nested_in = {q: p for p in paths for q in nested_sessions(p)}
+    given = set(paths)
+    counted = sum(1 for q in nested_in if q in given)
+    if nested:
+        paths = paths + [q for q in nested_in if q not in given]
+    nested_report = {"folded": nested, "foundCount": len(nested_in),
+                     "countedCount": len(nested_in) if nested else counted,
+                     "parentCount": len(set(nested_in.values()))}
     links = fork_parents(paths)
     parent_of = {p: parent for p, (parent, _) in links.items() if parent is not None}
-    run = _Run(by, parent_of)
+    run = _Run(by, parent_of, nested_in if nested else {})
     for path in _parents_first(paths, parent_of):
         # a session that is neither a fork nor a parent in the set counts alone: its figures can be
         # the cache's (``by`` groups are left to the read); "stats4": a kept SessionStats holds
@@ -323,7 +342,7 @@ def compute_stats(paths: list[str], *, reader: str = "auto", by: str | None = No
         own, own_where = run.add_session(path, *read, links.get(path, (None, None))[1])
         if lone:
             cache.remember(path, lone, _frozen(own, own_where, run.results[-1]))
-    return run.report()
+    return replace(run.report(), nested=nested_report)
 
 
 # --- stage 1: which session in the set each fork was copied from ---------------------------------
@@ -444,8 +463,9 @@ def _read(path: str, reader: str, tick: Callable[[int], None] | None,
 class _Run:
     """The sums of one report while its sessions are added, parents before their forks."""
 
-    def __init__(self, by: str | None, parent_of: dict[str, str]) -> None:
+    def __init__(self, by: str | None, parent_of: dict[str, str], folded_into: dict[str, str] | None = None) -> None:
         self.by = by
+        self.folded_into = folded_into or {}  # a nested session's path -> its parent's (``--nested``)
         self.parent_of = parent_of
         self.children_left: dict[str, int] = {}
         for p in parent_of.values():
@@ -476,8 +496,11 @@ class _Run:
         h = session.header if isinstance(session.header, dict) else {}
         sid = h.get("id")
         sname = session_name(session)
-        if self.by == "session":
+        if self.by == "session" and path not in self.folded_into:
             self.labels[path] = {"key": path, "sessionId": sid, "name": sname, "path": path}
+        elif self.by == "session":  # (a parent that could not be read keeps its own row)
+            up = self.folded_into[path]
+            self.labels.setdefault(up, {"key": up, "sessionId": None, "name": None, "path": up})
         for i, (line, e) in enumerate(zip(session.entry_lines, session.entries)):
             fact = facts.get(line)
             etype = get(e, "type")
@@ -533,7 +556,7 @@ class _Run:
         by = self.by
         gk: Any  # a path, a model, a day, or (path, branch)
         if by == "session":
-            return path
+            return self.folded_into.get(path, path)
         if by == "model":
             if fact is None or (fact.model is None and fact.usage is None) or fact.virtual is not None:
                 return None
