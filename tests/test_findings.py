@@ -221,22 +221,20 @@ def test_an_id_two_files_hold_is_ambiguous(root, scope):
 
 
 def test_stats_all_counts_the_entries_of_one_id_once(root):
-    """pi lists both files with every message; over the set, a session's messages count once: the
-    sum of pi's message counts, each session id once."""
-    seen: set = set()
-    once = 0
-    for s in ANSWERS["listAll"]["sessions"]:
-        if s["id"] not in seen:
-            seen.add(s["id"])
-            once += s["messageCount"]
-    assert once < sum(s["messageCount"] for s in ANSWERS["listAll"]["sessions"])
+    """pi lists both files with every message; over the set, a session's messages count once: what
+    pisess counts and leaves out as copies is every message pi lists, the second file's all left out."""
+    every = sum(s["messageCount"] for s in ANSWERS["listAll"]["sessions"])
     doc = _json("stats", "--all", "--sessions-dir", str(root))
-    assert doc["total"]["messageCount"] == once
+    copied = doc["copiedFromParents"]
+    assert doc["total"]["messageCount"] + copied["messageCount"] == every
     first, second = _twins(root)  # by name: "...-1.jsonl" sorts first
-    assert doc["copiedFromParents"]["forkCountByMatch"]["sameId"] == 1
-    assert doc["copiedFromParents"]["forks"] == [{"path": str(second), "parent": str(first), "matchedBy": "sameId"}]
-    text = _text("stats", "--all", "--sessions-dir", str(root))
-    assert "1 second file of a session id" in text
+    assert copied["forkCountByMatch"]["sameId"] == 1
+    assert {"path": str(second), "parent": str(first), "matchedBy": "sameId"} in copied["forks"]
+    twin = next(s for s in doc["sessions"] if s["path"] == str(second))
+    pi_twin = next(s for s in ANSWERS["listAll"]["sessions"] if s["path"] == str(second.relative_to(root)))
+    assert twin["messageCount"] == 0 and twin["copiedFromParent"]["messageCount"] == pi_twin["messageCount"]
+    text = " ".join(_text("stats", "--all", "--sessions-dir", str(root)).split())
+    assert "1 fork of a session in the set · 1 second file of a session id" in text
 
 
 def test_du_all_counts_the_entries_of_one_id_once(root):
@@ -303,3 +301,81 @@ def test_stats_all_says_it_leaves_nested_sessions_out_and_folds_them_in_on_reque
         _text("stats", "--all", "--sessions-dir", str(root))
     assert "2 below 1 session's folder, folded into its parent's figures" in \
         _text("stats", "--all", "--sessions-dir", str(root), "--nested")
+
+
+# --- 5. files renamed by another tool ---------------------------------------------------------------
+
+def _renamed_listed() -> list[dict]:
+    return [s for s in ANSWERS["listAll"]["sessions"] if s["path"].startswith(RENAMED)]
+
+
+def test_pi_takes_the_id_and_time_of_a_renamed_file_from_its_header():
+    for s in _renamed_listed():
+        name = s["path"].split("/", 1)[1]
+        if "_0195f3a0-" in name:
+            assert s["id"] not in name and not name.startswith(s["created"][:10])
+
+
+def test_ls_orders_renamed_files_as_pi_does(root):
+    doc = _json("ls", "--sessions-dir", str(root), "--cwd", "/home/alice/renamed")
+    assert [(s["id"], str(Path(s["path"]).relative_to(root))) for s in doc["sessions"]] == \
+        [(s["id"], s["path"]) for s in _renamed_listed()]
+    assert [s["created"] for s in doc["sessions"]] == [s["created"] for s in _renamed_listed()]
+    # the whole root, pi's listAll (the two files of one id tie: their order is pi's mtime's)
+    every = _json("ls", "--sessions-dir", str(root), "--all")
+    got = [str(Path(s["path"]).relative_to(root)) for s in every["sessions"]]
+    assert [p for p in got if not p.startswith(TWINS)] == \
+        [s["path"] for s in ANSWERS["listAll"]["sessions"] if not s["path"].startswith(TWINS)]
+
+
+def test_a_renamed_file_is_found_by_its_header_id_never_by_its_name(root):
+    zebra = next((root / RENAMED).glob("Zebra*.jsonl"))
+    sid = json.loads(zebra.read_text().splitlines()[0])["id"]
+    for arg in (sid, sid[:13]):
+        assert _json("path", arg, "--sessions-dir", str(root), "--cwd", "/home/alice/renamed")["path"] == str(zebra)
+    name_id = zebra.stem.split("_", 1)[1]
+    r = invoke("path", name_id, "--sessions-dir", str(root), "--cwd", "/home/alice/renamed", "--json")
+    assert r.exit_code == 1 and json.loads(r.stdout)["error"]["code"] == "not_found"
+
+
+def test_ls_names_a_renamed_parent_by_its_header_id(root):
+    zebra = next((root / RENAMED).glob("Zebra*.jsonl"))
+    sid = json.loads(zebra.read_text().splitlines()[0])["id"]
+    text = _text("ls", "--sessions-dir", str(root), "--cwd", "/home/alice/renamed")
+    fork_row = next(ln for ln in text.splitlines() if ln.startswith("  01a1a0e2"))
+    assert fork_row.split()[-1] == sid[:8] and "0195f3a0" not in text
+    stats = _json("stats", "--sessions-dir", str(root), "--cwd", "/home/alice/renamed")
+    assert [(Path(f["parent"]).name, f["matchedBy"]) for f in stats["copiedFromParents"]["forks"]] == \
+        [(zebra.name, "fileId")]  # the copied tree's file of that name, no id read from it
+
+
+@pytest.mark.slow
+def test_watch_follow_new_follows_the_newest_file_whatever_its_name(tmp_path):
+    """--follow-new switches to the file pi --continue would open (newest mtime), not to a name
+    that sorts last: a renamed "Alpha …" file appears beside "Zebra …"."""
+    import subprocess
+    import sys
+
+    from test_watch import REPO, Reader
+
+    d = tmp_path / "sessions" / RENAMED
+    d.mkdir(parents=True)
+    zebra = next((FINDINGS / "sessions" / RENAMED).glob("Zebra*.jsonl"))
+    alpha = next((FINDINGS / "sessions" / RENAMED).glob("Alpha*.jsonl"))
+    shutil.copy(zebra, d / zebra.name)
+    os.utime(d / zebra.name, (1e9, 1e9))
+    proc = subprocess.Popen([sys.executable, "-m", "pisess", "watch", "--sessions-dir", str(tmp_path / "sessions"),
+                             "--cwd", "/home/alice/renamed", "--follow-new", "--json", "--interval", "0.05"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO,
+                            env={**os.environ, "PYTHONPATH": str(REPO), "PISESS_CACHE": "off"})
+    r = Reader(proc)
+    try:
+        first = r.until(lambda e: e["event"] == "start")[-1]
+        assert first["path"].endswith(zebra.name)
+        assert first["sessionId"] == json.loads(zebra.read_text().splitlines()[0])["id"]
+        shutil.copy(alpha, d / alpha.name)
+        got = r.until(lambda e: e["event"] == "start" and e["path"].endswith(alpha.name))
+        assert [e["event"] for e in got][-2:] == ["switched", "start"]
+        assert got[-1]["sessionId"] == json.loads(alpha.read_text().splitlines()[0])["id"]
+    finally:
+        proc.kill()

@@ -25,13 +25,15 @@ def _now_ms() -> float:
     return time.time() * 1000
 
 
-def _session_id_from_path(p: Any, width: int = 8) -> str:
-    if not isinstance(p, str):
-        return "-"
-    base = os.path.basename(p)
-    if base.endswith(".jsonl"):
-        base = base[:-6]
-    return escape_controls((base.split("_", 1)[1] if "_" in base else base)[:width])
+def _parent_cell(s: Any, parents: dict, width: int) -> tuple[str, str]:
+    """FORKED FROM: the parent's session id (``repo.parent_ids``), else its file's name, marked."""
+    if not s.parent_session_path:
+        return "-", "dim"
+    sid = parents.get(s.path)
+    if sid is not None:
+        return escape_controls(sid[:width]), ""
+    p = s.parent_session_path
+    return escape_controls("?" + os.path.basename(p if isinstance(p, str) else "")[:width]), "dim"
 
 
 def ls_view(listing, where, *, all_projects: bool, details: dict | None, width: int = 100,
@@ -45,9 +47,10 @@ def ls_view(listing, where, *, all_projects: bool, details: dict | None, width: 
         return [*head, T(no_sessions_hint(all_projects), "dim")]
     # ids made within the same minute share 8 characters: show as many as tell them apart
     width_id = unique_prefix_width(s.id for s in listing.sessions)
-    from pisess.core.listing.repo import shared_ids
+    from pisess.core.listing.repo import parent_ids, shared_ids
 
     twins = shared_ids(listing.sessions)
+    parents = parent_ids(listing.sessions)
     # the column the rows are sorted by stays: pi 1.6 lists by last activity (read from each file)
     by_activity = any(s.listing == "cli" and s.activity_read not in (None, "header") for s in listing.sessions)
 
@@ -56,8 +59,7 @@ def ls_view(listing, where, *, all_projects: bool, details: dict | None, width: 
         c = {"id": ("  " + escape_controls(s.id[:width_id]) + (TWIN if s.path in twins else ""), "bold"),
              "created": (d.local_time(s.created_at)[:16], ""), "age": (d.relative_age(s.created_at, now), "dim"),
              "size": (human_size(s.size), ""),
-             "forked": (_session_id_from_path(s.parent_session_path, width_id) if s.parent_session_path else "-",
-                        "" if s.parent_session_path else "dim"),
+             "forked": _parent_cell(s, parents, width_id),
              "cwd": (escape_controls(tilde(s.cwd)), "dim")}
         if details is not None:
             info = details.get(s.path) or {}

@@ -351,12 +351,15 @@ MATCHES = ("path", "fileId", "headerId", "sameId", "unmatched")
 
 
 def file_session_id(path: str) -> str | None:
-    """The session id in a file name as pi names its files (``<timestamp>_<uuid>.jsonl``)."""
+    """The session id in a file name pi gave (``<timestamp>_<uuid>.jsonl``); ``None`` for any
+    other name: a file another tool renamed (``<display name>_<uuid>.jsonl``) says nothing of
+    its session by its name (the header does)."""
+    from ..listing.repo import pi_file_name
+
     name = os.path.basename(path)
-    if not name.endswith(".jsonl"):
+    if not pi_file_name(name):
         return None
-    _, sep, sid = name[:-len(".jsonl")].partition("_")
-    return sid if sep and sid else None
+    return name[:-len(".jsonl")].partition("_")[2] or None
 
 
 def fork_parents(paths: list[str]) -> dict[str, tuple[str | None, str]]:
@@ -389,8 +392,12 @@ def fork_parents(paths: list[str]) -> dict[str, tuple[str | None, str]]:
             out[p] = (parent, "path")
             continue
         wanted = file_session_id(written)
+        if wanted is None:  # a name of another tool's: the same name (a copied root), never an id read from it
+            parent = _one_of([q for q in paths if q != p and os.path.basename(q) == os.path.basename(written)], p)
+            out[p] = (parent, "fileId") if parent is not None else (None, "unmatched")
+            continue
         for how, pool in (("fileId", by_file_id), ("headerId", by_header_id)):
-            parent = _one_of([q for q in pool.get(wanted, ()) if q != p], p) if wanted else None
+            parent = _one_of([q for q in pool.get(wanted, ()) if q != p], p)
             if parent is not None:
                 out[p] = (parent, how)
                 break

@@ -318,6 +318,35 @@ _PI_NAME = re.compile(r"\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z_[0-9a-f-]*\.jsonl"
 _PI_NAMES = re.compile(f"(?:{_PI_NAME.pattern}/)*")  # ("/" is in no file name)
 
 
+def pi_file_name(name: str) -> bool:
+    """A name pi gave its file (``<ISO time>_<uuid>.jsonl``), whose time and id are the header's;
+    any other (a file renamed by another tool) tells nothing of the session."""
+    return _PI_NAME.fullmatch(name) is not None
+
+
+def parent_ids(sessions: list) -> dict[str, str | None]:
+    """path -> the session id of the parent each forked session's header names (``parentSession``):
+    the header id of the listed file at that path, else of the one listed file of that name (a
+    copied root), else the id in a name pi gave; ``None`` when none says it (a renamed parent
+    that is not listed)."""
+    by_real: dict[str, str] = {}
+    by_name: dict[str, list[str]] = {}
+    for s in sessions:
+        if getattr(s, "string_id", True) and isinstance(s.id, str):
+            by_real[os.path.realpath(s.path)] = s.id
+            by_name.setdefault(os.path.basename(s.path), []).append(s.id)
+    out: dict[str, str | None] = {}
+    for s in sessions:
+        written = s.parent_session_path
+        if not isinstance(written, str) or not written:
+            continue
+        name = os.path.basename(written)
+        named = by_name.get(name, [])
+        out[s.path] = by_real.get(os.path.realpath(written)) or (named[0] if len(named) == 1 else None) or \
+            (name[:-len(".jsonl")].partition("_")[2] if pi_file_name(name) else None)
+    return out
+
+
 def _name_order(names: list[str]) -> Any:
     """A sort key giving ``localeCompare``'s order of these names."""
     if _PI_NAMES.fullmatch("/".join(names) + "/" if names else ""):  # (one match for thousands of names)
