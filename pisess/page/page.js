@@ -5,6 +5,15 @@
   "use strict";
   var D = JSON.parse(document.getElementById("pisess-data").textContent);
   var M = D.meta, N = D.ids.length, ROWH = 20;
+  // columns stored as codes, and each entry's tokens and dollars (what diff's side table sums of it)
+  D.type = D.type.map(function (c) { return D.types[c]; });
+  D.place = D.place.map(function (c) { return D.places[c]; });
+  (function () { var at = -1; D.rows.pos = D.rows.posStep.map(function (d) { at += d; return at; }); })();
+  D.parent = D.parentBack.map(function (b, p) { return b < 0 ? -1 : p - b; });
+  D.same = D.sameBack.map(function (b, i) { return i - b; });
+  D.shape = D.shapeBack.map(function (b, i) { return i - b; });
+  D.time = D.time.map(function (t) { return t === null ? null : t + M.first; });
+  D.usage = D.did.map(function (d) { return d && (d.t || d.$) ? [d.t ? d.t[0] + d.t[1] + d.t[2] + d.t[3] : 0, d.$ || 0] : 0; });
   var doc = document, root = doc.documentElement;
   root.classList.add("app");
 
@@ -89,6 +98,7 @@
     for (var k = chain.length - 1; k >= 0; k--) {
       var ch = D.ctx[chain[k]];
       if (!ch) continue;
+      if (Array.isArray(ch)) { segs = segs.concat([[chain[k], ch]]); continue; }  // its own entry appends these
       if (ch.e !== undefined) { if (k === 0) return { error: ch.e }; segs = []; continue; }
       if (ch.r) segs = [];
       else if (ch.p) { segs = segs.slice(); ch.p.forEach(function (x) { segs[x[0]] = x[1]; }); }
@@ -257,7 +267,7 @@
     for (var r = 0; r < R.pos.length; r++) { var p = R.pos[r]; if (p >= 0 && D.trace[p] && D.trace[p][0] === "u" && (promptsAll || R.active[r] === 1)) list.push(p); }
     promptList.appendChild(el("summary", { text: "prompts (" + list.length + (promptsAll ? ", every branch" : ", active path") + ")" }));
     promptList.appendChild(el("label", null, [el("input", { type: "checkbox", checked: promptsAll ? true : null, onchange: function (ev) { promptsAll = ev.target.checked; drawPrompts(); promptList.open = true; } }), " every branch"]));
-    list.forEach(function (p) { promptList.appendChild(el("div", { "data-entry-id": idOf(p), "data-prompt": true, text: sid(p) + " " + D.trace[p][1].slice(0, 100), onclick: function () { go({ sel: p }); } })); });
+    list.forEach(function (p) { promptList.appendChild(el("div", { "data-entry-id": idOf(p), "data-prompt": true, text: sid(p) + " " + D.preview[p], onclick: function () { go({ sel: p }); } })); });
   }
   drawPrompts();
 
@@ -338,9 +348,13 @@
     var v = D.entry[p];
     if (typeof v === "number") pane.appendChild(messageNode(D.msgs[v], p, 0, null));
     else if (v && typeof v === "object") {
-      if (typeof v.summary === "string") pane.appendChild(prose("summary", v.summary, true));
-      var rest = {}; for (var k in v) if (k !== "summary") rest[k] = v[k];
+      var rest = {}, projects = v["\u0000projects"];
+      for (var k in v) if (k !== "\u0000projects") rest[k] = v[k];
       if (Object.keys(rest).length) pane.appendChild(el("pre", { text: JSON.stringify(rest, null, 2) }));
+      if (projects) {  // its summary or content: the messages it becomes in a context
+        pane.appendChild(el("p", { class: "muted", text: "what it puts in a context:" }));
+        projects.forEach(function (i) { pane.appendChild(messageNode(D.msgs[i], p, 0, null)); });
+      }
     }
   }
   function drawPath(pane, p) {
@@ -379,16 +393,24 @@
   }
 
   // --- trace: the turns of the path (the steps' facts are the core's; results matched on the path) ----
+  function callText(q, k) {  // the k-th tool call of entry q's message: name(its one argument, or the arguments)
+    var m = msgOfEntry(q), blocks = m && Array.isArray(m.content) ? m.content.filter(function (b) { return b && b.type === "toolCall"; }) : [], b = blocks[k];
+    if (!b) return "?";
+    var a = b.arguments, keys = a && typeof a === "object" && !Array.isArray(a) ? Object.keys(a) : null;
+    var inner = keys && keys.length === 1 ? str(a[keys[0]]) : str(a);
+    inner = inner.replace(/\s+/g, " ");
+    return str(b.name) + "(" + (inner.length > 60 ? inner.slice(0, 59) + "\u2026" : inner) + ")";
+  }
   function traceOf(pos) {
     var path = pathTo(pos), results = {}, turns = [{ index: 0, entry: -1, prompt: "", time: null, end: null, steps: [] }], prev = null;
     path.forEach(function (q) { var it = D.trace[q]; if (it && it[0] === "r") results[it[1]] = q; });
     path.forEach(function (q) {
       var it = D.trace[q], ms = D.time[q], last = turns[turns.length - 1];
-      if (it && it[0] === "u") { turns.push({ index: turns.length, entry: q, prompt: it[1], time: ms, end: ms, steps: [] }); last = turns[turns.length - 1]; }
+      if (it && it[0] === "u") { turns.push({ index: turns.length, entry: q, prompt: D.preview[q], time: ms, end: ms, steps: [] }); last = turns[turns.length - 1]; }
       else if (it && it[0] === "s") {
-        last.steps.push({ entry: q, word: it[1], text: it[2], tin: it[3], tout: it[4], cost: it[5], error: it[6], time: ms,
+        last.steps.push({ entry: q, word: D.words[D.word[q]], text: D.preview[q], tin: it[1], tout: it[2], cost: it[3], error: it[4], time: ms,
           duration: typeof ms === "number" && typeof prev === "number" ? ms - prev : null,
-          calls: it[7].map(function (c) { var r = results[c[0]]; return { name: c[1], args: c[2], result: r === undefined ? -1 : r, ok: r === undefined ? null : !D.trace[r][2], preview: r === undefined ? "" : D.trace[r][3] }; }) });
+          calls: it[5].map(function (c, k) { var r = results[c]; return { args: callText(q, k), result: r === undefined ? -1 : r, ok: r === undefined ? null : !D.trace[r][2], preview: r === undefined ? "" : D.preview[r] }; }) });
       }
       if (typeof ms === "number") { prev = ms; if (last.time === null || last.time === undefined) last.time = ms; last.end = ms; }
     });
@@ -535,7 +557,7 @@
       s.userTurnCount += d.u || 0; s.assistantMessageCount += d.a || 0; s.failedToolCallCount += d.f || 0;
       s.compactionCount += d.c || 0; s.contextEditCount += d.e || 0; s.cost += d.$ || 0;
       if (d.t) { s["tokens.input"] += d.t[0]; s["tokens.output"] += d.t[1]; s["tokens.cacheRead"] += d.t[2]; s["tokens.cacheWrite"] += d.t[3]; }
-      [["m", "models"], ["l", "thinkingLevels"], ["w", "filesWritten"]].forEach(function (x) { (d[x[0]] || []).forEach(function (v) { if (lists[x[1]].indexOf(v) < 0) lists[x[1]].push(v); }); });
+      [["m", "models"], ["l", "thinkingLevels"], ["w", "filesWritten"]].forEach(function (x) { (d[x[0]] || []).forEach(function (v) { if (x[0] === "m") v = D.modelNames[v]; if (lists[x[1]].indexOf(v) < 0) lists[x[1]].push(v); }); });
       if (d.k) for (var name in d.k) { calls[name] = (calls[name] || 0) + d.k[name]; s.toolCallCount += d.k[name]; }
     });
     s.cost = parseFloat(s.cost.toFixed(10));

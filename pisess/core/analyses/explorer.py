@@ -98,7 +98,7 @@ class MessageTable:
         got = self.index.get(digest)
         if got is None:
             got = self.index[digest] = len(self.stored)
-            data = key if self.encode is None else self.encode(m)
+            data = key if self.encode is None else self.encode(m, key)
             if self.spool is None:
                 self.stored.append(data)
             else:  # (comma separated: the spool is the page's JSON array of them, but for its brackets)
@@ -163,6 +163,7 @@ class Contexts:
     parents: list
     changes: list
     fallback: int  # nodes whose context is build_context's answer written whole
+    projected: list  # per position: the message indexes its entry projects to (a str: pi throws projecting it)
 
 
 def replay(contexts: Contexts, pos: int) -> list[Segment] | str:
@@ -228,9 +229,11 @@ class _Walk:
         self.edits: dict = {}  # position -> the whole context_edit
         self.originals: dict = {}  # position -> its produced messages (entries an edit targets)
         self.unique_ids = self.store.distinct_ids() == n
+        self.keys: list = [None] * n  # js.key of each entry's id
+        self.types: list = [None] * n
 
     def key(self, pos: int) -> Any:
-        return js.key(get(self.store[pos], "id"))
+        return self.keys[pos]
 
     def project_all(self, entries: Iterator[tuple[int, Any]], visit: Any = None) -> None:
         targets = {js.key(get(e, "targetId")) for e in self.store if get(e, "type") == "context_edit"}
@@ -239,6 +242,8 @@ class _Walk:
             if visit is not None:
                 visit(pos, e)
             t = get(e, "type")
+            self.types[pos] = t
+            self.keys[pos] = js.key(get(e, "id"))
             try:
                 derive_state(s, [e])
             except PisessError:
@@ -263,7 +268,7 @@ class _Walk:
         got = self.projected[pos]
         if isinstance(got, str):
             return got
-        if self.rules.newest_compaction_only and index > 0 and get(self.store[pos], "type") == "compaction":
+        if self.rules.newest_compaction_only and index > 0 and self.types[pos] == "compaction":
             return Segment(pos, ())  # (C.7: it emits nothing, and no edit applies to it)
         if edit_at is None:
             return Segment(pos, got)
@@ -324,7 +329,7 @@ class _Walk:
             if changes[pos] is None:
                 changes[pos] = self._fallback(pos)
                 fallback += 1
-        return Contexts(parents, changes, fallback)
+        return Contexts(parents, changes, fallback, self.projected)
 
     def _pop_path(self, path: list, first_at: dict, k: Any, fresh: bool):
         def undo() -> None:
@@ -336,7 +341,7 @@ class _Walk:
     def _step(self, pos: int, e: Any, segs: list, edit_of: dict, path: list, first_at: dict) -> Change | None:
         """The change at ``pos`` from the state at its parent; ``None`` where pi throws (the
         fallback says how)."""
-        t = get(e, "type")
+        t = self.types[pos]
         if t == "compaction":
             if self.unique_ids:  # the kept entries start where that id is on the path, if it is
                 walk = path[first_at.get(js.key(get(e, "firstKeptEntryId")), len(path) - 1):]
@@ -347,8 +352,8 @@ class _Walk:
             latest: dict = {}
             if self.rules.edits:
                 for p in where:
-                    if get(self.store[p], "type") == "context_edit":
-                        latest[js.key(get(self.store[p], "targetId"))] = p
+                    if self.types[p] == "context_edit":
+                        latest[js.key(get(self.edits[p], "targetId"))] = p
             new = []
             for i, p in enumerate(where):
                 seg = self.segment(p, i, latest.get(self.key(p)))
@@ -358,7 +363,7 @@ class _Walk:
             return Change(reset=True, appended=tuple(new))
         replaced = []
         if t == "context_edit" and self.rules.edits:
-            target = js.key(get(e, "targetId"))
+            target = js.key(get(self.edits[pos], "targetId"))
             for i, seg in enumerate(segs):
                 if self.key(seg.entry) == target:
                     got = self.segment(seg.entry, i, pos)
@@ -375,15 +380,15 @@ class _Walk:
     def _apply(self, c: Change, segs: list, edit_of: dict, path: list, first_at: dict, k: Any, fresh: bool,
                pos: int):
         """Apply ``c`` to the walk's state; returns what undoes it."""
-        t = get(self.store[pos], "type")
+        t = self.types[pos]
         if c.reset:
             old_segs, old_edits = segs[:], dict(edit_of)
             segs[:] = c.appended
             edit_of.clear()
             if self.rules.edits:
                 for s in c.appended:
-                    if get(self.store[s.entry], "type") == "context_edit":
-                        edit_of[js.key(get(self.store[s.entry], "targetId"))] = s.entry
+                    if self.types[s.entry] == "context_edit":
+                        edit_of[js.key(get(self.edits[s.entry], "targetId"))] = s.entry
 
             def undo_reset() -> None:
                 segs[:] = old_segs
@@ -399,7 +404,7 @@ class _Walk:
         edit_key = UNDEF
         before = None
         if t == "context_edit" and self.rules.edits:
-            edit_key = js.key(get(self.store[pos], "targetId"))
+            edit_key = js.key(get(self.edits[pos], "targetId"))
             before = edit_of.get(edit_key)
             edit_of[edit_key] = pos
 

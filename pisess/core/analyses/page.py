@@ -28,6 +28,7 @@ import orjson
 from .. import js
 from ..js import UNDEF, get
 from ..model import kinds
+from ..model.placement import WHERE
 from ..model.text import one_line
 from ..reading.images import image_chars
 from ..reading.session import Session
@@ -37,7 +38,10 @@ from .explorer import Change, MessageTable, node_contexts
 from .secrets import redact as redact_value
 
 MARKDOWN_IT = "14.3.3"  # the vendored pisess/page/markdown-it.min.js (npm markdown-it, MIT)
-PREVIEW = 160  # characters of an entry's one-line preview in the tree
+PREVIEW = 64  # characters of an entry's one-line preview in the tree (what a row has room for)
+# Members of a message the page neither draws nor needs, none of them sent to a provider (diff's
+# MESSAGE_METADATA): left out, so the page stays smaller than the session (usage is in "did").
+UNDRAWN = frozenset({"usage", "api", "responseId", "details"})
 STRUCTURE = ("type", "id", "parentId", "timestamp")
 KEEP = frozenset((*STRUCTURE, "targetId", "firstKeptEntryId", "fromId"))  # never masked: the tree's links
 
@@ -108,16 +112,6 @@ def _lean_images(v: Any, images: _Images) -> Any:
     return v
 
 
-def _usage_of(e: Any, pi_version: str) -> list | None:
-    from .stats import fact_of
-
-    fact = fact_of(e, pi_version) if isinstance(e, dict) else None
-    if fact is None or fact.usage is None:
-        return None
-    tokens = sum(n for n in fact.usage[:4] if n is not None)
-    return [tokens, fact.usage[4] or 0, fact.model]
-
-
 def _key_text(v: Any) -> str:
     """A tool call id as the page matches calls to results (``js.key``, as a string)."""
     return v if isinstance(v, str) else "\u0000" + repr(js.key(v))
@@ -125,9 +119,11 @@ def _key_text(v: Any) -> str:
 
 def _trace_item(e: Any, ms: Any) -> Any:
     """What entry ``e`` is in a trace (``trace.trace``'s loop, whose grouping the page replays):
-    ``["u", prompt]`` a turn's prompt, ``["s", word, text, tokens in, out, cost, error, [[call id,
-    name, arguments]]]`` a step (``trace._step``, its duration and results left to the path),
-    ``["r", call id, failed, preview]`` a tool result, or 0."""
+    ``["u"]`` a turn's prompt, ``["s", tokens in, out, cost, error, [call id]]`` a step
+    (``trace._step``; its duration and results left to the path; the calls are its message's
+    ``toolCall`` blocks, in order), ``["r", call id, failed]`` a tool result, or 0.  Words and texts
+    are the entry's own columns (its kind word, its preview: a step's line in the page is its
+    preview, not trace's text of the reply alone)."""
     from ..model.trace import _step
 
     if not isinstance(e, dict):
@@ -135,14 +131,13 @@ def _trace_item(e: Any, ms: Any) -> Any:
     t = e.get("type")
     m = e.get("message") if t == "message" else None
     role = get(m, "role") if isinstance(m, dict) else None
-    if role == "user":
-        return ["u", kinds.message_preview(m)]
+    if role == "user":  # (its prompt is its preview: kinds.message_preview, the page's preview column)
+        return ["u"]
     if role == "toolResult":
-        return ["r", _key_text(get(m, "toolCallId")), get(m, "isError") is True, kinds.message_preview(m)]
+        return ["r", _key_text(get(m, "toolCallId")), get(m, "isError") is True]
     if role in ("assistant", "bashExecution") or t in ("compaction", "branch_summary", "custom_message"):
         step = _step(e, m, ms, None, {})
-        return ["s", step.word, step.text, step.tokens_in, step.tokens_out, step.cost, step.error,
-                [[_key_text(c.call_id), c.name, c.arguments] for c in step.calls]]
+        return ["s", step.tokens_in, step.tokens_out, step.cost, step.error, [_key_text(c.call_id) for c in step.calls]]
     return 0
 
 
@@ -169,9 +164,14 @@ def _did(session: Session, e: Any) -> Any:
     return out or 0
 
 
-def _change_json(c: Change) -> Any:
-    """A change as the page reads it: 0 (nothing), or {r: reset, p: [[i, seg]], a: [seg], e: error};
-    a segment is [entry, [messages], mark, [originals]]."""
+def _change_json(c: Change, pos: int) -> Any:
+    """A change as the page reads it: 0 (nothing), [messages] (the node's own entry appends them:
+    the usual change, written short), or {r: reset, p: [[i, seg]], a: [seg], e: error}; a segment
+    is [entry, [messages], mark, [originals]]."""
+    if len(c.appended) == 1 and not c.reset and not c.replaced and c.error is None:
+        only = c.appended[0]
+        if only.entry == pos and not only.mark:
+            return list(only.messages)
     if c.error is not None:
         return {"e": c.error}
     if not c.reset and not c.replaced and all(not s.messages and not s.mark for s in c.appended):
@@ -216,13 +216,15 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
     same: list = []  # per message: the class of diff's key (two messages are "the same" by it)
     shape: list = []  # per message: the class of diff's key without the text ("changed" when equal)
 
-    def encode(m: Any) -> bytes:
+    def encode(m: Any, as_json: bytes) -> bytes:
         for key, classes, out in ((diff_key(m), same_class, same), (without_text(m), shape_class, shape)):
             digest = hashlib.blake2b(key, digest_size=16).digest()
             out.append(classes.setdefault(digest, len(classes)))
-        v = _lean_images(m, images)
-        if isinstance(v, dict) and "usage" in v:  # (the entry's usage is the page's usage column)
-            v = {k: x for k, x in v.items() if k != "usage"}
+        v = _lean_images(m, images) if b'"image"' in as_json else m
+        if isinstance(v, dict) and not UNDRAWN.isdisjoint(v):
+            v = {k: x for k, x in v.items() if k not in UNDRAWN}
+        elif v is m and not options.redact:
+            return as_json
         if options.redact:
             v, hits = redact_value(v)
             count(hits)
@@ -239,11 +241,12 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
     preview: list = [""] * n
     times: list = [None] * n
     entry_view: list = [0] * n
-    usage: list = [0] * n
     labels: dict = {}
+    type_code: dict = {}
+    model_code: dict = {}
     traced: list = [0] * n
     did: list = [0] * n
-    own_message: dict = {}  # position -> the message object of a message entry (its view points at it)
+    own_message: list = []  # message entries whose view cannot be their projection (see below)
     models: dict = {}
 
     def visit(pos: int, e: Any) -> None:
@@ -255,7 +258,10 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
         elif options.redact:
             ev = {**e, "message": redact_value(get(e, "message"))[0]}  # (for its preview)
         ids[pos] = js.get_json(e, "id")
-        types[pos] = t
+        code_t = type_code.get(t if isinstance(t, str) else js.to_string(t))
+        if code_t is None:
+            code_t = type_code[t if isinstance(t, str) else js.to_string(t)] = len(type_code)
+        types[pos] = code_t
         k = kinds.of_entry(ev)
         code = word_code.get((k.word, k.style))
         if code is None:
@@ -268,11 +274,6 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
         except Exception:  # noqa: BLE001 - a preview is a courtesy; a strange value shows as nothing
             preview[pos] = ""
         times[pos] = js.date_ms(get(e, "timestamp"))
-        u = _usage_of(e, s.pi_version)
-        if u is not None:
-            usage[pos] = u[:2]
-            if u[2]:
-                models[u[2]] = models.get(u[2], 0) + 1
         label = s.label_of(get(e, "id"))
         if label is not None:
             if options.redact:
@@ -280,21 +281,36 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
                 count(hits)
             labels[pos] = label
         traced[pos] = _trace_item(ev, times[pos])
-        did[pos] = _did(s, ev)
+        d = did[pos] = _did(s, ev)
+        if d and "m" in d:
+            for name in d["m"]:
+                models[name] = models.get(name, 0) + 1
+            d["m"] = [model_code.setdefault(name, len(model_code)) for name in d["m"]]
         if t == "message" and isinstance(get(e, "message"), dict):
-            own_message[pos] = get(e, "message")
+            own_message.append(pos)  # (its projection, stored once: the walk projects it right after this)
         else:
             rest = {k2: v for k2, v in (ev.items() if isinstance(ev, dict) else ()) if k2 not in STRUCTURE}
-            entry_view[pos] = orjson.loads(_dumps(_lean_images(rest, images)))
+            views[pos] = rest
 
+    views: dict = {}  # position -> the members of a non-message entry
     contexts = node_contexts(s, table, view.parents, visit)
-    for pos, m in own_message.items():
-        entry_view[pos] = table.add(m)  # (the same message as its projection: stored once)
-    own_message.clear()
+    for pos, rest in views.items():
+        got = contexts.projected[pos]
+        if isinstance(got, tuple) and got:  # (its summary or content is in the messages it projects to)
+            rest = {k: v for k, v in rest.items() if k not in ("summary", "content")}
+            rest["\u0000projects"] = list(got)
+        entry_view[pos] = orjson.loads(_dumps(_lean_images(rest, images)))
+    views.clear()
+    for pos in own_message:  # a message entry projects to its message (an empty content made [] or "")
+        got = contexts.projected[pos]
+        entry_view[pos] = got[0] if isinstance(got, tuple) and len(got) == 1 else {"pi throws": got} \
+            if isinstance(got, str) else {}
     where = place(s)
     rows = view.rows
     leaf_pos = next((rows.position(i) for i in rows.with_flag("leaf")), None)
     parents = [int(q) if q != p else -1 for p, q in enumerate(view.parents)]
+    # tokens and dollars per entry: what diff's summarize (stats' fact_of) counts of it
+    usage = [[sum(d["t"]) if "t" in d else 0, d.get("$", 0)] if d and ("t" in d or "$" in d) else 0 for d in did]
     branch = _branch_costs(parents, usage)
     header = s.header_json() or {}
     try:
@@ -308,6 +324,7 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
     total = _sum(usage, range(n))
     on_path = _sum(usage, active)
     stamps = [t for t in times if isinstance(t, (int, float))]
+    first = min(stamps) if stamps else 0  # (times are written from the first: fewer digits)
     doc = {
         "v": 1,
         "meta": {
@@ -322,15 +339,22 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
             "images": options.images, "redacted": dict(sorted(found.items())) if options.redact else None,
             "markdownIt": MARKDOWN_IT, "fallback": contexts.fallback,
         },
-        "ids": ids, "parent": parents, "type": types, "word": word_of, "words": words, "styles": styles,
-        "preview": preview, "time": times, "label": {str(k): v for k, v in labels.items()},
-        "usage": usage, "place": list(where.where), "entry": entry_view,
-        "rows": {"pos": list(rows.pos), "indent": list(rows.indent), "flags": list(rows.flags),
+        # parents as the distance back (mostly 1), -1 for a root; message classes as the distance
+        # from the message's own index (mostly 0): short numbers
+        "ids": ids, "parentBack": [p - q if q >= 0 else -1 for p, q in enumerate(parents)],
+        "types": list(type_code), "type": types, "word": word_of, "words": words, "styles": styles,
+        "preview": preview, "time": [t - first if isinstance(t, (int, float)) else None for t in times],
+        "label": {str(k): v for k, v in labels.items()},
+        "places": list(WHERE), "place": [WHERE.index(w) for w in where.where], "entry": entry_view,
+        # the rows' positions as steps from the row before (mostly 1)
+        "rows": {"posStep": [p - q for p, q in zip(rows.pos, [-1, *rows.pos[:-1]])],
+                 "indent": list(rows.indent), "flags": list(rows.flags),
                  "indents": [g + c for g, c in rows.indents], "flagSets": [sorted(f) for f in rows.flag_sets],
                  "active": list(rows.active)},
         "branch": branch,
-        "ctx": [_change_json(c) for c in contexts.changes],
-        "msize": table.sizes, "same": same, "shape": shape, "trace": traced, "did": did,
+        "ctx": [_change_json(c, p) for p, c in enumerate(contexts.changes)], "modelNames": list(model_code),
+        "msize": table.sizes, "sameBack": [i - c for i, c in enumerate(same)],
+        "shapeBack": [i - c for i, c in enumerate(shape)], "trace": traced, "did": did,
         "findings": findings or [],
         "images": images.table,
     }
