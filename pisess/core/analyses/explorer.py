@@ -43,6 +43,7 @@ from ..model.context import (
     derive_state,
     select_entries,
 )
+from ..model.paths import path_to_checkpoint
 from ..reading.session import Session
 
 EDITED, HIDDEN = 1, 2  # a segment's mark: a context_edit changes (or hides) what its entry projects to
@@ -229,6 +230,7 @@ class _Walk:
         self.edits: dict = {}  # position -> the whole context_edit
         self.originals: dict = {}  # position -> its produced messages (entries an edit targets)
         self.unique_ids = self.store.distinct_ids() == n
+        self.harness = session.reader == "harness"
         self.keys: list = [None] * n  # js.key of each entry's id
         self.types: list = [None] * n
 
@@ -251,7 +253,7 @@ class _Walk:
             if t == "context_edit":
                 self.edits[pos] = e
             try:
-                produced = _project_one(e, 0, [e], False, {}, rules)
+                produced = _project_one(e, 0, [e], self.harness, {}, rules)
             except TypeError as err:
                 self.projected[pos] = str(err)
                 continue
@@ -289,7 +291,6 @@ class _Walk:
             (roots if q < 0 else kids[q]).append(pos)
         changes: list = [None] * n
         fallback = 0
-        harness = self.s.reader == "harness"
         # the walk's state, undone on the way back up
         segs: list = []
         edit_of: dict = {}  # js.key(target id) -> position of the latest context_edit selected
@@ -309,7 +310,9 @@ class _Walk:
             fresh = k not in first_at
             if fresh:
                 first_at[k] = len(path) - 1
-            is_broken = harness or (q >= 0 and broken[q]) or self.breaks_path[pos]
+            # (the SDK reader throws walking up to a parent that is missing: build_context says where)
+            is_broken = (q >= 0 and broken[q]) or self.breaks_path[pos] or \
+                (self.harness and q < 0 and js.truthy(get(e, "parentId")))
             change: Change | None = None
             if not is_broken:
                 change = self._step(pos, e, segs, edit_of, path, first_at)
@@ -342,25 +345,20 @@ class _Walk:
         """The change at ``pos`` from the state at its parent; ``None`` where pi throws (the
         fallback says how)."""
         t = self.types[pos]
+        if t == "compaction" and self.harness:
+            if not self.unique_ids:
+                return None
+            try:  # the SDK reader's own walk from it: cut where the compaction's stop rule says
+                walk = path_to_checkpoint(self.s, get(e, "id"))
+            except PisessError:
+                return None
+            return self._reset(select_entries(self.s, walk))
         if t == "compaction":
             if self.unique_ids:  # the kept entries start where that id is on the path, if it is
                 walk = path[first_at.get(js.key(get(e, "firstKeptEntryId")), len(path) - 1):]
             else:  # which of two entries of one id is found first depends on the whole path
                 walk = list(path)
-            selected = select_entries(self.s, walk)
-            where = [_pos(self.s, x) for x in selected]
-            latest: dict = {}
-            if self.rules.edits:
-                for p in where:
-                    if self.types[p] == "context_edit":
-                        latest[js.key(get(self.edits[p], "targetId"))] = p
-            new = []
-            for i, p in enumerate(where):
-                seg = self.segment(p, i, latest.get(self.key(p)))
-                if isinstance(seg, str):
-                    return None
-                new.append(seg)
-            return Change(reset=True, appended=tuple(new))
+            return self._reset(select_entries(self.s, walk))
         replaced = []
         if t == "context_edit" and self.rules.edits:
             target = js.key(get(self.edits[pos], "targetId"))
@@ -376,6 +374,22 @@ class _Walk:
         if not replaced and not own.messages and not own.mark:
             return Change(appended=(own,))
         return Change(replaced=tuple(replaced), appended=(own,))
+
+    def _reset(self, selected: list) -> Change | None:
+        """A fresh start at a compaction: ``selected`` (``select_entries``'s answer) projected."""
+        where = [_pos(self.s, x) for x in selected]
+        latest: dict = {}
+        if self.rules.edits:
+            for p in where:
+                if self.types[p] == "context_edit":
+                    latest[js.key(get(self.edits[p], "targetId"))] = p
+        new = []
+        for i, p in enumerate(where):
+            seg = self.segment(p, i, latest.get(self.key(p)))
+            if isinstance(seg, str):
+                return None
+            new.append(seg)
+        return Change(reset=True, appended=tuple(new))
 
     def _apply(self, c: Change, segs: list, edit_of: dict, path: list, first_at: dict, k: Any, fresh: bool,
                pos: int):
