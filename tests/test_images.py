@@ -267,12 +267,12 @@ def test_memory_grows_with_the_text_not_with_the_images(tmp_path, monkeypatch, w
     """Peak Python memory of the core read on 8 and on 32 screenshots of 400 KB (3.3 and 13 MB of
     base64), the reads' blocks scaled down from 8 MiB to 1 MiB as the files are: far below the
     file, and the 24 more images add less than two images' size (a block's cut varies)."""
-    from pisess.core.listing import summary, wholefile
-    from pisess.core.reading import jsonl
+    from pisess.core.listing import summary
+    from pisess.core.reading import jsonl, wholescan
 
     monkeypatch.setattr(jsonl, "CHUNK", 1 << 20)
     monkeypatch.setattr(summary, "_BLOCK", 1 << 20)
-    monkeypatch.setattr(wholefile, "BLOCK", 1 << 20)
+    monkeypatch.setattr(wholescan, "BLOCK", 1 << 20)
     from pisess.core.analyses.export import ExportOptions, export_session
     from pisess.core.listing.summary import read_cli_info, summarize_file
     from pisess.core.model.context import build_context

@@ -1,5 +1,5 @@
 """``ls --long`` reads each file once (issue 23): pi's listing fields and ls's own details come from
-one pass (``listing.wholefile.WholeScan``), which gives the line scan's lines without copying or
+one pass (``reading.wholescan.WholeScan``), which gives the line scan's lines without copying or
 parsing an image's base64."""
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ import pytest
 
 from conftest import entry, header, write_session
 from pisess.core.errors import PisessError
-from pisess.core.listing import summary, wholefile
-from pisess.core.reading import images
+from pisess.core.listing import summary
+from pisess.core.reading import images, wholescan
 from pisess.core.reading.jsonl import line_start_after, scan_file
 from test_images import b64, screenshots
 
@@ -93,18 +93,18 @@ def _files(d: Path) -> list[str]:
     return out
 
 
-@pytest.mark.parametrize("block", [1 << 12, 50_000, wholefile.BLOCK])
+@pytest.mark.parametrize("block", [1 << 12, 50_000, wholescan.BLOCK])
 def test_the_whole_scan_gives_the_line_scan_s_lines(tmp_path, monkeypatch, block):
     """Line for line what ``scan_file(path, light=False, images="lean")`` gives, whatever the
     buffer's size against the lines (4 KB: every image line longer than the buffer); and the
     first line that holds a ``\\r``."""
-    monkeypatch.setattr(wholefile, "BLOCK", block)
+    monkeypatch.setattr(wholescan, "BLOCK", block)
     for path in _files(tmp_path):
         want = scan_file(path, light=False, images="lean")
         fd = os.open(path, os.O_RDONLY)
         try:
             for first in (b"", open(path, "rb").read(summary.HEAD)):
-                scan = wholefile.WholeScan(path, fd, os.fstat(fd).st_size, first)
+                scan = wholescan.WholeScan(path, fd, os.fstat(fd).st_size, first)
                 got = scan.raw_file(list(scan))
                 assert got == want, path
                 cr = [ln.offset for ln in want.lines if b"\r" in want.read_at(ln.offset, ln.length)]
@@ -120,15 +120,15 @@ def test_a_file_read_in_two_parts_gives_the_same_lines(tmp_path, monkeypatch, ch
     ``\\r``."""
     from pisess.core import parallel
 
-    monkeypatch.setattr(wholefile, "SPLIT_MIN", 0)
-    monkeypatch.setattr(wholefile, "BLOCK", 50_000)
-    monkeypatch.setattr(wholefile, "_mostly_images", lambda elided, read: child != "none")
+    monkeypatch.setattr(wholescan, "SPLIT_MIN", 0)
+    monkeypatch.setattr(wholescan, "BLOCK", 50_000)
+    monkeypatch.setattr(wholescan, "_mostly_images", lambda elided, read: child != "none")
     children = []
     monkeypatch.setattr(parallel, "Child", lambda *a, real=parallel.Child: children.append(real(*a)) or children[-1])
     previous = parallel.configure(parallel.Settings(jobs=2))
     if child == "fails":
-        parent, real = os.getpid(), wholefile._sent_part
-        monkeypatch.setattr(wholefile, "_sent_part", lambda *a: real(*a) if os.getpid() == parent else os._exit(3))
+        parent, real = os.getpid(), wholescan._sent_part
+        monkeypatch.setattr(wholescan, "_sent_part", lambda *a: real(*a) if os.getpid() == parent else os._exit(3))
     try:
         for path in _files(tmp_path):
             want = scan_file(path, light=False, images="lean")
@@ -136,7 +136,7 @@ def test_a_file_read_in_two_parts_gives_the_same_lines(tmp_path, monkeypatch, ch
             try:
                 size = os.fstat(fd).st_size
                 split = line_start_after(fd, size // 2, size)
-                got, first_cr = wholefile.read_lines(path, fd, size, os.pread(fd, summary.HEAD, 0))
+                got, first_cr = wholescan.read_lines(path, fd, size, os.pread(fd, summary.HEAD, 0))
             finally:
                 os.close(fd)
             assert got == want, path
@@ -156,12 +156,12 @@ def test_only_a_file_of_images_is_read_in_two_processes(tmp_path):
         path = write_session(tmp_path, screenshots(turns, chars=chars), f"{chars}.jsonl")
         fd = os.open(path, os.O_RDONLY)
         try:
-            scan = wholefile.WholeScan(path, fd, os.path.getsize(path))
+            scan = wholescan.WholeScan(path, fd, os.path.getsize(path))
             lines = list(scan)
         finally:
             os.close(fd)
         read = lines[-1].offset + lines[-1].length
-        assert wholefile._mostly_images(scan.elided, read) is images_first
+        assert wholescan._mostly_images(scan.elided, read) is images_first
 
 
 def _reference(path: str, monkeypatch) -> tuple:
@@ -226,12 +226,12 @@ def test_ls_long_reads_each_file_once_and_never_parses_an_image(tmp_path, monkey
     size = os.path.getsize(path)
     parsed = []
 
-    def counted(raw, real=wholefile.parse_json):
+    def counted(raw, real=wholescan.parse_json):
         parsed.append(len(raw))
         return real(raw)
 
-    monkeypatch.setattr(wholefile, "parse_json", counted)
-    monkeypatch.setattr(wholefile, "loads_lean", lambda raw, offset, p: counted(raw))  # (short lines only)
+    monkeypatch.setattr(wholescan, "parse_json", counted)
+    monkeypatch.setattr(wholescan, "loads_lean", lambda raw, offset, p: counted(raw))  # (short lines only)
     listing = list_sessions(str(root), None, whole=True, details=True)
     assert sum(parsed) < size // 50, (sum(parsed), size)  # 24 images of 400 KB: 9.8 MB; their text: 60 KB
     [s] = listing.sessions
@@ -255,6 +255,6 @@ def test_ls_long_reads_each_file_once_and_never_parses_an_image(tmp_path, monkey
     peak = peak_of_reading()
     # the buffer (the file is smaller than a block: its size) and one image copied to check it is ASCII
     assert peak < size + 3 * 400 * 1024, (peak, size)
-    monkeypatch.setattr(wholefile, "BLOCK", 1 << 20)
+    monkeypatch.setattr(wholescan, "BLOCK", 1 << 20)
     peak = peak_of_reading()
     assert peak < 4 * 400 * 1024, peak  # (a 1 MiB block: 2.5 images; the file: 24)

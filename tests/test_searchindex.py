@@ -645,7 +645,7 @@ def test_a_transaction_cut_short_leaves_the_index_as_it_was(tmp_path, monkeypatc
         def boom(*a, **k):
             raise KeyboardInterrupt
 
-        monkeypatch.setattr(update, "_lines", boom)
+        monkeypatch.setattr(update, "iter_lines", boom)
         with pytest.raises(KeyboardInterrupt):
             update.build([str(root / "p" / "a.jsonl")])
         monkeypatch.undo()

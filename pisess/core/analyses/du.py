@@ -22,7 +22,7 @@ from ..listing.sessionset import created_key
 from ..model.placement import WHERE, place
 from ..reading.images import image_chars
 from ..reading.jsonl import NOT_JSON, is_blank, iter_blocks, parse_json
-from ..reading.scan import entry_id, line_blocks, open_lenient, scan_visit, session_name
+from ..reading.scan import entry_id, file_blocks, open_lenient, scan_visit, session_name
 from ..reading.session import Reader, Session, open_indexed
 
 TOP = 10
@@ -397,7 +397,7 @@ def _image_lines(path: str, tick: Callable[[int], None] | None) -> dict[int, tup
     """``offset -> (images, base64 bytes)`` of the lines that hold ``"image"`` and an image block,
     found by a byte search over the file (lines are parsed only where the bytes are)."""
     out: dict[int, tuple[int, int]] = {}
-    for buf, end, base in line_blocks(path, tick, BLOCK):
+    for buf, end, base in file_blocks(path, tick, BLOCK):
         p = buf.find(IMAGE, 0, end)
         while p >= 0:
             start = buf.rfind(b"\n", 0, p) + 1

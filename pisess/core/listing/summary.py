@@ -319,7 +319,7 @@ def tail_activity(fd: int, size: int, start: int, header: dict, tail: int | None
         window *= 4
 
 
-SCAN_MIN = 1 << 20  # files read whole from this size on through ``wholefile`` (its images' base64 neither copied nor parsed)
+SCAN_MIN = 1 << 20  # files read whole from this size on through ``wholescan`` (its images' base64 neither copied nor parsed)
 HEAD = 4096  # the first read: the header line, and all of a small file
 WHOLE = 8 * 1024  # files up to this size are read whole: as cheap as their end, and pi's answer in full
 
@@ -397,13 +397,13 @@ def _feed(acc: _Whole, lines: Iterable[bytes], path: str) -> None:
 
 def _read_whole(path: str, fd: int, size: int, first: bytes, end: int, acc: _Whole,
                 keep: bool = True) -> dict | None:
-    """One read of the whole file (``wholefile.WholeScan``) feeding pi's listing loop ``acc`` with
+    """One read of the whole file (``wholescan.WholeScan``) feeding pi's listing loop ``acc`` with
     the lines after the header (which ends at byte ``end``) and, with ``keep``, the file's
     ``ls --long`` details from the same lines (``summarize``; ``None`` without ``keep``).  Where a
     line holds a ``\r`` (pi's listing ends a line there too) the listing's loop starts again on the
     lines as pi reads them.  Raises ``PiThrows`` where pi's listing fails (the details are then of
     no use), and ``OSError``."""
-    from .wholefile import WholeScan, read_lines
+    from ..reading.wholescan import WholeScan, read_lines
 
     if keep:
         raw, first_cr = read_lines(path, fd, size, first)
@@ -458,11 +458,11 @@ def details_of(sessions: Iterable[Any]) -> dict[str, dict]:
 
 def summarize_file(path: str) -> dict:
     """Read with the lenient reader; a file pi cannot read gives ``{"error": ...}``.  Images'
-    base64 is neither copied nor parsed (``wholefile.WholeScan``, the lines ``scan_file(path,
+    base64 is neither copied nor parsed (``wholescan.WholeScan``, the lines ``scan_file(path,
     light=False, images="lean")`` gives): a session of screenshots is listed in the memory of its
     text, at about the speed of a search of its bytes."""
     from ..reading.jsonl import open_fd, storage_error
-    from .wholefile import read_lines
+    from ..reading.wholescan import read_lines
 
     try:
         fd, st = open_fd(path)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import orjson
 
 from ..js import js_blank
+from .blocks import line_blocks
 from .deepjson import loads as deep_loads
 from .files import open_file, open_regular, os_error, read_first_line
 from .images import MARK_JSON, cut, lean_line, placed
@@ -419,75 +420,53 @@ def scan_file(path: str, light: bool = True, images: str = "whole") -> RawFile:
 
 
 def iter_blocks(path: str, tick=None, chunk_size: int | None = None, start: int = 0, stop: int | None = None):
-    """``(offset, lines, terminated)`` per chunk of about 8 MiB: the physical lines (split on
-    ``\\n`` only) that end in it, ``offset`` the byte offset of the first.  Only the last block
-    can be unterminated (a single line without its ``\\n``).  ``tick(bytes)`` is called after each
-    chunk.  Per-line work stays in the caller's loop: a generator step per line costs as much as
-    the split itself on files of a million short lines.  ``start``/``stop`` read a byte range
-    (``start`` at a line's first byte)."""
-    offset = start
-    pending: list[bytes] = []
-    chunk_size = chunk_size or CHUNK
-    with _open(path) as fh:
-        if start:
-            fh.seek(start)
-        left = -1 if stop is None else stop - start
-        while left:
-            try:
-                chunk = fh.read(chunk_size if left < 0 else min(chunk_size, left))
-                left -= len(chunk) if left > 0 else 0
-            except OSError as e:
-                raise storage_error(path, e) from None
-            if not chunk:
-                break
-            if tick:
-                tick(len(chunk))
-            first = chunk.find(b"\n")
-            if first < 0:
-                pending.append(chunk)
+    """``(offset, lines, terminated)`` per block of about 8 MiB (``blocks.line_blocks``): the
+    physical lines (split on ``\\n`` only) that end in it, as ``bytes``, ``offset`` the byte offset
+    of the first.  Only the last block can be unterminated (a single line without its ``\\n``).
+    ``tick(bytes)`` is called after each read.  Per-line work stays in the caller's loop: a
+    generator step per line costs as much as the split itself on files of a million short lines.
+    ``start``/``stop`` read a byte range (``start`` at a line's first byte)."""
+    fd, _ = open_fd(path)
+    try:
+        for buf, end, offset in line_blocks(fd, start, stop, chunk_size or CHUNK, tick):
+            if buf[end - 1] == 10:
+                yield offset, _lines(buf, end - 1), True
                 continue
-            last = chunk.rfind(b"\n")
-            if pending:  # the line begun in the chunks before ends here: only it is joined
-                pending.append(chunk[:first])
-                parts = [b"".join(pending)]
-                pending = []
-                if last > first:
-                    parts += _lines(chunk, first + 1, last)
-                used = len(parts[0]) + 1 + last - first
-            else:
-                parts = _lines(chunk, 0, last)
-                used = last + 1
-            yield offset, parts, True
-            offset += used
-            if last + 1 < len(chunk):
-                pending = [chunk[last + 1:]]
-    if pending:
-        yield offset, [b"".join(pending)], False
+            last = buf.rfind(b"\n", 0, end)  # the file's last line has no "\n": a block of its own
+            if last >= 0:
+                yield offset, _lines(buf, last), True
+            yield offset + last + 1, [bytes(buf[last + 1:end])], False
+    except OSError as e:
+        raise storage_error(path, e) from None
+    finally:
+        os.close(fd)
 
 
 _LONG = 1024  # bytes a line holds on average, from which a loop of finds splits faster than split
 
 
-def _lines(chunk: bytes, lo: int, hi: int) -> list[bytes]:
-    """The lines of ``chunk[lo:hi]`` (``chunk[hi]`` is a newline), split on ``\\n``.  ``bytes.split``
-    on one byte walks the bytes one at a time, ``find`` runs at ``memchr``'s speed: where the lines
-    are long (a screenshot's 400 KB, a file read's tool result) a loop of finds takes half the time
-    or less, where they are short (a million small entries) the loop's steps cost more."""
-    k = lo - 1
-    find = chunk.find
+def _lines(buf: bytearray, hi: int) -> list[bytes]:
+    """The lines of ``buf[:hi]`` (``buf[hi]`` is a newline), split on ``\\n``, as ``bytes``.
+    ``bytes.split`` on one byte walks the bytes one at a time, ``find`` runs at ``memchr``'s speed:
+    where the lines are long (a screenshot's 400 KB, a file read's tool result) a loop of finds,
+    each line copied out of the buffer once, takes half the time or less; where they are short (a
+    million small entries) the loop's steps cost more than a copy of the block and its split."""
+    k = -1
+    find = buf.find
     for _ in range(8):  # where the eighth line ends tells their length
         k = find(b"\n", k + 1, hi)
         if k < 0:
             break
-    if 0 <= k < lo + 8 * _LONG:
-        return chunk[lo:hi].split(b"\n")
-    out: list[bytes] = []
-    add = out.append
-    pos = lo
-    while (k := find(b"\n", pos, hi)) >= 0:
-        add(chunk[pos:k])
-        pos = k + 1
-    add(chunk[pos:hi])
+    with memoryview(buf) as mv:
+        if 0 <= k < 8 * _LONG:
+            return bytes(mv[:hi]).split(b"\n")
+        out: list[bytes] = []
+        add = out.append
+        pos = 0
+        while (k := find(b"\n", pos, hi)) >= 0:
+            add(bytes(mv[pos:k]))
+            pos = k + 1
+        add(bytes(mv[pos:hi]))
     return out
 
 
@@ -505,10 +484,11 @@ def line_start_after(fd: int, pos: int, size: int) -> int | None:
     return None
 
 
-def iter_lines(path: str, tick=None):
-    """``(number, offset, raw, terminated)`` for each physical line (see ``iter_blocks``)."""
+def iter_lines(path: str, tick=None, start: int = 0):
+    """``(number, offset, raw, terminated)`` for each physical line from byte ``start`` (a line's
+    first byte; ``number`` counts from there), see ``iter_blocks``."""
     number = 0
-    for offset, parts, terminated in iter_blocks(path, tick):
+    for offset, parts, terminated in iter_blocks(path, tick, start=start):
         for raw in parts:
             number += 1
             yield number, offset, raw, terminated

@@ -2,7 +2,7 @@
 
 ``scan_visit`` reads a file once, in chunks, like ``jsonl.scan_file``: each entry line is parsed
 once, handed complete to a visitor (usage, images...), then kept light.  Memory grows with the
-number of entries, not with bytes.  ``line_blocks`` hands the file over in blocks of whole lines,
+number of entries, not with bytes.  ``file_blocks`` hands the file over in blocks of whole lines,
 ``read_small`` a small file whole; ``open_lenient`` opens a session as pi's command does when the
 chosen reader refuses it.
 """
@@ -17,7 +17,7 @@ import orjson
 from .. import versions
 from ..errors import PisessError
 from ..js import UNDEF, get
-from .files import open_file
+from .blocks import line_blocks
 from .jsonl import (
     NOT_JSON,
     RawFile,
@@ -40,36 +40,16 @@ if TYPE_CHECKING:
     Visitor = Callable[[int, Any, bytes], None]
 
 
-def line_blocks(path: str, tick: Callable[[int], None] | None, block: int) -> Iterator[tuple[bytearray, int, int]]:
-    """``(buffer, end, offset)``: ``buffer[:end]`` holds whole lines (the last one may be
-    unterminated at the end of the file) starting at byte ``offset`` of the file.  One buffer is
-    reused: use it before taking the next item."""
-    buf = bytearray(block)
-    keep = 0
-    offset = 0
-    with open_file(path, subject="session") as fh:
-        while True:
-            if keep == len(buf):  # one line longer than the buffer
-                buf.extend(bytes(len(buf)))
-            try:
-                n = fh.readinto(memoryview(buf)[keep:])
-            except OSError as e:
-                raise storage_error(path, e) from None
-            if tick and n:
-                tick(n)
-            end = keep + n
-            if not n:
-                if keep:
-                    yield buf, keep, offset
-                return
-            cut = buf.rfind(b"\n", 0, end)
-            if cut < 0:
-                keep = end
-                continue
-            yield buf, cut + 1, offset
-            offset += cut + 1
-            keep = end - cut - 1
-            buf[:keep] = buf[cut + 1:end]
+def file_blocks(path: str, tick: Callable[[int], None] | None, block: int) -> Iterator[tuple[bytearray, int, int]]:
+    """``blocks.line_blocks`` of the session file ``path``: ``(buffer, end, offset)``, whole lines in
+    ``buffer[:end]`` from file offset ``offset``; one buffer reused.  Failures are ``PisessError``."""
+    fd, _ = open_fd(path)
+    try:
+        yield from line_blocks(fd, block=block, tick=tick)
+    except OSError as e:
+        raise storage_error(path, e) from None
+    finally:
+        os.close(fd)
 
 
 def read_small(path: str, limit: int) -> bytes | None:

@@ -31,7 +31,7 @@ from ...errors import PisessError
 from ...js import UNDEF, get
 from ...model import kinds
 from ...reading.jsonl import NOT_JSON, is_blank, scan_bytes, storage_error
-from ...reading.scan import line_blocks, open_lenient, parse_line, read_small, scan_visit, session_name
+from ...reading.scan import file_blocks, open_lenient, parse_line, read_small, scan_visit, session_name
 from .matcher import Matcher, candidate_starts
 
 TYPE_CHECKING = False
@@ -211,7 +211,7 @@ def _all_starts(data: bytes) -> Iterator[int]:
 def _matches_streamed(path: str, m: Matcher, tick) -> dict[int, list[Match]]:
     found: dict[int, list[Match]] = {}
     lines_before = 0
-    for buf, end, base in line_blocks(path, tick, BLOCK):
+    for buf, end, base in file_blocks(path, tick, BLOCK):
         starts = candidate_starts(buf, end, m)
         if starts:
             _match_lines(buf, end, base, starts, m, found, lines_before)

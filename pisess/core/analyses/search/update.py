@@ -18,44 +18,21 @@ import sqlite3
 import stat as stat_mod
 import struct
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from ...errors import PisessError
 from ...reading import cache
+from ...reading.jsonl import iter_lines
 from . import stats as ST
 from .codec import encode_places, encode_tail, load_places
 from .database import connect, damaged, index_path, move_aside
 from .places import extend_places, turn
 from .rows import BLANK, line_rows, parsed
-from .scan import BLOCK, check_header
+from .scan import check_header
 
 BATCH = 32 << 20  # bytes of sessions indexed per transaction when building (one transaction per file at most)
 RACY = 2_000_000_000  # ns: a file written this close to its indexing is checked by content next time
-
-def _lines(path: str | bytes, start: int) -> Iterator[tuple[bytes, int, bool]]:
-    """``(raw line, offset, terminated)`` of the file from byte ``start`` (a line start)."""
-    with open(path, "rb") as fh:
-        fh.seek(start)
-        off = start
-        rest = b""
-        while True:
-            block = fh.read(BLOCK)
-            if not block:
-                break
-            data = rest + block if rest else block
-            s = 0
-            find = data.find
-            while True:
-                e = find(b"\n", s)
-                if e < 0:
-                    break
-                yield data[s:e], off + s, True
-                s = e + 1
-            off += s
-            rest = data[s:]
-        if rest:
-            yield rest, off, False
 
 
 @dataclass
@@ -100,7 +77,7 @@ def _update(con: sqlite3.Connection, path: bytes, st: os.stat_result) -> int:
                                                          (fid,)).fetchone() else None
     done = start
     n = lines
-    for raw, off, terminated in _lines(path, start):
+    for _, off, raw, terminated in iter_lines(path, start=start):  # type: ignore[arg-type]  # (a bytes path opens as well)
         if off >= st.st_size:
             break  # appended since the stat: the next search takes it
         n += 1

@@ -1,8 +1,8 @@
-"""One read of a whole session file for the listing (``ls --long``), its images' base64 left where it is.
+"""One read of a whole session file, its images' base64 left where it is (the listing's ``ls --long``).
 
 ``WholeScan`` gives the lines of a file as the line scan gives them (``jsonl.scan_file(path,
 light=False, images="lean")``: split on ``\\n`` only, each parsed as ``jsonl.loads_lean`` parses
-it), read a block at a time into one reused buffer.  A long line is never copied out whole: each
+it), read a block at a time into one reused buffer (``blocks.line_blocks``).  A long line is never copied out whole: each
 long ``data`` string of an image block is found in the buffer and cut out there
 (``images.cut_range``), so only the text around the images is copied and parsed.  A session of
 screenshots (a 400 KB base64 PNG in every tool result) is then read at about the speed of a
@@ -14,11 +14,11 @@ line there too, so a reader of pi's listing fields takes the lines as they are o
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 
-from ..reading.images import LINE_MIN, _number, cut_range, placed
-from ..reading.jsonl import RawFile, RawLine, is_blank, line_start_after, loads_lean, parse_json
+from .blocks import line_blocks
+from .images import LINE_MIN, _number, cut_range, placed
+from .jsonl import RawFile, RawLine, is_blank, line_start_after, loads_lean, parse_json
 
 BLOCK = 4 << 20  # bytes read at once; a longer line grows the buffer to hold it
 
@@ -53,48 +53,25 @@ class WholeScan:
         return RawFile(self.path, self.size, lines, self.ends_with_newline, False, images="lean")
 
     def __iter__(self) -> Iterator[RawLine]:
-        fd, stop = self.fd, self.stop
-        data = self.data
-        base = self.start  # the file offset of buf[0]
-        eof = bool(data) and len(data) >= self.expected - base
-        buf = bytearray(data) if eof else bytearray(max(min(BLOCK, self.expected - base + 1), len(data) + 1, 4096))
-        if not eof:
-            buf[:len(data)] = data
-        have = len(data)
+        data, stop = self.data, self.stop
+        if stop is None and data and len(data) >= self.expected - self.start:
+            stop = self.start + len(data)  # the first read held the whole file: nothing more is read
         number = 0  # lines given
-        find = buf.find
-        while True:
-            if not eof:
-                left = -1 if stop is None else stop - base - have
-                if have == len(buf) and left:  # one line longer than the buffer
-                    buf.extend(bytes(len(buf)))
-                got = 0
-                if left:
-                    with memoryview(buf) as mv, (mv[have:] if left < 0 else mv[have:have + left]) as room:
-                        got = os.preadv(fd, [room], base + have)  # (an OSError is the caller's to report)
-                    self._ascii = None
-                eof = not got
-                have += got
+        end = self.start
+        for buf, n, base in line_blocks(self.fd, self.start, stop, BLOCK, first=data, size_hint=self.expected):
+            self._ascii = None
+            find = buf.find
             pos = 0
-            while pos < have:
-                e = find(b"\n", pos, have)
+            while pos < n:
+                e = find(b"\n", pos, n)
                 if e < 0:
-                    if not eof:
-                        break
-                    e = have  # the last line, without its "\n"
+                    e = n  # the last line, without its "\n"
                     self.ends_with_newline = False
                 number += 1
                 yield self._line(buf, pos, e, base, number)
                 pos = e + 1
-            if eof:
-                self.size = base + have
-                return
-            if pos:  # the line not yet ended goes to the front
-                rest = have - pos
-                if rest:
-                    buf[:rest] = buf[pos:have]
-                base += pos
-                have = rest
+            end = base + n
+        self.size = end
 
     def _line(self, buf: bytearray, lo: int, hi: int, base: int, number: int) -> RawLine:
         offset = base + lo
