@@ -36,6 +36,9 @@ is skipped with a note. Commands:
   du         du FILE --json  on case 1's file
   ls         ls --sessions-dir ROOT --cwd CWD --json  over the 10,000 files of case 5
   tree       tree --json  on case 13's file
+  search     search LITERAL FILE  on case 1's file, a literal on a few dozen lines (bench case 7)
+  images     ls --all --long  over the screenshot session of case 17 (any size bench.py made)
+  imagesctx  context --json  on that session
   help       --help
   warm       case 13's command through the cache: on a copy of the file, one cold run per copy
              writes its entry, 10 KB are appended (the same bytes for both: one shared file), then
@@ -66,7 +69,8 @@ from types import ModuleType
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
-COMMANDS = ["context", "context16", "entries", "validate", "du", "ls", "tree", "help", "warm"]
+COMMANDS = ["context", "context16", "entries", "validate", "du", "ls", "tree", "search", "images", "imagesctx", "help",
+            "warm"]
 COPIES = ("A", "B")
 
 
@@ -95,6 +99,7 @@ class Inputs:
     cli16: Path | None  # case 13
     entries: Path | None  # case 3
     ls_root: Path | None  # case 5
+    images: Path | None  # case 17
 
 
 def _generated(gen: Path, *keys: str) -> Path | None:
@@ -121,7 +126,10 @@ def find_inputs(bench: ModuleType, workdir: Path) -> Inputs:
     cli16 = _generated(gen, f"oracle-big-cli-{mb}mb-s216-pi1.6.0")
     entries = _generated(gen, f"py{v}-entries-{full['entries']}-s3")
     files = _generated(gen, f"py{v}-files-{full['files']}-s5")
-    return Inputs(_one_file(harness), _one_file(cli16), _one_file(entries), files / "sessions" if files else None)
+    done = sorted(gen.glob(f"py{v}-images-*kb-s17/.complete"), key=lambda p: p.stat().st_mtime)
+    images = _one_file(done[-1].parent) if done else None
+    return Inputs(_one_file(harness), _one_file(cli16), _one_file(entries), files / "sessions" if files else None,
+                  images)
 
 
 # --- running -------------------------------------------------------------------------------------------------
@@ -190,6 +198,10 @@ def build_commands(names: list[str], inp: Inputs, bench: ModuleType, workdir: Pa
         "ls": (["ls", "--sessions-dir", inp.ls_root, "--cwd", bench.LS_CWD, "--json"],
                [inp.ls_root / bench.encode_cwd(bench.LS_CWD)]) if inp.ls_root else None,
         "tree": (["tree", "--json", c16], [c16]) if c16 else None,
+        "search": (["search", bench.SEARCH_HIT, h], [h]) if h else None,
+        "images": (["ls", "--all", "--long", "--sessions-dir", inp.images.parent.parent], [inp.images])
+        if inp.images else None,
+        "imagesctx": (["context", "--json", inp.images], [inp.images]) if inp.images else None,
         "help": (["--help"], []),
         # The warm file is made in prepare_warm (it needs the copies); its argv is filled in there.
         "warm": (["context", "--json", "--reader", "cli", "--pi-version", "1.6.0"], []) if c16 else None,
