@@ -165,3 +165,51 @@ def test_what_each_entry_did_sums_to_diff_side_table(tmp_path, monkeypatch):
         assert sum(d.get("a", 0) for d in did) == ref[side]["assistantMessageCount"]
         assert round(sum(d.get("$", 0) for d in did), 10) == ref[side]["cost"]
         assert [sum(d["t"][k] for d in did if "t" in d) for k in range(4)] == list(ref[side]["tokens"].values())
+
+
+@pytest.mark.slow
+def test_hostile_corpus_pages_are_made_or_refused_cleanly(tmp_path, monkeypatch):
+    """Every file of the hostile corpus (not the big ones): the page is written (its data element
+    intact, parseable, nothing after it but the two scripts) or refused with a usage/read error."""
+    import importlib.util
+    import os
+    import sys
+
+    spec = importlib.util.spec_from_file_location("gen_hostile", os.path.join(os.path.dirname(__file__), "hostile",
+                                                                               "gen_hostile.py"))
+    gen = importlib.util.module_from_spec(spec)
+    assert spec.loader is not None
+    monkeypatch.setitem(sys.modules, "gen_hostile", gen)  # (its dataclasses look their module up)
+    spec.loader.exec_module(gen)
+    manifest = gen.generate(str(tmp_path / "corpus"), big=False)
+    runner = cli_runner(monkeypatch, PISESS_CACHE="off")
+    made = 0
+    for name, case in manifest["cases"].items():
+        if not case.is_file or case.big or case.slow:
+            continue
+        out = tmp_path / f"{name}.html"
+        got = invoke(runner, "export", "--format", "html", "-o", str(out), case.path)
+        assert got.exit_code in (0, 1, 2), (name, got.exit_code, got.stderr)
+        assert "Traceback" not in got.stderr, name
+        if got.exit_code:
+            continue
+        page = out.read_text(encoding="utf-8")
+        start = page.index('id="pisess-data">') + len('id="pisess-data">')
+        end = page.index("</script>", start)
+        json.loads(page[start:end])
+        assert page[end:].count("<script") == 2, name
+        made += 1
+    assert made > 10
+
+
+def test_an_infinite_usage_does_not_stop_the_page(tmp_path, monkeypatch):
+    """A usage of 1e999 (JSON's infinity): the trace's step counts it as nothing, as browse's does."""
+    line = ('{"type":"message","id":"a1","parentId":"u1","timestamp":"2026-01-01T00:00:01.000Z","message":'
+            '{"role":"assistant","content":[{"type":"text","text":"x"}],"usage":{"input":1e999,"output":1},'
+            '"stopReason":"stop","timestamp":2}}')
+    lines = [header(), user("u1", None, "q")]
+    path = write_session(tmp_path, lines)
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(line + "\n")
+    doc = _data(_export(monkeypatch, "--format", "html", path))
+    assert doc["trace"][1][:2] == ["s", 0]

@@ -178,7 +178,17 @@
       body.push(block("toolResult", el("pre", { text: str(m.output) }), str(m.output)));
       if (m.exitCode !== undefined && m.exitCode !== 0 && m.exitCode !== null) body.push(el("p", { class: "meta", text: "exit code " + str(m.exitCode) }));
     } else if (role === "toolResult") contentNodes(m, body, "toolResult", false);
-    else if (role === "system") contentNodes(m, body, "text", false);
+    else if (role === "system") {  // a system message: its text, the sections it sets, the tools it adds and removes
+      contentNodes(m, body, "text", false);
+      if (m.sections && typeof m.sections === "object") Object.keys(m.sections).forEach(function (k) {
+        var v = m.sections[k];
+        body.push(el("div", { class: "meta", text: "section " + k + (v === null ? ": removed" : "") }));
+        if (v !== null) body.push(block("text", el("pre", { text: str(v) }), str(v)));
+      });
+      [["toolsAdded", "+tools "], ["toolsRemoved", "-tools "]].forEach(function (x) {
+        if (Array.isArray(m[x[0]]) && m[x[0]].length) body.push(el("p", { class: "meta", text: x[1] + m[x[0]].map(function (t) { return str(t && t.name); }).join(", ") }));
+      });
+    }
     else contentNodes(m, body, "text", role === "user" || role === "assistant" || role === "custom");
     var sec = el("section", { class: "msg " + role, "data-msg": true, "data-entry-id": idOf(entry), "data-role": role, "data-mark": mark || null }, head.concat(body));
     return sec;

@@ -23,8 +23,6 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
-import orjson
-
 from .. import js
 from ..js import UNDEF, get
 from ..model import kinds
@@ -299,7 +297,7 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
         if isinstance(got, tuple) and got:  # (its summary or content is in the messages it projects to)
             rest = {k: v for k, v in rest.items() if k not in ("summary", "content")}
             rest["\u0000projects"] = list(got)
-        entry_view[pos] = orjson.loads(_dumps(_lean_images(rest, images)))
+        entry_view[pos] = _lean_images(rest, images)
     views.clear()
     for pos in own_message:  # a message entry projects to its message (an empty content made [] or "")
         got = contexts.projected[pos]

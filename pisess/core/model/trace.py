@@ -27,7 +27,8 @@ def _id(e: Any) -> Any:
 
 
 def _num(v: Any) -> float:
-    return v if isinstance(v, (int, float)) and not isinstance(v, bool) and v == v else 0
+    # (a finite number only: a usage of 1e999 is infinity, which int() refuses)
+    return v if isinstance(v, (int, float)) and not isinstance(v, bool) and v == v and abs(v) != float("inf") else 0
 
 
 @dataclass(frozen=True)
