@@ -918,3 +918,92 @@ def test_the_context_screen_is_context_leaf_and_originals_only_on_a_toggle(examp
     assert [h.split(" \u2500")[0] for h in screen_heads] == [h.split(" \u2500")[0] for h in heads]
     assert "hidden" not in plain.lower() or "hidden" in " ".join(cli).lower()
     assert "showing what edits replaced or hid" in flipped.splitlines()[0]
+
+
+# --- the low items of issue 32 ------------------------------------------------------------------------
+
+
+def test_the_help_keeps_its_columns_at_80(examples):
+    async def look(app, pilot):
+        await pilot.press("question_mark")
+        await pilot.pause()
+        return _screen_text(app)
+
+    lines = _run_app(examples, look, size=(80, 40)).splitlines()
+    table = lines[lines.index("pisess browse: keys") + 2:]
+    table = table[:next(i for i, ln in enumerate(table) if not ln.strip())]
+    assert len(table) >= 18 and all(ln.startswith(" ") for ln in table)  # (nothing wraps to column 0)
+    assert all(len(ln) <= 80 for ln in lines)
+
+
+def test_tab_gives_j_and_k_to_the_entry_pane(examples):
+    async def look(app, pilot):
+        await pilot.press("k", "k", "tab", "j", "j", "j")
+        await pilot.pause()
+        pane = app.screen.query_one("#detail")
+        return app.screen._selected_id(), pane.scroll_offset.y
+
+    selected, scrolled = _run_app(examples, look, size=(100, 30))
+    assert selected == "abf7491b" and scrolled == 3
+
+
+def test_an_empty_session_and_thinking_say_what_they_are(examples, tmp_path):
+    empty = write_session(tmp_path, [header()], name="empty.jsonl")
+    think = write_session(tmp_path, [header(), user("u1", None), message("a1", "u1", {
+        "role": "assistant", "content": [{"type": "thinking", "thinking": "ponder the dates"},
+                                         {"type": "text", "text": "done"}],
+        "provider": "p", "model": "m", "stopReason": "stop", "timestamp": 1})], name="think.jsonl")
+
+    async def look(app, pilot):
+        return _screen_text(app)
+
+    assert "(no entries: a header only)" in _run_app(examples, look, path=empty)
+    shown = _run_app(examples, look, path=think)
+    assert "\u25b8 thinking" in shown and "ponder the dates" in shown
+
+
+def test_no_message_names_an_option_browse_does_not_take(examples):
+    async def look(app, pilot):
+        await pilot.press("c")
+        await pilot.pause()
+        return _screen_text(app)
+
+    page = _run_app(examples, look, size=(120, 300))
+    assert "more line" in page  # (a block cut: what it says about it)
+    assert not re.search(r"--(full|json|thinking|force|redact)\b", page), page
+
+
+@pytest.mark.parametrize("keys", [(), ("f",), ("slash", "a")], ids=["session", "fork dialog", "search box"])
+def test_ctrl_c_exits_130_everywhere(examples, keys):
+    async def look(app, pilot):
+        await pilot.press(*keys)
+        await pilot.pause()
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        return app.return_code
+
+    assert _run_app(examples, look) == 130
+
+
+def test_a_damaged_append_is_not_called_a_rewrite(examples):
+    path = examples / "sessions" / CLI_FILE
+
+    async def look(app, pilot):
+        with open(path, "ab") as f:
+            f.write(b"this is not json\n")
+        app.screen._follow()
+        await pilot.pause()
+        return _screen_text(app)
+
+    screen = _run_app(examples, look)
+    assert "rewritten" not in screen and "could not be joined" in screen
+
+
+def test_no_sessions_says_where_it_looked(examples):
+    (examples / "sessions" / "--work-empty--").mkdir()
+
+    async def look(app, pilot):
+        return _screen_text(app)
+
+    screen = _run_app(examples, look, path=None, cwd="/work/empty")
+    assert "no sessions in" in screen and "--work-empty--" in screen

@@ -353,20 +353,36 @@ class ChildCounts:
 
 
 class ListScreen(Screen):
-    """A screen around one ``RowList``: the moves every list screen binds."""
+    """A screen around one ``RowList``: the moves every list screen binds (they scroll the other
+    pane while it has the focus: Tab gives it)."""
+
+    def _pane(self) -> RichLog | None:
+        return self.focused if isinstance(self.focused, RichLog) else None
 
     def action_move(self, delta: int) -> None:
+        if (pane := self._pane()) is not None:
+            pane.scroll_relative(y=delta, animate=False)
+            return
         rl = self.query_one(RowList)
         rl.goto(rl.cursor + delta)
 
     def action_page(self, delta: int) -> None:
+        if (pane := self._pane()) is not None:
+            (pane.scroll_page_down if delta > 0 else pane.scroll_page_up)(animate=False)
+            return
         rl = self.query_one(RowList)
         rl.goto(rl.cursor + delta * rl.page())
 
     def action_top(self) -> None:
+        if (pane := self._pane()) is not None:
+            pane.scroll_home(animate=False)
+            return
         self.query_one(RowList).goto(0)
 
     def action_bottom(self) -> None:
+        if (pane := self._pane()) is not None:
+            pane.scroll_end(animate=False)
+            return
         rl = self.query_one(RowList)
         rl.goto(rl.count - 1)
 
@@ -588,7 +604,8 @@ class SessionScreen(ListScreen):
                 return
             self.previews.clear()
             where = {p: self.opened.session.store.find(eid) for p, eid in ids.items()}
-            self.note = "the file was rewritten: read again"
+            self.note = ("the file was rewritten: read again" if old.follower.why == "rewritten" else
+                         "what was appended could not be joined (a damaged line?): the file read again")
         else:
             self.opened = laid_out(got, old.follower)
             if got.id_width != old.session.id_width:  # (a new id looks like an old one: ids are cut longer)
@@ -635,7 +652,9 @@ class SessionScreen(ListScreen):
         log.clear()
         e = self._selected_entry()
         if e is None or self.opened is None:
-            log.write(Text("(a fold: l or \u2192 opens it)", "dim"))
+            empty = not self.rows
+            log.write(Text("(no entries: a header only)" if empty else "(a fold: l or \u2192 opens it)",
+                           "dim"))
             return
         det = entry_detail(self.opened.session, e, self.opened.links)
         width = max(20, log.scrollable_content_region.width or 40)
@@ -723,7 +742,7 @@ class SessionScreen(ListScreen):
 
     def action_other_pane(self) -> None:
         rl, log = self.query_one(RowList), self.query_one("#detail", RichLog)
-        (log if rl.has_focus else rl).focus()
+        self.set_focus(log if self.focused is rl else rl)
 
     def action_back(self) -> None:
         if self.query_one("#search", Input).display:
@@ -748,7 +767,7 @@ class SessionScreen(ListScreen):
         ctx = build_context(s, eid, full_path=False)
         title = f"context at {eid} \u00b7 what the model sees if this were the leaf"
         self.app.push_screen(TextScreen(
-            title, lambda width, original: context_view(ctx, max_lines=12, original=original),
+            title, lambda width, original: context_view(ctx, max_lines=12, original=original, in_app=True),
             toggle=("o", "originals", f"{title} \u00b7 showing what edits replaced or hid (o hides)")))
 
     def action_trace(self) -> None:
@@ -955,7 +974,7 @@ class SessionsScreen(ListScreen):
         yield Static("", id="title")
         yield Static("", id="header")
         yield RowList(0, self._draw, id="sessions")
-        yield Static("", id="status")
+        yield Static("", id="notice")
         yield Input(placeholder="filter by id, name, first message or cwd (Enter opens, Esc clears)", id="search",
                     select_on_focus=False)
         yield Input(placeholder="search the listed sessions' text (Enter)", id="content")
@@ -1031,7 +1050,9 @@ class SessionsScreen(ListScreen):
             status = (f"no sessions in {tilde(where)}" + ("" if self.all_projects else "; Tab: all projects"))
         elif not self.shown:
             status = f"no session matches {self.query_text!r}; Esc clears the filter"
-        self.query_one("#status", Static).update(Text(status, "yellow"))
+        notice = self.query_one("#notice", Static)
+        notice.update(Text(status, "yellow"))
+        notice.display = bool(status)
         rl = self.query_one(RowList)
         rl.reset(len(self.shown), 0)
         if focus_list:
@@ -1140,13 +1161,14 @@ class BrowseApp(App):
     Screen { layout: vertical; }
     #title { height: 1; background: $boost; }
     #status { height: 1; }
+    #notice { height: auto; max-height: 4; }
     #keys { height: 1; }
     #panes { height: 1fr; }
     #detail { border-left: solid $secondary; }
     #dialog { width: 90%; height: 80%; border: thick $accent; background: $surface; }
     #question { height: 1fr; }
     """
-    BINDINGS = [Binding("ctrl+c", "quit", show=False)]
+    BINDINGS = [Binding("ctrl+c", "interrupt", show=False, priority=True)]
 
     def __init__(self, *, path: str | None, at: Any, root: str, cwd: str, reader: str, pi_version: str,
                  all_projects: bool = False, sessions_dir: str | None = None) -> None:
@@ -1174,6 +1196,9 @@ class BrowseApp(App):
             self.push_screen(SessionsScreen(self.all_projects))
         else:
             self.push_screen(SessionScreen(self.path, self.at))
+
+    def action_interrupt(self) -> None:
+        self.exit(return_code=130)  # (the exit-code table: interrupted)
 
     def action_show_help(self) -> None:
         self.push_screen(TextScreen("help", lambda width: bv.help_view()))

@@ -58,5 +58,8 @@ def browse(
         # (checked after the session is found and read: a wrong name still gets its own message)
         raise PisessError("usage", "pisess browse needs a terminal (stdin and stdout); for a pipe or a file use "
                           "pisess tree, context or export")
-    BrowseApp(path=path, at=entry, root=w.root, cwd=w.cwd, reader=reader, pi_version=pi_version,
-              all_projects=all_projects, sessions_dir=sessions_dir).run()
+    app = BrowseApp(path=path, at=entry, root=w.root, cwd=w.cwd, reader=reader, pi_version=pi_version,
+                    all_projects=all_projects, sessions_dir=sessions_dir)
+    app.run()
+    if app.return_code:  # (Ctrl-C: 130, as every command interrupted)
+        raise typer.Exit(app.return_code)

@@ -109,16 +109,17 @@ def session_row(s: Any, info: dict, id_width: int, all_projects: bool, width: in
 
 
 def help_view() -> list:
-    out: list = [Text("pisess browse: keys", "bold"), Text("")]
-    width = max(len(k) for k, _, _ in KEYS)
+    """The keys as a table: keys, what, where (each column wraps inside itself at any width)."""
+    from rich.table import Table
+
+    table = Table.grid(padding=(0, 2), pad_edge=True, expand=False)
+    table.add_column(no_wrap=True, style="bold")
+    table.add_column(ratio=1)
+    table.add_column(style="dim", max_width=18)
     for keys, what, where in KEYS:
-        t = Text(f"  {keys:<{width}}  ", "bold")
-        t.append(what)
-        t.append(f"  ({where})", "dim")
-        out.append(t)
-    out += [Text(""), Text("Nothing here writes to an existing session file: fork and export create new files.",
-                           "dim")]
-    return out
+        table.add_row(keys, what, where)
+    return [Text("pisess browse: keys", "bold"), Text(""), table, Text(""),
+            Text("Nothing here writes to an existing session file: fork and export create new files.", "dim")]
 
 
 def duration(ms: float | None) -> str:
@@ -174,7 +175,8 @@ def detail_view(session: Any, det: Any, *, width: int = 60, max_lines: int = 40)
     out.append(Text(""))
     limits = Limits.terminal(max_lines, False)
     if det.message is not None:
-        _, *body = message_block(message_view(det.message, e, limits), thinking=True, id_width=session.id_width)
+        _, *body = message_block(message_view(det.message, e, limits), thinking=True, id_width=session.id_width,
+                                 in_app=True)
         out.extend(body)
     elif isinstance(get(e, "summary"), str):
         out.append(Text(escape_controls(get(e, "summary"), keep_newlines=True)))

@@ -31,7 +31,7 @@ def id_cell(v: Any, width: int) -> str:
 
 
 def context_view(ctx, *, llm: bool = False, thinking: bool = False, full: bool = False, max_lines: int = 12,
-                 system: bool = False, original: bool = False, lines: bool = False) -> list:
+                 system: bool = False, original: bool = False, lines: bool = False, in_app: bool = False) -> list:
     """The context panel and each message.  pi 1.6: the header counts the replayed prompt's
     sections and tools and the messages context edits hide; an edited message says which edit;
     ``original`` also shows what edits replaced or hid, ``system`` the whole prompt and tools.
@@ -94,7 +94,7 @@ def context_view(ctx, *, llm: bool = False, thinking: bool = False, full: bool =
     if system:
         out.extend(system_prompt_view(sm))
     parts = _context_messages(ctx, llm=llm, thinking=thinking, limits_n=max_lines, full=full, original=original,
-                              unpaired=set(unpaired))
+                              unpaired=set(unpaired), in_app=in_app)
     if lines:
         out.append(Lines(parts))
     else:
@@ -139,7 +139,7 @@ NO_CALL = "no call before it: the provider refuses it"
 
 
 def _context_messages(ctx, *, llm: bool, thinking: bool, limits_n: int, full: bool,
-                      original: bool, unpaired: set | frozenset = frozenset()) -> Iterator[Part]:
+                      original: bool, unpaired: set | frozenset = frozenset(), in_app: bool = False) -> Iterator[Part]:
     """Each message's parts in order, made as they are read; with ``original`` the messages edits
     replaced or hid, beside them."""
     from dataclasses import replace
@@ -160,7 +160,8 @@ def _context_messages(ctx, *, llm: bool, thinking: bool, limits_n: int, full: bo
             shown = conv[0]
             converted_from = None if shown is m else kinds.of_message(m).word
         view = message_view(shown, src, limits, converted_from=converted_from, origin=m)
-        return message_parts(replace(view, **marks) if marks else view, thinking=thinking, id_width=s.id_width)
+        return message_parts(replace(view, **marks) if marks else view, thinking=thinking, id_width=s.id_width,
+                             in_app=in_app)
 
     edits = bool(ctx.applied_edits)  # (most contexts have none: no entry's id to look up then)
     index = 0
@@ -180,14 +181,14 @@ def _context_messages(ctx, *, llm: bool, thinking: bool, limits_n: int, full: bo
                 yield from block(m, entry, hidden=f"by {by}" if n == 0 else f"original, replaced by {by}")
 
 
-def _cut(b) -> str:
+def _cut(b, in_app: bool = False) -> str:
     """The one note of a block cut by characters (the lines after the cut counted in it): ``--full``
-    cuts there too, ``--json`` has everything."""
+    cuts there too, ``--json`` has everything (a command an app, browse, does not point to)."""
     if not b.cut_chars:
         return ""
     left = _lines_left(b)
     lines = f" in {plural(left + 1, 'line')}" if left > 0 else ""
-    return f" \u2026 [{b.cut_chars:,} more characters{lines}: pisess context --json]"
+    return f" \u2026 [{b.cut_chars:,} more characters{lines}{'' if in_app else ': pisess context --json'}]"
 
 
 def _lines_left(b) -> int:
@@ -196,11 +197,12 @@ def _lines_left(b) -> int:
     return b.total_lines - (b.text.count("\n") + 1) if b.cut_chars else b.cut_lines
 
 
-def _more(b) -> list:
+def _more(b, in_app: bool = False) -> list:
     """``… N more lines (--full) …`` under a block cut by lines (one cut by characters says it all
     in ``_cut``)."""
     left = _lines_left(b)
-    return [Para(f"\u2026 {plural(left, 'more line')} (--full) \u2026", "dim")] if left > 0 and not b.cut_chars else []
+    how = "" if in_app else " (--full)"
+    return [Para(f"\u2026 {plural(left, 'more line')}{how} \u2026", "dim")] if left > 0 and not b.cut_chars else []
 
 
 _SOURCE_WORDS = {"retained": "retained in ", "checkpoint": "compaction "}
@@ -245,9 +247,10 @@ def _safe(s, style: str = "") -> Para:
     return Para(escape_controls(d.s(s), keep_newlines=True), style)
 
 
-def message_parts(v, *, thinking: bool = False, id_width: int = 8) -> list[Part]:
+def message_parts(v, *, thinking: bool = False, id_width: int = 8, in_app: bool = False) -> list[Part]:
     """A ``MessageView`` (pisess.core.model.messages) as the parts of ``views.lines``: a heading,
-    then its blocks (``message_block`` is the same as Rich's objects)."""
+    then its blocks (``message_block`` is the same as Rich's objects).  ``in_app`` (browse): the
+    notes name no command-line option, and thinking shown says it is thinking."""
     from pisess.core.model.text import image_words
 
     body: list[Part] = [Heading(_heading(v, id_width), "dim")]
@@ -258,12 +261,15 @@ def message_parts(v, *, thinking: bool = False, id_width: int = 8) -> list[Part]
             if b.redacted:
                 body.append(Para("\u25b8 thinking (redacted by the provider)", "dim"))
             elif thinking:
-                body.append(_safe(b.text + _cut(b), "dim italic"))
+                if in_app:
+                    body.append(Para("\u25b8 thinking", "dim"))
+                body.append(_safe(b.text + _cut(b, in_app), "dim italic"))
             else:
-                body.append(Para(f"\u25b8 thinking ({len(b.text) + b.cut_chars:,} chars, --thinking to show)", "dim"))
+                how = "" if in_app else ", --thinking to show"
+                body.append(Para(f"\u25b8 thinking ({len(b.text) + b.cut_chars:,} chars{how})", "dim"))
         elif b.kind == "call":
             left = 0 if b.cut_chars else _lines_left(b)
-            body.append(_safe(f"\u2192 {b.label}({b.text}{_cut(b)})" +
+            body.append(_safe(f"\u2192 {b.label}({b.text}{_cut(b, in_app)})" +
                               (f" \u2026 {plural(left, 'more line')}" if left > 0 else ""), "yellow"))
         elif b.kind == "command":
             body.append(_safe(f"$ {b.text}", "bold"))
@@ -275,12 +281,12 @@ def message_parts(v, *, thinking: bool = False, id_width: int = 8) -> list[Part]
         elif b.kind == "note":
             body.append(Para(b.text, "dim"))
         else:  # text, output, json
-            body.append(_safe(b.text + _cut(b), "red" if v.error and b.kind == "output" else ""))
-            body.extend(_more(b))
+            body.append(_safe(b.text + _cut(b, in_app), "red" if v.error and b.kind == "output" else ""))
+            body.extend(_more(b, in_app))
     return body
 
 
-def message_block(v, *, thinking: bool = False, id_width: int = 8) -> list:
+def message_block(v, *, thinking: bool = False, id_width: int = 8, in_app: bool = False) -> list:
     """A ``MessageView`` (pisess.core.model.messages) on a terminal: a rule, then its blocks (Rich's
     objects, for views that lay them out among others: diff's, the browser's)."""
-    return [to_rich(p) for p in message_parts(v, thinking=thinking, id_width=id_width)]
+    return [to_rich(p) for p in message_parts(v, thinking=thinking, id_width=id_width, in_app=in_app)]

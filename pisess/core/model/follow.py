@@ -577,6 +577,7 @@ class SessionTail:
         from ..reading.compact import CompactEntries
 
         self.session = session
+        self.why = ""
         self.tail = Tail(session.path, stat)
         store = session.store
         self._ix = store.ix if type(store) is CompactEntries and store.ix.ends_with_newline else None
@@ -586,11 +587,16 @@ class SessionTail:
             self.tail.start_at(session.raw.size, 0)
 
     def poll(self) -> Any:
+        """The grown session, ``None`` or ``REREAD``; after ``REREAD``, ``why`` says what was seen:
+        ``rewritten`` (or deleted: what was read is not what the file holds) or ``appended`` (the
+        lines added cannot be joined: a damaged line, or a session not over a compact index)."""
         chunk = self.tail.read(lambda n, at, raw: None)  # (the lines are indexed below, not kept here)
         if chunk.deleted or chunk.rewritten is not None:
+            self.why = "rewritten"
             return REREAD
         if not chunk.count:
             return None
+        self.why = "appended"
         ix = self._ix
         if ix is None:
             return REREAD
