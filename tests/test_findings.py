@@ -93,6 +93,25 @@ def test_pi_sends_a_result_without_its_call_and_makes_one_for_a_call_without_res
     assert [_pi_provider_orphans(t["provider"])[0] for t in branch["otherTips"].values()] == [["toolu_b1"]]
 
 
+def _files_and_tips() -> list[tuple[str, str | None]]:
+    out: list[tuple[str, str | None]] = []
+    for rel, pi in sorted(ANSWERS["files"].items()):
+        out.append((rel, None))
+        out.extend((rel, tip) for tip in pi["otherTips"])
+    return out
+
+
+@pytest.mark.parametrize(("rel", "tip"), _files_and_tips())
+def test_context_says_what_pi_ai_sends_without_its_call_on_every_file_and_path(root, rel, tip):
+    """On every generated file, at its leaf and at each other tip: the results pisess says go
+    without their call are those pi-ai 1.6.0's transformMessages passes without it."""
+    pi = ANSWERS["files"][rel]["otherTips"][tip] if tip else ANSWERS["files"][rel]["context"]
+    doc = _json("context", str(root / rel), *(["--leaf", tip] if tip else []))
+    assert [u["toolCallId"] for u in doc["toolResultsWithoutCall"]] == _pi_provider_orphans(pi["provider"])[0]
+    assert [doc["messages"][u["messageIndex"]]["role"] for u in doc["toolResultsWithoutCall"]] == \
+        ["toolResult"] * len(doc["toolResultsWithoutCall"])
+
+
 def test_validate_says_the_session_cannot_go_on_from_its_leaf(root):
     f = root / ORPHAN / "leaf.jsonl"
     doc = _json("validate", str(f), code=1)
