@@ -35,27 +35,33 @@ def _export(monkeypatch, *args):
 
 def _data(page: str) -> dict:
     m = re.search(r'<script type="application/json" id="pisess-data">(.*?)</script>', page, re.S)
-    assert m
-    return json.loads(m.group(1))
+    lines = re.search(r'<script type="application/json" id="pisess-msgs">(.*?)</script>', page, re.S)
+    assert m and lines
+    doc = json.loads(m.group(1))
+    doc["msgs"] = [json.loads(x) for x in lines.group(1).split("\n") if x]
+    return doc
 
 
 def test_session_text_cannot_leave_the_data_element(tmp_path, monkeypatch):
     page = _export(monkeypatch, "--format", "html", _session(tmp_path))
-    data = page[page.index('id="pisess-data">'):page.index("</script>", page.index('id="pisess-data">'))]
-    inner = data.split(">", 1)[1]
-    assert "</" not in inner and "<!" not in inner  # nothing can end the element or open a comment
-    assert "\u2028" not in data and "\u2029" not in data
+    elements = re.findall(r'<script type="application/json" id="pisess-(?:data|msgs)">(.*?)</script>', page, re.S)
+    assert len(elements) == 2
+    for inner in elements:  # nothing can end the element or open a comment in it
+        assert "</" not in inner and "<!" not in inner
+        assert "\u2028" not in inner and "\u2029" not in inner
     doc = _data(page)
     texts = [m["content"][0]["text"] for m in doc["msgs"] if m.get("role") == "user"]
     assert texts == HOSTILE  # and JSON.parse gives the text back exactly
-    outside = page.replace(data, "")
-    assert outside.count("<script") == 3  # the data, markdown-it, the page's own script
+    outside = page
+    for inner in elements:
+        outside = outside.replace(inner, "")
+    assert outside.count("<script") == 4  # the data, the messages, markdown-it, the page's own script
 
 
 def test_csp_allows_exactly_the_page_own_script_and_style(tmp_path, monkeypatch):
     page = _export(monkeypatch, "--format", "html", _session(tmp_path))
     start = page.index('id="pisess-data">')
-    page = page[:start] + page[page.index("</script>", start):]  # (session text aside)
+    page = page[:start] + page[page.index("</script>", page.index('id="pisess-msgs">')):]  # (session text aside)
     csp = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', page).group(1)
     assert "default-src 'none'" in csp and "img-src data:" in csp and "unsafe" not in csp
     scripts = re.findall(r"<script>(.*?)</script>", page, re.S)
@@ -194,9 +200,8 @@ def test_hostile_corpus_pages_are_made_or_refused_cleanly(tmp_path, monkeypatch)
         if got.exit_code:
             continue
         page = out.read_text(encoding="utf-8")
-        start = page.index('id="pisess-data">') + len('id="pisess-data">')
-        end = page.index("</script>", start)
-        json.loads(page[start:end])
+        _data(page)
+        end = page.index("</script>", page.index('id="pisess-msgs">'))
         assert page[end:].count("<script") == 2, name
         made += 1
     assert made > 10

@@ -4,6 +4,20 @@
 (function () {
   "use strict";
   var D = JSON.parse(document.getElementById("pisess-data").textContent);
+  // the messages: one JSON document per line, parsed when drawn (not all at once before the first paint)
+  var MSG_TEXT = document.getElementById("pisess-msgs").textContent, msgStart = [], msgCache = new Map();
+  if (MSG_TEXT.length) { msgStart.push(0); for (var nl = MSG_TEXT.indexOf("\n"); nl >= 0; nl = MSG_TEXT.indexOf("\n", nl + 1)) msgStart.push(nl + 1); }
+  function msg(k) {
+    var m = msgCache.get(k);
+    if (m === undefined) {
+      if (k < 0 || k >= msgStart.length) return null;
+      var end = k + 1 < msgStart.length ? msgStart[k + 1] - 1 : MSG_TEXT.length;
+      m = JSON.parse(MSG_TEXT.slice(msgStart[k], end));
+      if (msgCache.size > 20000) msgCache.clear();
+      msgCache.set(k, m);
+    }
+    return m;
+  }
   var M = D.meta, N = D.ids.length, ROWH = 20;
   // columns stored as codes, and each entry's tokens and dollars (what diff's side table sums of it)
   D.type = D.type.map(function (c) { return D.types[c]; });
@@ -72,16 +86,19 @@
   };
   var state = { sel: M.leaf === null ? (R.pos.length ? R.pos[0] : -1) : M.leaf, tab: "entry", filter: "default",
     folded: {}, b: M.leaf, q: "", hits: [], hit: -1, original: false };
-  var visible = [];  // row indexes shown
-  function msgOfEntry(p) { var v = D.entry[p]; return typeof v === "number" ? D.msgs[v] : null; }
+  var visible = [], visibleAt = new Map(), visibleKey = "";  // row indexes shown, and where each is among them
+  function msgOfEntry(p) { var v = D.entry[p]; return typeof v === "number" ? msg(v) : null; }
   function rebuildVisible() {
-    var keep = FILTERS[state.filter]; visible = [];
+    var key = state.filter + "|" + Object.keys(state.folded).filter(function (k) { return state.folded[k]; }).join(",");
+    if (key === visibleKey && visibleAt.has(rowOf[state.sel])) return;
+    visibleKey = key;
+    var keep = FILTERS[state.filter]; visible = []; visibleAt = new Map();
     var foldUntil = null;
     for (var r = 0; r < R.pos.length; r++) {
       var ind = D.rows.indents[R.indent[r]];
       if (foldUntil !== null) { if (ind.indexOf(foldUntil) === 0 && ind.length >= foldUntil.length) continue; foldUntil = null; }
       var p = R.pos[r];
-      if (p === state.sel || keep(p)) visible.push(r);
+      if (p === state.sel || keep(p)) { visibleAt.set(r, visible.length); visible.push(r); }
       if (state.folded[p]) foldUntil = sideGuide(ind);
     }
   }
@@ -106,6 +123,14 @@
     }
     return { segs: segs };
   }
+  var spent = new Map();  // node -> [tokens, dollars] from the root to it
+  function spentTo(pos) {
+    var chain = [], p = pos;
+    while (p >= 0 && !spent.has(p) && chain.length <= N) { chain.push(p); p = D.parent[p]; }
+    var acc = p >= 0 && spent.has(p) ? spent.get(p) : [0, 0];
+    for (var k = chain.length - 1; k >= 0; k--) { var u = D.usage[chain[k]]; acc = u ? [acc[0] + u[0], acc[1] + u[1]] : acc; spent.set(chain[k], acc); }
+    return spent.get(pos) || [0, 0];
+  }
   function pathTo(pos) { var out = [], p = pos, seen = {}; while (p >= 0 && !seen[p]) { seen[p] = 1; out.push(p); p = D.parent[p]; } return out.reverse(); }
 
   // --- markdown (only what is drawn) ------------------------------------------------------------
@@ -120,13 +145,26 @@
       return dflt(tokens, idx, opts, env, self);
     };
   }
-  var MD_MAX = 200000;
+  var MD_MAX = 200000, PRE_LINES = 60;
+  // a long block shows its first lines and a button for the rest (laying out thousands of lines on
+  // every selection is what makes a page slow); its source stays the whole text
+  function pre(text) {
+    var node = el("pre"), lines = 0, at = -1;
+    while (lines < PRE_LINES && (at = text.indexOf("\n", at + 1)) >= 0) lines++;
+    if (lines < PRE_LINES || at < 0 || at >= text.length - 1) { node.textContent = text; return node; }
+    node.textContent = text.slice(0, at + 1);
+    var rest = text.length - at - 1, more = text.split("\n").length - PRE_LINES;
+    var btn = el("button", { type: "button", class: "more", text: "\u2026 " + num(more) + " more lines (" + kfmt(rest) + " chars): show all" });
+    btn.addEventListener("click", function () { node.textContent = text; });
+    node.appendChild(btn);
+    return node;
+  }
   function prose(kind, text, asMarkdown) {
     var node;
     if (md && asMarkdown && text.length <= MD_MAX) {
       node = el("div", { class: "md" });
       node.innerHTML = md.render(text);  // markdown-it escapes every character of the source (html: false)
-    } else node = el("pre", { text: text });
+    } else node = pre(text);
     return block(kind, node, text);
   }
 
@@ -149,11 +187,11 @@
       if (b.type === "text") { if (typeof b.text === "string") out.push(prose(textKind, b.text, markdown)); }
       else if (b.type === "thinking") {
         var t = typeof b.thinking === "string" ? b.thinking : "";
-        var d = el("details", null, [el("summary", { text: b.redacted ? "Thinking (redacted by the provider)" : "Thinking (" + num(t.length) + " chars)" }), el("pre", { text: t })]);
+        var d = el("details", null, [el("summary", { text: b.redacted ? "Thinking (redacted by the provider)" : "Thinking (" + num(t.length) + " chars)" }), pre(t)]);
         out.push(block("thinking", d, t));
       } else if (b.type === "toolCall") {
         var args = str(b.arguments);
-        out.push(block("toolCall", el("div", null, [el("strong", { text: "Tool call: " + str(b.name) }), el("pre", { text: args })]), args));
+        out.push(block("toolCall", el("div", null, [el("strong", { text: "Tool call: " + str(b.name) }), pre(args)]), args));
       } else if (b.type === "image") out.push(imageNode(b));
       else out.push(block(textKind, el("pre", { text: str(b) }), str(b)));
     });
@@ -175,7 +213,7 @@
     else if (role === "bashExecution") {
       var cmd = "$ " + str(m.command);
       body.push(block("toolCall", el("pre", { text: cmd }), str(m.command)));
-      body.push(block("toolResult", el("pre", { text: str(m.output) }), str(m.output)));
+      body.push(block("toolResult", pre(str(m.output)), str(m.output)));
       if (m.exitCode !== undefined && m.exitCode !== 0 && m.exitCode !== null) body.push(el("p", { class: "meta", text: "exit code " + str(m.exitCode) }));
     } else if (role === "toolResult") contentNodes(m, body, "toolResult", false);
     else if (role === "system") {  // a system message: its text, the sections it sets, the tools it adds and removes
@@ -183,7 +221,7 @@
       if (m.sections && typeof m.sections === "object") Object.keys(m.sections).forEach(function (k) {
         var v = m.sections[k];
         body.push(el("div", { class: "meta", text: "section " + k + (v === null ? ": removed" : "") }));
-        if (v !== null) body.push(block("text", el("pre", { text: str(v) }), str(v)));
+        if (v !== null) body.push(block("text", pre(str(v)), str(v)));
       });
       [["toolsAdded", "+tools "], ["toolsRemoved", "-tools "]].forEach(function (x) {
         if (Array.isArray(m[x[0]]) && m[x[0]].length) body.push(el("p", { class: "meta", text: x[1] + m[x[0]].map(function (t) { return str(t && t.name); }).join(", ") }));
@@ -326,7 +364,7 @@
     if (p >= 0) { go({ sel: p }); if (innerWidth <= 760) app.classList.remove("drawer-open"); }
   });
   function scrollToSel() {
-    var v = visible.indexOf(rowOf[state.sel]);
+    var v = visibleAt.has(rowOf[state.sel]) ? visibleAt.get(rowOf[state.sel]) : -1;
     if (v < 0) return;
     var y = v * ROWH;
     if (y < treeBox.scrollTop || y + ROWH > treeBox.scrollTop + treeBox.clientHeight) treeBox.scrollTop = Math.max(0, y - treeBox.clientHeight / 3);
@@ -356,14 +394,14 @@
       ["Usage", u ? num(u[0]) + " tokens \u00b7 " + money(u[1]) : ""], ["Children", kids[p] ? kids[p].length : 0]]));
     if (findingsAt[p]) findingsAt[p].forEach(function (k) { var f = D.findings[k]; pane.appendChild(el("p", { class: "error", text: "\u26a0 " + str(f.code) + ": " + str(f.message) })); });
     var v = D.entry[p];
-    if (typeof v === "number") pane.appendChild(messageNode(D.msgs[v], p, 0, null));
+    if (typeof v === "number") pane.appendChild(messageNode(msg(v), p, 0, null));
     else if (v && typeof v === "object") {
       var rest = {}, projects = v["\u0000projects"];
       for (var k in v) if (k !== "\u0000projects") rest[k] = v[k];
       if (Object.keys(rest).length) pane.appendChild(el("pre", { text: JSON.stringify(rest, null, 2) }));
       if (projects) {  // its summary or content: the messages it becomes in a context
         pane.appendChild(el("p", { class: "muted", text: "what it puts in a context:" }));
-        projects.forEach(function (i) { pane.appendChild(messageNode(D.msgs[i], p, 0, null)); });
+        projects.forEach(function (i) { pane.appendChild(messageNode(msg(i), p, 0, null)); });
       }
     }
   }
@@ -393,12 +431,12 @@
     if (c.error !== undefined) { pane.appendChild(el("p", { class: "error", text: "pi cannot build the context here: " + c.error })); return; }
     var size = 0, shown = 0;
     c.items.forEach(function (x) { if (x[2] !== "hidden") { size += D.msize[x[0]]; shown++; } });
-    var cost = 0, tokens = 0; pathTo(p).forEach(function (q) { var u = D.usage[q]; if (u) { tokens += u[0]; cost += u[1]; } });
+    var sp = spentTo(p), tokens = sp[0], cost = sp[1];
     var toggle = el("label", null, [el("input", { type: "checkbox", checked: state.original ? true : null, onchange: function (ev) { state.original = ev.target.checked; render(); } }), " show what context edits hide"]);
     pane.appendChild(el("p", { class: "muted", text: num(shown) + " messages \u00b7 ~" + num(Math.floor(size / 4)) + " tokens (a quarter of their JSON) \u00b7 spent up to here: " + kfmt(tokens) + " tokens, " + money(cost) }));
     pane.appendChild(toggle);
     var n = 0;
-    c.items.forEach(function (x) { pane.appendChild(messageNode(D.msgs[x[0]], x[1], x[2] === "hidden" ? 0 : ++n, x[2])); });
+    c.items.forEach(function (x) { pane.appendChild(messageNode(msg(x[0]), x[1], x[2] === "hidden" ? 0 : ++n, x[2])); });
     if (!c.items.length) pane.appendChild(el("p", { class: "muted", text: "(the context is empty)" }));
   }
 
@@ -550,7 +588,7 @@
       for (k = j1; k < j2; k++) add.push(k);
       while (rem.length && add.length && D.shape[ma[rem[0]][0]] === D.shape[mb[add[0]][0]]) {
         var i = rem.shift(), j = add.shift();
-        out.push({ op: "changed", a: i, b: j, count: 1, diff: unifiedDiff(splitlines(messageText(D.msgs[ma[i][0]])), splitlines(messageText(D.msgs[mb[j][0]])), 2) });
+        out.push({ op: "changed", a: i, b: j, count: 1, diff: unifiedDiff(splitlines(messageText(msg(ma[i][0]))), splitlines(messageText(msg(mb[j][0]))), 2) });
       }
       rem.forEach(function (i) { out.push({ op: "removed", a: i, b: null, count: 1 }); });
       add.forEach(function (j) { out.push({ op: "added", a: null, b: j, count: 1 }); });
@@ -609,7 +647,7 @@
       var tr = el("tr", { "data-op": x.op, "data-count": x.count, "data-index-a": x.a === null ? "" : x.a, "data-index-b": x.b === null ? "" : x.b, "data-entry-id-a": ea, "data-entry-id-b": eb });
       function side(cls, i, list) {
         var td = el("td", { class: cls }); if (i === null) return td;
-        var m = D.msgs[list[i][0]] || {};
+        var m = msg(list[i][0]) || {};
         td.appendChild(el("div", { class: "muted", "data-entry-id": idOf(list[i][1]), text: (i + 1) + ". " + (TITLES[m.role] || str(m.role)) + " \u00b7 " + sid(list[i][1]) }));
         td.appendChild(el("div", { text: messageText(m).slice(0, 300) }));
         return td;
@@ -638,28 +676,58 @@
   }
 
   // --- search -------------------------------------------------------------------------------------------
-  var texts = null;
-  function textsOf(p) {
-    var out = [], v = D.entry[p];
-    function walk(x) { if (typeof x === "string") out.push(x); else if (Array.isArray(x)) x.forEach(walk); else if (x && typeof x === "object") for (var k in x) if (k !== "data") walk(x[k]); }
-    walk(typeof v === "number" ? D.msgs[v] : v);
-    if (D.label[p] !== undefined) out.push(str(D.label[p]));
-    return out.join("\n");
+  // search: the messages' text is searched as it is stored (JSON), then each candidate message is
+  // parsed and its strings checked (a key or an escape is not a hit); entries point at their messages
+  function stringsOf(x, out) {
+    if (typeof x === "string") out.push(x);
+    else if (Array.isArray(x)) x.forEach(function (y) { stringsOf(y, out); });
+    else if (x && typeof x === "object") for (var k in x) if (k !== "data" && k !== "\u0000projects") stringsOf(x[k], out);
+    return out;
   }
+  function holds(strings, ql) { for (var i = 0; i < strings.length; i++) if (strings[i].toLowerCase().indexOf(ql) >= 0) return true; return false; }
+  var lowered = null, entriesOfMsg = null;
+  function msgOfOffset(at) { var lo = 0, hi = msgStart.length - 1; while (lo < hi) { var mid = (lo + hi + 1) >> 1; if (msgStart[mid] <= at) lo = mid; else hi = mid - 1; } return lo; }
   function search(q) {
     state.q = q; state.hits = []; state.hit = -1;
     if (!q) { hitsBox.hidden = true; return; }
-    if (!texts) { texts = new Array(N); for (var p = 0; p < N; p++) texts[p] = textsOf(p).toLowerCase(); }
-    var ql = q.toLowerCase();
-    for (var r = 0; r < R.pos.length; r++) { var x = R.pos[r]; if (x >= 0 && texts[x].indexOf(ql) >= 0) state.hits.push(x); }
+    if (lowered === null) {
+      lowered = MSG_TEXT.toLowerCase();
+      entriesOfMsg = new Map();
+      for (var p = 0; p < N; p++) {
+        var v = D.entry[p], own = typeof v === "number" ? [v] : v && v["\u0000projects"] ? v["\u0000projects"] : [];
+        own.forEach(function (k) { var l = entriesOfMsg.get(k); if (!l) entriesOfMsg.set(k, l = []); l.push(p); });
+      }
+    }
+    var ql = q.toLowerCase(), needle = JSON.stringify(ql).slice(1, -1).replace(/<\//g, "<\\/").replace(/<!/g, "\\u003c!");
+    var hit = new Uint8Array(N), seen = new Set();
+    for (var at = lowered.indexOf(needle); at >= 0; at = lowered.indexOf(needle, at + 1)) {
+      var k = msgOfOffset(at);
+      if (seen.has(k)) { at = k + 1 < msgStart.length ? msgStart[k + 1] - 1 : lowered.length; continue; }
+      seen.add(k);
+      if (holds(stringsOf(msg(k), []), ql)) (entriesOfMsg.get(k) || []).forEach(function (e) { hit[e] = 1; });
+      at = k + 1 < msgStart.length ? msgStart[k + 1] - 1 : lowered.length;
+    }
+    for (var e = 0; e < N; e++) {
+      var v2 = D.entry[e];
+      if (!hit[e] && v2 && typeof v2 === "object" && holds(stringsOf(v2, []), ql)) hit[e] = 1;
+      if (!hit[e] && D.label[e] !== undefined && str(D.label[e]).toLowerCase().indexOf(ql) >= 0) hit[e] = 1;
+    }
+    for (var r = 0; r < R.pos.length; r++) { var x = R.pos[r]; if (x >= 0 && hit[x]) state.hits.push(x); }
     hitsBox.textContent = ""; hitsBox.hidden = false;
     hitsBox.appendChild(el("div", { class: "muted", text: state.hits.length + " entr" + (state.hits.length === 1 ? "y" : "ies") + " hold \u201c" + q + "\u201d  (n / N)" }));
     state.hits.slice(0, 500).forEach(function (x, k) {
-      var t = texts[x], at = t.indexOf(ql), raw = textsOf(x);
+      var raw = textOf(x), at = raw.toLowerCase().indexOf(ql);
       var snip = raw.slice(Math.max(0, at - 30), at + q.length + 60).replace(/\s+/g, " ");
       hitsBox.appendChild(el("div", { "data-hit": true, "data-entry-id": idOf(x), "data-placement": D.place[x], onclick: function () { state.hit = k; go({ sel: x }); } },
         [el("span", { class: "pl", text: D.place[x] }), el("span", { text: sid(x) + " " + D.words[D.word[x]] + ": " + snip })]));
     });
+  }
+  function textOf(p) {
+    var v = D.entry[p], out = [];
+    if (typeof v === "number") stringsOf(msg(v), out);
+    else if (v && typeof v === "object") { stringsOf(v, out); (v["\u0000projects"] || []).forEach(function (k) { stringsOf(msg(k), out); }); }
+    if (D.label[p] !== undefined) out.push(str(D.label[p]));
+    return out.join("\n");
   }
   function highlight(node, q) {
     var ql = q.toLowerCase(), walker = doc.createTreeWalker(node, NodeFilter.SHOW_TEXT), list = [], t;
@@ -720,7 +788,7 @@
     var bs = filterBar.querySelectorAll("[data-filter]"); for (var k = 0; k < bs.length; k++) bs[k].setAttribute("aria-pressed", bs[k].getAttribute("data-filter") === f ? "true" : "false");
     render(); scrollToSel();
   }
-  function move(d) { var v = visible.indexOf(rowOf[state.sel]); var nv = Math.max(0, Math.min(visible.length - 1, (v < 0 ? 0 : v) + d)); if (visible.length) go({ sel: R.pos[visible[nv]] }); }
+  function move(d) { var v = visibleAt.has(rowOf[state.sel]) ? visibleAt.get(rowOf[state.sel]) : -1; var nv = Math.max(0, Math.min(visible.length - 1, (v < 0 ? 0 : v) + d)); if (visible.length) go({ sel: R.pos[visible[nv]] }); }
   function sibling(d) {
     var p = state.sel;
     while (p >= 0) { var q = D.parent[p]; if (q < 0) return; var ks = kids[q]; if (ks.length > 1) { var k = ks.indexOf(p); go({ sel: ks[(k + d + ks.length) % ks.length] }); return; } p = q; }
@@ -760,7 +828,11 @@
     addEventListener("mousemove", moveTo); addEventListener("mouseup", up);
   });
   addEventListener("resize", function () { drawTree(); });
-  addEventListener("beforeprint", function () { if (state.tab !== "context") { panes.context.textContent = ""; drawContext(panes.context, state.sel); } });
+  // printing prints the selected node's context, whatever tab is shown
+  function forPrint() { if (state.tab !== "context" && state.sel >= 0) { panes.context.textContent = ""; drawContext(panes.context, state.sel); } }
+  addEventListener("beforeprint", forPrint);
+  var printing = matchMedia("print");
+  if (printing.addEventListener) printing.addEventListener("change", function (ev) { if (ev.matches) forPrint(); });
 
   window.pisessPage = Object.freeze({ sourceOf: function (node) { return node && sources.has(node) ? sources.get(node) : null; } });
 

@@ -102,9 +102,9 @@ class MessageTable:
             data = key if self.encode is None else self.encode(m, key)
             if self.spool is None:
                 self.stored.append(data)
-            else:  # (comma separated: the spool is the page's JSON array of them, but for its brackets)
+            else:  # (one per line: the spool is the page's element of messages as it is)
                 if self.stored:
-                    self.spool.write(b",")
+                    self.spool.write(b"\n")
                     self._end += 1
                 self.spool.write(data)
                 self.stored.append((self._end, len(data)))
@@ -125,14 +125,13 @@ class MessageTable:
         self.spool.seek(0, 2)
         return data
 
-    def json_array(self, block: int = 4 << 20) -> Iterator[bytes]:
-        """The stored forms as a JSON array, in pieces of about ``block`` bytes that end where a
-        message ends."""
+    def json_lines(self, block: int = 4 << 20) -> Iterator[bytes]:
+        """The stored forms one per line (JSON never holds a raw newline), in pieces of about
+        ``block`` bytes that end where a message ends."""
         if self.spool is None:
-            yield b"[" + b",".join(self.stored) + b"]"
+            yield b"\n".join(self.stored)
             return
         self.spool.flush()
-        yield b"["
         start = i = 0
         while i < len(self.stored):
             end = start
@@ -144,7 +143,6 @@ class MessageTable:
             yield self.spool.read(end - start)
             start = end
         self.spool.seek(0, 2)
-        yield b"]"
 
     def message(self, i: int) -> Any:
         return orjson.loads(self.get(i))

@@ -466,8 +466,10 @@ def page_html(data: PageData) -> Iterator[bytes]:
             f'<div id="app" hidden></div>\n<script type="application/json" id="pisess-data">')
     tail = f"</script>\n<script>{mdit}</script>\n<script>{app}</script>\n</body>\n</html>\n"
     yield head.encode("utf-8")
-    yield b'{"msgs":'
-    for piece in data.table.json_array():
+    yield escape_json(data.rest)
+    # the messages, one JSON document per line: the page parses only those it draws (a 200 MB
+    # session's texts as one JSON.parse cost seconds and half a gigabyte before the first paint)
+    yield b'</script>\n<script type="application/json" id="pisess-msgs">'
+    for piece in data.table.json_lines():
         yield escape_json(piece)
-    yield b"," + escape_json(data.rest[1:])
     yield tail.encode("utf-8")
