@@ -134,17 +134,45 @@ def _unpaired_in(session: Session, leaf: Any) -> dict | None:
     from ..model.context import build_context
 
     try:
-        ctx = build_context(session, leaf)
+        ctx = build_context(session, leaf, complete=False)  # (the store keeps no complete entry)
     except PisessError as e:
         if e.code == "storage":
             raise
         return None
+    messages = _pairing_messages(session, ctx)
+    if messages is None:  # a compaction's retained messages: the context complete, as pi builds it
+        ctx = build_context(session, leaf)
+        messages = ctx.messages
     out = {}
-    for i in results_without_call(ctx.messages, session.pi_version):
+    for i in results_without_call(messages, session.pi_version):
         pos = session.store.position(ctx.message_sources[i])
         if pos is not None:
-            out[pos] = (ctx.messages[i], _edit_hiding_call(session, ctx, pos)
-                        or _why(ctx.messages, ctx.message_sources, i, session.id_width))
+            out[pos] = (messages[i], _edit_hiding_call(session, ctx, pos)
+                        or _why(messages, ctx.message_sources, i, session.id_width))
+    return out
+
+
+def _pairing_messages(session: Session, ctx: Any) -> list | None:
+    """The context's messages with what the pairing reads of assistants and tool results (their
+    calls, stop reason, call id) from their complete entries, read back by offset and not kept:
+    a context of a whole large file is read in a stream.  Content a context edit replaced stays
+    the edit's.  ``None`` where such a message is no entry's own (a compaction's retained tail)."""
+    store = session.store
+    wanted: dict[int, list[int]] = {}
+    for i, (m, src) in enumerate(zip(ctx.messages, ctx.message_sources)):
+        if get(m, "role") in ("assistant", "toolResult"):
+            pos = store.position(src)
+            if pos is not None:
+                wanted.setdefault(pos, []).append(i)
+    out = list(ctx.messages)
+    for pos, entry in session.complete_at(sorted(wanted)):
+        whole = entry.get("message") if isinstance(entry, dict) and entry.get("type") == "message" else None
+        if not isinstance(whole, dict):
+            return None
+        for i in wanted[pos]:
+            m = ctx.messages[i]
+            edited = ctx.edit_of(ctx.message_sources[i]) is not None and isinstance(m, dict) and "content" in m
+            out[i] = {**whole, "content": m["content"]} if edited else whole
     return out
 
 
