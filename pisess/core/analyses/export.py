@@ -475,7 +475,15 @@ def export_explorer(session, leaf_id: Any, opts: ExportOptions) -> Export:
 
     findings = []
     try:
-        report = validate_file(session.path, pi_version=session.pi_version)
+        report = None
+        ix = getattr(session.store, "ix", None)  # the compact index the session was read from: not read again
+        if ix is not None and not ix.harness_error and ix.cli_plain:
+            from .. import versions as pi_versions
+            from .validate import _validate_index
+
+            report = _validate_index(session.path, ix, pi_versions.parse(session.pi_version))
+        if report is None:
+            report = validate_file(session.path, pi_version=session.pi_version)
     except PisessError:
         report = None
     if report is not None:
