@@ -16,7 +16,6 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 CWD = "/home/you/projects/webapp"
 CWD_API = "/home/you/projects/api"
@@ -173,16 +172,10 @@ def store(tmp_path, monkeypatch, golden_env):
     return {"root": tmp_path / "sessions", **paths}
 
 
-def runner() -> CliRunner:
-    try:
-        return CliRunner(mix_stderr=False)
-    except TypeError:
-        return CliRunner()
-
-
 def invoke(*args: str):
-    from pisess.cli.app import app
+    """``pisess ARGS`` through a fresh ``CliRunner`` (the settings are ``store``'s)."""
+    import conftest  # (here, not above: conftest imports this module)
 
-    return runner().invoke(app, [str(a) for a in args], catch_exceptions=False)
+    return conftest.invoke(conftest.new_runner(), *args)
 
 

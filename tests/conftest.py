@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import time
 from collections.abc import Iterable
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -247,24 +249,53 @@ def _one_click_command_per_app():
     typer.testing._get_command = build
 
 
-def cli_runner(monkeypatch, columns: int = 100, **env: str):
-    """A ``CliRunner`` for the commands as a user's plain terminal runs them: no colour, ``columns``
-    wide, no GitHub annotations, the environment ``env`` adds; stderr kept apart where click can."""
+# --- the commands, as tests run them ---------------------------------------------------------------
+
+
+def new_runner():
+    """A typer ``CliRunner`` with stderr kept apart from stdout (``result.stderr``)."""
     from typer.testing import CliRunner
 
-    monkeypatch.setenv("NO_COLOR", "1")
-    monkeypatch.setenv("COLUMNS", str(columns))
-    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
-    for k, v in env.items():
-        monkeypatch.setenv(k, v)
     try:
         return CliRunner(mix_stderr=False)
     except TypeError:  # click >= 8.2 keeps them apart always
         return CliRunner()
 
 
+def cli_runner(monkeypatch, columns: int = 100, **env: str):
+    """A ``CliRunner`` for the commands as a user's plain terminal runs them: no colour, ``columns``
+    wide, no GitHub annotations, the environment ``env`` adds; stderr kept apart where click can."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("COLUMNS", str(columns))
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    return new_runner()
+
+
+@pytest.fixture
+def runner(monkeypatch):
+    """``cli_runner`` at 100 columns, for ``invoke``.  A module whose views are checked at another
+    width overrides it: ``def runner(monkeypatch): return cli_runner(monkeypatch, columns=80)``."""
+    return cli_runner(monkeypatch)
+
+
 def invoke(runner, *args: str):
     """``pisess ARGS`` through ``runner``, exceptions raised (a traceback is a failure)."""
     from pisess.cli.app import app
 
-    return runner.invoke(app, list(args), catch_exceptions=False)
+    return runner.invoke(app, [str(a) for a in args], catch_exceptions=False)
+
+
+def copy_examples(directory: Path) -> Path:
+    """The example sessions shipped in the package (``pisess demo``'s) copied into
+    ``directory/sessions``, which is returned: a sessions root tests may write next to."""
+    with resources.as_file(resources.files("pisess") / "examples" / "sessions") as src:
+        shutil.copytree(src, directory / "sessions")
+    return directory / "sessions"
+
+
+@pytest.fixture
+def example_sessions(tmp_path) -> Path:
+    """``copy_examples(tmp_path)``: ``tmp_path / "sessions"``, a copy of the example sessions."""
+    return copy_examples(tmp_path)

@@ -18,9 +18,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from typer.testing import CliRunner
 
-from conftest import SHARDS, assistant, encode_line, examples, header, user
+from conftest import SHARDS, assistant, encode_line, examples, header, new_runner, user
 from pisess.cli.app import app
 from pisess.core.reading import cache, compact
 
@@ -29,14 +28,7 @@ VIEWS = (("context", "--json"), ("tree", "--json"), ("path", "--json"), ("valida
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _runner() -> CliRunner:
-    try:
-        return CliRunner(mix_stderr=False)
-    except TypeError:
-        return CliRunner()
-
-
-RUNNER = _runner()
+RUNNER = new_runner()
 
 
 def _views(path: str, *extra: str) -> list:

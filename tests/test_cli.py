@@ -5,40 +5,17 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
-from importlib import resources
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from conftest import entry, user
+from conftest import entry, invoke, user
 from pisess.cli.app import app
 
 CWD = "/home/you/projects/webapp"
 
 
-@pytest.fixture()
-def root(tmp_path: Path) -> Path:
-    """A sessions root holding a copy of the example sessions shipped in the package."""
-    with resources.as_file(resources.files("pisess") / "examples" / "sessions") as src:
-        shutil.copytree(src, tmp_path / "sessions")
-    return tmp_path / "sessions"
-
-
-@pytest.fixture()
-def runner(monkeypatch) -> CliRunner:
-    monkeypatch.setenv("NO_COLOR", "1")
-    monkeypatch.setenv("COLUMNS", "100")
-    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
-    try:
-        return CliRunner(mix_stderr=False)
-    except TypeError:
-        return CliRunner()
-
-
-def run(runner: CliRunner, *args: str):
-    return runner.invoke(app, list(args), catch_exceptions=False)
+run = invoke
 
 
 def sessions(root: Path) -> list[Path]:
@@ -72,9 +49,9 @@ def test_help_lists_every_command(runner):
         assert sub.exit_code == 0 and "Example: pisess" in sub.stdout
 
 
-def test_ls_json_shape_and_order(runner, root):
+def test_ls_json_shape_and_order(runner, example_sessions):
     """ls --json lists the project's sessions with pi's harness metadata and a version field."""
-    r = run(runner, "ls", "--sessions-dir", str(root), "--cwd", CWD, "--json")
+    r = run(runner, "ls", "--sessions-dir", str(example_sessions), "--cwd", CWD, "--json")
     assert r.exit_code == 0
     doc = json.loads(r.stdout)
     assert doc["version"] == 2
@@ -83,10 +60,10 @@ def test_ls_json_shape_and_order(runner, root):
     assert doc["skipped"] == []
 
 
-def test_ls_reports_skipped_on_stderr(runner, root):
+def test_ls_reports_skipped_on_stderr(runner, example_sessions):
     """A file that is not a session is listed in skipped and counted on stderr, not stdout."""
-    (root / "--home-you-projects-webapp--" / "junk.jsonl").write_text("not json\n")
-    r = run(runner, "ls", "--sessions-dir", str(root), "--cwd", CWD)
+    (example_sessions / "--home-you-projects-webapp--" / "junk.jsonl").write_text("not json\n")
+    r = run(runner, "ls", "--sessions-dir", str(example_sessions), "--cwd", CWD)
     assert r.exit_code == 0
     assert "1 file is not a session" in r.stderr
     assert "not a session" not in r.stdout
@@ -135,9 +112,9 @@ def test_ls_empty_listing_does_not_load_rich(tmp_path):
     assert "0 sessions" in out and out.strip().endswith("[]")
 
 
-def test_context_json_contract(runner, root):
+def test_context_json_contract(runner, example_sessions):
     """context --json carries the keys conformance checks, and names the reader it used."""
-    f = sessions(root)[0]
+    f = sessions(example_sessions)[0]
     r = run(runner, "context", str(f), "--json")
     assert r.exit_code == 0
     doc = json.loads(r.stdout)
@@ -185,23 +162,23 @@ def test_usage_errors_exit_2(runner, tmp_path):
     assert run(runner, "tree", str(f), "--color", "pink").exit_code == 2
 
 
-def test_missing_session_is_not_found(runner, root):
+def test_missing_session_is_not_found(runner, example_sessions):
     """An id that matches nothing: exit 1 with a clear message."""
-    r = run(runner, "tree", "zzzz", "--sessions-dir", str(root), "--cwd", CWD)
+    r = run(runner, "tree", "zzzz", "--sessions-dir", str(example_sessions), "--cwd", CWD)
     assert r.exit_code == 1
     assert "no session matches" in r.stderr
 
 
-def test_ambiguous_prefix_lists_candidates(runner, root):
+def test_ambiguous_prefix_lists_candidates(runner, example_sessions):
     """A prefix matching two sessions: exit 1 listing both."""
-    r = run(runner, "tree", "01955b3b", "--sessions-dir", str(root), "--cwd", CWD)
+    r = run(runner, "tree", "01955b3b", "--sessions-dir", str(example_sessions), "--cwd", CWD)
     assert r.exit_code == 1
     assert "matches 2 sessions" in r.stderr
 
 
-def test_default_session_is_newest_of_project(runner, root):
+def test_default_session_is_newest_of_project(runner, example_sessions):
     """Without SESSION, the newest session of the --cwd project is used."""
-    r = run(runner, "path", "--sessions-dir", str(root), "--cwd", CWD, "--json")
+    r = run(runner, "path", "--sessions-dir", str(example_sessions), "--cwd", CWD, "--json")
     assert r.exit_code == 0
     assert json.loads(r.stdout)["entries"]
 
@@ -238,13 +215,13 @@ def test_validate_github_auto(runner, tmp_path, monkeypatch):
     assert "::error" in run(runner, "validate", str(bad)).stdout
 
 
-def test_fork_writes_new_file_and_leaves_source(runner, root):
+def test_fork_writes_new_file_and_leaves_source(runner, example_sessions):
     """fork creates one new file in the project dir, prints its path on stdout, source untouched."""
-    src = sessions(root)[0]
+    src = sessions(example_sessions)[0]
     before = hashlib.sha256(src.read_bytes()).hexdigest()
     doc = json.loads(run(runner, "context", str(src), "--json").stdout)
     target = doc["pathIds"][-1]
-    r = run(runner, "fork", str(src), target, "--position", "at", "--sessions-dir", str(root))
+    r = run(runner, "fork", str(src), target, "--position", "at", "--sessions-dir", str(example_sessions))
     assert r.exit_code == 0, r.stderr
     new = Path(r.stdout.strip())
     assert new.exists() and new.parent == src.parent  # the source's project directory
@@ -256,22 +233,22 @@ def test_fork_writes_new_file_and_leaves_source(runner, root):
     assert not list(new.parent.glob(".pisess-fork-*"))
 
 
-def test_fork_dry_run_writes_nothing(runner, root):
+def test_fork_dry_run_writes_nothing(runner, example_sessions):
     """--dry-run --json shows the entries and writes no file."""
-    src = sessions(root)[0]
-    before = set(root.rglob("*"))
+    src = sessions(example_sessions)[0]
+    before = set(example_sessions.rglob("*"))
     doc = json.loads(run(runner, "context", str(src), "--json").stdout)
     r = run(runner, "fork", str(src), doc["pathIds"][-1], "--position", "at", "--dry-run", "--json",
-            "--sessions-dir", str(root))
+            "--sessions-dir", str(example_sessions))
     assert r.exit_code == 0
     out = json.loads(r.stdout)
     assert [e["id"] for e in out["entries"]][: len(doc["pathIds"])] == doc["pathIds"] or out["entries"]
-    assert set(root.rglob("*")) == before
+    assert set(example_sessions.rglob("*")) == before
 
 
-def test_fork_bad_target(runner, root):
+def test_fork_bad_target(runner, example_sessions):
     """Forking before an entry that is not a user message fails with invalid_fork_target."""
-    src = sessions(root)[0]
+    src = sessions(example_sessions)[0]
     doc = json.loads(run(runner, "context", str(src), "--json", "--reader", "harness").stdout)
     r = run(runner, "fork", str(src), doc["pathIds"][-1], "--dry-run", "--json", "--reader", "harness")
     assert r.exit_code == 1
@@ -358,21 +335,21 @@ def test_demo_json_is_one_document_of_the_examples(runner):
 
 
 @pytest.mark.parametrize("fmt", ["text", "github"])
-def test_validate_json_with_another_format_is_a_usage_error(runner, root, fmt):
+def test_validate_json_with_another_format_is_a_usage_error(runner, example_sessions, fmt):
     """--json and --format text/github ask for two outputs: refused (exit 2, a JSON error), never
     one silently winning."""
-    r = run(runner, "validate", str(root), "--format", fmt, "--json")
+    r = run(runner, "validate", str(example_sessions), "--format", fmt, "--json")
     assert r.exit_code == 2
     assert json.loads(r.stdout)["error"]["code"] == "usage"
-    assert run(runner, "validate", str(root), "--format", "json", "--json").exit_code in (0, 1)
+    assert run(runner, "validate", str(example_sessions), "--format", "json", "--json").exit_code in (0, 1)
 
 
-def test_closed_pipe_ends_quietly(root):
+def test_closed_pipe_ends_quietly(example_sessions):
     """`pisess tree | head`: a closed stdout ends the process quietly (SIGPIPE, as cat does), not with exit 1."""
     import subprocess
     import sys
 
-    f = sessions(root)[0]
+    f = sessions(example_sessions)[0]
     p = subprocess.Popen([sys.executable, "-m", "pisess", "tree", str(f), "--no-pager", "--full"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "NO_COLOR": "1"})
     p.stdout.read(10)
@@ -434,7 +411,7 @@ def test_the_app_built_for_one_command_answers_as_the_whole_app(monkeypatch):
     """``run`` builds only the command it runs: each command's help, and its refusal of an option
     it does not have, are the whole app's, word for word."""
     from conftest import cli_runner
-    from pisess.cli.app import app, app_for
+    from pisess.cli.app import app_for
 
     runner = cli_runner(monkeypatch)
     names = [c.name for c in app.registered_commands] + [g.name for g in app.registered_groups]

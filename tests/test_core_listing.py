@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from conftest import assistant, entry, header, user, write_bytes, write_session
+from conftest import assistant, entry, header, new_runner, user, write_bytes, write_session
 from pisess.core import versions
 from pisess.core.errors import PisessError
 from pisess.core.listing import summary
@@ -399,8 +399,6 @@ def test_continue_is_the_newest_mtime_with_a_header(tmp_path):
 
 
 def test_ls_json_in_both_versions(tmp_path):
-    from typer.testing import CliRunner
-
     from pisess.cli.app import app
 
     root = str(tmp_path)
@@ -408,10 +406,7 @@ def test_ls_json_in_both_versions(tmp_path):
     add(root, "idle", t(100))
     d = os.path.join(root, encode_cwd(CWD))
     write_session(d, [V4_HEADERS[0]], name="v4.jsonl")
-    try:
-        runner = CliRunner(mix_stderr=False)
-    except TypeError:
-        runner = CliRunner()
+    runner = new_runner()
     r = runner.invoke(app, ["ls", "--sessions-dir", root, "--cwd", CWD, "--json"])
     doc = json.loads(r.stdout)
     assert r.exit_code == 0 and doc["piVersion"] == versions.CURRENT  # the default

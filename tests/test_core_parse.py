@@ -536,7 +536,7 @@ def test_dumps_rewrites_numbers_only_outside_strings(value):
         assert doubles(std_json.loads(dumps(value, indent), parse_int=int)) == doubles(value)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(lines=st.lists(st.sampled_from([0, 1, 2, 40, 900, 1500, 9000]), max_size=30),
        terminated=st.booleans(), chunk_size=st.sampled_from([1, 3, 64, 1000, 4096, 1 << 16]))
 def test_blocks_of_lines_are_the_file_split_on_newlines_whatever_their_length(tmp_path_factory, lines, terminated,

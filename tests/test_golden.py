@@ -6,14 +6,9 @@ and review the diff.
 
 from __future__ import annotations
 
-import shutil
-from importlib import resources
-
 import pytest
-from typer.testing import CliRunner
 
-from conftest import check_golden
-from pisess.cli.app import app
+from conftest import check_golden, invoke, new_runner
 
 CWD = "/home/you/projects/webapp"
 HARNESS_ID = "01955b3b-ca80-7e43"  # the SDK-written example (leaf records, retainedTail)
@@ -23,11 +18,9 @@ CWD16 = "/home/you/projects/agent"
 
 
 @pytest.fixture()
-def env(tmp_path, monkeypatch, golden_env):
-    with resources.as_file(resources.files("pisess") / "examples" / "sessions") as src:
-        shutil.copytree(src, tmp_path / "sessions")
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
+def env(example_sessions, monkeypatch, golden_env):
+    monkeypatch.chdir(example_sessions.parent)
+    return example_sessions.parent
 
 
 CASES = {
@@ -58,11 +51,7 @@ CASES = {
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_view_matches_golden(env, name):
     """The rendered view is byte-for-byte what was reviewed."""
-    try:
-        runner = CliRunner(mix_stderr=False)
-    except TypeError:
-        runner = CliRunner()
-    r = runner.invoke(app, CASES[name], catch_exceptions=False)
+    r = invoke(new_runner(), *CASES[name])
     # validate exits 1 on findings: the pi 1.6 example hides an assistant with tool calls by a
     # context edit, so pi sends its results without their calls (tool_result_without_call)
     assert r.exit_code == (1 if name == "validate" else 0), r.stderr

@@ -11,14 +11,23 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
-from importlib import resources
 from pathlib import Path
 
 import pytest
 
 from answers_store import F_ID, P_ID, build_store
-from conftest import ERROR_VERSION, JSON_VERSIONS, cli_runner, entry, header, invoke, json_version, user, write_session
+from conftest import (
+    ERROR_VERSION,
+    JSON_VERSIONS,
+    cli_runner,
+    copy_examples,
+    entry,
+    header,
+    invoke,
+    json_version,
+    user,
+    write_session,
+)
 from pisess.core.listing.paths import encode_cwd
 
 HERE = Path(__file__).resolve().parent
@@ -87,9 +96,7 @@ def documents(tmp_path_factory) -> list[tuple[str, dict]]:
     from pisess.core.reading import cache
 
     tmp = tmp_path_factory.mktemp("json-names")
-    with resources.as_file(resources.files("pisess") / "examples" / "sessions") as src:
-        shutil.copytree(src, tmp / "examples")
-    ex = str(tmp / "examples")
+    ex = str(copy_examples(tmp))
     store = build_store(tmp / "store")
     st = str(tmp / "store")
     secret = write_session(tmp / "secrets" / encode_cwd("/w"), [

@@ -1,11 +1,17 @@
 """search's lean path (``pisess.cli.lean_search``): the console script answers a search from the
 index without Typer, Click or Rich, and prints exactly what the Typer app prints.
 
-Equality is the contract: many argument shapes run through both (``main()`` and ``main(lean=False)``,
-each in a process of its own, as the console script runs), with the cache cold and warm, in
-several environments, stdout, stderr and the exit code compared byte for byte; the arguments the
-lean path takes are read as Click reads them (against Click itself, over random argument lists);
-its plain rows are the printer's (against Rich's rendering of the view, over random hits).
+Equality is the contract: many argument shapes run through both (``main()`` and ``main(lean=False)``),
+with the cache cold and warm, in several environments, stdout, stderr and the exit code compared
+byte for byte; the arguments the lean path takes are read as Click reads them (against Click
+itself, over random argument lists); its plain rows are the printer's (against Rich's rendering
+of the view, over random hits).
+
+The matrix runs ``main`` in this process (``run_main``: the environment, the directory and the
+arguments of a child, stdout and stderr bytes), a thousand runs in seconds; real processes (``run``)
+check what only a process shows: that a warm search imports no Typer, Click or Rich, that the
+console script's early end flushes every byte, and that ``run_main`` gets what a child gets.  The
+default run keeps one real process of each kind; ``-m ''`` runs them all.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from answers_store import CWD, CWD_API, build_store
+from conftest import examples
 from pisess.cli import lean_search
 from pisess.cli.views import search as view
 from pisess.core import versions
@@ -30,6 +37,8 @@ from pisess.core.errors import PisessError
 #: Runs the console script's ``main`` in a fresh process, then writes which of typer, click and
 #: rich were imported to the file named by ``_LEAN_PROBE`` (atexit: after SystemExit too), and
 #: every module imported to the one named by ``_LEAN_MODULES``, if set.
+SLOW = pytest.mark.slow  # (a child process costs about 0.1 s of CPU; the default run keeps one of each kind)
+
 RUNNER = """
 import atexit, json, os, sys
 def probe():
@@ -53,13 +62,16 @@ def root(tmp_path_factory) -> Path:
     return base
 
 
+#: What a run takes out of the environment it is given: each a setting the lean path or the app reads.
+SETTINGS = ("COLUMNS", "NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE", "PISESS_PI_VERSION", "PI_CODING_AGENT_DIR",
+            "PISESS_INDEX_SYNC", "LINES")
+
+
 def run(base: Path, args: list[str], *, lean: bool, env: dict | None = None, cache: str = "xdg") -> tuple:
     """``(exit code, stdout, stderr, imported)`` of ``pisess ARGS`` in ``base``, ``imported`` the
     names of typer, click and rich the run imported."""
     probe = base / f"probe-{os.getpid()}.json"
-    e = {k: v for k, v in os.environ.items()
-         if k not in ("COLUMNS", "NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE", "PISESS_PI_VERSION", "PI_CODING_AGENT_DIR",
-                      "PISESS_INDEX_SYNC", "LINES")}
+    e = {k: v for k, v in os.environ.items() if k not in SETTINGS}
     e.update({"XDG_CACHE_HOME": str(base / cache), "PISESS_CACHE": "on", "_LEAN_PROBE": str(probe),
               "_LEAN": "1" if lean else "0", "PWD": str(base), **(env or {})})
     r = subprocess.run([sys.executable, "-c", RUNNER, *args], cwd=base, env=e, capture_output=True,
@@ -132,7 +144,8 @@ def test_the_lean_path_imports_no_typer_click_or_rich(root):
 CONSOLE = "import sys\nfrom pisess.cli.app import console\nsys.argv = ['pisess', *sys.argv[1:]]\nconsole()\n"
 
 
-@pytest.mark.parametrize("args", [LEAN[0], LEAN[6], LEAN[10], APP[7]], ids=["hits", "json", "none", "app"])
+@pytest.mark.parametrize("args", [LEAN[0], pytest.param(LEAN[6], marks=SLOW), pytest.param(LEAN[10], marks=SLOW),
+                                  pytest.param(APP[7], marks=SLOW)], ids=["hits", "json", "none", "app"])
 def test_the_console_script_ends_as_the_app_ends(root, args):
     """``console`` ends a run the lean path answered at once, without the interpreter's teardown:
     the same stdout, stderr and exit code as the app (every byte flushed); into a full disk, the
@@ -163,8 +176,9 @@ def test_the_console_script_ends_as_the_app_ends(root, args):
 NOT_ON_THE_WARM_PATH = {"typing", "pisess.core.listing.repo", "pisess.core.reading.cache_status", "zlib"}
 
 
-@pytest.mark.parametrize("names", [["--cwd", CWD], ["--all"], ["sessions/--home-you-projects-webapp--"], ["FILE"]],
-                         ids=["project", "all", "directory", "file"])
+@pytest.mark.parametrize("names", [["--cwd", CWD], pytest.param(["--all"], marks=SLOW),
+                                   pytest.param(["sessions/--home-you-projects-webapp--"], marks=SLOW),
+                                   pytest.param(["FILE"], marks=SLOW)], ids=["project", "all", "directory", "file"])
 def test_a_warm_search_imports_nothing_it_does_not_use(root, names):
     """Through the console script, once the index is warm: hits printed by the lean path, and none
     of ``NOT_ON_THE_WARM_PATH`` imported; the app, which imports them (typer does typing), prints
@@ -183,54 +197,103 @@ def test_a_warm_search_imports_nothing_it_does_not_use(root, names):
     assert (code, out2, err2) == (0, out, err) and "typing" in json.loads(probe.read_text())
 
 
-def run_here(base: Path, args: list[str], *, lean: bool, env: dict, cache: str, monkeypatch) -> tuple:
-    """``(exit code, stdout, stderr, answered by the lean path)`` of ``pisess ARGS`` run in this
-    process as ``main`` runs it (the lean path first, when ``lean``, then the app), stdout and
-    stderr pipes of bytes.  A run the lean path hands over must have printed nothing."""
-    import io
+#: The apps ``run_main`` builds (by the names of their commands) and their click commands: each
+#: built once, as in a long-lived process, not on each of the matrix's thousand runs (click makes a
+#: new context for every run; conftest's ``_one_click_command_per_app`` does the same for CliRunner).
+_BUILT: dict = {}
+_COMMANDS: dict = {}
 
-    from pisess.cli.app import run as app_run
+
+def _built(names: tuple, build):
+    if names not in _BUILT:
+        _BUILT[names] = build(names)
+    return _BUILT[names]
+
+
+def _command(one, get_command):
+    if id(one) not in _COMMANDS:
+        _COMMANDS[id(one)] = (one, get_command(one))  # (the app kept: its id stays its own)
+    return _COMMANDS[id(one)][1]
+
+
+def run_main(base: Path, args: list[str], *, lean: bool, env: dict | None = None, cache: str = "xdg") -> tuple:
+    """``(exit code, stdout, stderr, answered by the lean path)`` of the console script's ``main``
+    run in this process as ``run`` runs it in a child: ``sys.argv``, the environment and the
+    directory set alike, stdout and stderr pipes of bytes (text over them as the interpreter
+    makes it for a pipe).  What ``main`` sets for its process (the collector, SIGPIPE, the read
+    and cache settings) is put back after.  A run the lean path hands over must have printed
+    nothing."""
+    import gc
+    import io
+    import signal
+
+    import typer.main
+
+    from pisess.cli import app as app_module
+    from pisess.cli.app import main
+    from pisess.core import parallel
     from pisess.core.reading import cache as cache_mod
 
-    for k in ("COLUMNS", "NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE", "PISESS_PI_VERSION", "PI_CODING_AGENT_DIR",
-              "PISESS_INDEX_SYNC", "LINES"):
-        monkeypatch.delenv(k, raising=False)
-    for k, v in {"XDG_CACHE_HOME": str(base / cache), "PISESS_CACHE": "on", "PWD": str(base), **env}.items():
-        monkeypatch.setenv(k, v)
-    monkeypatch.chdir(base)
     class Pipe(io.BytesIO):
         def close(self) -> None:  # (kept open when its text wrapper goes)
             pass
 
-    previous = cache_mod.configure(cache_mod.from_environ(os.environ, os.path.expanduser("~")))
     out, err = Pipe(), Pipe()
-    streams = sys.stdout, sys.stderr
-    sys.stdout = io.TextIOWrapper(out, encoding="utf-8", write_through=True)
-    sys.stderr = io.TextIOWrapper(err, encoding="utf-8", write_through=True)
-    try:
-        code = lean_search.run(list(args)) if lean and args[:1] == ["search"] else None
-        by_lean = code is not None
+    answered = []
+
+    def offered(argv: list[str], run=lean_search.run) -> int | None:
+        code = run(argv)
+        answered.append(code is not None)
         if code is None:
-            assert out.getvalue() == err.getvalue() == b"", args  # (handed over before printing anything)
-            code = app_run(list(args))
-        sys.stdout.flush()
-        sys.stderr.flush()
-    finally:
-        sys.stdout, sys.stderr = streams
-        cache_mod.configure(previous)
-    return code, out.getvalue(), err.getvalue(), by_lean
+            assert out.getvalue() == err.getvalue() == b"", argv  # (handed over before printing anything)
+        return code
+
+    streams, collecting = (sys.stdout, sys.stderr), gc.isenabled()
+    sigpipe = signal.getsignal(signal.SIGPIPE) if hasattr(signal, "SIGPIPE") else None
+    settings = parallel.current(), cache_mod.current()
+    with pytest.MonkeyPatch.context() as m:
+        for k in SETTINGS:
+            m.delenv(k, raising=False)
+        for k, v in {"XDG_CACHE_HOME": str(base / cache), "PISESS_CACHE": "on", "PWD": str(base), **(env or {})}.items():
+            m.setenv(k, v)
+        m.chdir(base)
+        m.setattr(sys, "argv", ["pisess", *args])
+        m.setattr(lean_search, "run", offered)
+        m.setattr(app_module, "build", lambda names=(*app_module.COMMANDS, *app_module.GROUPS), build=app_module.build:
+                  _built(tuple(names), build))
+        m.setattr(typer.main, "get_command", lambda one, get=typer.main.get_command: _command(one, get))
+        sys.stdout = io.TextIOWrapper(out, encoding="utf-8", write_through=True)
+        sys.stderr = io.TextIOWrapper(err, encoding="utf-8", errors="backslashreplace", write_through=True)
+        try:
+            try:
+                main(lean=lean)
+                code = 0  # pragma: no cover - main always ends with SystemExit
+            except SystemExit as end:
+                code = end.code if isinstance(end.code, int) else 1
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            sys.stdout, sys.stderr = streams
+            parallel.configure(settings[0])
+            cache_mod.configure(settings[1])
+            if sigpipe is not None:
+                signal.signal(signal.SIGPIPE, sigpipe)
+            if collecting:
+                gc.enable()
+    assert len(answered) == (1 if lean and args[:1] == ["search"] else 0), args  # (offered once, when lean)
+    return code, out.getvalue(), err.getvalue(), answered == [True]
 
 
 @pytest.mark.parametrize("env", ENVS, ids=lambda e: ",".join(f"{k}={v}" for k, v in e.items()) or "plain")
-def test_the_lean_path_prints_what_the_app_prints(root, env, tmp_path, monkeypatch):
-    """Every shape, cold (a fresh cache: the index built by the search) then warm, through both:
-    the same bytes on stdout and stderr, the same exit code; the lean shapes answered by the lean
-    path when warm, the others by the app."""
+def test_the_lean_path_prints_what_the_app_prints(root, env, tmp_path):
+    """Every shape, cold (a fresh cache: the index built by the search) then warm, through the
+    console script's ``main`` with and without its lean path: the same bytes on stdout and stderr,
+    the same exit code; the lean shapes answered by the lean path when warm, the others by the app."""
     cache = f"cache-{tmp_path.name}"
     for warm in (False, True):
         for args in LEAN + APP:
-            lean = run_here(root, args, lean=True, env=env, cache=cache, monkeypatch=monkeypatch)
-            app = run_here(root, args, lean=False, env=env, cache=cache, monkeypatch=monkeypatch)
+            lean = run_main(root, args, lean=True, env=env, cache=cache)
+            app = run_main(root, args, lean=False, env=env, cache=cache)
             assert lean[:3] == app[:3], (args, warm, lean[1:3], app[1:3])
             if warm and args in LEAN:
                 assert lean[3], args
@@ -238,10 +301,22 @@ def test_the_lean_path_prints_what_the_app_prints(root, env, tmp_path, monkeypat
                 assert not lean[3], args
 
 
-@pytest.mark.parametrize("args", LEAN[:4] + APP[:3] + APP[-8:-6], ids=" ".join)
+def test_the_in_process_run_sees_what_a_child_sees(root):
+    """``run_main`` stands in for a process faithfully: for hits the lean path prints and an error
+    the app prints, the same bytes and exit code as ``run`` gets from a child, the index warm."""
+    for args in (LEAN[0], APP[-7]):
+        cache = "same-" + str(abs(hash(tuple(args))))
+        run_main(root, args, lean=True, cache=cache)  # (the index built)
+        here = run_main(root, args, lean=True, cache=cache)
+        assert here[:3] == run(root, args, lean=True, cache=cache)[:3], args
+        assert here[3] == (args in LEAN)
+
+
+@pytest.mark.parametrize("args", [pytest.param(a, marks=SLOW) for a in LEAN[:4] + APP[:3] + APP[-8:-6]], ids=" ".join)
 def test_the_console_script_prints_what_the_app_prints(root, args):
     """The same through the console script's ``main``, each run a process of its own (the lean
-    shapes answered without importing Typer, Click or Rich once the index is warm)."""
+    shapes answered without importing Typer, Click or Rich once the index is warm): the in-process
+    matrix above, checked against real processes (slow: four children a shape)."""
     cache = "script-" + str(abs(hash(tuple(args))))
     for warm in (False, True):
         lean = run(root, args, lean=True, cache=cache)
@@ -251,6 +326,7 @@ def test_the_console_script_prints_what_the_app_prints(root, args):
             assert lean[3] == [], args
 
 
+@SLOW
 def test_a_terminal_or_colour_draws_the_rich_view_without_typer(root):
     """``--color always``: the Rich view (colour), still without Typer or Click."""
     args = ["search", "date", *S, "--cwd", CWD, "--color", "always"]
@@ -304,7 +380,7 @@ WORDS = st.sampled_from(["date", "x", "-", "--", "", "-i", "-e", "-a", "-r", "-a
                          "--color", "--color=never", "--json=", "--help", "--bogus", "-x", "user,tool", "cli", "0.82"])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(WORDS, max_size=8))
 def test_any_arguments_the_lean_path_takes_click_reads_the_same(args):
     same_as_click(args)
@@ -375,7 +451,7 @@ def results(draw):
     return out
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(results(), st.sampled_from([200, 150, 120, 100, 80, 40, 12, 1]), st.sampled_from(["this project", "2 files"]),
        st.booleans())
 def test_plain_rows_are_what_the_printer_writes(rs, width, label, active_only):

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import cli_runner, invoke, write_session
+from conftest import cli_runner, examples, invoke, write_session
 from pisess.cli.output import Printer
 from pisess.cli.views.lines import Heading, Line, Lines, Para, to_rich
 from pisess.core.model.text import LOOSE_JOINER
@@ -51,14 +51,14 @@ def _both(part, columns: str | None, color: str) -> tuple[str, str]:
     return ours, rich
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(part=parts, width=st.integers(1, 70), color=st.sampled_from(["never", "always"]))
 def test_a_part_is_written_as_rich_writes_it(part, width, color):
     ours, rich = _both(part, str(width), color)
     assert ours == rich
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(part=parts)
 def test_in_a_pipe_texts_are_as_wide_as_rich_lays_them_and_rules_as_narrow(part):
     """No ``COLUMNS`` and not a terminal: texts at the pipe's 200 columns, rules at 80 (the printer's

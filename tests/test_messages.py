@@ -7,7 +7,6 @@ from __future__ import annotations
 import base64
 
 import pytest
-from typer.testing import CliRunner
 
 from conftest import header, message, write_session
 from pisess.cli.app import app
@@ -45,17 +44,7 @@ def src(tmp_path) -> str:
     return write_session(tmp_path, lines())
 
 
-@pytest.fixture()
-def runner(monkeypatch) -> CliRunner:
-    monkeypatch.setenv("NO_COLOR", "1")
-    monkeypatch.setenv("COLUMNS", "100")
-    try:
-        return CliRunner(mix_stderr=False)
-    except TypeError:
-        return CliRunner()
-
-
-def terminal(runner: CliRunner, path: str, *args: str) -> str:
+def terminal(runner, path: str, *args: str) -> str:
     r = runner.invoke(app, ["context", path, "--no-pager", *args], catch_exceptions=False)
     assert r.exit_code == 0, r.stderr
     return r.stdout
