@@ -6,9 +6,12 @@ install``) is not used: the tests launch Debian's ``chromium`` package (``/usr/b
 ``PISESS_REQUIRE_BROWSER=1`` (``.ci/run`` sets it) a missing browser fails them instead, so CI
 cannot go green by skipping them.
 
-One browser per test process (each xdist worker starts its own) and one page reused by the tests
+One browser per test module (each xdist worker starts its own) and one page reused by the tests
 that only navigate (``page``); tests that change the viewport, the media or watch requests and
-dialogs open a context of their own (``new_page``), closed at the end of the test.
+dialogs open a context of their own (``new_page``), closed at the end of the test.  Not one per
+process: while Playwright's sync API is open, its event loop is the main thread's running loop and
+its driver's watcher a second thread, so a test after it in the same worker that runs asyncio
+(browse's pilot) or forks (reads shared among processes: none from a process with threads) failed.
 """
 
 from __future__ import annotations
@@ -55,9 +58,9 @@ def chromium_path() -> str:
     return path
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(chromium_path: str) -> Iterator[Any]:
-    """One headless Chromium for this test process."""
+    """One headless Chromium for this test module."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
@@ -68,7 +71,7 @@ def browser(chromium_path: str) -> Iterator[Any]:
         launched.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def _shared_page(browser: Any) -> Iterator[Any]:
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
@@ -78,7 +81,7 @@ def _shared_page(browser: Any) -> Iterator[Any]:
 
 @pytest.fixture()
 def page(_shared_page: Any) -> Any:
-    """The process's page, reused from test to test (navigate it with ``page.goto``): a screen
+    """The module's page, reused from test to test (navigate it with ``page.goto``): a screen
     1280x800, no hooks left by an earlier test."""
     _shared_page.set_viewport_size({"width": 1280, "height": 800})
     _shared_page.emulate_media(media="screen")
