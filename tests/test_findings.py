@@ -158,7 +158,7 @@ def test_context_marks_the_result_without_its_call(root):
                                               "toolCallId": "toolu_a2"}]
     text = _text("context", str(f), "--no-pager")
     assert "1 tool result without its call: the provider refuses this context" in text
-    marked = [ln for ln in text.splitlines() if "no call before it" in ln]
+    marked = [ln for ln in text.splitlines() if "no call before it: refused" in ln]
     assert len(marked) == 1 and marked[0].startswith("tool result") and pi["messageEntryIds"][i] in marked[0]
     # the leaf of the other file holds none
     assert _json("context", str(root / ORPHAN / "branch.jsonl"))["toolResultsWithoutCall"] == []

@@ -135,7 +135,7 @@ def system_prompt_view(sm: dict | None) -> list:
     return out
 
 
-NO_CALL = "no call before it: the provider refuses it"
+NO_CALL = "no call before it: refused"
 
 
 def _context_messages(ctx, *, llm: bool, thinking: bool, limits_n: int, full: bool,
