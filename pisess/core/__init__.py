@@ -37,6 +37,11 @@ _PUBLIC = {
     "listing.repo": ("list_sessions", "resolve_session"),
     "reading.session": ("Session", "choose_reader", "open_session"),
     "analyses.validate": ("FileReport", "Finding", "validate_file"),
+    "model.tree": ("TreeView", "build_tree"),
+    "analyses.diff": ("Diff", "diff_points"),
+    "analyses.search": ("SearchReport", "make_matcher", "search_files"),
+    "analyses.stats": ("StatsReport", "compute_stats"),
+    "analyses.export": ("ExportOptions", "ExportRun", "export_session", "write_export"),
 }
 _WHERE = {name: module for module, names in _PUBLIC.items() for name in names}
 
