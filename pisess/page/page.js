@@ -75,12 +75,15 @@
   var findingsAt = {};
   D.findings.forEach(function (f, k) { if (f.entry !== null && f.entry !== undefined) (findingsAt[f.entry] || (findingsAt[f.entry] = [])).push(k); });
   var flagsOf = function (r) { return D.rows.flagSets[R.flags[r]]; };
-  var isTool = function (p) { var m = msgOfEntry(p); return m && (m.role === "toolResult" || m.role === "bashExecution"); };
-  var SETTINGS = { label: 1, custom: 1, model_change: 1, thinking_level_change: 1, session_info: 1, usage: 1 };
+  // pi 1.6.0's export page's filters (template.js, filterNodes): the leaf always shows; an assistant
+  // message without text that neither failed nor was aborted never does (the core lists them: untexted)
+  var untexted = new Uint8Array(N); D.untexted.forEach(function (p) { untexted[p] = 1; });
+  var roleIs = function (p, word) { return D.type[p] === "message" && D.words[D.word[p]] === word; };
+  var SETTINGS = { label: 1, custom: 1, context_edit: 1, model_change: 1, thinking_level_change: 1 };
   var FILTERS = {
     "default": function (p) { return !SETTINGS[D.type[p]]; },
-    "no-tools": function (p) { return !SETTINGS[D.type[p]] && !isTool(p); },
-    "user": function (p) { var m = msgOfEntry(p); return !!m && m.role === "user"; },
+    "no-tools": function (p) { return !SETTINGS[D.type[p]] && !roleIs(p, "tool"); },
+    "user": function (p) { return roleIs(p, "user"); },
     "labeled": function (p) { return D.label[p] !== undefined; },
     "all": function () { return true; }
   };
@@ -90,7 +93,7 @@
   function msgOfEntry(p) { var v = D.entry[p]; return typeof v === "number" ? msg(v) : null; }
   function rebuildVisible() {
     var key = state.filter + "|" + Object.keys(state.folded).filter(function (k) { return state.folded[k]; }).join(",");
-    if (key === visibleKey && visibleAt.has(rowOf[state.sel])) return;
+    if (key === visibleKey) return;
     visibleKey = key;
     var keep = FILTERS[state.filter]; visible = []; visibleAt = new Map();
     var foldUntil = null;
@@ -98,7 +101,7 @@
       var ind = D.rows.indents[R.indent[r]];
       if (foldUntil !== null) { if (ind.indexOf(foldUntil) === 0 && ind.length >= foldUntil.length) continue; foldUntil = null; }
       var p = R.pos[r];
-      if (p === state.sel || keep(p)) { visibleAt.set(r, visible.length); visible.push(r); }
+      if (p === M.leaf || (!untexted[p] && keep(p))) { visibleAt.set(r, visible.length); visible.push(r); }
       if (state.folded[p]) foldUntil = sideGuide(ind);
     }
   }
@@ -145,7 +148,7 @@
       return dflt(tokens, idx, opts, env, self);
     };
   }
-  var MD_MAX = 200000, PRE_LINES = 60;
+  var MD_MAX = 200000, PRE_LINES = 60, folded = new WeakMap();  // a folded <pre> -> its whole text
   // a long block shows its first lines and a button for the rest (laying out thousands of lines on
   // every selection is what makes a page slow); its source stays the whole text
   function pre(text) {
@@ -156,6 +159,7 @@
     var rest = text.length - at - 1, more = text.split("\n").length - PRE_LINES;
     var btn = el("button", { type: "button", class: "more", text: "\u2026 " + num(more) + " more lines (" + kfmt(rest) + " chars): show all" });
     btn.addEventListener("click", function () { node.textContent = text; });
+    folded.set(node, text);
     node.appendChild(btn);
     return node;
   }
@@ -239,7 +243,9 @@
     var dark = root.getAttribute("data-theme") ? root.getAttribute("data-theme") === "dark" : matchMedia("(prefers-color-scheme: dark)").matches;
     root.setAttribute("data-theme", dark ? "light" : "dark");
   } });
-  var drawerBtn = el("button", { type: "button", class: "drawer-btn", text: "\u2630 tree", "aria-label": "show the tree", onclick: function () { app.classList.toggle("drawer-open"); } });
+  var drawerBtn = el("button", { type: "button", class: "drawer-btn", text: "\u2630 tree", "aria-label": "show the tree", "aria-controls": "pisess-tree",
+    "aria-expanded": "false", onclick: function () { setDrawer(!app.classList.contains("drawer-open")); } });
+  function setDrawer(open) { app.classList.toggle("drawer-open", open); drawerBtn.setAttribute("aria-expanded", open ? "true" : "false"); if (open) drawTree(); }
   var helpBtn = el("button", { type: "button", text: "? keys", onclick: function () { toggleHelp(); } });
   var facts = el("div", { class: "facts" });
   var top = el("header", { class: "top" }, [drawerBtn, el("h1", { text: titleText }), facts, el("div", { class: "tools" }, [helpBtn, themeBtn])]);
@@ -255,7 +261,7 @@
   var hitsBox = el("div", { class: "hits", "data-pane": "search", hidden: true });
   var branchList = el("details", { class: "branches" });
   var promptList = el("details", { class: "branches prompts" });
-  var side = el("nav", { class: "side", "data-pane": "tree" }, [filterBar, searchBar, el("div", { class: "extras" }, [hitsBox, promptList, branchList]), treeBox]);
+  var side = el("nav", { class: "side", id: "pisess-tree", "data-pane": "tree" }, [filterBar, searchBar, el("div", { class: "extras" }, [hitsBox, promptList, branchList]), treeBox]);
   var resizer = el("div", { class: "resizer", role: "separator", "aria-label": "resize the tree" });
   var TABS = ["entry", "path", "context", "trace", "compare"];
   var tabBar = el("div", { class: "tabs", role: "tablist" });
@@ -337,7 +343,7 @@
     row.style.top = (v * ROWH) + "px";
     var ind = D.rows.indents[R.indent[r]];
     row.appendChild(el("span", { class: "g", text: ind }));
-    if (foldable(p)) row.appendChild(el("button", { type: "button", class: "fold", "aria-label": state.folded[p] ? "unfold" : "fold", text: state.folded[p] ? "\u25b8" : "\u25be",
+    if (foldable(p)) row.appendChild(el("button", { type: "button", class: "fold", tabindex: "-1", "aria-label": state.folded[p] ? "unfold" : "fold", text: state.folded[p] ? "\u25b8" : "\u25be",
       onclick: function (ev) { ev.stopPropagation(); state.folded[p] = !state.folded[p]; rebuildVisible(); drawTree(); } }));
     row.appendChild(el("span", { class: "m", text: (active ? (compacted ? MARK.compacted : MARK.active) : MARK.other) + " " }));
     row.appendChild(el("span", { class: "i", text: sid(p) + " " }));
@@ -361,7 +367,7 @@
   treeBox.addEventListener("click", function (ev) {
     var r = ev.target.closest && ev.target.closest("[data-row]"); if (!r) return;
     var p = posOfId(r.getAttribute("data-entry-id"));
-    if (p >= 0) { go({ sel: p }); if (innerWidth <= 760) app.classList.remove("drawer-open"); }
+    if (p >= 0) { go({ sel: p }); if (innerWidth <= 760) setDrawer(false); }
   });
   function scrollToSel() {
     var v = visibleAt.has(rowOf[state.sel]) ? visibleAt.get(rowOf[state.sel]) : -1;
@@ -432,7 +438,9 @@
     var size = 0, shown = 0;
     c.items.forEach(function (x) { if (x[2] !== "hidden") { size += D.msize[x[0]]; shown++; } });
     var sp = spentTo(p), tokens = sp[0], cost = sp[1];
-    var toggle = el("label", null, [el("input", { type: "checkbox", checked: state.original ? true : null, onchange: function (ev) { state.original = ev.target.checked; render(); } }), " show what context edits hide"]);
+    var toggle = el("label", { class: state.original ? "toggle on" : "toggle" }, [el("input", { type: "checkbox", "data-toggle": "original", checked: state.original ? true : null,
+      onchange: function (ev) { state.original = ev.target.checked; render(); } }),
+      state.original ? " original: ON \u2014 what context edits hide is shown, dimmed and marked \u2205 hidden (the model does not see it)" : " original: show what context edits hide"]);
     pane.appendChild(el("p", { class: "muted", text: num(shown) + " messages \u00b7 ~" + num(Math.floor(size / 4)) + " tokens (a quarter of their JSON) \u00b7 spent up to here: " + kfmt(tokens) + " tokens, " + money(cost) }));
     pane.appendChild(toggle);
     var n = 0;
@@ -676,12 +684,63 @@
   }
 
   // --- search -------------------------------------------------------------------------------------------
-  // search: the messages' text is searched as it is stored (JSON), then each candidate message is
-  // parsed and its strings checked (a key or an escape is not a hit); entries point at their messages
-  function stringsOf(x, out) {
+  // search: the messages' text is searched as it is stored (JSON), then each candidate entry's texts
+  // are checked; an entry's texts are the strings `pisess search` looks in (pisess.core.model.kinds,
+  // texts: the same fields, role by role), so the hits are search's and their placements the core's
+  function stringsOf(x, out) {  // kinds._strings: every string value (not keys)
     if (typeof x === "string") out.push(x);
     else if (Array.isArray(x)) x.forEach(function (y) { stringsOf(y, out); });
-    else if (x && typeof x === "object") for (var k in x) if (k !== "data" && k !== "\u0000projects") stringsOf(x[k], out);
+    else if (x && typeof x === "object") for (var k in x) stringsOf(x[k], out);
+    return out;
+  }
+  function textBlocks(c, out) {
+    if (typeof c === "string") out.push(c);
+    else if (Array.isArray(c)) c.forEach(function (b) { if (b && typeof b === "object" && b.type === "text" && typeof b.text === "string") out.push(b.text); });
+    return out;
+  }
+  function systemTexts(m, out) {
+    textBlocks(m.content, out);
+    if (m.sections && typeof m.sections === "object" && !Array.isArray(m.sections)) for (var k in m.sections) if (typeof m.sections[k] === "string") out.push(m.sections[k]);
+    if (Array.isArray(m.toolsAdded)) m.toolsAdded.forEach(function (t) {
+      if (!t || typeof t !== "object" || Array.isArray(t)) return;
+      if (typeof t.name === "string" && t.name) out.push(t.name);
+      if (typeof t.description === "string") out.push(t.description);
+    });
+    return out;
+  }
+  function messageTexts(m, out) {
+    if (!m || typeof m !== "object" || Array.isArray(m)) return out;
+    var role = m.role;
+    if (role === "user" || role === "toolResult" || role === "custom" || role === "hookMessage") textBlocks(m.content, out);
+    else if (role === "assistant") {
+      (Array.isArray(m.content) ? m.content : [m.content]).forEach(function (b) {
+        if (typeof b === "string") { out.push(b); return; }
+        if (!b || typeof b !== "object" || Array.isArray(b)) return;
+        if (b.type === "text" && typeof b.text === "string") out.push(b.text);
+        else if (b.type === "thinking" && typeof b.thinking === "string") out.push(b.thinking);
+        else if (b.type === "toolCall") { if (typeof b.name === "string" && b.name) out.push(b.name); stringsOf(b.arguments, out); }
+      });
+      if (typeof m.errorMessage === "string") out.push(m.errorMessage);
+    } else if (role === "bashExecution") {
+      if (typeof m.command === "string") out.push(m.command); else stringsOf(m.command, out);
+      if (typeof m.output === "string") out.push(m.output);
+    } else if (role === "branchSummary" || role === "compactionSummary") { if (typeof m.summary === "string") out.push(m.summary); }
+    else if (role === "system") systemTexts(m, out);
+    return out;
+  }
+  // the message an entry of another type puts in a context carries its text (its summary, its content)
+  var PROJECTED = { compaction: "compactionSummary", branch_summary: "branchSummary", custom_message: "custom" };
+  function entryTexts(p, withProjected) {
+    var v = D.entry[p], out = [], t = D.type[p];
+    if (typeof v === "number") return messageTexts(msg(v), out);
+    if (!v || typeof v !== "object") return out;
+    if ((t === "compaction" || t === "branch_summary") && typeof v.summary === "string") out.push(v.summary);
+    if (t === "compaction" && v.systemMessage && typeof v.systemMessage === "object" && !Array.isArray(v.systemMessage)) systemTexts(v.systemMessage, out);
+    if (t === "label" && typeof v.label === "string") out.push(v.label);
+    if (t === "session_info" && typeof v.name === "string") out.push(v.name);
+    if (t === "custom_message") textBlocks(v.content, out);
+    if (t === "context_edit" && v.replacement && typeof v.replacement === "object" && !Array.isArray(v.replacement)) textBlocks(v.replacement.content, out);
+    if (withProjected && PROJECTED[t]) (v["\u0000projects"] || []).forEach(function (k) { var m = msg(k); if (m && m.role === PROJECTED[t]) messageTexts(m, out); });
     return out;
   }
   function holds(strings, ql) { for (var i = 0; i < strings.length; i++) if (strings[i].toLowerCase().indexOf(ql) >= 0) return true; return false; }
@@ -704,13 +763,12 @@
       var k = msgOfOffset(at);
       if (seen.has(k)) { at = k + 1 < msgStart.length ? msgStart[k + 1] - 1 : lowered.length; continue; }
       seen.add(k);
-      if (holds(stringsOf(msg(k), []), ql)) (entriesOfMsg.get(k) || []).forEach(function (e) { hit[e] = 1; });
+      (entriesOfMsg.get(k) || []).forEach(function (e) { if (!hit[e] && holds(entryTexts(e, true), ql)) hit[e] = 1; });
       at = k + 1 < msgStart.length ? msgStart[k + 1] - 1 : lowered.length;
     }
     for (var e = 0; e < N; e++) {
       var v2 = D.entry[e];
-      if (!hit[e] && v2 && typeof v2 === "object" && holds(stringsOf(v2, []), ql)) hit[e] = 1;
-      if (!hit[e] && D.label[e] !== undefined && str(D.label[e]).toLowerCase().indexOf(ql) >= 0) hit[e] = 1;
+      if (!hit[e] && v2 && typeof v2 === "object" && holds(entryTexts(e, false), ql)) hit[e] = 1;
     }
     for (var r = 0; r < R.pos.length; r++) { var x = R.pos[r]; if (x >= 0 && hit[x]) state.hits.push(x); }
     hitsBox.textContent = ""; hitsBox.hidden = false;
@@ -718,19 +776,15 @@
     state.hits.slice(0, 500).forEach(function (x, k) {
       var raw = textOf(x), at = raw.toLowerCase().indexOf(ql);
       var snip = raw.slice(Math.max(0, at - 30), at + q.length + 60).replace(/\s+/g, " ");
-      hitsBox.appendChild(el("div", { "data-hit": true, "data-entry-id": idOf(x), "data-placement": D.place[x], onclick: function () { state.hit = k; go({ sel: x }); } },
+      hitsBox.appendChild(el("div", { "data-hit": true, "data-entry-id": idOf(x), "data-placement": D.place[x], onclick: function () { state.hit = k; go({ sel: x }); if (!markedIn(panes[state.tab], x)) go({ tab: "entry" }); } },
         [el("span", { class: "pl", text: D.place[x] }), el("span", { text: sid(x) + " " + D.words[D.word[x]] + ": " + snip })]));
     });
   }
-  function textOf(p) {
-    var v = D.entry[p], out = [];
-    if (typeof v === "number") stringsOf(msg(v), out);
-    else if (v && typeof v === "object") { stringsOf(v, out); (v["\u0000projects"] || []).forEach(function (k) { stringsOf(msg(k), out); }); }
-    if (D.label[p] !== undefined) out.push(str(D.label[p]));
-    return out.join("\n");
-  }
+  function textOf(p) { return entryTexts(p, true).join("\n"); }
   function highlight(node, q) {
-    var ql = q.toLowerCase(), walker = doc.createTreeWalker(node, NodeFilter.SHOW_TEXT), list = [], t;
+    var ql = q.toLowerCase(), pres = node.querySelectorAll("pre");
+    for (var f = 0; f < pres.length; f++) { var whole = folded.get(pres[f]); if (whole !== undefined && whole.toLowerCase().indexOf(ql) >= 0) pres[f].textContent = whole; }
+    var walker = doc.createTreeWalker(node, NodeFilter.SHOW_TEXT), list = [], t;
     while ((t = walker.nextNode())) if (t.nodeValue.toLowerCase().indexOf(ql) >= 0) list.push(t);
     list.forEach(function (tn) {
       var s = tn.nodeValue, low = s.toLowerCase(), frag = doc.createDocumentFragment(), i = 0, j;
@@ -740,14 +794,21 @@
     });
     var details = node.querySelectorAll("details"); for (var k = 0; k < details.length; k++) if (details[k].querySelector("mark")) details[k].open = true;
   }
+  function markedIn(pane, p) {  // a drawn mark in what shows entry p
+    var ms = pane.querySelectorAll("mark"), id = idOf(p);
+    for (var k = 0; k < ms.length; k++) { var owner = ms[k].closest("[data-entry-id]"); if (owner && owner.getAttribute("data-entry-id") === id && ms[k].getClientRects().length) return true; }
+    return false;
+  }
   var searchTimer = 0;
   searchInput.addEventListener("input", function () { clearTimeout(searchTimer); searchTimer = setTimeout(function () { search(searchInput.value); writeHash(); render(); }, 120); });
-  searchInput.addEventListener("keydown", function (ev) { if (ev.key === "Enter") { ev.preventDefault(); nextHit(ev.shiftKey ? -1 : 1); treeBox.focus(); } if (ev.key === "Escape") treeBox.focus(); });
+  searchInput.addEventListener("keydown", function (ev) { if (ev.key === "Enter") { ev.preventDefault(); clearTimeout(searchTimer); if (searchInput.value !== state.q) { search(searchInput.value); writeHash(); } nextHit(ev.shiftKey ? -1 : 1); treeBox.focus(); } if (ev.key === "Escape") treeBox.focus(); });
   function nextHit(d) {
     if (!state.hits.length) return;
     state.hit = (state.hit + d + state.hits.length) % state.hits.length;
     var hs = hitsBox.querySelectorAll("[data-hit]"); for (var k = 0; k < hs.length; k++) hs[k].setAttribute("aria-selected", k === state.hit ? "true" : "false");
-    go({ sel: state.hits[state.hit] });
+    var p = state.hits[state.hit];
+    go({ sel: p });
+    if (!markedIn(panes[state.tab], p)) go({ tab: "entry" });  // the match is in the entry itself
     var m = view.querySelector("mark"); if (m && m.scrollIntoView) m.scrollIntoView({ block: "center" });
   }
 
@@ -789,12 +850,12 @@
     render(); scrollToSel();
   }
   function move(d) { var v = visibleAt.has(rowOf[state.sel]) ? visibleAt.get(rowOf[state.sel]) : -1; var nv = Math.max(0, Math.min(visible.length - 1, (v < 0 ? 0 : v) + d)); if (visible.length) go({ sel: R.pos[visible[nv]] }); }
-  function sibling(d) {
-    var p = state.sel;
-    while (p >= 0) { var q = D.parent[p]; if (q < 0) return; var ks = kids[q]; if (ks.length > 1) { var k = ks.indexOf(p); go({ sel: ks[(k + d + ks.length) % ks.length] }); return; } p = q; }
+  function branchPoint(d) {  // browse's [ and ]: the previous / next branch point among the rows shown
+    var v = visibleAt.has(rowOf[state.sel]) ? visibleAt.get(rowOf[state.sel]) : (d > 0 ? -1 : visible.length);
+    for (var w = v + d; w >= 0 && w < visible.length; w += d) { var p = R.pos[visible[w]]; if (kids[p] && kids[p].length > 1) { go({ sel: p }); return; } }
   }
   var KEYS = [["j / k", "next / previous row"], ["h / l", "parent / first child"], ["g / G", "first / last row"], ["L", "the leaf"],
-    ["[ / ]", "previous / next branch at the nearest branch point"], ["/", "search"], ["n / N", "next / previous hit"],
+    ["[ / ]", "previous / next branch point"], ["/", "search"], ["n / N", "next / previous hit"],
     ["e p c t d", "entry, path, context, trace, compare"], ["b", "compare against this node (pin it as B)"], ["?", "this help"]];
   function toggleHelp() {
     if (!help.hidden) { help.hidden = true; return; }
@@ -811,12 +872,12 @@
     else if (k === "l" || k === "ArrowRight") { if (kids[state.sel]) go({ sel: kids[state.sel][kids[state.sel].length - 1] }); }
     else if (k === "g" || k === "Home") move(-1e9); else if (k === "G" || k === "End") move(1e9);
     else if (k === "L") { if (M.leaf !== null) go({ sel: M.leaf }); }
-    else if (k === "[") sibling(-1); else if (k === "]") sibling(1);
+    else if (k === "[") branchPoint(-1); else if (k === "]") branchPoint(1);
     else if (k === "/") searchInput.focus();
     else if (k === "n") nextHit(1); else if (k === "N") nextHit(-1);
     else if (k === "e") go({ tab: "entry" }); else if (k === "p") go({ tab: "path" }); else if (k === "c") go({ tab: "context" });
     else if (k === "t") go({ tab: "trace" }); else if (k === "d") go({ tab: "compare" }); else if (k === "b") go({ b: state.sel });
-    else if (k === "?") toggleHelp(); else if (k === "Escape") { help.hidden = true; app.classList.remove("drawer-open"); }
+    else if (k === "?") toggleHelp(); else if (k === "Escape") { help.hidden = true; setDrawer(false); }
     else done = false;
     if (done) ev.preventDefault();
   });

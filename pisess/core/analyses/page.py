@@ -162,6 +162,22 @@ def _did(session: Session, e: Any) -> Any:
     return out or 0
 
 
+def _untexted(m: dict) -> bool:
+    """An assistant message with no text that neither failed nor was aborted: pi 1.6.0's export
+    page (template.js, filterNodes) leaves it out of its tree in every filter mode."""
+    if get(m, "role") != "assistant":
+        return False
+    c = get(m, "content")
+    if isinstance(c, str):
+        has_text = bool(c.strip())
+    else:
+        has_text = isinstance(c, list) and any(
+            isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str) and b["text"].strip()
+            for b in c)
+    stop = get(m, "stopReason")
+    return not has_text and not (js.truthy(stop) and stop not in ("stop", "toolUse"))
+
+
 def _change_json(c: Change, pos: int) -> Any:
     """A change as the page reads it: 0 (nothing), [messages] (the node's own entry appends them:
     the usual change, written short), or {r: reset, p: [[i, seg]], a: [seg], e: error}; a segment
@@ -245,6 +261,7 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
     traced: list = [0] * n
     did: list = [0] * n
     own_message: list = []  # message entries whose view cannot be their projection (see below)
+    untexted: list = []  # assistant messages pi's export page never lists (see _untexted)
     models: dict = {}
 
     def visit(pos: int, e: Any) -> None:
@@ -285,6 +302,8 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
                 models[name] = models.get(name, 0) + 1
             d["m"] = [model_code.setdefault(name, len(model_code)) for name in d["m"]]
         if t == "message" and isinstance(get(e, "message"), dict):
+            if _untexted(get(e, "message")):
+                untexted.append(pos)
             own_message.append(pos)  # (its projection, stored once: the walk projects it right after this)
         else:
             rest = {k2: v for k2, v in (ev.items() if isinstance(ev, dict) else ()) if k2 not in STRUCTURE}
@@ -353,7 +372,7 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
         "ctx": [_change_json(c, p) for p, c in enumerate(contexts.changes)], "modelNames": list(model_code),
         "msize": table.sizes, "sameBack": [i - c for i, c in enumerate(same)],
         "shapeBack": [i - c for i, c in enumerate(shape)], "trace": traced, "did": did,
-        "findings": findings or [],
+        "findings": findings or [], "untexted": untexted,
         "images": images.table,
     }
     body = _dumps(doc)
