@@ -1007,3 +1007,54 @@ def test_no_sessions_says_where_it_looked(examples):
 
     screen = _run_app(examples, look, path=None, cwd="/work/empty")
     assert "no sessions in" in screen and "--work-empty--" in screen
+
+
+# --- opening at an entry, on a screen (issue 36: a pi package runs browse at pi's leaf) -----------------
+
+
+def _browse_args(monkeypatch, *args):
+    """``pisess browse ARGS`` as a terminal runs it, up to the app: what the app was given."""
+    import types
+
+    from pisess.cli.browse import app as browse_app
+    from pisess.cli.commands import browse_cmd
+
+    got = {}
+    terminal = types.SimpleNamespace(stdin=types.SimpleNamespace(isatty=lambda: True),
+                                     stdout=types.SimpleNamespace(isatty=lambda: True))
+    monkeypatch.setattr(browse_cmd, "sys", terminal)
+    monkeypatch.setattr(browse_app.BrowseApp, "run", lambda self: got.update(vars(self)) or None)
+    r = invoke(cli_runner(monkeypatch), "browse", *args)
+    return r, got
+
+
+def test_browse_at_screen_and_compare_reach_the_app(examples, monkeypatch):
+    path = str(examples / "sessions" / CLI_FILE)
+    r, got = _browse_args(monkeypatch, path, "--at", "abf7", "--screen", "trace")
+    assert r.exit_code == 0, r.stderr
+    assert got["at"] == "abf7491b" and got["then"] == ("trace",)
+    r, got = _browse_args(monkeypatch, path, "--compare", "b127")
+    assert got["at"] is None and got["then"] == ("compare", "b12728a1")
+
+
+@pytest.mark.parametrize("args, words", [
+    (("--at", "ffffffff"), "ffffffff"),
+    (("--at", "0"), "is the prefix of 6 entry ids"),
+    (("--screen", "tree"), "--screen must be context or trace"),
+    (("--compare", "nope"), "nope"),
+    (("--screen", "context", "--compare", "b127"), "give one"),
+])
+def test_browse_at_an_unknown_or_ambiguous_entry_is_an_error(examples, monkeypatch, args, words):
+    r, got = _browse_args(monkeypatch, str(examples / "sessions" / CLI_FILE), *args)
+    assert r.exit_code == 2 and words in r.stderr and not got, r.stderr
+
+
+@pytest.mark.parametrize("then, title", [(("context",), "context at abf7491b"), (("trace",), "trace to abf7491b"),
+                                         (("compare", "b12728a1"), "compare abf7491b with b12728a1")])
+def test_the_app_opens_on_the_screen_asked_for(examples, then, title):
+    async def look(app, pilot):
+        await pilot.pause()
+        return _screen_text(app).split("\n")[0], type(app.screen_stack[-2]).__name__
+
+    first, below = _run_app(examples, look, at="abf7491b", then=then)
+    assert first.startswith(title) and below == "SessionScreen"

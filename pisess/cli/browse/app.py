@@ -405,10 +405,11 @@ class SessionScreen(ListScreen):
         Binding("question_mark", "app.show_help", show=False),
     ]
 
-    def __init__(self, path: str, at: Any = None) -> None:
+    def __init__(self, path: str, at: Any = None, then: tuple | None = None) -> None:
         super().__init__()
         self.path = path
         self.at = at
+        self.then = then  # a screen to open over this one once it is drawn (browse --screen, --compare)
         self.opened: Opened | None = None
         self.order: Sequence[int] = range(0)  # row indexes on screen, folds applied
         self.folded: set[int] = set()
@@ -515,6 +516,18 @@ class SessionScreen(ListScreen):
         self._load()
         self.set_interval(1.0, self._follow)
         self._layout()
+        if self.then:
+            self.call_after_refresh(self._open_then)
+
+    def _open_then(self) -> None:
+        assert self.then is not None
+        what, *args = self.then
+        if what == "context":
+            self.action_context()
+        elif what == "trace":
+            self.action_trace()
+        elif what == "compare" and self.opened is not None:
+            self._compare(self._selected_id(), args[0])
 
     def on_resize(self) -> None:
         self._layout()
@@ -793,16 +806,21 @@ class SessionScreen(ListScreen):
             rl.refresh()
             self._status()
             return
-        from pisess.cli.views.diff import diff_view
-        from pisess.core.analyses.diff import diff_points
-
-        s = self.opened.session
         a, b = get(self.rows[self.marked_row].entry, "id"), get(self.rows[i].entry, "id")
-        result = diff_points(s, a, s, b)
         self.marked_row = None
         rl.marked = None
         rl.refresh()
         self._status()
+        self._compare(a, b)
+
+    def _compare(self, a: Any, b: Any) -> None:
+        """``pisess diff SESSION A B``'s answer on a page."""
+        from pisess.cli.views.diff import diff_view
+        from pisess.core.analyses.diff import diff_points
+
+        assert self.opened is not None
+        s = self.opened.session
+        result = diff_points(s, a, s, b)
         self.app.push_screen(TextScreen(f"compare {a} with {b}",
                                         lambda width: diff_view(result, width=width, max_lines=6)))
 
@@ -1171,12 +1189,13 @@ class BrowseApp(App):
     BINDINGS = [Binding("ctrl+c", "interrupt", show=False, priority=True)]
 
     def __init__(self, *, path: str | None, at: Any, root: str, cwd: str, reader: str, pi_version: str,
-                 all_projects: bool = False, sessions_dir: str | None = None) -> None:
+                 all_projects: bool = False, sessions_dir: str | None = None, then: tuple | None = None) -> None:
         super().__init__()
         self.path = path
         self.at = at
         self.root = root
         self.sessions_dir = sessions_dir  # (as given: the commands browse copies repeat it)
+        self.then = then  # ("context",), ("trace",) or ("compare", ENTRY): the screen to open first
         self.cwd = cwd
         self.reader = reader
         self.pi_version = pi_version
@@ -1195,7 +1214,7 @@ class BrowseApp(App):
         if self.path is None:
             self.push_screen(SessionsScreen(self.all_projects))
         else:
-            self.push_screen(SessionScreen(self.path, self.at))
+            self.push_screen(SessionScreen(self.path, self.at, self.then))
 
     def action_interrupt(self) -> None:
         self.exit(return_code=130)  # (the exit-code table: interrupted)
