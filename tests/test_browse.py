@@ -1058,3 +1058,25 @@ def test_the_app_opens_on_the_screen_asked_for(examples, then, title):
 
     first, below = _run_app(examples, look, at="abf7491b", then=then)
     assert first.startswith(title) and below == "SessionScreen"
+
+
+def test_a_steps_cost_is_what_stats_counts_for_it(tmp_path):
+    """A compaction and a branch summary that record what their model call spent are steps of that
+    cost in the trace, as ``stats`` counts them (one owner: ``usage.entry_usage``)."""
+    from pisess.core.analyses.stats import fact_of
+    from pisess.core.model.usage import entry_usage
+
+    spent = {"input": 300, "output": 40, "cacheRead": 0, "cacheWrite": 0, "cost": {"total": 0.5}}
+    path = write_session(tmp_path, [
+        header(), user("u1", None, "go"), assistant("a1", "u1", "ok"),
+        entry("compaction", "c1", "a1", summary="so far", firstKeptEntryId="a1", tokensBefore=900, usage=spent),
+        entry("branch_summary", "b1", "c1", fromId="a1", summary="the other way", usage=dict(spent, input=7)),
+    ])
+    s = open_session(path, "auto", light=True)
+    steps = trace(s.materialize([s.lookup(i) for i in ("u1", "a1", "c1", "b1")]))[0].steps
+    by_id = {st.entry_id: st for st in steps}
+    assert (by_id["c1"].tokens_in, by_id["c1"].tokens_out, by_id["c1"].cost) == (300, 40, 0.5)
+    assert (by_id["b1"].tokens_in, by_id["b1"].cost) == (7, 0.5)
+    for eid in ("a1", "c1", "b1"):
+        e = s.lookup(eid)
+        assert fact_of(e).usage == entry_usage(e)

@@ -26,24 +26,12 @@ from ..errors import PisessError
 from ..js import UNDEF, get
 from ..listing.sessionset import created_key
 from ..model.placement import WHERE, place
-from ..model.usage import TOKENS
+from ..model.usage import TOKENS, entry_usage
 from ..reading import cache
 from ..reading.scan import entry_id, header_of, open_lenient, scan_visit, session_name
 
 BY = ("session", "model", "day", "branch")
 ROLES = ("user", "assistant", "toolResult", "bashExecution", "custom")
-
-
-def _num(v: Any) -> float | int | None:
-    return v if isinstance(v, (int, float)) and not isinstance(v, bool) and v == v else None
-
-
-def _usage(u: Any) -> tuple | None:
-    """(input, output, cacheRead, cacheWrite, cost) with ``None`` for a field that is not a number."""
-    if not isinstance(u, dict):
-        return None
-    cost = u.get("cost")
-    return (*(_num(u.get(k)) for k in TOKENS), _num(cost.get("total")) if isinstance(cost, dict) else None)
 
 
 @dataclass(frozen=True)
@@ -74,7 +62,7 @@ def fact_of(v: Any, pi_version: str = versions.CURRENT) -> Fact | None:
     new = versions.since(pi_version, versions.SYSTEM_MESSAGES)
     if t == "usage" and new:
         kind = v.get("kind")
-        return Fact(None, _name(v.get("provider"), v.get("model")), _usage(v.get("usage")),
+        return Fact(None, _name(v.get("provider"), v.get("model")), entry_usage(v, pi_version),
                     kind=kind if isinstance(kind, str) else "(no kind)")
     if t == "custom" and v.get("customType") == VIRTUAL_MODEL_STATE:
         data = v.get("data")
@@ -98,13 +86,13 @@ def fact_of(v: Any, pi_version: str = versions.CURRENT) -> Fact | None:
             error = "assistant" if stop == "error" else "aborted" if stop == "aborted" else None
             model = m.get("responseModel") if new and m.get("responseModel") is not None else m.get("model")
             thinking = m.get("thinkingLevel")
-            return Fact(role, _name(m.get("provider"), model), _usage(m.get("usage")), tools, error,
+            return Fact(role, _name(m.get("provider"), model), entry_usage(v, pi_version), tools, error,
                         thinking=thinking if isinstance(thinking, str) else None)
         if role == "toolResult":
-            return Fact(role, None, _usage(m.get("usage")), (), "tool" if m.get("isError") is True else None)
+            return Fact(role, None, entry_usage(v, pi_version), (), "tool" if m.get("isError") is True else None)
         return Fact(role)
     if t in ("compaction", "branch_summary"):
-        return Fact(None, None, _usage(v.get("usage")))
+        return Fact(None, None, entry_usage(v, pi_version))
     return None
 
 

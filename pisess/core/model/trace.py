@@ -19,6 +19,7 @@ from .. import js
 from ..js import UNDEF, get
 from . import kinds
 from .text import one_line
+from .usage import entry_usage
 
 
 def _id(e: Any) -> Any:
@@ -149,15 +150,13 @@ def trace(entries: list) -> list[Turn]:
 def _step(e: Any, m: Any, ms: float | None, previous_ms: float | None, results: dict) -> Step:
     k = kinds.of_entry(e)
     duration = ms - previous_ms if ms is not None and previous_ms is not None else None
+    # what it spent, as stats and diff count it (a compaction's or a branch summary's model call too)
+    spent = entry_usage(e) or (None, None, None, None, None)
+    tokens_in, tokens_out, cost = int(_num(spent[0])), int(_num(spent[1])), float(_num(spent[4]))
     if m is not None and get(m, "role") == "assistant":
-        u = get(m, "usage")
-        usage = u if isinstance(u, dict) else {}
-        cost = usage.get("cost")
         stop = get(m, "stopReason")
         texts: list[str] = [b["text"] for b in (get(m, "content") if isinstance(get(m, "content"), list) else [])
                             if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)]
         return Step(_id(e), k.word, ms, duration, one_line(" ".join(texts), 200), _calls(m, results),
-                    int(_num(usage.get("input"))), int(_num(usage.get("output"))),
-                    float(_num(cost.get("total"))) if isinstance(cost, dict) else 0.0,
-                    stop if stop in ("error", "aborted") else None)
-    return Step(_id(e), k.word, ms, duration, kinds.preview(e))
+                    tokens_in, tokens_out, cost, stop if stop in ("error", "aborted") else None)
+    return Step(_id(e), k.word, ms, duration, kinds.preview(e), (), tokens_in, tokens_out, cost)

@@ -17,6 +17,35 @@ TOKENS = ("input", "output", "cacheRead", "cacheWrite")
 SUMMARY_KEY = "Tools/summaries"
 
 
+def _number(v: Any) -> float | int | None:
+    return v if isinstance(v, (int, float)) and not isinstance(v, bool) and v == v else None
+
+
+def usage_numbers(u: Any) -> tuple | None:
+    """A ``usage`` object as ``(input, output, cacheRead, cacheWrite, cost)``, ``None`` for a field
+    that is not a number (``None`` for no object)."""
+    if not isinstance(u, dict):
+        return None
+    cost = u.get("cost")
+    return (*(_number(u.get(k)) for k in TOKENS), _number(cost.get("total")) if isinstance(cost, dict) else None)
+
+
+def entry_usage(e: Any, pi_version: str = versions.CURRENT) -> tuple | None:
+    """What entry ``e`` records as spent (``usage_numbers``), wherever pi records it (spec §3.4): an
+    assistant message's ``usage``, a tool result's (nested LLM work by the tool), a compaction's
+    or a branch summary's, and from pi 1.6 (0.86) a ``usage`` entry's.  The one owner of an
+    entry's usage: ``stats``, ``diff`` and browse's trace ask this."""
+    t = get(e, "type")
+    if t == "message":
+        m = get(e, "message")
+        return usage_numbers(get(m, "usage")) if get(m, "role") in ("assistant", "toolResult") else None
+    if t in ("compaction", "branch_summary"):
+        return usage_numbers(get(e, "usage"))
+    if t == "usage" and versions.since(pi_version, versions.SYSTEM_MESSAGES):
+        return usage_numbers(get(e, "usage"))
+    return None
+
+
 def usage_breakdown(entries: Any) -> list[dict]:
     """pi 1.6's ``getUsageCostBreakdown`` over every entry of a file (C.12): cost and tokens by
     ``provider/model`` for assistant messages (``responseModel`` first) and ``usage`` entries, tool
