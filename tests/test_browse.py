@@ -152,25 +152,27 @@ def test_the_tree_rows_are_made_when_asked(tmp_path):
     assert list(view.parents) == [-1, 0, 1, 2, 3, 4, 5, 6, 1]  # by store position
 
 
-def test_every_key_of_the_contract_is_bound():
-    """The help screen's table and the screens' bindings say the same keys."""
+def test_the_key_table_and_the_bindings_say_the_same_keys_both_ways():
+    """Every key a screen binds is in the table for that screen, and every key the table gives a
+    screen is bound there (the help and the key bars are made from the table)."""
     pytest.importorskip("textual")
-    from pisess.cli.browse.pages import TextScreen
+    from pisess.cli.browse.app import BrowseApp
+    from pisess.cli.browse.pages import Confirm, TextScreen
     from pisess.cli.browse.session import SessionScreen
-    from pisess.cli.browse.sessions import SessionsScreen
+    from pisess.cli.browse.sessions import HitsScreen, SessionsScreen
     from pisess.cli.views.browse import KEYS
 
     names = {"\u2191": "up", "\u2193": "down", "\u2190": "left", "\u2192": "right", "[": "left_square_bracket",
              "]": "right_square_bracket", "/": "slash", "?": "question_mark", "Enter": "enter", "Tab": "tab",
-             "Esc": "escape"}
-    bound: set = set()
-    for screen in (SessionScreen, SessionsScreen, TextScreen):
-        for b in screen.BINDINGS:
-            bound.update(b.key.split(","))
-    for keys, _, _ in KEYS:
-        for k in keys.split():
-            if k not in ("a-z", "0-9"):  # (the sessions screen's on_key: any character no binding takes)
-                assert names.get(k, k) in bound, k
+             "Esc": "escape", "PgUp": "pageup", "PgDn": "pagedown", "Home": "home", "End": "end",
+             "Ctrl-C": "ctrl+c"}
+    screens = {"session": SessionScreen, "sessions": SessionsScreen, "hits": HitsScreen, "page": TextScreen,
+               "dialog": Confirm, "all": BrowseApp}
+    for name, cls in screens.items():
+        bound = {key for b in cls.BINDINGS for key in b.key.split(",")}
+        table = {names.get(k, k) for row in KEYS if name in row.screens for k in row.keys.split()
+                 if k not in ("a-z", "0-9")}  # (the sessions screen's before_key: any character no binding takes)
+        assert bound == table, (name, bound - table, table - bound)
 
 
 # --- the app ------------------------------------------------------------------------------------------
@@ -931,7 +933,7 @@ def test_the_help_keeps_its_columns_at_80(examples):
         await pilot.pause()
         return _screen_text(app)
 
-    lines = _run_app(examples, look, size=(80, 40)).splitlines()
+    lines = _run_app(examples, look, size=(80, 70)).splitlines()
     table = lines[lines.index("pisess browse: keys") + 2:]
     table = table[:next(i for i, ln in enumerate(table) if not ln.strip())]
     assert len(table) >= 18 and all(ln.startswith(" ") for ln in table)  # (nothing wraps to column 0)

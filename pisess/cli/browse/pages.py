@@ -19,6 +19,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import RichLog, Static
 
 from pisess.cli.browse.rowlist import KeyBar
+from pisess.cli.views import browse as bv
 
 
 class TextScreen(Screen):
@@ -42,10 +43,8 @@ class TextScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Static(Text(self.title_text, "bold"), id="title")
         yield RichLog(wrap=True, markup=False, highlight=False, auto_scroll=False, min_width=20, id="page")
-        keys = [("j/k", "scroll"), ("g/G", "top/bottom")]
-        if self.toggle:
-            keys.append((self.toggle[0], self.toggle[1]))
-        yield KeyBar([*keys, ("Esc/q", "back"), ("?", "help")], id="keys")
+        keys = bv.bar_keys("page")
+        yield KeyBar([k for k in keys if self.toggle or k[0] != "o"], id="keys")
 
     def on_mount(self) -> None:
         self.query_one(RichLog).focus()
@@ -100,7 +99,7 @@ class Confirm(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         with Container(id="dialog"):
             yield RichLog(wrap=True, markup=False, auto_scroll=False, min_width=20, id="question")
-            yield KeyBar([("y", "yes"), ("n / Esc", "no")])
+            yield KeyBar(bv.bar_keys("dialog"))
 
     def on_mount(self) -> None:
         log = self.query_one(RichLog)

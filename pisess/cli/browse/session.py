@@ -228,9 +228,7 @@ class SessionScreen(ListScreen):
             yield RichLog(wrap=True, markup=False, highlight=False, auto_scroll=False, min_width=20, id="detail")
         yield Static("", id="status")
         yield Input(placeholder="search the session's text (Enter)", id="search")
-        yield KeyBar([("j/k", "move"), ("c", "context"), ("t", "trace"), ("/", "search"), ("f", "fork"),
-                      ("h/l", "fold"), ("d", "compare"), ("y", "copy"), ("e", "export"), ("L", "leaf"),
-                      ("[ ]", "branches"), ("?", "help"), ("q", "back")], id="keys")
+        yield KeyBar(bv.bar_keys("session"), id="keys")
 
     def on_mount(self) -> None:
         self.query_one("#search", Input).display = False

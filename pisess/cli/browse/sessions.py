@@ -58,8 +58,7 @@ class SessionsScreen(ListScreen):
         yield Input(placeholder="filter by id, name, first message or cwd (Enter opens, Esc clears)", id="search",
                     select_on_focus=False)
         yield Input(placeholder="search the listed sessions' text (Enter)", id="content")
-        yield KeyBar([("type", "to filter"), ("Enter", "open"), ("/", "search the text"), ("j/k", "move"),
-                      ("Tab", "this project / all"), ("?", "help"), ("q", "quit")], id="keys")
+        yield KeyBar(bv.bar_keys("sessions"), id="keys")
 
     def on_mount(self) -> None:
         self.query_one("#search", Input).display = False
@@ -202,7 +201,7 @@ class HitsScreen(ListScreen):
     def compose(self) -> ComposeResult:
         yield Static("", id="title")
         yield RowList(0, self._draw, id="hits")
-        yield KeyBar([("j/k", "move"), ("Enter", "open at the hit"), ("?", "help"), ("Esc", "back")], id="keys")
+        yield KeyBar(bv.bar_keys("hits"), id="keys")
 
     def on_mount(self) -> None:
         from pisess.core.analyses.search import make_matcher, search_files

@@ -3,6 +3,7 @@ an entry, the trace's turns and the header.  The app (``pisess.cli.browse``) onl
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
@@ -12,27 +13,66 @@ from pisess.cli.views.text import escape_controls, one_line, plural
 from pisess.cli.views.text import short_id as _sid
 from pisess.core.js import get
 
-#: The keys, a contract: the help screen lists them, the tests press them.  (keys, what, screens)
-KEYS: tuple[tuple[str, str, str], ...] = (
-    ("\u2191 \u2193  j k", "move", "all"),
-    ("\u2190 \u2192  h l", "fold / unfold a side branch, else go to the parent / first child", "session"),
-    ("g G", "top / bottom", "all"),
-    ("L", "jump to the leaf", "session"),
-    ("[ ]", "previous / next branch point", "session"),
-    ("Enter", "open the session (sessions); the entry's context (session)", "sessions, session"),
-    ("Tab", "this project / all projects (sessions); the other pane (session)", "sessions, session"),
-    ("a-z 0-9", "type to filter the sessions by id, name, first message and cwd", "sessions"),
-    ("/", "search the listed sessions' text, or this session's entries", "sessions, session"),
-    ("n N", "next / previous hit", "session"),
-    ("c", "context: what the model sees if the selected entry were the leaf", "session"),
-    ("t", "trace: the selected entry's branch as turns and steps", "session"),
-    ("d", "compare: mark an entry, select another, press d again", "session"),
-    ("f", "fork at the selected entry (shows the plan, asks, writes a new file)", "session"),
-    ("y Y", "copy the entry id / the command that resumes there (OSC 52)", "session"),
-    ("e", "export the branch to a file (Markdown; E: HTML)", "session"),
-    ("?", "this help", "all"),
-    ("Esc q", "back; q on the first screen quits", "all"),
+
+@dataclass(frozen=True)
+class Key:
+    """One row of the key table: the keys as the help spells them, what they do, the screens that
+    bind them, and the key bar's short form (``None``: not on the bar)."""
+
+    keys: str
+    what: str
+    screens: frozenset
+    bar: tuple[str, str] | None = None
+
+
+LISTS = frozenset({"session", "sessions", "hits"})
+PAGES = frozenset({"session", "sessions", "hits", "page"})
+
+#: The keys, a contract: the help screen lists them, each screen's key bar is made from them (in
+#: this order: a narrow bar keeps the first and the last two, and drops from the end of the
+#: middle), and a test checks them against the screens' bindings both ways.
+KEYS: tuple[Key, ...] = (
+    Key("\u2191 \u2193  j k", "move (on a page: scroll)", PAGES, ("j/k", "move")),
+    Key("c", "context: what the model sees if the selected entry were the leaf", frozenset({"session"}),
+        ("c", "context")),
+    Key("t", "trace: the selected entry's branch as turns and steps", frozenset({"session"}), ("t", "trace")),
+    Key("/", "search this session's entries, or the listed sessions' text", frozenset({"session", "sessions"}),
+        ("/", "search")),
+    Key("f", "fork at the selected entry (shows the plan, asks, writes a new file beside this one)",
+        frozenset({"session"}), ("f", "fork")),
+    Key("\u2190 \u2192  h l", "fold / unfold a side branch, else go to the parent / first child",
+        frozenset({"session"}), ("h/l", "fold")),
+    Key("d", "compare: mark an entry, select another, press d again", frozenset({"session"}), ("d", "compare")),
+    Key("y Y", "copy the entry id / the command that resumes there (OSC 52)", frozenset({"session"}),
+        ("y", "copy")),
+    Key("e E", "export the branch to a file in the current directory (Markdown / HTML)", frozenset({"session"}),
+        ("e", "export")),
+    Key("L", "jump to the leaf", frozenset({"session"}), ("L", "leaf")),
+    Key("[ ]", "previous / next branch point", frozenset({"session"}), ("[ ]", "branches")),
+    Key("n N", "next / previous hit", frozenset({"session"})),
+    Key("Enter", "open the session, or the hit; in a session: the entry's context",
+        frozenset({"session", "sessions", "hits"}), ("Enter", "open")),
+    Key("a-z 0-9", "type to filter the sessions by id, name, first message and cwd (Esc clears)",
+        frozenset({"sessions"}), ("type", "to filter")),
+    Key("Tab", "this project / all projects; in a session: the other pane (j k then scroll it)",
+        frozenset({"session", "sessions"}), ("Tab", "other")),
+    Key("PgUp PgDn", "a page up / down", PAGES),
+    Key("g G  Home End", "top / bottom", PAGES),
+    Key("o", "show what context edits replaced or hid (the context page)", frozenset({"page"}),
+        ("o", "originals")),
+    Key("y", "yes (the fork question)", frozenset({"dialog"}), ("y", "yes")),
+    Key("n  Esc q", "no (the fork question)", frozenset({"dialog"}), ("n/Esc", "no")),
+    Key("?", "this help", PAGES, ("?", "help")),
+    Key("Esc q", "back; on the first screen q quits", PAGES, ("q", "back")),
+    Key("Ctrl-C", "quit at once (exit status 130)", frozenset({"all"})),
 )
+
+
+def bar_keys(screen: str) -> list[tuple[str, str]]:
+    """The key bar of ``screen``: the table's short forms, in the table's order (q quits the
+    sessions screen: browse without a SESSION starts there)."""
+    bar = [k.bar for k in KEYS if k.bar is not None and screen in k.screens]
+    return [("q", "quit") if screen == "sessions" and b == ("q", "back") else b for b in bar]
 
 
 def key_bar(keys: list[tuple[str, str]], width: int) -> Text:
@@ -116,8 +156,10 @@ def help_view() -> list:
     table.add_column(no_wrap=True, style="bold")
     table.add_column(ratio=1)
     table.add_column(style="dim", max_width=18)
-    for keys, what, where in KEYS:
-        table.add_row(keys, what, where)
+    order = ("session", "sessions", "hits", "page", "dialog", "all")
+    for k in KEYS:
+        where = "every screen" if k.screens == PAGES else ", ".join(x for x in order if x in k.screens)
+        table.add_row(k.keys, k.what, where)
     return [Text("pisess browse: keys", "bold"), Text(""), table, Text(""),
             Text("Nothing here writes to an existing session file: fork and export create new files.", "dim")]
 
