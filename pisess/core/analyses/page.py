@@ -21,6 +21,7 @@ import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from importlib import resources
+from types import SimpleNamespace
 from typing import Any
 
 from .. import js
@@ -28,10 +29,12 @@ from ..js import UNDEF, get
 from ..model import kinds
 from ..model.placement import WHERE
 from ..model.text import one_line
+from ..model.trace import _step
 from ..reading.images import image_chars
 from ..reading.session import Session
 from .diff import _key as diff_key
 from .diff import _without_text as without_text
+from .diff import summarize
 from .explorer import Change, MessageTable, node_contexts
 from .secrets import redact as redact_value
 
@@ -66,6 +69,9 @@ class PageData:
     secrets: dict = field(default_factory=dict)  # kind -> values masked (or found, without redact)
     images: int = 0  # images written (inline) or left out (omit)
     leaf_id: Any = None  # the node the page opens on
+
+
+_NO_CONTEXT = SimpleNamespace(messages=())  # (summarize of one entry: no context to measure)
 
 
 class _Images:
@@ -122,8 +128,6 @@ def _trace_item(e: Any, ms: Any) -> Any:
     ``toolCall`` blocks, in order), ``["r", call id, failed]`` a tool result, or 0.  Words and texts
     are the entry's own columns (its kind word, its preview: a step's line in the page is its
     preview, not trace's text of the reply alone)."""
-    from ..model.trace import _step
-
     if not isinstance(e, dict):
         return 0
     t = e.get("type")
@@ -142,11 +146,7 @@ def _trace_item(e: Any, ms: Any) -> Any:
 def _did(session: Session, e: Any) -> Any:
     """What entry ``e`` adds to a side of ``diff``'s table (``diff.summarize`` of it alone; the
     page sums the entries after the parting point): only the parts that are not zero."""
-    from types import SimpleNamespace
-
-    from .diff import summarize
-
-    one = summarize(session, [e], SimpleNamespace(messages=[]))  # type: ignore[arg-type]
+    one = summarize(session, [e], _NO_CONTEXT)  # type: ignore[arg-type]
     out: dict = {}
     for key, v in (("u", one.user_turns), ("a", one.assistant_messages), ("f", one.failed_tool_calls),
                    ("c", one.compactions), ("e", one.context_edits), ("$", one.cost)):
