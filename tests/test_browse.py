@@ -485,7 +485,7 @@ SCREENS = [(CLI_FILE, (), "session"), (CLI_FILE, ("t",), "trace"), (CLI_FILE, ("
                                                 for s in SCREENS], ids=[name for _, _, name in SCREENS])
 def test_screens_match_golden(examples, session, keys, name):
     """Every screen at 100x30, colour off: byte for byte what was reviewed (PISESS_UPDATE_GOLDEN=1
-    rewrites them); ``pisess help browse`` shows these very files (test_help_shows_the_golden_screens)."""
+    rewrites them); ``pisess help browse`` and the README show the session screen's file."""
     path = str(examples / "sessions" / session) if session else None
 
     async def go():
@@ -541,8 +541,7 @@ def test_the_docs_show_the_golden_screens(doc):
         shown = CAPTURE.findall(text)
     for _, name, block, _ in shown:
         assert block == _as_shown((root / "tests" / "golden" / name).read_text("utf-8")), name
-    if doc.endswith("browse.md"):
-        assert {name for _, name, _, _ in shown} == {f"browse_{name}.txt" for _, _, name in SCREENS}
+    assert "browse_session.txt" in {name for _, name, _, _ in shown}
 
 
 # --- what the screen shows is what the keys act on (issue 32: scroll before acting) -------------------
