@@ -12,10 +12,13 @@ which parses each line whole anyway, keeps where each line's images lie (``jsonl
 read back later is read around them (``lean_line``), so a warm read never touches the base64.
 
 A ``data`` value is cut out only where the result is certain to be what a whole parse gives:
-``"data":"`` opens an object member (``{`` or ``,`` before it: a quote inside a string is
-escaped), the string holds no backslash (no escape: its bytes are its characters, and the first
-quote after it ends it), its bytes are ASCII, and after the parse each placeholder is the ``data``
-of an ``image`` block; otherwise the line is parsed whole.  A control character inside the base64
+``"data"`` opens an object member (``{`` or ``,`` before it, JSON's whitespace between: a quote
+inside a string is escaped) and a ``:`` and a string follow it (whitespace around the colon, as
+Python's ``json.dumps`` writes it), its characters are ASCII, and after the parse each placeholder
+is the ``data`` of an ``image`` block; otherwise the line is parsed whole.  A string without a
+backslash is its bytes (the first quote after it ends it); one written with escapes (``\\/``,
+``\\u0041``: other tools write them) is decoded once, to know its length, and the placeholder
+says how many bytes its escapes add (``Elided.escaped``): what copies it out decodes it.  A control character inside the base64
 would make the line invalid JSON, and the cut does not look for one: an entry read back by offset
 was parsed whole by the read that found it (the compact index's scan, or the line scan; an index
 cache entry stands for the same bytes), which left such a line out, so ``context --json`` prints
@@ -37,8 +40,9 @@ if TYPE_CHECKING:
 
 LINE_MIN = 16 * 1024  # shorter lines are parsed whole: nothing to save
 DATA_MIN = 4 * 1024  # base64 characters below which an image's data is parsed as it is
-_KEY = b'"data":"'
+_KEY = b'"data"'
 _OPENERS = frozenset(b"{,")
+_SPACE = frozenset(b" \t\r\n")  # JSON's whitespace
 _NONCE = os.urandom(6).hex()
 _MARK = f"\x00pisess-image:{_NONCE}:"
 MARK_JSON = b"\\u0000pisess-image:" + _NONCE.encode() + b":"  # the mark as JSON writes it
@@ -47,11 +51,17 @@ _numbers: dict[str, int] = {}
 
 
 # (collections' named tuples: typing.NamedTuple would import typing, 2 ms of every run)
-class Elided(namedtuple("Elided", "path offset length pad")):
+class Elided(namedtuple("Elided", "path offset length pad escaped")):
     """Where an image's base64 is: ``length`` bytes at ``offset`` of ``path`` (str; the rest are
-    ints); ``pad`` its ``=``."""
+    ints); ``pad`` its ``=``; ``escaped``: the bytes its JSON escapes add (0: the bytes are the
+    characters).  A placeholder writes ``pad + 3 * escaped`` in one field (0-2 where nothing is
+    escaped, as before escapes were cut: index entries written then read the same)."""
 
     __slots__ = ()
+
+    @property
+    def chars(self) -> int:
+        return self.length - self.escaped
 
 
 def _number(path: str) -> int:
@@ -66,15 +76,16 @@ def elided(value: Any) -> Elided | None:
     """The ``Elided`` a placeholder stands for; ``None`` for any other value."""
     if type(value) is not str or not value.startswith(_MARK):
         return None
-    n, offset, length, pad = value[len(_MARK):].split(":")
-    return Elided(_paths[int(n)], int(offset), int(length), int(pad))
+    n, offset, length, packed = value[len(_MARK):].split(":")
+    escaped, pad = divmod(int(packed), 3)
+    return Elided(_paths[int(n)], int(offset), int(length), pad, escaped)
 
 
 def image_chars(data: Any) -> tuple[int, int]:
     """``(characters, trailing '=')`` of an image's base64 ``data``, a placeholder or the string."""
     e = elided(data)
     if e is not None:
-        return e.length, e.pad
+        return e.chars, e.pad
     if type(data) is not str:
         return 0, 0
     return len(data), len(data) - len(data.rstrip("="))
@@ -104,25 +115,73 @@ def cut_range(buf: bytes | bytearray, lo: int, hi: int, offset: int, path: str,
         k = find(_KEY, pos, hi)
         if k < 0:
             break
-        start = k + len(_KEY)
+        start = _string_after(buf, k + len(_KEY), hi)
+        if start < 0:
+            pos = k + len(_KEY)
+            continue
         end = find(b'"', start, hi)
         if end < 0:
             break
         pos = end + 1
-        if end - start < DATA_MIN or k == lo or buf[k - 1] not in _OPENERS or find(b"\\", start, end) >= 0:
+        if end - start < DATA_MIN or not _opens_member(buf, k, lo):
             continue
-        if ascii_buf is None:  # (usually true: then no piece of it needs the test, nor a copy)
-            ascii_buf = whole and buf.isascii()
-        if not ascii_buf and not buf[start:end].isascii():
-            continue
-        pad = 2 if buf[end - 2:end] == b"==" else 1 if buf[end - 1] == 61 else 0  # 61: "="
-        pieces += (buf[last:start], MARK_JSON + f"{_number(path)}:{offset + start - lo}:{end - start}:{pad}".encode())
+        escaped = 0
+        if find(b"\\", start, end) >= 0:
+            text = _decoded(buf[start:end])
+            if text is None or len(text) < DATA_MIN:
+                continue
+            escaped = end - start - len(text)
+            pad = len(text) - len(text.rstrip("="))
+        else:
+            if ascii_buf is None:  # (usually true: then no piece of it needs the test, nor a copy)
+                ascii_buf = whole and buf.isascii()
+            if not ascii_buf and not buf[start:end].isascii():
+                continue
+            pad = 2 if buf[end - 2:end] == b"==" else 1 if buf[end - 1] == 61 else 0  # 61: "="
+        pieces += (buf[last:start],
+                   MARK_JSON + f"{_number(path)}:{offset + start - lo}:{end - start}:{pad + 3 * escaped}".encode())
         last = end
         cuts += 1
     if not cuts:
         return buf if whole else bytes(buf[lo:hi]), 0  # type: ignore[return-value]
     pieces.append(buf[last:hi])
     return b"".join(pieces), cuts
+
+
+def _string_after(buf: bytes | bytearray, pos: int, hi: int) -> int:
+    """Where the string starts that follows a key ending at ``pos`` (``:`` and JSON's whitespace
+    around it), else -1.  pi writes ``"data":"``: the first two bytes tell."""
+    if buf[pos:pos + 2] == b':"':
+        return pos + 2
+    while pos < hi and buf[pos] in _SPACE:
+        pos += 1
+    if pos >= hi or buf[pos] != 58:  # ":"
+        return -1
+    pos += 1
+    while pos < hi and buf[pos] in _SPACE:
+        pos += 1
+    return pos + 1 if pos < hi and buf[pos] == 34 else -1  # '"'
+
+
+def _opens_member(buf: bytes | bytearray, k: int, lo: int) -> bool:
+    """Is the quote at ``k`` the start of an object member's key (``{`` or ``,`` before it, JSON's
+    whitespace between)?"""
+    k -= 1
+    while k >= lo and buf[k] in _SPACE:
+        k -= 1
+    return k >= lo and buf[k] in _OPENERS
+
+
+def _decoded(raw: bytes | bytearray) -> str | None:
+    """The ASCII string a JSON string's bytes (without quotes, escapes in them) stand for, else
+    ``None`` (an escaped quote ends it elsewhere, or not ASCII)."""
+    import orjson
+
+    try:
+        text = orjson.loads(b'"' + raw + b'"')
+    except orjson.JSONDecodeError:
+        return None
+    return text if type(text) is str and text.isascii() else None
 
 
 def lean_line(fh: Any, offset: int, length: int, cuts: Sequence[int], path: str) -> bytes:
@@ -170,7 +229,13 @@ def read_data(e: Elided) -> str:
     """The base64 a placeholder stands for (an export that embeds images)."""
     with open(e.path, "rb") as fh:
         fh.seek(e.offset)
-        return fh.read(e.length).decode("ascii")
+        raw = fh.read(e.length)
+    if e.escaped:
+        text = _decoded(raw)
+        if text is None or len(raw) < e.length:
+            raise Span(None, e.path, e.offset, e.length)._shorter()
+        return text
+    return raw.decode("ascii")
 
 
 _BLOCK = 1 << 20
@@ -246,14 +311,18 @@ def expand(doc: bytes, *, spans: bool = False) -> Iterator[Any]:
             if k < 0:
                 break
             end = doc.index(b'"', k)
-            n, offset, length, _pad = doc[k + len(MARK_JSON):end].split(b":")
+            n, offset, length, packed = doc[k + len(MARK_JSON):end].split(b":")
             yield doc[last:k]
             path = _paths[int(n)]
             fh = files.get(path)
             if fh is None:
                 fh = files[path] = open(path, "rb")
             span = Span(fh, path, int(offset), int(length))
-            if spans:
+            if int(packed) >= 3:  # written with escapes: decoded, then written as JSON writes it
+                import orjson
+
+                yield orjson.dumps(read_data(Elided(path, span.offset, span.length, 0, 1)))[1:-1]
+            elif spans:
                 yield span
             else:
                 yield from span.chunks()
