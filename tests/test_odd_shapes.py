@@ -20,9 +20,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bench import shapes
 from conftest import cli_runner, invoke
+from pisess.core.listing import summary
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -178,3 +181,11 @@ def test_memory_on_the_odd_shape_grows_as_on_pi_s(tmp_path, label):
     pi_grown, _, pi_peaks = _growth(tmp_path, label, 20, 160, 64, shape="pi")
     assert grown < pi_grown + bigger // 10, (label, peaks, pi_peaks, bigger)
     assert grown < bigger // 4, (label, peaks, bigger)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=24).map(lambda b: bytes(b"ab\r\n"[x % 4] for x in b)))
+def test_the_listing_splits_lines_where_node_s_readline_does(data):
+    """``summary._lines`` (``\\n`` first, then ``\\r`` in the pieces that hold one) is the regular
+    expression's split, for any mix of line ends."""
+    assert summary._lines(data) == summary._EOL.split(data)

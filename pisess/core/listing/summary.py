@@ -17,6 +17,7 @@ from typing import Any
 from .. import js
 from ..errors import PisessError
 from ..js import UNDEF, get
+from ..reading.blocks import line_blocks
 from ..reading.files import open_regular, os_error
 from ..reading.jsonl import NOT_JSON, RawFile, loads_lean, parse_json
 from ..reading.sdk_v4 import SDK_V4, is_sdk_v4_header  # noqa: F401 - named here for the listing
@@ -152,7 +153,22 @@ class CliSkip:
 
 
 def _lines(data: bytes) -> list[bytes]:
-    return data.split(b"\n") if b"\r" not in data else _EOL.split(data)
+    """``data`` split where Node's ``readline`` ends a line: ``\\r\\n``, ``\\r`` or ``\\n`` (as
+    ``_EOL.split``).  Split on ``\\n`` first, at ``memchr``'s speed, then each piece that holds a
+    ``\\r``: a regular expression walks a screenshot's base64 a character at a time."""
+    pieces = data.split(b"\n")
+    if b"\r" not in data:
+        return pieces
+    out: list[bytes] = []
+    last = len(pieces) - 1
+    for k, p in enumerate(pieces):
+        if b"\r" not in p:
+            out.append(p)
+            continue
+        if k < last and p.endswith(b"\r"):
+            p = p[:-1]  # "\r\n": one end
+        out += p.split(b"\r")
+    return out
 
 
 def _value(line: bytes, lean: str | None = None) -> Any:
@@ -207,21 +223,16 @@ _BLOCK = 8 << 20
 
 
 def _stream_lines(fd: int, start: int, size: int) -> Iterator[bytes]:
-    """The lines of bytes ``start:size`` as ``_lines`` splits them, read a block at a time (a file
-    of gigabytes is never held whole)."""
-    pending = b""
-    pos = start
-    while pos < size:
-        block = _read_at(fd, min(_BLOCK, size - pos), pos)
-        if not block:
-            break
-        pos += len(block)
-        data = pending + block if pending else block
-        keep = 1 if data.endswith(b"\r") else 0  # a "\r\n" may be cut in two
-        lines = _lines(data[:len(data) - keep] if keep else data)
-        pending = lines.pop() + (b"\r" if keep else b"")
+    """The lines of bytes ``start:size`` as ``_lines`` splits them, read a block of whole lines at a
+    time (``blocks.line_blocks``: a file of gigabytes is never held whole; a ``\\r\\n`` is never cut
+    in two, a block ends after a ``\\n``)."""
+    for buf, end, _ in line_blocks(fd, start, size, _BLOCK):
+        with memoryview(buf) as mv:
+            data = bytes(mv[:end])
+        lines = _lines(data)
+        if data.endswith(b"\n"):
+            lines.pop()  # (the empty piece after the block's last "\n")
         yield from lines
-    yield from _lines(pending)
 
 
 def _read_at(fd: int, n: int, offset: int) -> bytes:
