@@ -8,8 +8,10 @@ long ``data`` string of an image block is found in the buffer and cut out there
 screenshots (a 400 KB base64 PNG in every tool result) is then read at about the speed of a
 ``memchr`` over its bytes, in the memory of one block and its text.
 
-The scan also notes the first line that holds a ``\\r``: pi's listing (Node's ``readline``) ends a
-line there too, so a reader of pi's listing fields takes the lines as they are only before it.
+The scan also notes the first line that holds a ``\\r`` before its last byte: pi's listing (Node's
+``readline``) ends a line there too, so a reader of pi's listing fields takes the lines as they are
+only before it.  A ``\\r\\n`` ends the same line for both (the ``\\r`` left on the scan's line is
+JSON's whitespace): a file written with CRLF is read once.
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ class WholeScan:
     ``data``), numbered from 1.
 
     After the iteration: ``size`` (the offset after the last byte read), ``ends_with_newline``, and
-    all along ``first_cr``, the offset of the first line given so far that holds a ``\\r``
+    all along ``first_cr``, the offset of the first line given so far that holds a ``\\r`` other
+    than a last byte (the ``\\r`` of a ``\\r\\n``)
     (``None``: none)."""
 
     def __init__(self, path: str, fd: int, size: int, data: bytes = b"", start: int = 0,
@@ -77,7 +80,7 @@ class WholeScan:
         offset = base + lo
         n = hi - lo
         if n >= LINE_MIN and buf[lo] == 0x7B:  # "{": never blank; the images are cut in the buffer
-            if self.first_cr is None and buf.find(b"\r", lo, hi) >= 0:
+            if self.first_cr is None and buf.find(b"\r", lo, hi - 1) >= 0:
                 self.first_cr = offset
             if self._ascii is None:  # (one test of the buffer, usually true, instead of a copy of each image)
                 self._ascii = buf.isascii()
@@ -91,7 +94,7 @@ class WholeScan:
                 self.elided += n - len(lean)
             return RawLine(number, offset, n, False, v)
         raw = bytes(buf[lo:hi])
-        if self.first_cr is None and b"\r" in raw:
+        if self.first_cr is None and raw.find(b"\r", 0, n - 1) >= 0:
             self.first_cr = offset
         if is_blank(raw):
             return RawLine(number, offset, n, True, None)
