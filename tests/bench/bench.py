@@ -607,6 +607,28 @@ class Inputs:
                          lambda d: image_session(d, seed, turns))
         return self._one_file(d), f"{turns:,} screenshot turns, {IMAGE_KB} KB PNG each"
 
+    def images_odd(self, turns: int, seed: int = 17) -> tuple[Path, str]:
+        """``images``'s session rewritten in the shapes of ``shapes.write_odd`` (issue 34): the
+        same values, Python's separators, keys in another order, escaped base64, CRLF, no final
+        newline; message times made five minutes later than their entries' (a clock skew)."""
+        pi_path, origin = self.images(turns, seed)
+
+        def make(d: Path) -> None:
+            import shapes
+
+            out = d / pi_path.relative_to(pi_path.parent.parent.parent)
+            out.parent.mkdir(parents=True)
+            with open(pi_path, encoding="utf-8") as src, open(out, "w", encoding="utf-8", newline="") as dst:
+                for k, line in enumerate(src):
+                    v = json.loads(line)
+                    m = v.get("message")
+                    if isinstance(m, dict) and isinstance(m.get("timestamp"), int):
+                        m["timestamp"] += shapes.SKEW_MS
+                    dst.write(("\r\n" if k else "") + shapes.odd_line(v, k))
+
+        d = self._cached(f"py{GEN_VERSION}-images-odd-{turns}-{IMAGE_KB}kb-s{seed}", make)
+        return self._one_file(d), origin + ", odd-shaped"
+
     def empty_root(self) -> Path:
         return self._cached("empty-root", lambda d: (d / "sessions").mkdir()) / "sessions"
 
@@ -1036,8 +1058,9 @@ class Bench:
         """A session of inline screenshots (issue 23): every command cold beside pi 1.6.0's own
         open + buildSessionContext + convertToLlm of the same file.  ``--image-turns`` sets the size
         (3,700 turns: 1.4 GB; 6,700: pi #9613's 2.6 GB)."""
-        path, origin = self.inputs.images(self.sizes["image_turns"])
-        case, rep = "17", self.args.repeat
+        odd = self.args.image_shape == "odd"
+        path, origin = (self.inputs.images_odd if odd else self.inputs.images)(self.sizes["image_turns"])
+        case, rep = "17" + ("odd" if odd else ""), self.args.repeat
         root = str(path.parent.parent)
         size = path.stat().st_size
         label = f"{origin}, {size / 1048576:.0f} MiB"
@@ -1494,6 +1517,10 @@ def parse_args(argv=None):
                    help="screenshot turns of case 17 (default 3,700: 1.4 GB; 6,700: 2.6 GB)")
     p.add_argument("--image-pairs", action="store_true",
                    help="case 17: run pi before each command and take each ratio from that pair (a busy machine)")
+    p.add_argument("--image-shape", choices=["pi", "odd"], default="pi",
+                   help="case 17: the session as pi writes it, or the same turns in the odd shapes of issue 34 "
+                        "(tests/bench/shapes.py: separators with spaces, keys reordered, escaped base64, CRLF, "
+                        "clock skew, no final newline)")
     p.add_argument("--image-commands", help="case 17: only these commands, comma separated labels (default all)")
     p.add_argument("--python", help="python with orjson for the floor (default: the repo's .venv)")
     p.add_argument("--pisess", help="pisess command line (default: .venv/bin/pisess)")
