@@ -39,11 +39,18 @@ def topics() -> dict[str, Topic]:
     found = []
     for f in (resources.files("pisess") / "help").iterdir():
         if f.name.endswith(".md") and f.is_file():
-            text = f.read_text(encoding="utf-8")
+            text = f.read_text(encoding="utf-8").replace("@PI_PACKAGE@", _pi_package())
             first = text.split("\n", 1)[0]
             found.append(Topic(f.name[:-3], first.removeprefix("# ").strip(), text))
     return {t.name: t for t in sorted(found, key=lambda t: (not t.command, t.name))}
 
+
+def _pi_package() -> str:
+    """Where the pi package of this installation is (``pisess help pi`` names it), quoted for a shell."""
+    import shlex
+    from importlib import resources
+
+    return shlex.quote(str(resources.files("pisess") / "pi_package"))
 
 
 def topics_json(known: dict[str, Topic]) -> dict:

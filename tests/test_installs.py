@@ -1,0 +1,60 @@
+"""The installs people expect, tried from this checkout in fresh, throw-away homes: pipx, uv's tool
+install and a uvx one-off run. Each installed program must run, ship the pi package (package data
+that only a real install proves), and complete. Slow (each builds and installs the wheel)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+CHECKOUT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.slow
+
+
+def _tool(name: str) -> str:
+    found = shutil.which(name, path=str(Path(sys.executable).parent)) or shutil.which(name)
+    assert found, f"{name} is in the test extra (pip install -e '.[test]')"
+    return found
+
+
+def _run(argv: list[str], env: dict, **kw) -> subprocess.CompletedProcess:
+    done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=600, **kw)
+    assert done.returncode == 0, f"{argv}: {done.stdout}\n{done.stderr}"
+    return done
+
+
+def _checks(pisess: Path, env: dict) -> None:
+    demo = _run([str(pisess), "validate", str(CHECKOUT / "pisess" / "examples" / "sessions")], env)
+    assert "3 files checked" in demo.stdout + demo.stderr
+    help_pi = _run([str(pisess), "help", "pi"], env).stdout
+    line = next(x for x in help_pi.splitlines() if x.startswith("pi install "))
+    package = Path(line.removeprefix("pi install ").strip("'"))
+    assert (package / "extensions" / "pisess.ts").is_file() and (package / "skills" / "pisess" / "SKILL.md").is_file()
+    assert not package.is_relative_to(CHECKOUT)  # the installed copy, not this checkout
+    script = _run([str(pisess), "--show-completion", "bash"], {**env, "SHELL": "/bin/bash"}).stdout
+    assert "_PISESS_COMPLETE" in script
+
+
+def test_pipx_install(tmp_path: Path) -> None:
+    env = {**os.environ, "PIPX_HOME": str(tmp_path / "pipx"), "PIPX_BIN_DIR": str(tmp_path / "bin"),
+           "PIPX_MAN_DIR": str(tmp_path / "man"), "HOME": str(tmp_path)}
+    # pipx in a venv of its own, as a user has it (its dependencies stay out of the test venv)
+    _run([sys.executable, "-m", "venv", str(tmp_path / "pipx-venv")], env)
+    _run([str(tmp_path / "pipx-venv" / "bin" / "pip"), "install", "-q", "pipx"], env)
+    _run([str(tmp_path / "pipx-venv" / "bin" / "pipx"), "install", f"{CHECKOUT}[tui]"], env)
+    _checks(tmp_path / "bin" / "pisess", env)
+
+
+def test_uv_tool_install_and_uvx(tmp_path: Path) -> None:
+    env = {**os.environ, "UV_TOOL_DIR": str(tmp_path / "tools"), "UV_TOOL_BIN_DIR": str(tmp_path / "bin"),
+           "UV_CACHE_DIR": str(tmp_path / "cache"), "HOME": str(tmp_path)}
+    _run([_tool("uv"), "tool", "install", f"{CHECKOUT}[tui]"], env)
+    _checks(tmp_path / "bin" / "pisess", env)
+    once = _run([_tool("uv"), "tool", "run", "--from", str(CHECKOUT), "pisess", "validate",
+                 str(CHECKOUT / "pisess" / "examples" / "sessions")], env)  # what `uvx --from . pisess` runs
+    assert "3 files checked" in once.stdout + once.stderr
