@@ -71,7 +71,7 @@ GEN_VERSION = 3  # bump when the Python generator changes, so cached inputs are 
 CASES = {"1": "context", "2": "cli", "3": "entries", "4": "validate", "5": "ls", "6": "cold", "7": "search",
          "8": "du", "9": "search10k", "10": "du10k", "11": "entries-cli", "12": "validate-entries",
          "13": "context16", "14": "cache", "15": "cache1g", "16": "summaries", "17": "images", "20": "diff",
-         "21": "index"}
+         "21": "index", "33": "page"}
 SEARCH_HIT = "Summarize the open TODOs"  # a user prompt of both generators: a few dozen lines of the big file
 SEARCH_MISS = "no-such-literal-7f3a"
 SEARCH_FEW = "retry the cache"  # in a few dozen of the small sessions of case 5
@@ -95,6 +95,17 @@ import sys, orjson
 loads = orjson.loads
 with open(sys.argv[1], "rb") as f:
     kept = [loads(line) for line in f if line.strip()]
+"""
+
+# pi 1.6.0's own `pi --export FILE OUT` (main.js calls exportFromFile with these arguments), run
+# directly: node 20 cannot load pi's CLI entry (it imports fs.globSync, node >= 22); the export
+# path does not need it.
+PI_EXPORT_SRC = """\
+import { pathToFileURL } from "node:url";
+const [piDir, input, output] = process.argv.slice(2);
+const agent = `${piDir}/node_modules/@earendil-works/pi-coding-agent`;
+const mod = await import(pathToFileURL(`${agent}/dist/core/export-html/index.js`).href);
+await mod.exportFromFile(input, output);
 """
 
 # pi's own code without the oracle's extras (the oracle's cli context also re-reads and re-parses
@@ -1111,6 +1122,106 @@ class Bench:
             if self.args.image_pairs:
                 pi = None
 
+    def case_page(self) -> None:
+        """Issue 33: ``export --format html`` (the explorer page) beside pi 1.6.0's ``pi --export`` of
+        the same file, both pages then opened in the same headless Chromium (tests/bench/page_bench.py,
+        a fresh browser per page): export time and peak RSS, page size, first paint, selecting
+        another node, a search.  The 200 MB pi 1.6.0-written file (case 13's), case 17's
+        screenshots with ``--images omit`` (beside pi's own open of the file), 10,000 entries."""
+        case, rep = "33", self.args.repeat
+        pi_dir = self.oracle / "pi-1.6.0" if self.oracle is not None else None
+        with_pi = pi_dir is not None and (pi_dir / "node_modules").is_dir()
+        pi_export = self.workdir / "pi-export.mjs"
+        pi_export.write_text(PI_EXPORT_SRC)
+        driver = [self.python, str(Path(__file__).with_name("page_bench.py"))]
+        only = [c.strip() for c in (self.args.page_inputs or "big,images,entries").split(",") if c.strip()]
+
+        def browse(kind: str, page: str, label: str) -> dict | None:
+            log(f"[{case}] {kind} page in chromium: {Path(page).name}")
+            argv = [*driver, kind, page] + (["--search", SEARCH_HIT] if kind == "pisess" else [])
+            p = subprocess.run(argv, capture_output=True, text=True)
+            if p.returncode != 0:
+                self.checks.append(f"[{case}] {kind} page of {label}: the browser run failed: {p.stderr.strip()[-300:]}")
+                return None
+            got = json.loads(p.stdout.strip().splitlines()[-1])
+            log(f"    {got}")
+            if got.get("page_errors"):
+                self.checks.append(f"[{case}] {kind} page of {label}: script errors {got['page_errors']}")
+            return got
+
+        def heap_run(got: dict) -> Run:  # the page's first paint, with its JS heap in the RSS column
+            return Run(got["first_paint_s"], int(got["js_heap_mb"] * 1024), 0)
+
+        def page_row(what: str, label: str, page: str, got: dict | None, theirs: dict | None) -> None:
+            if got:
+                self.rows.append(Row(case, what, label, fmt_size(Path(page).stat().st_size), heap_run(got),
+                                     "pi's page: tree drawn (JS heap)" if theirs else "-", heap_run(theirs) if theirs else None))
+
+        def export_pair(key: str, path: Path, origin: str, pisess_opts: list, pi_ref: str) -> tuple:
+            size = path.stat().st_size
+            label = f"{origin}, {size / 1048576:.0f} MiB"
+            warm([path])
+            mine = self.out(f"{case}-{key}-pisess.html")
+            log(f"[{case}] pisess export --format html {' '.join(pisess_opts)} {path.name}")
+            runs = []
+            for _ in range(max(1, rep)):  # export -o never overwrites: each run writes a new file
+                Path(mine).unlink(missing_ok=True)
+                runs.append(self.meter.once([*self.pisess, "export", path, "--format", "html", "-o", mine, *pisess_opts]))
+            a = Meter.median_of(runs)
+            log(f"    {a.wall:.2f} s {kb(a.rss_kb)} rc={a.rc}")
+            b, theirs = None, None
+            if with_pi and pi_ref == "export":
+                theirs = self.out(f"{case}-{key}-pi.html")
+                log(f"[{case}] pi 1.6.0 --export {path.name}")
+                b = self.meter.best(["node", pi_export, pi_dir, path, theirs], rep)
+                log(f"    {b.wall:.2f} s {kb(b.rss_kb)} rc={b.rc}")
+            elif with_pi and self.pi_bare is not None:
+                log(f"[{case}] pi 1.6.0 bare open+buildSessionContext+convertToLlm")
+                b = self.meter.best(self.bare("cli", path, "1.6.0"), rep)
+                log(f"    {b.wall:.2f} s {kb(b.rss_kb)}")
+            ref = {"export": "pi 1.6.0 --export", "open": "pi 1.6.0 open+build+convertToLlm"}[pi_ref] if b else "-"
+            self.rows.append(Row(case, f"export --format html {' '.join(pisess_opts)}".strip(), label, fmt_size(size), a, ref, b))
+            return size, label, a, b, mine, theirs
+
+        if "big" in only:
+            path, origin = self.inputs.big(self.sizes["big_mb"], "cli", 216, pi_version="1.6.0")
+            size, label, a, b, mine, theirs = export_pair("big", path, origin, [], "export")
+            page_size = Path(mine).stat().st_size if Path(mine).exists() else None
+            pi_size = Path(theirs).stat().st_size if theirs and Path(theirs).exists() else None
+            self.checks.append(f"[{case}] page size / file: pisess {page_size / size if page_size else float('nan'):.2f}, "
+                               f"pi {pi_size / size if pi_size else float('nan'):.2f}")
+            got = browse("pisess", mine, label) if page_size else None
+            theirs_got = browse("pi", theirs, label) if pi_size else None
+            page_row("page first paint (tree + leaf context; JS heap)", label, mine, got, theirs_got)
+            self.targets += [
+                Target(case, "200 MB: export wall <= 0.25x pi --export", 0.25, ratio(a.wall, b.wall) if b else None),
+                Target(case, "200 MB: export RSS <= 300 MiB", 300, a.rss_kb / 1024 if a.rss_kb else None, unit="MiB"),
+                Target(case, "200 MB: page <= 1.0x the file", 1.0, page_size / size if page_size else None),
+                Target(case, "200 MB: first paint <= 0.15x pi's tree", 0.15,
+                       ratio(got["first_paint_s"], theirs_got["first_paint_s"]) if got and theirs_got else None),
+                Target(case, "200 MB: select a node <= 100 ms", 100, got.get("select_ms") if got else None, unit="ms"),
+                Target(case, "200 MB: search answers <= 500 ms", 500, got.get("search_ms") if got else None, unit="ms"),
+            ]
+        if "images" in only:
+            path, origin = self.inputs.images(self.sizes["image_turns"])
+            size, label, a, b, mine, _ = export_pair("images", path, origin, ["--images", "omit"], "open")
+            page_size = Path(mine).stat().st_size if Path(mine).exists() else None
+            got = browse("pisess", mine, label) if page_size else None
+            page_row("page first paint (JS heap)", label, mine, got, None)
+            self.targets += [
+                Target(case, "images: export wall <= 0.5x pi's open", 0.5, ratio(a.wall, b.wall) if b else None),
+                Target(case, "images: export RSS <= 250 MiB", 250, a.rss_kb / 1024 if a.rss_kb else None, unit="MiB"),
+                Target(case, "images: page < 2% of the file", 0.02, page_size / size if page_size else None),
+            ]
+        if "entries" in only:
+            path, origin = self.inputs.many_entries(10_000)
+            size, label, a, b, mine, theirs = export_pair("entries", path, origin, [], "export")
+            got = browse("pisess", mine, label) if Path(mine).exists() else None
+            theirs_got = browse("pi", theirs, label) if theirs and Path(theirs).exists() else None
+            page_row("page first paint (JS heap)", label, mine, got, theirs_got)
+            self.targets.append(Target(case, "10,000 entries: first paint < 1 s", 1.0,
+                                       got["first_paint_s"] if got else None, unit="s"))
+
     def case_validate(self) -> None:
         path, origin = self.inputs.big(self.sizes["big_mb"], "harness", 200)
         self._validate_case("4", path, origin, target=True)
@@ -1522,6 +1633,8 @@ def parse_args(argv=None):
                         "(tests/bench/shapes.py: separators with spaces, keys reordered, escaped base64, CRLF, "
                         "clock skew, no final newline)")
     p.add_argument("--image-commands", help="case 17: only these commands, comma separated labels (default all)")
+    p.add_argument("--page-inputs", dest="page_inputs",
+                   help="case 33: only these inputs, comma separated: big, images, entries (default all)")
     p.add_argument("--python", help="python with orjson for the floor (default: the repo's .venv)")
     p.add_argument("--pisess", help="pisess command line (default: .venv/bin/pisess)")
     p.add_argument("--timer", choices=["auto", "time", "wait4"], default="auto")

@@ -1,0 +1,597 @@
+"""The HTML explorer page (``pisess export --format html``, issue 33) in a real browser, read
+through its DOM contract (``pisess help export``): after clicking a node, its Context is what
+``pisess context --leaf NODE --json`` says the model sees, its Path is ``pisess path``'s; Compare is
+``pisess diff --json``; branch costs are ``stats --by branch``'s; then keys, filters, search, deep
+links, the narrow layout, print and ``--no-script``.
+
+The answers are read from the page (its DOM and ``window.pisessPage.sourceOf``), the expected ones
+from the commands' --json, never from the Python code that built the page.  Every node of every
+session in ``pisess/examples/`` and ``tests/fixtures/`` is checked in the full run (``-m ''``); the
+default run checks every node of two small sessions.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import cli_runner, invoke
+from page_browser import file_url
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = sorted((ROOT / "pisess" / "examples" / "sessions").glob("*/*.jsonl"))
+FIXTURES = sorted((ROOT / "tests" / "fixtures").rglob("*.jsonl"))
+SESSIONS = EXAMPLES + FIXTURES
+#: The default run's sessions: one of the examples and one with context edits and a compaction.
+QUICK = {EXAMPLES[-1].name, "edited.jsonl"}
+
+
+def _rel(path: Path) -> str:
+    return str(path.relative_to(ROOT))
+
+
+def _sessions_param(sessions: list[Path]) -> list[Any]:
+    return [pytest.param(p, id=_rel(p), marks=() if p.name in QUICK else pytest.mark.slow) for p in sessions]
+
+
+# --- the commands' answers ----------------------------------------------------------------------------
+
+
+class Cli:
+    """``pisess ... --json`` in-process, as a user's terminal runs it."""
+
+    def __init__(self, monkeypatch):
+        self.runner = cli_runner(monkeypatch)
+
+    def json(self, *args: str) -> Any:
+        result = invoke(self.runner, *args, "--json")
+        assert result.exit_code == 0, result.output
+        return json.loads(result.stdout)
+
+    def export(self, session: Path | str, out: Path, *options: str) -> Path:
+        result = invoke(self.runner, "export", str(session), "--format", "html", "-o", str(out), *options)
+        assert result.exit_code == 0, result.output
+        return out
+
+
+@pytest.fixture()
+def cli(monkeypatch) -> Cli:
+    return Cli(monkeypatch)
+
+
+def tree_rows(cli: Cli, session: Path) -> list[dict]:
+    return [r for r in cli.json("tree", str(session))["rows"] if r.get("kind") == "entry"]
+
+
+def unique_ids(rows: list[dict]) -> list[str]:
+    """The entry ids that name one entry (a duplicated id addresses none of its entries)."""
+    counts = Counter(r["id"] for r in rows)
+    return [r["id"] for r in rows if isinstance(r["id"], str) and counts[r["id"]] == 1]
+
+
+def expected_blocks(message: dict) -> list[tuple[str, str | None]]:
+    """What the Context tab draws of ``message``, as (data-block, source): text and tool output as
+    ``text``, thinking, summaries; tool calls and images as (kind, None); empty texts dropped."""
+    role = message.get("role")
+    if role in ("compactionSummary", "branchSummary"):
+        return [("summary", message.get("summary") or "")]
+    content = message.get("content")
+    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
+    out: list[tuple[str, str | None]] = []
+    for block in blocks:
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind == "text":
+            out.append(("text", block.get("text")))
+        elif kind == "thinking":
+            out.append(("thinking", block.get("thinking")))
+        elif kind in ("toolCall", "image"):
+            out.append((kind, None))
+    return [b for b in out if b[1] != ""]
+
+
+def drawn_blocks(blocks: list[list]) -> list[tuple[str, str | None]]:
+    out: list[tuple[str, str | None]] = []
+    for kind, source in blocks:
+        if kind in ("text", "toolResult"):
+            out.append(("text", source))
+        elif kind in ("thinking", "summary"):
+            out.append((kind, source))
+        elif kind in ("toolCall", "image"):
+            out.append((kind, None))
+    return [b for b in out if b[1] != ""]
+
+
+def expected_context(doc: dict) -> list[dict]:
+    edited = set(doc.get("appliedEdits") or {}) - set(doc.get("omittedEntryIds") or [])
+    out = []
+    for entry_id, message in zip(doc["messageEntryIds"], doc["messages"]):
+        textual = message["role"] not in ("system", "bashExecution")
+        out.append({"id": entry_id, "role": message["role"], "mark": "edited" if entry_id in edited else "",
+                    "blocks": expected_blocks(message) if textual else None})
+    return out
+
+
+# --- the page ---------------------------------------------------------------------------------------------
+
+READ_CONTEXT = """() => Array.from(document.querySelectorAll('[data-pane=context] [data-msg]')).map(m => ({
+  id: m.dataset.entryId, role: m.dataset.role, mark: m.dataset.mark || '',
+  blocks: Array.from(m.querySelectorAll('[data-block]')).map(b => [b.dataset.block, window.pisessPage.sourceOf(b)])
+}))"""
+
+# the outermost [data-entry-id] elements of a pane, in document order (an item may hold more inside)
+READ_IDS = """(pane) => Array.from(document.querySelectorAll(`[data-pane=${pane}] [data-entry-id]`))
+  .filter(e => !e.parentElement.closest(`[data-pane=${pane}] [data-entry-id]`)).map(e => e.dataset.entryId)"""
+
+NEXT_FRAME = "() => new Promise(r => requestAnimationFrame(() => r()))"
+
+
+def open_page(page, path: Path, fragment: str = "") -> None:
+    page.goto(file_url(path, fragment))
+    page.wait_for_function("document.documentElement.dataset.ready === '1'")
+
+
+def find_row(page, entry_id: str):
+    """The tree row of ``entry_id``, or None (found by equality, not a CSS selector: ids may hold
+    anything)."""
+    handle = page.evaluate_handle("""(id) => Array.from(document.querySelectorAll('[data-pane=tree] [data-row]'))
+        .find(r => r.dataset.entryId === id) || null""", entry_id)
+    return handle.as_element()
+
+
+def row(page, entry_id: str):
+    element = find_row(page, entry_id)
+    assert element is not None, f"no tree row for {entry_id!r}"
+    return element
+
+
+def selected(page) -> str | None:
+    return page.evaluate("""() => { const r = document.querySelectorAll('[data-pane=tree] [data-row][aria-selected=true]');
+        return r.length === 1 ? r[0].dataset.entryId : (r.length ? 'MANY' : null); }""")
+
+
+def shown_node(page) -> str | None:
+    return page.evaluate("() => { const e = document.querySelector('[data-pane=entry]'); return e && e.dataset.entryId; }")
+
+
+def click_filter(page, name: str) -> None:
+    page.click(f"[data-pane=tree] [data-filter={name}]")
+    page.evaluate(NEXT_FRAME)
+
+
+def click_tab(page, name: str) -> None:
+    page.click(f"[data-tab={name}]")
+    page.evaluate(NEXT_FRAME)
+
+
+def wait_shown(page, entry_id: str) -> None:
+    """Wait until the page shows ``entry_id`` as the selected node, then one more frame."""
+    page.wait_for_function(
+        "(id) => { const e = document.querySelector('[data-pane=entry]'); return e && e.dataset.entryId === id; }", arg=entry_id)
+    page.evaluate(NEXT_FRAME)
+
+
+def select(page, entry_id: str) -> None:
+    """Click the node's tree row; a node the filter hides (pi's filters hide an assistant message
+    that only calls tools, even under "all") is opened by its link ``#entry=ID`` instead."""
+    element = find_row(page, entry_id)
+    if element is not None and element.is_visible():
+        element.click()
+    else:
+        page.evaluate("(id) => { location.hash = 'entry=' + encodeURIComponent(id); }", entry_id)
+    wait_shown(page, entry_id)
+
+
+def visible_rows(page) -> list[str]:
+    return page.evaluate("""() => Array.from(document.querySelectorAll('[data-pane=tree] [data-row]'))
+        .filter(r => r.getClientRects().length > 0).map(r => r.dataset.entryId)""")
+
+
+# --- Context, Path, Compare, branch costs: every node --------------------------------------------------
+
+
+@pytest.mark.parametrize("session", _sessions_param(SESSIONS))
+def test_context_and_path_of_every_node_are_the_commands(session, cli, page, tmp_path):
+    rows = tree_rows(cli, session)
+    nodes = unique_ids(rows)
+    assert nodes, "a session without entries tests nothing"
+    open_page(page, cli.export(session, tmp_path / "page.html"))
+    click_filter(page, "all")
+    for node in nodes:
+        select(page, node)
+        click_tab(page, "context")
+        doc = cli.json("context", str(session), "--leaf", node)
+        got = page.evaluate(READ_CONTEXT)
+        want = expected_context(doc)
+        assert [(m["id"], m["role"], m["mark"]) for m in got] == [(m["id"], m["role"], m["mark"]) for m in want], node
+        for g, w in zip(got, want):
+            if w["blocks"] is not None:
+                assert drawn_blocks(g["blocks"]) == w["blocks"], (node, w["id"])
+        click_tab(page, "path")
+        path_ids = [e["id"] for e in cli.json("path", str(session), "--leaf", node)["entries"]]
+        assert page.evaluate(READ_IDS, "path") == path_ids, node
+
+
+def _pairs(nodes: list[str], leaves: list[str], leaf: str, rng: random.Random, n: int) -> list[tuple[str, str]]:
+    pairs = [(leaf, other) for other in leaves if other != leaf]
+    pairs += [tuple(rng.sample(nodes, 2)) for _ in range(n)]  # type: ignore[misc]
+    return pairs
+
+
+@pytest.mark.parametrize("session", _sessions_param(SESSIONS))
+def test_compare_of_sampled_pairs_is_diff(session, cli, page, tmp_path):
+    rows = tree_rows(cli, session)
+    nodes = unique_ids(rows)
+    assert len(nodes) >= 2
+    parents = Counter(r["parentId"] for r in rows)
+    leaves = [i for i in nodes if parents[i] == 0]
+    leaf = cli.json("context", str(session))["leafId"]
+    out = cli.export(session, tmp_path / "page.html")
+    open_page(page, out)
+    for a, b in _pairs(nodes, leaves, leaf, random.Random(session.name), 4):
+        diff = cli.json("diff", str(session), a, b)
+        page.goto(file_url(out, f"#a={a}&b={b}&tab=compare"))
+        page.wait_for_function(
+            "([a, b]) => { const c = document.querySelector('[data-pane=compare]');"
+            " return c && c.dataset.a === a && c.dataset.b === b && c.getClientRects().length > 0; }", arg=[a, b])
+        page.evaluate(NEXT_FRAME)
+        pane = page.evaluate("""() => { const c = document.querySelector('[data-pane=compare]');
+            return {parted: c.dataset.partedAfter, relation: c.dataset.relation,
+              ops: Array.from(c.querySelectorAll('[data-op]')).map(r => [r.dataset.op, r.dataset.entryIdA, r.dataset.entryIdB]),
+              stats: Array.from(c.querySelectorAll('[data-stat][data-side]'))
+                .map(s => [s.dataset.stat, s.dataset.side, s.dataset.value])}; }""")
+        assert pane["relation"] == diff["relation"], (a, b)
+        assert pane["parted"] == (diff["partedAfter"] or ""), (a, b)
+        want_ops = [[m["op"], (m["a"] or {}).get("entryId") or "", (m["b"] or {}).get("entryId") or ""] for m in diff["messages"]]
+        assert pane["ops"] == want_ops, (a, b)
+        drawn = {(k, side): v for k, side, v in pane["stats"]}
+        for side in ("a", "b"):
+            for key, value in diff[side].items():
+                if isinstance(value, (int, float)) and not isinstance(value, bool):
+                    assert (key, side) in drawn, f"{key} of side {side} not drawn ({a} vs {b})"
+                    assert float(drawn[(key, side)]) == pytest.approx(value, rel=1e-9, abs=1e-12), (key, side, a, b)
+            for key, value in (diff[side].get("tokens") or {}).items():
+                if (f"tokens.{key}", side) in drawn:
+                    assert float(drawn[(f"tokens.{key}", side)]) == value
+
+
+@pytest.mark.parametrize("session", _sessions_param([p for p in SESSIONS if "branchy" in p.name or "webapp" in str(p)]))
+def test_branch_costs_are_stats_by_branch(session, cli, page, tmp_path):
+    groups = [g for g in cli.json("stats", str(session), "--by", "branch")["groups"] if g.get("from")]
+    assert groups, "a session without abandoned branches tests nothing here"
+    open_page(page, cli.export(session, tmp_path / "page.html"))
+    click_filter(page, "all")
+    drawn = page.evaluate("""() => Array.from(document.querySelectorAll('[data-branch-cost]')).map(e =>
+        [e.dataset.entryId, e.dataset.entries, e.dataset.tokens, e.dataset.cost])""")
+    by_first = {first: (entries, tokens, cost) for first, entries, tokens, cost in drawn}
+    for g in groups:
+        assert g["branch"] in by_first, f"no branch cost for the branch starting at {g['branch']}"
+        entries, tokens, cost = by_first[g["branch"]]
+        assert int(entries) == g["entryCount"], g["branch"]
+        assert int(tokens) == g["tokens"]["total"], g["branch"]
+        assert float(cost) == pytest.approx(g["cost"], rel=1e-9, abs=1e-12), g["branch"]
+
+
+# --- keys, filters, search, links ---------------------------------------------------------------------------
+
+BRANCHY = ROOT / "tests" / "fixtures" / "writers" / "one-branchy-16.jsonl"
+
+
+@pytest.fixture()
+def branchy(cli, tmp_path) -> tuple[Path, list[dict], str]:
+    rows = tree_rows(cli, BRANCHY)
+    leaf = cli.json("context", str(BRANCHY))["leafId"]
+    return cli.export(BRANCHY, tmp_path / "branchy.html"), rows, leaf
+
+
+def test_page_opens_on_the_leaf_with_its_context(branchy, page, cli):
+    out, _rows, leaf = branchy
+    open_page(page, out)
+    assert selected(page) == leaf and shown_node(page) == leaf
+    assert page.evaluate("() => document.querySelectorAll('[data-pane=tree] [data-row][data-leaf=\"1\"]').length") == 1
+    assert row(page, leaf).get_attribute("data-leaf") == "1"
+    active = {e["id"] for e in cli.json("path", str(BRANCHY))["entries"]}
+    marks = page.evaluate("""() => Array.from(document.querySelectorAll('[data-pane=tree] [data-row]'))
+        .map(r => [r.dataset.entryId, r.dataset.active])""")
+    assert {i for i, a in marks if a == "1"} == active
+    assert {a for _i, a in marks} <= {"0", "1"}
+
+
+def test_keys_move_jump_and_switch_tabs(branchy, page):
+    out, rows, leaf = branchy
+    open_page(page, out)
+    click_filter(page, "all")
+    order = visible_rows(page)
+    assert len(order) > 5
+    page.locator("[data-pane=tree]").focus()
+    page.keyboard.press("g")
+    page.keyboard.press("j")
+    page.keyboard.press("j")
+    page.keyboard.press("j")
+    page.keyboard.press("k")  # no pause between keys: each acts on the state the one before left
+    page.evaluate(NEXT_FRAME)
+    assert selected(page) == order[2] and shown_node(page) == order[2]
+    page.keyboard.press("G")
+    page.evaluate(NEXT_FRAME)
+    assert selected(page) == order[-1]
+    page.keyboard.press("L")
+    page.evaluate(NEXT_FRAME)
+    assert selected(page) == leaf
+    parent = {r["id"]: r["parentId"] for r in rows}
+    children = Counter(r["parentId"] for r in rows)
+    assert children[parent[leaf]] == 1  # h goes to the parent (the leaf starts no side branch)
+    page.keyboard.press("h")
+    page.evaluate(NEXT_FRAME)
+    assert selected(page) == parent[leaf]
+    page.keyboard.press("l")
+    page.evaluate(NEXT_FRAME)
+    assert selected(page) == leaf
+    for key, tab in (("t", "trace"), ("d", "compare"), ("c", "context")):
+        page.keyboard.press(key)
+        page.evaluate(NEXT_FRAME)
+        assert page.get_attribute(f"[data-tab={tab}]", "aria-selected") == "true", key
+        assert page.evaluate("() => document.querySelectorAll('[data-tab][aria-selected=true]').length") == 1
+
+
+def test_brackets_move_between_branch_points(branchy, page):
+    out, rows, _leaf = branchy
+    open_page(page, out)
+    click_filter(page, "all")
+    children = Counter(r["parentId"] for r in rows)
+    order = visible_rows(page)
+    points = [i for i in order if children[i] >= 2]
+    assert len(points) >= 2
+    page.locator("[data-pane=tree]").focus()
+    page.keyboard.press("g")
+    page.keyboard.press("]")
+    page.keyboard.press("]")
+    page.evaluate(NEXT_FRAME)
+    assert selected(page) == points[1]
+    page.keyboard.press("[")
+    page.evaluate(NEXT_FRAME)
+    assert selected(page) == points[0]
+
+
+def test_slash_focuses_search_and_keyboard_focus_is_visible(branchy, page):
+    out, _rows, _leaf = branchy
+    open_page(page, out)
+    page.locator("[data-pane=tree]").focus()
+    page.keyboard.press("/")
+    assert page.evaluate("() => document.activeElement.matches('[data-search-input]')")
+    page.keyboard.press("Escape")
+    page.keyboard.press("Tab")
+    style = page.evaluate("""() => { const s = getComputedStyle(document.activeElement);
+        return [s.outlineStyle, s.outlineWidth, s.boxShadow]; }""")
+    assert (style[0] != "none" and style[1] != "0px") or style[2] != "none", style
+
+
+def _entries(session: Path) -> dict[str, dict]:
+    out = {}
+    for line in session.read_text(encoding="utf-8").splitlines()[1:]:
+        obj = json.loads(line)
+        if isinstance(obj, dict) and isinstance(obj.get("id"), str):
+            out[obj["id"]] = obj
+    return out
+
+
+SETTINGS = {"label", "custom", "context_edit", "model_change", "thinking_level_change"}
+
+
+def _has_text(content: Any) -> bool:
+    if isinstance(content, str):
+        return bool(content.strip())
+    return any(isinstance(c, dict) and c.get("type") == "text" and (c.get("text") or "").strip() for c in content or [])
+
+
+def pi_filter(name: str, entry: dict, label: str | None, leaf: str) -> bool:
+    """pi 1.6.0's export page's filter (template.js, filterNodes): the leaf always shows; an
+    assistant message without text that did not fail never does; then the mode's rule."""
+    if entry["id"] == leaf:
+        return True
+    msg = entry.get("message") or {}
+    role = msg.get("role") if entry.get("type") == "message" else None
+    if role == "assistant" and not _has_text(msg.get("content")) and msg.get("stopReason") in (None, "stop", "toolUse"):
+        return False
+    return {"user": role == "user",
+            "no-tools": entry.get("type") not in SETTINGS and role != "toolResult",
+            "labeled": label is not None,
+            "all": True}.get(name, entry.get("type") not in SETTINGS)
+
+
+@pytest.mark.parametrize("session", [pytest.param(BRANCHY, id=_rel(BRANCHY)),
+                                     *(pytest.param(p, id=_rel(p), marks=pytest.mark.slow) for p in EXAMPLES)])
+def test_filters_are_pis_five(session, cli, page, tmp_path):
+    rows = tree_rows(cli, session)
+    entries = _entries(session)
+    leaf = cli.json("context", str(session))["leafId"]
+    tree_order = [r["id"] for r in rows]
+    open_page(page, cli.export(session, tmp_path / "page.html"))
+    for name in ("user", "labeled", "no-tools", "all", "default"):
+        click_filter(page, name)
+        assert page.get_attribute(f"[data-filter={name}]", "aria-pressed") == "true"
+        assert page.evaluate("() => document.querySelectorAll('[data-filter][aria-pressed=true]').length") == 1
+        want = [r["id"] for r in rows if r["id"] in entries and pi_filter(name, entries[r["id"]], r.get("label"), leaf)]
+        shown = visible_rows(page)
+        assert shown == want, name
+        assert shown == [i for i in tree_order if i in set(shown)]  # the tree's order
+
+
+def _queries(cli: Cli, session: Path) -> list[str]:
+    """Words whose hits do not change with case: the page's search and ``pisess search`` then
+    cannot differ by how each folds case."""
+    out = []
+    for word in ("tests", "cache", "pagination", "date", "UTC", "README"):
+        hits = cli.json("search", word, str(session))["hits"]
+        if hits and hits == cli.json("search", word, str(session), "-i")["hits"]:
+            out.append(word)
+    return out
+
+
+def _hits(page) -> list[tuple[str, str]]:
+    return page.evaluate("""() => Array.from(document.querySelectorAll('[data-pane=search] [data-hit]'))
+        .map(h => [h.dataset.entryId, h.dataset.placement])""")
+
+
+def search(page, query: str) -> list[tuple[str, str]]:
+    page.fill("[data-search-input]", query)
+    page.press("[data-search-input]", "Enter")
+    page.wait_for_function("() => document.querySelectorAll('[data-pane=search] [data-hit]').length > 0")
+    page.evaluate(NEXT_FRAME)
+    return [tuple(h) for h in _hits(page)]  # type: ignore[misc]
+
+
+MARKS_OF_SELECTED = """() => { const sel = document.querySelector('[data-pane=entry]').dataset.entryId;
+  return Array.from(document.querySelectorAll('mark')).filter(m => !m.closest('[data-pane=search]')
+    && m.getClientRects().length > 0 && (m.closest('[data-entry-id]') || {dataset: {}}).dataset.entryId === sel)
+    .map(m => m.textContent); }"""
+
+
+def test_search_hits_placements_marks_and_n(branchy, page, cli):
+    out, _rows, _leaf = branchy
+    queries = _queries(cli, BRANCHY)
+    assert queries
+    open_page(page, out)
+    for query in queries:
+        want = {(h["entryId"], h["where"]) for h in cli.json("search", query, str(BRANCHY))["hits"]}
+        hits = search(page, query)
+        assert set(hits) == want, query
+        assert f"q={query}" in page.evaluate("() => location.hash"), "the query is kept in the URL"
+        order = list(dict.fromkeys(h[0] for h in hits))  # the hit entries, in the list's order
+        page.locator("[data-pane=tree]").focus()
+        visited = []
+        for _ in range(len(hits)):  # n once per hit reaches every hit entry, in the list's order
+            page.keyboard.press("n")
+            page.evaluate(NEXT_FRAME)
+            visited.append(selected(page))
+            marks = page.evaluate(MARKS_OF_SELECTED)
+            assert marks and all(m.lower() == query.lower() for m in marks), (query, visited[-1], marks)
+        assert set(visited) == set(order), query
+        positions = [order.index(v) for v in visited]
+        assert positions == sorted(positions) or positions[1:] == sorted(positions[1:]), (query, visited)
+        if len(order) >= 2:
+            page.keyboard.press("N")
+            page.keyboard.press("N")
+            page.evaluate(NEXT_FRAME)
+            assert order.index(selected(page)) < order.index(visited[-1]), query
+
+
+def test_search_query_in_the_url_is_searched_on_open(branchy, page, cli):
+    out, _rows, _leaf = branchy
+    query = _queries(cli, BRANCHY)[0]
+    want = {(h["entryId"], h["where"]) for h in cli.json("search", query, str(BRANCHY))["hits"]}
+    open_page(page, out, f"#q={query}")
+    page.wait_for_function("() => document.querySelectorAll('[data-pane=search] [data-hit]').length > 0")
+    assert {tuple(h) for h in _hits(page)} == want
+    assert page.input_value("[data-search-input]") == query
+
+
+def test_search_placements_cover_compacted_and_edited(cli, page, tmp_path):
+    session = ROOT / "tests" / "fixtures" / "diff" / "sessions" / "edited.jsonl"
+    out = cli.export(session, tmp_path / "edited.html")
+    open_page(page, out)
+    placements: set[str] = set()
+    for query in ("the", "test", "a"):
+        want = {(h["entryId"], h["where"]) for h in cli.json("search", query, str(session))["hits"]}
+        assert set(search(page, query)) == want, query
+        placements |= {w for _i, w in want}
+    assert len(placements) >= 3, placements  # more than active/branch: the fixture holds a compaction and an edit
+
+
+@pytest.mark.parametrize("form", ["hash", "pi"])
+def test_deep_links_open_the_node_on_the_tab(branchy, page, form):
+    out, rows, leaf = branchy
+    node = next(r["id"] for r in rows if r["id"] != leaf and r["type"] == "message" and not r["active"])
+    prefix = node[:6]  # a unique prefix is enough
+    assert sum(r["id"].startswith(prefix) for r in rows) == 1
+    fragment = f"#entry={prefix}&tab=path" if form == "hash" else f"?leafId={leaf}&targetId={prefix}"
+    open_page(page, out, fragment)
+    wait_shown(page, node)
+    assert selected(page) == node
+    if form == "hash":
+        assert page.get_attribute("[data-tab=path]", "aria-selected") == "true"
+        assert page.evaluate(READ_IDS, "path")[-1] == node
+
+
+def test_changing_the_hash_navigates_without_reload(branchy, page):
+    out, rows, leaf = branchy
+    open_page(page, out)
+    page.evaluate("() => { window.__stayed = 1; }")
+    other = rows[0]["id"]
+    page.evaluate("(id) => { location.hash = 'entry=' + id + '&tab=context'; }", other)
+    wait_shown(page, other)
+    assert page.evaluate("() => window.__stayed") == 1
+    assert page.get_attribute("[data-tab=context]", "aria-selected") == "true"
+
+
+# --- layouts: narrow, print, no script -------------------------------------------------------------------------
+
+PLAIN = re.compile(r"[A-Za-z0-9 ,.'?]{12,}")
+
+
+def plain_lines(doc: dict) -> list[str]:
+    """First lines of the context's texts that Markdown draws as they are (no markup characters),
+    so that they can be looked for in the page's text however it renders Markdown."""
+    firsts = [t.split("\n")[0] for m in doc["messages"] for k, t in expected_blocks(m) if k == "text" and t]
+    return [line for line in firsts if PLAIN.fullmatch(line)]
+
+
+
+def test_narrow_window_puts_the_tree_in_a_drawer(branchy, new_page):
+    out, rows, leaf = branchy
+    page = new_page(viewport={"width": 400, "height": 800})
+    open_page(page, out)
+    tree_box = page.locator("[data-pane=tree]").bounding_box()
+    width = page.evaluate("() => document.documentElement.scrollWidth")
+    assert width <= 400, "nothing wider than the window"
+    hidden = tree_box is None or tree_box["width"] == 0 or tree_box["x"] + tree_box["width"] <= 0 or tree_box["x"] >= 400
+    assert hidden, f"the tree is a closed drawer at 400 px, not beside the entry: {tree_box}"
+    assert page.locator("[data-pane=context]").is_visible() or page.locator("[data-pane=entry]").is_visible()
+    # the drawer's button: visible, aria-controls naming the tree pane, aria-expanded false -> true
+    tree_id = page.get_attribute("[data-pane=tree]", "id")
+    assert tree_id, "the tree pane needs an id for its drawer button's aria-controls"
+    opener = page.locator(f"[aria-controls='{tree_id}']").first
+    assert opener.is_visible() and opener.get_attribute("aria-expanded") == "false"
+    opener.click()
+    page.evaluate(NEXT_FRAME)
+    assert opener.get_attribute("aria-expanded") == "true"
+    page.evaluate(NEXT_FRAME)
+    row(page, rows[0]["id"]).click()
+    wait_shown(page, rows[0]["id"])
+
+
+def test_print_shows_the_selected_context(branchy, new_page, cli):
+    out, rows, leaf = branchy
+    node = next(r["id"] for r in rows if r["type"] == "message" and not r["active"] and r["id"] != leaf)
+    page = new_page()
+    open_page(page, out, f"#entry={node}&tab=trace")
+    page.emulate_media(media="print")
+    lines = plain_lines(cli.json("context", str(BRANCHY), "--leaf", node))
+    printed = page.evaluate("() => document.body.innerText")
+    assert lines and all(line in printed for line in lines)
+    assert not page.locator("[data-pane=tree]").is_visible(), "print shows the context, not the tree"
+
+
+def test_no_script_page_is_readable_and_runs_nothing(cli, new_page, tmp_path):
+    out = cli.export(BRANCHY, tmp_path / "static.html", "--no-script")
+    html = out.read_text(encoding="utf-8")
+    assert "<script" not in html.lower()
+    doc = cli.json("context", str(BRANCHY))
+    page = new_page(java_script_enabled=False)
+    page.goto(file_url(out))
+    body = page.inner_text("body")
+    lines = plain_lines(doc)
+    assert lines and all(line in body for line in lines)
+
+
+def test_scripted_page_is_readable_with_scripts_off(branchy, new_page, cli):
+    out, _rows, _leaf = branchy
+    page = new_page(java_script_enabled=False)
+    page.goto(file_url(out))
+    body = page.inner_text("body")
+    lines = plain_lines(cli.json("context", str(BRANCHY)))
+    assert lines and all(line in body for line in lines)
