@@ -13,6 +13,7 @@ default run checks every node of two small sessions.
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 from collections import Counter
@@ -253,6 +254,15 @@ def test_context_and_path_of_every_node_are_the_commands(session, cli, page, tmp
         for g, w in zip(got, want):
             if w["blocks"] is not None:
                 assert drawn_blocks(g["blocks"]) == w["blocks"], (node, w["id"])
+        if doc.get("omittedEntryIds"):  # the "original" toggle: what the edits hide, marked, in place
+            page.click("[data-toggle=original]")
+            page.evaluate(NEXT_FRAME)
+            with_hidden = page.evaluate(READ_CONTEXT)
+            assert {m["id"] for m in with_hidden if m["mark"] == "hidden"} == set(doc["omittedEntryIds"]), node
+            assert [m for m in with_hidden if m["mark"] != "hidden"] == got, node
+            page.click("[data-toggle=original]")
+            page.evaluate(NEXT_FRAME)
+            assert page.evaluate(READ_CONTEXT) == got, node
         click_tab(page, "path")
         path_ids = [e["id"] for e in cli.json("path", str(session), "--leaf", node)["entries"]]
         assert page.evaluate(READ_IDS, "path") == path_ids, node
@@ -663,3 +673,29 @@ def test_scripted_page_is_readable_with_scripts_off(branchy, new_page, cli):
     body = page.inner_text("body")
     lines = plain_lines(cli.json("context", str(BRANCHY)))
     assert lines and all(line in body for line in lines)
+
+
+# --- the README's screenshot --------------------------------------------------------------------------------
+
+SCREENSHOT_ENV = "PISESS_SCREENSHOT"
+
+
+def test_screenshot_of_the_page(cli, new_page, tmp_path):
+    """The page of the bundled webapp example, a side-branch node on the Context tab, 1280x800:
+    drawn (not blank) and, when ``$PISESS_SCREENSHOT`` names a file, written there for the README
+    (``PISESS_SCREENSHOT=$PWD/.github/explorer.png pytest tests/test_page.py -k screenshot``)."""
+    session = EXAMPLES[-1]
+    rows = tree_rows(cli, session)
+    node = next(r["id"] for r in reversed(rows) if r["type"] == "message" and not r["active"])
+    page = new_page(viewport={"width": 1280, "height": 800}, color_scheme="light")
+    open_page(page, cli.export(session, tmp_path / "page.html"), f"#entry={node}&tab=context")
+    wait_shown(page, node)
+    png = page.screenshot()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    assert int.from_bytes(png[16:20], "big") == 1280 and int.from_bytes(png[20:24], "big") == 800
+    assert len(png) > 40_000, "a drawn page, not a blank one, compresses to more than this"
+    assert page.locator("[data-pane=context] [data-msg]").count() > 0
+    destination = os.environ.get(SCREENSHOT_ENV)
+    if destination:
+        Path(destination).parent.mkdir(parents=True, exist_ok=True)
+        Path(destination).write_bytes(png)
