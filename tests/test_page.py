@@ -269,24 +269,23 @@ def test_context_and_path_of_every_node_are_the_commands(session, cli, page, tmp
 
 
 def aligned_rows(diff: dict, context_a: dict, context_b: dict) -> list[list]:
-    """One [op, id on side a, id on side b] per aligned message: diff --json's ``messages`` with
-    each run of ``count`` unchanged messages spelled out (their ids from the two contexts); ""
-    where a side has no message, None where the command says nothing of the id (harness reader)."""
+    """One [op, id on side a, id on side b] per item of diff --json's ``messages`` (a run of
+    ``count`` unchanged messages is one row, named by its first message, whose ids come from the
+    two contexts); "" where a side has no message, None where the command says nothing of the id
+    (the harness reader has no messageEntryIds)."""
     rows = []
     for item in diff["messages"]:
-        n = item.get("count", 1)
-        for i in range(n):
-            row = [item["op"]]
-            for side, doc in (("a", context_a), ("b", context_b)):
-                at = item.get(side)
-                ids = doc.get("messageEntryIds")
-                if not at:
-                    row.append("")
-                elif at.get("entryId") is not None and n == 1:
-                    row.append(at["entryId"])
-                else:
-                    row.append(ids[at["index"] + i] if ids is not None else None)
-            rows.append(row)
+        row = [item["op"]]
+        for side, doc in (("a", context_a), ("b", context_b)):
+            at = item.get(side)
+            ids = doc.get("messageEntryIds")
+            if not at:
+                row.append("")
+            elif at.get("entryId") is not None:
+                row.append(at["entryId"])
+            else:
+                row.append(ids[at["index"]] if ids is not None else None)
+        rows.append(row)
     return rows
 
 
