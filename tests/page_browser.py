@@ -28,6 +28,10 @@ REQUIRE_ENV = "PISESS_REQUIRE_BROWSER"
 CHROMIUM_ENV = "PISESS_CHROMIUM"
 DEBIAN_CHROMIUM = "/usr/bin/chromium"
 
+#: How long a click or a wait may take before the test fails (Playwright's default is 30 s; a small
+#: page answers in milliseconds, and a missing element should not cost half a minute per node).
+ACTION_TIMEOUT_MS = 10_000
+
 #: Chromium's flags for a shared CI machine: no sandbox (containers run as root, where Chromium's
 #: sandbox refuses to start), /tmp instead of the small /dev/shm of a container.
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"]
@@ -74,6 +78,7 @@ def browser(chromium_path: str) -> Iterator[Any]:
 @pytest.fixture(scope="module")
 def _shared_page(browser: Any) -> Iterator[Any]:
     context = browser.new_context(viewport={"width": 1280, "height": 800})
+    context.set_default_timeout(ACTION_TIMEOUT_MS)
     page = context.new_page()
     yield page
     context.close()
@@ -97,6 +102,7 @@ def new_page(browser: Any) -> Iterator[Callable[..., Any]]:
     def _open(**options: Any) -> Any:
         options.setdefault("viewport", {"width": 1280, "height": 800})
         context = browser.new_context(**options)
+        context.set_default_timeout(ACTION_TIMEOUT_MS)
         contexts.append(context)
         return context.new_page()
 
