@@ -236,36 +236,82 @@ def visible_rows(page) -> list[str]:
 # --- Context, Path, Compare, branch costs: every node --------------------------------------------------
 
 
+def read_context(page, cli: Cli, session: Path, node: str) -> tuple[list[dict], dict]:
+    """Click the node's row, show its Context tab: what the page draws, and what ``pisess context
+    --leaf NODE --json`` says."""
+    select(page, node)
+    click_tab(page, "context")
+    return page.evaluate(READ_CONTEXT), cli.json("context", str(session), "--leaf", node)
+
+
 @pytest.mark.parametrize("session", _sessions_param(SESSIONS))
-def test_context_and_path_of_every_node_are_the_commands(session, cli, page, tmp_path):
-    rows = tree_rows(cli, session)
-    nodes = unique_ids(rows)
+def test_context_of_every_node_is_the_commands(session, cli, page, tmp_path):
+    nodes = unique_ids(tree_rows(cli, session))
     assert nodes, "a session without entries tests nothing"
     open_page(page, cli.export(session, tmp_path / "page.html"))
     click_filter(page, "all")
     for node in nodes:
-        select(page, node)
-        click_tab(page, "context")
-        doc = cli.json("context", str(session), "--leaf", node)
-        got = page.evaluate(READ_CONTEXT)
+        got, doc = read_context(page, cli, session, node)
         want = expected_context(doc)
         assert [(m["id"] if w["id"] else None, m["role"], m["mark"]) for m, w in zip(got, want)] == \
             [(w["id"], w["role"], w["mark"]) for w in want] and len(got) == len(want), node
         for g, w in zip(got, want):
             if w["blocks"] is not None:
                 assert drawn_blocks(g["blocks"]) == w["blocks"], (node, w["id"])
-        if doc.get("omittedEntryIds"):  # the "original" toggle: what the edits hide, marked, in place
-            page.click("[data-toggle=original]")
-            page.evaluate(NEXT_FRAME)
-            with_hidden = page.evaluate(READ_CONTEXT)
-            assert {m["id"] for m in with_hidden if m["mark"] == "hidden"} == set(doc["omittedEntryIds"]), node
-            assert [m for m in with_hidden if m["mark"] != "hidden"] == got, node
-            page.click("[data-toggle=original]")
-            page.evaluate(NEXT_FRAME)
-            assert page.evaluate(READ_CONTEXT) == got, node
+
+
+def root_chain(rows: list[dict], node: str) -> list[str]:
+    parent = {r["id"]: r["parentId"] for r in rows}
+    chain = [node]
+    while parent.get(chain[-1]) is not None:
+        chain.append(parent[chain[-1]])
+    return chain[::-1]
+
+
+@pytest.mark.parametrize("session", _sessions_param(SESSIONS))
+def test_path_of_every_node_is_the_commands(session, cli, page, tmp_path):
+    """Path = ``pisess path --leaf NODE --json``'s entries; where that reader's path stops at a
+    compaction (``cutAtCheckpoint``: pi 0.82.1's SDK reader), the page may show the whole way from
+    the root, which ends with those entries."""
+    rows = tree_rows(cli, session)
+    open_page(page, cli.export(session, tmp_path / "page.html"))
+    click_filter(page, "all")
+    for node in unique_ids(rows):
+        select(page, node)
         click_tab(page, "path")
-        path_ids = [e["id"] for e in cli.json("path", str(session), "--leaf", node)["entries"]]
-        assert page.evaluate(READ_IDS, "path") == path_ids, node
+        doc = cli.json("path", str(session), "--leaf", node)
+        path_ids = [e["id"] for e in doc["entries"]]
+        shown = page.evaluate(READ_IDS, "path")
+        if doc.get("cutAtCheckpoint") and shown != path_ids:
+            assert shown == root_chain(rows, node) and shown[-len(path_ids):] == path_ids, node
+        else:
+            assert shown == path_ids, node
+
+
+EDITED = [p for p in SESSIONS if '"replacement":null' in p.read_text(encoding="utf-8")]
+
+
+@pytest.mark.parametrize("session", _sessions_param(EDITED))
+def test_original_toggle_shows_what_edits_hide(session, cli, page, tmp_path):
+    """With the "original" toggle on, the messages a context edit hides are drawn in place with
+    ``data-mark="hidden"`` (exactly ``omittedEntryIds``), the model's messages unchanged around them."""
+    open_page(page, cli.export(session, tmp_path / "page.html"))
+    click_filter(page, "all")
+    checked = 0
+    for node in unique_ids(tree_rows(cli, session)):
+        got, doc = read_context(page, cli, session, node)
+        if not doc.get("omittedEntryIds"):
+            continue
+        checked += 1
+        page.click("[data-toggle=original]")
+        page.evaluate(NEXT_FRAME)
+        with_hidden = page.evaluate(READ_CONTEXT)
+        assert {m["id"] for m in with_hidden if m["mark"] == "hidden"} == set(doc["omittedEntryIds"]), node
+        assert [m for m in with_hidden if m["mark"] != "hidden"] == got, node
+        page.click("[data-toggle=original]")
+        page.evaluate(NEXT_FRAME)
+        assert page.evaluate(READ_CONTEXT) == got, node
+    assert checked, "no node of this session has a message hidden by an edit"
 
 
 def aligned_rows(diff: dict, context_a: dict, context_b: dict) -> list[list]:
