@@ -496,6 +496,7 @@ def test_print_shows_the_selected_context(branchy, new_page, cli):
     page = new_page()
     open_page(page, out, f"#entry={node}&tab=trace")
     page.emulate_media(media="print")
+    page.evaluate(NEXT_FRAME)  # the page draws the context when the print media query starts to match
     lines = plain_lines(cli.json("context", str(BRANCHY), "--leaf", node))
     printed = page.evaluate("() => document.body.innerText")
     assert lines and all(line in printed for line in lines)
