@@ -965,9 +965,10 @@ def test_an_empty_session_and_thinking_say_what_they_are(examples, tmp_path):
     assert "\u25b8 thinking" in shown and "ponder the dates" in shown
 
 
-def test_no_message_names_an_option_browse_does_not_take(examples):
+@pytest.mark.parametrize("keys", [("c",), ("d", *"kkkkkkkkkkkkkkkkkkkkkk", "d")], ids=["context", "compare"])
+def test_no_message_names_an_option_browse_does_not_take(examples, keys):
     async def look(app, pilot):
-        await pilot.press("c")
+        await pilot.press(*keys)
         await pilot.pause()
         return _screen_text(app)
 

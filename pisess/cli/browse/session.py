@@ -541,7 +541,7 @@ class SessionScreen(ListScreen):
         s = self.opened.session
         result = diff_points(s, a, s, b)
         self.app.push_screen(TextScreen(f"compare {a} with {b}",
-                                        lambda width: diff_view(result, width=width, max_lines=6)))
+                                        lambda width: diff_view(result, width=width, max_lines=6, in_app=True)))
 
     def action_fork(self) -> None:
         import uuid6

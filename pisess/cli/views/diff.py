@@ -160,7 +160,7 @@ def table(result: Any, width: int) -> list:
     return out
 
 
-def _message(ctx: Any, i: int, mark: str, limits: Any, thinking: bool) -> list:
+def _message(ctx: Any, i: int, mark: str, limits: Any, thinking: bool, in_app: bool = False) -> list:
     from pisess.core.model.messages import message_view
 
     s = ctx.session
@@ -170,13 +170,13 @@ def _message(ctx: Any, i: int, mark: str, limits: Any, thinking: bool) -> list:
         from pisess.core.model.messages import Edit
 
         view = replace(view, edit=Edit(get(edit, "id")))
-    rule, *body = message_block(view, thinking=thinking, id_width=s.id_width)
+    rule, *body = message_block(view, thinking=thinking, id_width=s.id_width, in_app=in_app)
     title = Text(f"{mark} ", _STYLE[mark])
     title.append_text(rule.title if isinstance(rule.title, Text) else Text(str(rule.title)))
     return [Rule(title, align="left", style=_STYLE[mark]), *body]
 
 
-def _changed(result: Any, x: Any, limits: Any, max_lines: int, full: bool) -> list:
+def _changed(result: Any, x: Any, limits: Any, max_lines: int, full: bool, in_app: bool = False) -> list:
     a, b = result.a.context, result.b.context
     sid_a = _sid(get(a.message_sources[x.a_index], "id"), result.a.session.id_width)
     sid_b = _sid(get(b.message_sources[x.b_index], "id"), result.b.session.id_width)
@@ -192,11 +192,13 @@ def _changed(result: Any, x: Any, limits: Any, max_lines: int, full: bool) -> li
             "cyan" if line.startswith("@@") else ""
         out.append(safe(line, style))
     if len(lines) > keep:
-        out.append(Text(f"\u2026 {plural(len(lines) - keep, 'more line')} of the text diff (--full) \u2026", "dim"))
+        how = "" if in_app else " (--full)"
+        out.append(Text(f"\u2026 {plural(len(lines) - keep, 'more line')} of the text diff{how} \u2026", "dim"))
     return out
 
 
-def contexts(result: Any, *, thinking: bool, full: bool, max_lines: int, width: int) -> list:
+def contexts(result: Any, *, thinking: bool, full: bool, max_lines: int, width: int, in_app: bool = False) -> list:
+    """What the model sees on each side; ``in_app``: for browse, which takes no ``--full``."""
     from pisess.core.model.messages import Limits
 
     limits = Limits.terminal(max_lines, full)
@@ -212,11 +214,11 @@ def contexts(result: Any, *, thinking: bool, full: bool, max_lines: int, width: 
         if x.op == "same":
             out.append(Text(f"  \u2026 {plural(x.count, 'message')} the same \u2026", "dim"))
         elif x.op == "removed":
-            out.extend(_message(a, x.a_index, REMOVED, limits, thinking))
+            out.extend(_message(a, x.a_index, REMOVED, limits, thinking, in_app))
         elif x.op == "added":
-            out.extend(_message(b, x.b_index, ADDED, limits, thinking))
+            out.extend(_message(b, x.b_index, ADDED, limits, thinking, in_app))
         else:
-            out.extend(_changed(result, x, limits, max_lines, full))
+            out.extend(_changed(result, x, limits, max_lines, full, in_app))
     return out
 
 
@@ -248,11 +250,11 @@ def legend(width: int = 100) -> list:
 
 
 def diff_view(result: Any, *, stat: bool = False, thinking: bool = False, full: bool = False, max_lines: int = 12,
-              width: int = 100) -> list:
+              width: int = 100, in_app: bool = False) -> list:
     out = [*_heading(result, width), *table(result, width)]
     if stat:
         return out
-    out.extend(contexts(result, thinking=thinking, full=full, max_lines=max_lines, width=width))
+    out.extend(contexts(result, thinking=thinking, full=full, max_lines=max_lines, width=width, in_app=in_app))
     if not result.same_context:
         out.extend(legend(width))
     for note in result.notes:
