@@ -163,7 +163,7 @@ def _did(session: Session, e: Any) -> Any:
 
 
 def _untexted(m: dict) -> bool:
-    """An assistant message with no text that neither failed nor was aborted: pi 1.6.0's export
+    """An assistant message with no text that neither failed nor was aborted: pi's own export
     page (template.js, filterNodes) leaves it out of its tree in every filter mode."""
     if get(m, "role") != "assistant":
         return False
