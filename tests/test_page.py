@@ -1,8 +1,8 @@
 """The HTML explorer page (``pisess export --format html``, issue 33) in a real browser, read
 through its DOM contract (``pisess help export``): after clicking a node, its Context is what
-``pisess context --leaf NODE --json`` says the model sees and its Path is ``pisess path``'s; branch
-costs are the subtrees' and ``stats --by branch``'s; then keys, the search kept in the URL, deep
-links, print, ``--no-script`` and scripts off, and the README's screenshot.
+``pisess context --leaf NODE --json`` says the model sees, its Path is ``pisess path``'s; Compare is
+``pisess diff --json``; branch costs are ``stats --by branch``'s; then keys, filters, search, deep
+links, the narrow layout, print and ``--no-script``.
 
 The answers are read from the page (its DOM and ``window.pisessPage.sourceOf``), the expected ones
 from the commands' --json, never from the Python code that built the page.  Every node of every
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import re
 from collections import Counter
 from pathlib import Path
@@ -235,35 +236,6 @@ def visible_rows(page) -> list[str]:
 # --- Context, Path, Compare, branch costs: every node --------------------------------------------------
 
 
-# --- A known defect of the page, reported to the lead (23:15, page-notes).  It narrows exactly the
-# --- nodes it names, in exactly that session; everything else stays asserted in full.
-#: The page resolves a parent id that two entries hold to neither (pisess, like pi, takes the later
-#: one): the nodes below such an id show a path and a context cut at it.
-KNOWN_DUPLICATE_PARENT = {"x-duplicate-ids.jsonl"}
-
-
-def checked_nodes(session: Path, rows: list[dict]) -> list[str]:
-    """The nodes the page is held to: every unique id, less those below a duplicated id in a
-    session of ``KNOWN_DUPLICATE_PARENT``."""
-    nodes = unique_ids(rows)
-    if session.name not in KNOWN_DUPLICATE_PARENT:
-        return nodes
-    counts = Counter(r["id"] for r in rows)
-    parent = {r["id"]: r["parentId"] for r in rows}
-
-    def below_duplicate(node: str) -> bool:
-        at = parent.get(node)
-        for _ in range(len(rows)):
-            if at is None:
-                return False
-            if counts[at] > 1:
-                return True
-            at = parent.get(at)
-        return True
-
-    return [n for n in nodes if not below_duplicate(n)]
-
-
 def read_context(page, cli: Cli, session: Path, node: str) -> tuple[list[dict], dict]:
     """Click the node's row, show its Context tab: what the page draws, and what ``pisess context
     --leaf NODE --json`` says."""
@@ -274,7 +246,7 @@ def read_context(page, cli: Cli, session: Path, node: str) -> tuple[list[dict], 
 
 @pytest.mark.parametrize("session", _sessions_param(SESSIONS))
 def test_context_of_every_node_is_the_commands(session, cli, page, tmp_path):
-    nodes = checked_nodes(session, tree_rows(cli, session))
+    nodes = unique_ids(tree_rows(cli, session))
     assert nodes, "a session without entries tests nothing"
     open_page(page, cli.export(session, tmp_path / "page.html"))
     click_filter(page, "all")
@@ -304,7 +276,7 @@ def test_path_of_every_node_is_the_commands(session, cli, page, tmp_path):
     rows = tree_rows(cli, session)
     open_page(page, cli.export(session, tmp_path / "page.html"))
     click_filter(page, "all")
-    for node in checked_nodes(session, rows):
+    for node in unique_ids(rows):
         select(page, node)
         click_tab(page, "path")
         doc = cli.json("path", str(session), "--leaf", node)
@@ -314,6 +286,99 @@ def test_path_of_every_node_is_the_commands(session, cli, page, tmp_path):
             assert shown == root_chain(rows, node) and shown[-len(path_ids):] == path_ids, node
         else:
             assert shown == path_ids, node
+
+
+EDITED = [p for p in SESSIONS if '"replacement":null' in p.read_text(encoding="utf-8")]
+
+
+@pytest.mark.parametrize("session", _sessions_param(EDITED))
+def test_original_toggle_shows_what_edits_hide(session, cli, page, tmp_path):
+    """With the "original" toggle on, the messages a context edit hides are drawn in place with
+    ``data-mark="hidden"`` (exactly ``omittedEntryIds``), the model's messages unchanged around them."""
+    open_page(page, cli.export(session, tmp_path / "page.html"))
+    click_filter(page, "all")
+    checked = 0
+    for node in unique_ids(tree_rows(cli, session)):
+        got, doc = read_context(page, cli, session, node)
+        if not doc.get("omittedEntryIds"):
+            continue
+        checked += 1
+        page.click("[data-toggle=original]")
+        page.evaluate(NEXT_FRAME)
+        with_hidden = page.evaluate(READ_CONTEXT)
+        assert {m["id"] for m in with_hidden if m["mark"] == "hidden"} == set(doc["omittedEntryIds"]), node
+        assert [m for m in with_hidden if m["mark"] != "hidden"] == got, node
+        page.click("[data-toggle=original]")
+        page.evaluate(NEXT_FRAME)
+        assert page.evaluate(READ_CONTEXT) == got, node
+    assert checked, "no node of this session has a message hidden by an edit"
+
+
+def aligned_rows(diff: dict, context_a: dict, context_b: dict) -> list[list]:
+    """One [op, id on side a, id on side b] per item of diff --json's ``messages`` (a run of
+    ``count`` unchanged messages is one row, named by its first message, whose ids come from the
+    two contexts); "" where a side has no message, None where the command says nothing of the id
+    (the harness reader has no messageEntryIds)."""
+    rows = []
+    for item in diff["messages"]:
+        row = [item["op"]]
+        for side, doc in (("a", context_a), ("b", context_b)):
+            at = item.get(side)
+            ids = doc.get("messageEntryIds")
+            if not at:
+                row.append("")
+            elif at.get("entryId") is not None:
+                row.append(at["entryId"])
+            else:
+                row.append(ids[at["index"]] if ids is not None else None)
+        rows.append(row)
+    return rows
+
+
+def _pairs(nodes: list[str], leaves: list[str], leaf: str, rng: random.Random, n: int) -> list[tuple[str, str]]:
+    pairs = [(leaf, other) for other in leaves if other != leaf]
+    pairs += [tuple(rng.sample(nodes, 2)) for _ in range(n)]  # type: ignore[misc]
+    return pairs
+
+
+@pytest.mark.parametrize("session", _sessions_param(SESSIONS))
+def test_compare_of_sampled_pairs_is_diff(session, cli, page, tmp_path):
+    rows = tree_rows(cli, session)
+    nodes = unique_ids(rows)
+    assert len(nodes) >= 2
+    parents = Counter(r["parentId"] for r in rows)
+    leaves = [i for i in nodes if parents[i] == 0]
+    leaf = cli.json("context", str(session))["leafId"]
+    out = cli.export(session, tmp_path / "page.html")
+    open_page(page, out)
+    for a, b in _pairs(nodes, leaves, leaf, random.Random(session.name), 4):
+        diff = cli.json("diff", str(session), a, b, ok=(0, 1))  # 1: the contexts differ
+        page.goto(file_url(out, f"#a={a}&b={b}&tab=compare"))
+        page.wait_for_function(
+            "([a, b]) => { const c = document.querySelector('[data-pane=compare]');"
+            " return c && c.dataset.a === a && c.dataset.b === b && c.getClientRects().length > 0; }", arg=[a, b])
+        page.evaluate(NEXT_FRAME)
+        pane = page.evaluate("""() => { const c = document.querySelector('[data-pane=compare]');
+            return {parted: c.dataset.partedAfter, relation: c.dataset.relation,
+              ops: Array.from(c.querySelectorAll('[data-op]')).map(r => [r.dataset.op, r.dataset.entryIdA, r.dataset.entryIdB]),
+              stats: Array.from(c.querySelectorAll('[data-stat][data-side]'))
+                .map(s => [s.dataset.stat, s.dataset.side, s.dataset.value])}; }""")
+        assert pane["relation"] == diff["relation"], (a, b)
+        assert pane["parted"] == (diff["partedAfter"] or ""), (a, b)
+        contexts = [cli.json("context", str(session), "--leaf", x) for x in (a, b)]
+        want_ops = aligned_rows(diff, *contexts)
+        assert len(pane["ops"]) == len(want_ops), (a, b)
+        for got_row, want_row in zip(pane["ops"], want_ops):
+            assert [g if w is not None else None for g, w in zip(got_row, want_row)] == want_row, (a, b)
+        drawn = {(k, side): v for k, side, v in pane["stats"]}
+        for side in ("a", "b"):
+            for key, value in diff[side].items():
+                if isinstance(value, (int, float)) and not isinstance(value, bool):
+                    assert (key, side) in drawn, f"{key} of side {side} not drawn ({a} vs {b})"
+                    assert float(drawn[(key, side)]) == pytest.approx(value, rel=1e-9, abs=1e-12), (key, side, a, b)
+            for key, value in (diff[side].get("tokens") or {}).items():
+                if (f"tokens.{key}", side) in drawn:
+                    assert float(drawn[(f"tokens.{key}", side)]) == value
 
 
 @pytest.mark.parametrize("session", _sessions_param(SESSIONS))
@@ -409,12 +474,87 @@ def test_keys_move_jump_and_switch_tabs(branchy, page):
         assert page.evaluate("() => document.querySelectorAll('[data-tab][aria-selected=true]').length") == 1
 
 
-def test_slash_focuses_search(branchy, page):
+def test_brackets_move_between_branch_points(branchy, page):
+    out, rows, _leaf = branchy
+    open_page(page, out)
+    click_filter(page, "all")
+    children = Counter(r["parentId"] for r in rows)
+    order = visible_rows(page)
+    points = [i for i in order if children[i] >= 2]
+    assert len(points) >= 2
+    page.locator("[data-pane=tree]").focus()
+    page.keyboard.press("g")
+    page.keyboard.press("]")
+    page.keyboard.press("]")
+    page.evaluate(NEXT_FRAME)
+    assert selected(page) == points[1]
+    page.keyboard.press("[")
+    page.evaluate(NEXT_FRAME)
+    assert selected(page) == points[0]
+
+
+def test_slash_focuses_search_and_keyboard_focus_is_visible(branchy, page):
     out, _rows, _leaf = branchy
     open_page(page, out)
     page.locator("[data-pane=tree]").focus()
     page.keyboard.press("/")
     assert page.evaluate("() => document.activeElement.matches('[data-search-input]')")
+    page.keyboard.press("Escape")
+    page.keyboard.press("Tab")
+    style = page.evaluate("""() => { const s = getComputedStyle(document.activeElement);
+        return [s.outlineStyle, s.outlineWidth, s.boxShadow]; }""")
+    assert (style[0] != "none" and style[1] != "0px") or style[2] != "none", style
+
+
+def _entries(session: Path) -> dict[str, dict]:
+    out = {}
+    for line in session.read_text(encoding="utf-8").splitlines()[1:]:
+        obj = json.loads(line)
+        if isinstance(obj, dict) and isinstance(obj.get("id"), str):
+            out[obj["id"]] = obj
+    return out
+
+
+SETTINGS = {"label", "custom", "context_edit", "model_change", "thinking_level_change"}
+
+
+def _has_text(content: Any) -> bool:
+    if isinstance(content, str):
+        return bool(content.strip())
+    return any(isinstance(c, dict) and c.get("type") == "text" and (c.get("text") or "").strip() for c in content or [])
+
+
+def pi_filter(name: str, entry: dict, label: str | None, leaf: str) -> bool:
+    """pi 1.6.0's export page's filter (template.js, filterNodes): the leaf always shows; an
+    assistant message without text that did not fail never does; then the mode's rule."""
+    if entry["id"] == leaf:
+        return True
+    msg = entry.get("message") or {}
+    role = msg.get("role") if entry.get("type") == "message" else None
+    if role == "assistant" and not _has_text(msg.get("content")) and msg.get("stopReason") in (None, "stop", "toolUse"):
+        return False
+    return {"user": role == "user",
+            "no-tools": entry.get("type") not in SETTINGS and role != "toolResult",
+            "labeled": label is not None,
+            "all": True}.get(name, entry.get("type") not in SETTINGS)
+
+
+@pytest.mark.parametrize("session", [pytest.param(BRANCHY, id=_rel(BRANCHY)),
+                                     *(pytest.param(p, id=_rel(p), marks=pytest.mark.slow) for p in EXAMPLES)])
+def test_filters_are_pis_five(session, cli, page, tmp_path):
+    rows = tree_rows(cli, session)
+    entries = _entries(session)
+    leaf = cli.json("context", str(session))["leafId"]
+    tree_order = [r["id"] for r in rows]
+    open_page(page, cli.export(session, tmp_path / "page.html"))
+    for name in ("user", "labeled", "no-tools", "all", "default"):
+        click_filter(page, name)
+        assert page.get_attribute(f"[data-filter={name}]", "aria-pressed") == "true"
+        assert page.evaluate("() => document.querySelectorAll('[data-filter][aria-pressed=true]').length") == 1
+        want = [r["id"] for r in rows if r["id"] in entries and pi_filter(name, entries[r["id"]], r.get("label"), leaf)]
+        shown = visible_rows(page)
+        assert shown == want, name
+        assert shown == [i for i in tree_order if i in set(shown)]  # the tree's order
 
 
 WORDS = ("tests", "cache", "pagination", "date", "UTC", "README", "endpoint", "helper", "summary", "commit")
@@ -436,6 +576,45 @@ def _hits(page) -> list[tuple[str, str]]:
         .map(h => [h.dataset.entryId, h.dataset.placement])""")
 
 
+def search(page, query: str) -> list[tuple[str, str]]:
+    page.fill("[data-search-input]", query)
+    page.press("[data-search-input]", "Enter")
+    page.wait_for_function("() => document.querySelectorAll('[data-pane=search] [data-hit]').length > 0")
+    page.evaluate(NEXT_FRAME)
+    return [tuple(h) for h in _hits(page)]  # type: ignore[misc]
+
+
+MARKS_OF_SELECTED = """() => { const sel = document.querySelector('[data-pane=entry]').dataset.entryId;
+  return Array.from(document.querySelectorAll('mark')).filter(m => !m.closest('[data-pane=search]')
+    && m.getClientRects().length > 0 && (m.closest('[data-entry-id]') || {dataset: {}}).dataset.entryId === sel)
+    .map(m => m.textContent); }"""
+
+
+def test_search_hits_placements_marks_and_n(branchy, page, cli):
+    out, _rows, _leaf = branchy
+    queries = _queries(cli, BRANCHY)
+    assert queries
+    open_page(page, out)
+    for query in queries:
+        want = {(h["entryId"], h["where"]) for h in cli.json("search", query, str(BRANCHY))["hits"]}
+        hits = search(page, query)
+        assert set(hits) == want, query
+        assert f"q={query}" in page.evaluate("() => location.hash"), "the query is kept in the URL"
+        page.locator("[data-pane=tree]").focus()
+        page.keyboard.press("n")
+        page.evaluate(NEXT_FRAME)
+        at = [h[0] for h in hits].index(shown_node(page))  # n selects a hit; which one depends on where it stood
+        for step in range(1, min(4, len(hits)) + 1):
+            marks = page.evaluate(MARKS_OF_SELECTED)
+            assert marks and all(m.lower() == query.lower() for m in marks), (query, shown_node(page), marks)
+            page.keyboard.press("n")
+            page.evaluate(NEXT_FRAME)
+            assert shown_node(page) == hits[(at + step) % len(hits)][0], (query, step)
+        page.keyboard.press("N")
+        page.evaluate(NEXT_FRAME)
+        assert shown_node(page) == hits[(at + min(4, len(hits)) - 1) % len(hits)][0], query
+
+
 def test_search_query_in_the_url_is_searched_on_open(branchy, page, cli):
     out, _rows, _leaf = branchy
     query = _queries(cli, BRANCHY)[0]
@@ -444,6 +623,20 @@ def test_search_query_in_the_url_is_searched_on_open(branchy, page, cli):
     page.wait_for_function("() => document.querySelectorAll('[data-pane=search] [data-hit]').length > 0")
     assert {tuple(h) for h in _hits(page)} == want
     assert page.input_value("[data-search-input]") == query
+
+
+def test_search_placements_cover_compacted_and_edited(cli, page, tmp_path):
+    session = ROOT / "tests" / "fixtures" / "diff" / "sessions" / "edited.jsonl"
+    out = cli.export(session, tmp_path / "edited.html")
+    open_page(page, out)
+    placements: set[str] = set()
+    queries = _queries(cli, session, ("the", "test", "tests", "file", "cache", "read", "date", "async", "error"))
+    assert queries
+    for query in queries:
+        want = {(h["entryId"], h["where"]) for h in cli.json("search", query, str(session))["hits"]}
+        assert set(search(page, query)) == want, query
+        placements |= {w for _i, w in want}
+    assert len(placements) >= 3, placements  # more than active/branch: the fixture holds a compaction and an edit
 
 
 @pytest.mark.parametrize("form", ["hash", "pi"])
@@ -488,6 +681,31 @@ def plain_lines(doc: dict) -> list[str]:
             if runs:
                 out.append(re.sub(r" +", " ", max(runs, key=len)).strip())
     return out
+
+
+def test_narrow_window_puts_the_tree_in_a_drawer(branchy, new_page):
+    out, rows, leaf = branchy
+    page = new_page(viewport={"width": 400, "height": 800})
+    open_page(page, out)
+    tree_box = page.locator("[data-pane=tree]").bounding_box()
+    width = page.evaluate("() => document.documentElement.scrollWidth")
+    assert width <= 400, "nothing wider than the window"
+    hidden = tree_box is None or tree_box["width"] == 0 or tree_box["x"] + tree_box["width"] <= 0 or tree_box["x"] >= 400
+    assert hidden, f"the tree is a closed drawer at 400 px, not beside the entry: {tree_box}"
+    assert page.locator("[data-pane=context]").is_visible() or page.locator("[data-pane=entry]").is_visible()
+    # the drawer's button: visible, aria-controls naming the tree pane, aria-expanded false -> true
+    tree_id = page.get_attribute("[data-pane=tree]", "id")
+    assert tree_id, "the tree pane needs an id for its drawer button's aria-controls"
+    opener = page.locator(f"[aria-controls='{tree_id}']").first
+    assert opener.is_visible() and opener.get_attribute("aria-expanded") == "false"
+    opener.click()
+    page.evaluate(NEXT_FRAME)
+    assert opener.get_attribute("aria-expanded") == "true"
+    page.evaluate(NEXT_FRAME)
+    first = visible_rows(page)[0]  # (the first entry, a model change, is one the default filter hides)
+    assert page.evaluate(REVEAL, first)
+    row(page, first).click()
+    wait_shown(page, first)
 
 
 def test_print_shows_the_selected_context(branchy, new_page, cli):
