@@ -154,7 +154,7 @@ def test_what_each_entry_did_sums_to_diff_side_table(tmp_path, monkeypatch):
     runner = cli_runner(monkeypatch, PISESS_CACHE="off")
     ref = json.loads(invoke(runner, "diff", fixture, "5b3f8f78", "f0d3531f", "--json").stdout)
     ids = doc["ids"]
-    parents = [-1 if b < 0 else p - b for p, b in enumerate(doc["parentBack"])]
+    parents = [-1 if b is None else p - b for p, b in enumerate(doc["parentBack"])]
 
     def path(i):
         out = []

@@ -23,7 +23,7 @@
   D.type = D.type.map(function (c) { return D.types[c]; });
   D.place = D.place.map(function (c) { return D.places[c]; });
   (function () { var at = -1; D.rows.pos = D.rows.posStep.map(function (d) { at += d; return at; }); })();
-  D.parent = D.parentBack.map(function (b, p) { return b < 0 ? -1 : p - b; });
+  D.parent = D.parentBack.map(function (b, p) { return b === null ? -1 : p - b; });  // (a parent written after its child: b < 0)
   D.same = D.sameBack.map(function (b, i) { return i - b; });
   D.shape = D.shapeBack.map(function (b, i) { return i - b; });
   D.time = D.time.map(function (t) { return t === null ? null : t + M.first; });
@@ -133,6 +133,13 @@
     var acc = p >= 0 && spent.has(p) ? spent.get(p) : [0, 0];
     for (var k = chain.length - 1; k >= 0; k--) { var u = D.usage[chain[k]]; acc = u ? [acc[0] + u[0], acc[1] + u[1]] : acc; spent.set(chain[k], acc); }
     return spent.get(pos) || [0, 0];
+  }
+  function cutPath(pos) {  // the path diff parts: the SDK reader's begins where its stop rule cut it (the core says where)
+    var stop = D.cut ? D.cut[pos] : -1;
+    if (stop < 0) return pathTo(pos);
+    var out = [], p = pos, seen = {};
+    while (p >= 0 && !seen[p]) { seen[p] = 1; out.push(p); if (p === stop) break; p = D.parent[p]; }
+    return out.reverse();
   }
   function pathTo(pos) { var out = [], p = pos, seen = {}; while (p >= 0 && !seen[p]) { seen[p] = 1; out.push(p); p = D.parent[p]; } return out.reverse(); }
 
@@ -625,7 +632,7 @@
   }
   function drawCompare(pane, p) {
     var b = state.b === null || state.b === undefined || state.b < 0 ? p : state.b;
-    var pa = pathTo(p), pb = pathTo(b), n = 0;
+    var pa = cutPath(p), pb = cutPath(b), n = 0;
     while (n < pa.length && n < pb.length && (pa[n] === pb[n] || (idOf(pa[n]) === idOf(pb[n]) && D.type[pa[n]] === D.type[pb[n]]))) n++;
     var afterA = pa.slice(n), afterB = pb.slice(n);
     var relation = !afterA.length && !afterB.length ? "same" : "branches";

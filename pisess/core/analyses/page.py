@@ -162,6 +162,40 @@ def _did(session: Session, e: Any) -> Any:
     return out or 0
 
 
+def _harness_starts(parents: list, ids: list, compactions: dict) -> list:
+    """Per position, where the SDK (harness) reader's path to that node begins when its stop rule
+    cut it (``paths.path_to_checkpoint``: a compaction with a ``retainedTail`` ends the walk at
+    itself, one without at its ``firstKeptEntryId``, an older compaction met first taking over),
+    else -1 (the path runs from a root, or the node is reached from no root).  ``compactions``:
+    position -> (retainedTail truthy, firstKeptEntryId or None).  Ancestors first: linear."""
+    n = len(parents)
+    children: list = [[] for _ in range(n)]
+    order = [p for p in range(n) if parents[p] < 0]
+    for p in range(n):
+        if parents[p] >= 0:
+            children[parents[p]].append(p)
+    start = [-1] * n  # the first entry of the walk to p (the root when nothing cut it)
+    k = 0
+    while k < len(order):
+        p = order[k]
+        k += 1
+        order.extend(children[p])
+        q = parents[p]
+        if p not in compactions:
+            start[p] = p if q < 0 else start[q]
+            continue
+        retained, first_kept = compactions[p]
+        if retained or q < 0:
+            start[p] = p
+        elif first_kept is None:
+            start[p] = start[q]
+        else:  # up to the first kept entry, unless an older compaction's rule takes over on the way
+            while not (ids[q] == first_kept or q in compactions or parents[q] < 0):
+                q = parents[q]
+            start[p] = start[q] if ids[q] != first_kept and q in compactions else q
+    return [s if s >= 0 and parents[s] >= 0 else -1 for s in start]
+
+
 def _untexted(m: dict) -> bool:
     """An assistant message with no text that neither failed nor was aborted: pi's own export
     page (template.js, filterNodes) leaves it out of its tree in every filter mode."""
@@ -262,6 +296,7 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
     did: list = [0] * n
     own_message: list = []  # message entries whose view cannot be their projection (see below)
     untexted: list = []  # assistant messages pi's export page never lists (see _untexted)
+    compactions: dict = {}  # position -> (retainedTail truthy, firstKeptEntryId): _harness_starts
     models: dict = {}
 
     def visit(pos: int, e: Any) -> None:
@@ -301,6 +336,9 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
             for name in d["m"]:
                 models[name] = models.get(name, 0) + 1
             d["m"] = [model_code.setdefault(name, len(model_code)) for name in d["m"]]
+        if t == "compaction":
+            first_kept = get(e, "firstKeptEntryId")
+            compactions[pos] = (js.truthy(get(e, "retainedTail")), None if first_kept is UNDEF else first_kept)
         if t == "message" and isinstance(get(e, "message"), dict):
             if _untexted(get(e, "message")):
                 untexted.append(pos)
@@ -356,9 +394,9 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
             "images": options.images, "redacted": dict(sorted(found.items())) if options.redact else None,
             "markdownIt": MARKDOWN_IT, "fallback": contexts.fallback,
         },
-        # parents as the distance back (mostly 1), -1 for a root; message classes as the distance
-        # from the message's own index (mostly 0): short numbers
-        "ids": ids, "parentBack": [p - q if q >= 0 else -1 for p, q in enumerate(parents)],
+        # parents as the distance back (mostly 1; negative: a parent written after its child), null for
+        # a root; message classes as the distance from the message's own index (mostly 0): short numbers
+        "ids": ids, "parentBack": [p - q if q >= 0 else None for p, q in enumerate(parents)],
         "types": list(type_code), "type": types, "word": word_of, "words": words, "styles": styles,
         "preview": preview, "time": [t - first if isinstance(t, (int, float)) else None for t in times],
         "label": {str(k): v for k, v in labels.items()},
@@ -373,6 +411,8 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
         "msize": table.sizes, "sameBack": [i - c for i, c in enumerate(same)],
         "shapeBack": [i - c for i, c in enumerate(shape)], "trace": traced, "did": did,
         "findings": findings or [], "untexted": untexted,
+        # the SDK reader's paths stop at a compaction: where each node's begins (diff parts them there)
+        "cut": _harness_starts(parents, ids, compactions) if s.reader == "harness" and compactions else None,
         "images": images.table,
     }
     body = _dumps(doc)
