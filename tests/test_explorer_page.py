@@ -218,3 +218,42 @@ def test_an_infinite_usage_does_not_stop_the_page(tmp_path, monkeypatch):
         fh.write(line + "\n")
     doc = _data(_export(monkeypatch, "--format", "html", path))
     assert doc["trace"][1][:2] == ["s", 0]
+
+
+def _every_session() -> list:
+    import pathlib
+
+    root = pathlib.Path(__file__).resolve().parent.parent
+    examples = sorted((root / "pisess" / "examples" / "sessions").glob("*/*.jsonl"))
+    return examples + sorted((root / "tests" / "fixtures").rglob("*.jsonl"))
+
+
+@pytest.mark.parametrize("session", [p for p in _every_session() if '"compaction"' in p.read_text(encoding="utf-8")],
+                         ids=lambda p: p.name)
+def test_cut_is_where_the_sdk_readers_path_begins(session, monkeypatch):
+    """Under the SDK reader the page's ``cut`` says, per node, where ``pisess path --leaf NODE``
+    begins when the reader's stop rule cut it (-1: from a root), the path Compare parts."""
+    from pisess.core.model.paths import path_to_checkpoint
+    from pisess.core.reading.session import open_session
+
+    out = invoke(cli_runner(monkeypatch, PISESS_CACHE="off"), "export", str(session), "--format", "html", "--reader", "harness")
+    assert out.exit_code == 0, out.stderr
+    doc = _data(out.stdout)
+    s = open_session(str(session), "harness")
+    assert doc["cut"] is not None
+    checked = 0
+    for p, eid in enumerate(doc["ids"]):
+        if doc["ids"].count(eid) != 1:
+            continue
+        try:
+            path = path_to_checkpoint(s, eid)
+        except Exception:  # noqa: BLE001 - a node no walk reaches (a cycle): the page has no cut for it
+            continue
+        first = path[0]
+        cut = doc["cut"][p]
+        if first.get("parentId"):
+            assert cut >= 0 and doc["ids"][cut] == first["id"], eid
+        else:
+            assert cut == -1, eid
+        checked += 1
+    assert checked
