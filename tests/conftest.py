@@ -249,6 +249,12 @@ def _children_compile_once(tmp_path_factory):
     old = {k: os.environ.get(k) for k in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")}
     os.environ.pop("PYTHONDONTWRITEBYTECODE")
     os.environ["PYTHONPYCACHEPREFIX"] = str(tmp_path_factory.mktemp("pycache"))
+    # (compiled here, not in the first child a test starts: a test may time its child)
+    import subprocess
+    import sys
+
+    subprocess.run([sys.executable, "-c", "import pisess.cli.app, pisess.cli.lean_search, typer, rich.console"],
+                   capture_output=True, timeout=120, check=False)
     yield
     for k, v in old.items():
         if v is None:

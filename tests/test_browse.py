@@ -584,7 +584,12 @@ MOVES = [("k", "k"), ("k",) * 30, ("g",), ("k",), ("j",) * 30, ("pagedown",), ("
          ("pageup",) * 2, ("g", *("j",) * 20, "k"), ("end",), ("home",), ("pagedown", "k", "pageup", "j")]
 
 
-@pytest.mark.parametrize("size", [(120, 30), (80, 24)], ids=["120x30", "80x24"])
+#: Both sizes the bug was seen at; the default run takes the narrow one (the offset arithmetic it
+#: checks does not depend on the size), the slow run both.
+SIZES = [pytest.param((120, 30), id="120x30", marks=pytest.mark.slow), pytest.param((80, 24), id="80x24")]
+
+
+@pytest.mark.parametrize("size", SIZES)
 def test_the_highlighted_row_is_the_entry_the_keys_act_on(examples, size):
     """From the leaf of a session longer than the screen, moved past both edges and by pages: one
     row is highlighted, it is the entry the detail pane shows, the one ``y`` copies, ``c`` opens
@@ -629,7 +634,7 @@ def _many_sessions(root: Path, count: int) -> None:
                       name=f"{ts.replace(':', '-')}_{sid}.jsonl")
 
 
-@pytest.mark.parametrize("size", [(120, 30), (80, 24)], ids=["120x30", "80x24"])
+@pytest.mark.parametrize("size", SIZES)
 def test_the_sessions_screen_opens_the_highlighted_session(examples, size):
     _many_sessions(examples / "sessions", 40)
 
