@@ -266,7 +266,7 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
 
     def encode(m: Any, as_json: bytes) -> bytes:
         for key, classes, out in ((diff_key(m), same_class, same), (without_text(m), shape_class, shape)):
-            digest = hashlib.blake2b(key, digest_size=16).digest()
+            digest = hashlib.sha256(key).digest()
             out.append(classes.setdefault(digest, len(classes)))
         v = _lean_images(m, images) if b'"image"' in as_json else m
         if isinstance(v, dict) and not UNDRAWN.isdisjoint(v):
