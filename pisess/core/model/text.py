@@ -43,6 +43,12 @@ def visible(v: Any) -> str:
 def one_line(s: str, width: int) -> str:
     """``s`` on one line: whitespace folded, control characters made visible, cut to ``width`` with
     an ellipsis (no cut for a ``width`` of 0)."""
+    if width > 0 and len(s) > 4 * width + 64:
+        # (a preview of a long reply: folding and showing a prefix gives a prefix of the whole
+        # text's line, so when that is already too long the rest of the text cannot matter)
+        head = visible(" ".join(s[:4 * width + 64].split()))
+        if len(head) > width:
+            return head[: max(1, width - 1)] + "\u2026"
     s = visible(" ".join(s.split()))
     if width > 0 and len(s) > width:
         return s[: max(1, width - 1)] + "\u2026"
