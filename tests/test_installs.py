@@ -28,9 +28,17 @@ def _run(argv: list[str], env: dict, **kw) -> subprocess.CompletedProcess:
     return done
 
 
+def _home(tmp_path: Path, **more: str) -> dict:
+    """The environment of a user with a fresh home (and no PYTHONPATH, which would put this
+    checkout before the installed copy)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    return {**env, "HOME": str(tmp_path), **more}
+
+
 def _checks(pisess: Path, env: dict) -> None:
-    demo = _run([str(pisess), "validate", str(CHECKOUT / "pisess" / "examples" / "sessions")], env)
-    assert "3 files checked" in demo.stdout + demo.stderr
+    examples = str(CHECKOUT / "pisess" / "examples" / "sessions")
+    tree = _run([str(pisess), "tree", "01955b3b-ca80-7e01", "--sessions-dir", examples], env)
+    assert "Fix date parsing" in tree.stdout
     help_pi = _run([str(pisess), "help", "pi"], env).stdout
     line = next(x for x in help_pi.splitlines() if x.startswith("pi install "))
     package = Path(line.removeprefix("pi install ").strip("'"))
@@ -41,8 +49,8 @@ def _checks(pisess: Path, env: dict) -> None:
 
 
 def test_pipx_install(tmp_path: Path) -> None:
-    env = {**os.environ, "PIPX_HOME": str(tmp_path / "pipx"), "PIPX_BIN_DIR": str(tmp_path / "bin"),
-           "PIPX_MAN_DIR": str(tmp_path / "man"), "HOME": str(tmp_path)}
+    env = _home(tmp_path, PIPX_HOME=str(tmp_path / "pipx"), PIPX_BIN_DIR=str(tmp_path / "bin"),
+                PIPX_MAN_DIR=str(tmp_path / "man"))
     # pipx in a venv of its own, as a user has it (its dependencies stay out of the test venv)
     _run([sys.executable, "-m", "venv", str(tmp_path / "pipx-venv")], env)
     _run([str(tmp_path / "pipx-venv" / "bin" / "pip"), "install", "-q", "pipx"], env)
@@ -51,10 +59,13 @@ def test_pipx_install(tmp_path: Path) -> None:
 
 
 def test_uv_tool_install_and_uvx(tmp_path: Path) -> None:
-    env = {**os.environ, "UV_TOOL_DIR": str(tmp_path / "tools"), "UV_TOOL_BIN_DIR": str(tmp_path / "bin"),
-           "UV_CACHE_DIR": str(tmp_path / "cache"), "HOME": str(tmp_path)}
+    env = _home(tmp_path, UV_TOOL_DIR=str(tmp_path / "tools"), UV_TOOL_BIN_DIR=str(tmp_path / "bin"),
+                UV_CACHE_DIR=str(tmp_path / "cache"))
     _run([_tool("uv"), "tool", "install", f"{CHECKOUT}[tui]"], env)
     _checks(tmp_path / "bin" / "pisess", env)
-    once = _run([_tool("uv"), "tool", "run", "--from", str(CHECKOUT), "pisess", "validate",
-                 str(CHECKOUT / "pisess" / "examples" / "sessions")], env)  # what `uvx --from . pisess` runs
+    # what `uvx --from . pisess` runs; validate's exit 1 is the example sessions' own findings
+    once = subprocess.run([_tool("uv"), "tool", "run", "--from", str(CHECKOUT), "pisess", "validate",
+                           str(CHECKOUT / "pisess" / "examples" / "sessions")],
+                          capture_output=True, text=True, env=env, timeout=600)
+    assert once.returncode in (0, 1), once.stderr
     assert "3 files checked" in once.stdout + once.stderr
