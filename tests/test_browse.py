@@ -906,7 +906,6 @@ def test_the_fork_directory_check_is_one_for_fork_and_browse(tmp_path, monkeypat
 def test_the_context_screen_is_context_leaf_and_originals_only_on_a_toggle(examples, monkeypatch):
     """``c`` on an entry below a context edit: the messages ``pisess context --leaf`` prints and
     nothing it does not (no "hidden" items); ``o`` adds what edits hid, and the title says so."""
-    import textwrap  # noqa: F401
 
     async def look(app, pilot):
         await pilot.press("c")
