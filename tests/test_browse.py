@@ -849,6 +849,16 @@ def test_the_key_bar_keeps_help_and_quit(examples, width):
     assert bar.lstrip().startswith("j/k move")
 
 
+def test_a_text_pages_bar_says_j_and_k_scroll(examples):
+    async def look(app, pilot):
+        await pilot.press("c")  # the context page: a text with no cursor
+        await pilot.pause()
+        return _screen_text(app).splitlines()[-1]
+
+    bar = _run_app(examples, look, size=(80, 24))
+    assert bar.lstrip().startswith("j/k scroll") and "move" not in bar
+
+
 def test_big_y_quotes_the_path_and_keeps_the_sessions_dir(examples):
     import shlex
 

@@ -68,11 +68,15 @@ KEYS: tuple[Key, ...] = (
 )
 
 
+#: Where a key does something else on one screen, its bar says that: q quits the sessions screen
+#: (browse without a SESSION starts there), and j k scroll a text page (it has no cursor).
+_BAR_ON_SCREEN = {("sessions", ("q", "back")): ("q", "quit"), ("page", ("j/k", "move")): ("j/k", "scroll")}
+
+
 def bar_keys(screen: str) -> list[tuple[str, str]]:
-    """The key bar of ``screen``: the table's short forms, in the table's order (q quits the
-    sessions screen: browse without a SESSION starts there)."""
+    """The key bar of ``screen``: the table's short forms, in the table's order."""
     bar = [k.bar for k in KEYS if k.bar is not None and screen in k.screens]
-    return [("q", "quit") if screen == "sessions" and b == ("q", "back") else b for b in bar]
+    return [_BAR_ON_SCREEN.get((screen, b), b) for b in bar]
 
 
 def key_bar(keys: list[tuple[str, str]], width: int) -> Text:
