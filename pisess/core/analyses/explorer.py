@@ -144,6 +144,19 @@ class MessageTable:
             start = end
         self.spool.seek(0, 2)
 
+    def json_range(self, lo: int, hi: int) -> bytes:
+        """The stored forms of messages ``lo`` to ``hi`` (not included), one per line."""
+        if self.spool is None:
+            return b"\n".join(self.stored[lo:hi])
+        if lo >= hi:
+            return b""
+        self.spool.flush()
+        start, (offset, length) = self.stored[lo][0], self.stored[hi - 1]
+        self.spool.seek(start)
+        data = self.spool.read(offset + length - start)
+        self.spool.seek(0, 2)
+        return data
+
     def message(self, i: int) -> Any:
         return orjson.loads(self.get(i))
 
