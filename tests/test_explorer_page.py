@@ -33,35 +33,44 @@ def _export(monkeypatch, *args):
     return out.stdout
 
 
+DATA = re.compile(r'<script type="application/json" id="pisess-data" data-chunks="([0-9 ]*)">(.*?)</script>', re.S)
+CHUNK = re.compile(r'<script type="application/json" id="pisess-m([0-9]+)">(.*?)</script>', re.S)
+
+
 def _data(page: str) -> dict:
-    m = re.search(r'<script type="application/json" id="pisess-data">(.*?)</script>', page, re.S)
-    lines = re.search(r'<script type="application/json" id="pisess-msgs">(.*?)</script>', page, re.S)
-    assert m and lines
-    doc = json.loads(m.group(1))
-    doc["msgs"] = [json.loads(x) for x in lines.group(1).split("\n") if x]
+    m = DATA.search(page)
+    assert m
+    doc = json.loads(m.group(2))
+    starts = [int(x) for x in m.group(1).split()]
+    chunks = {int(c): body for c, body in CHUNK.findall(page)}
+    assert sorted(chunks) == list(range(len(starts)))  # each element of messages once
+    doc["msgs"] = []
+    for c in range(len(starts)):  # in the table's order, whatever order the page writes them in
+        assert len(doc["msgs"]) == starts[c]
+        doc["msgs"] += [json.loads(x) for x in chunks[c].split("\n")]
     return doc
+
+
+def _without_data(page: str) -> str:
+    return CHUNK.sub("", DATA.sub("", page))
 
 
 def test_session_text_cannot_leave_the_data_element(tmp_path, monkeypatch):
     page = _export(monkeypatch, "--format", "html", _session(tmp_path))
-    elements = re.findall(r'<script type="application/json" id="pisess-(?:data|msgs)">(.*?)</script>', page, re.S)
-    assert len(elements) == 2
+    elements = [m.group(2) for m in DATA.finditer(page)] + [body for _, body in CHUNK.findall(page)]
+    assert len(elements) >= 2
     for inner in elements:  # nothing can end the element or open a comment in it
         assert "</" not in inner and "<!" not in inner
         assert "\u2028" not in inner and "\u2029" not in inner
     doc = _data(page)
     texts = [m["content"][0]["text"] for m in doc["msgs"] if m.get("role") == "user"]
     assert texts == HOSTILE  # and JSON.parse gives the text back exactly
-    outside = page
-    for inner in elements:
-        outside = outside.replace(inner, "")
-    assert outside.count("<script") == 4  # the data, the messages, markdown-it, the page's own script
+    assert _without_data(page).count("<script") == 2  # markdown-it, the page's own script
 
 
 def test_csp_allows_exactly_the_page_own_script_and_style(tmp_path, monkeypatch):
     page = _export(monkeypatch, "--format", "html", _session(tmp_path))
-    start = page.index('id="pisess-data">')
-    page = page[:start] + page[page.index("</script>", page.index('id="pisess-msgs">')):]  # (session text aside)
+    page = _without_data(page)  # (session text aside)
     csp = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', page).group(1)
     assert "default-src 'none'" in csp and "img-src data:" in csp and "unsafe" not in csp
     scripts = re.findall(r"<script>(.*?)</script>", page, re.S)
@@ -201,8 +210,7 @@ def test_hostile_corpus_pages_are_made_or_refused_cleanly(tmp_path, monkeypatch)
             continue
         page = out.read_text(encoding="utf-8")
         _data(page)
-        end = page.index("</script>", page.index('id="pisess-msgs">'))
-        assert page[end:].count("<script") == 2, name
+        assert _without_data(page).count("<script") == 2, name
         made += 1
     assert made > 10
 

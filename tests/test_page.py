@@ -150,7 +150,7 @@ NEXT_FRAME = "() => new Promise(r => requestAnimationFrame(() => r()))"
 
 def open_page(page, path: Path, fragment: str = "") -> None:
     page.goto(file_url(path, fragment))
-    page.wait_for_function("document.documentElement.dataset.ready === '1'")
+    page.wait_for_function("() => document.documentElement.dataset.ready === '1'")  # (a function: CSP forbids eval)
 
 
 # The tree may draw only the rows in view (a long session's tree is virtual): these scroll its
@@ -654,6 +654,40 @@ def test_search_placements_cover_compacted_and_edited(cli, page, tmp_path):
         assert set(search(page, query)) == want, query
         placements |= {w for _i, w in want}
     assert len(placements) >= 3, placements  # more than active/branch: the fixture holds a compaction and an edit
+
+
+def test_messages_of_the_leaf_come_first_and_the_rest_is_drawn_once_read(cli, page, tmp_path, monkeypatch):
+    """One message per element: the leaf's context's elements come before the page's script, the
+    others after it, so that the page is drawn before the browser has read the bulk.  A deep link
+    (a fresh load) to a node whose messages come after the script draws its context whole once
+    they are read (ready says when), and a search in the URL waits for the whole page."""
+    from pisess.core.analyses import page as page_module
+
+    monkeypatch.setattr(page_module, "CHUNK_BYTES", 1)
+    session = ROOT / "tests" / "fixtures" / "diff" / "sessions" / "edited.jsonl"
+    out = cli.export(session, tmp_path / "chunks.html")
+    html = out.read_text(encoding="utf-8")
+    script_at = html.index("<script>")
+    early = re.findall(r'id="pisess-m([0-9]+)"', html[:script_at])
+    late = re.findall(r'id="pisess-m([0-9]+)"', html[script_at:])
+    leaf_doc = cli.json("context", str(session))
+    assert 0 < len(early) <= len(leaf_doc["messages"]) + 2 and late  # (+2: what edits hide, the entry itself)
+    nodes = unique_ids(tree_rows(cli, session))
+    for node in in_this_run(nodes):
+        page.goto("about:blank")
+        open_page(page, out, f"#entry={node}&tab=context")
+        got = page.evaluate(READ_CONTEXT)
+        want = expected_context(cli.json("context", str(session), "--leaf", node))
+        assert page.locator("[data-loading]").count() == 0, node
+        assert [(g["id"], g["role"], g["mark"]) for g in got] == [(w["id"], w["role"], w["mark"]) for w in want], node
+        for g, w in zip(got, want):
+            if w["blocks"] is not None:
+                assert drawn_blocks(g["blocks"]) == w["blocks"], (node, w["id"])
+    query = _queries(cli, session, ("the", "test", "tests", "file", "cache", "read", "date", "async", "error"))[0]
+    page.goto("about:blank")
+    open_page(page, out, f"#q={query}")
+    want = {(h["entryId"], h["where"]) for h in cli.json("search", query, str(session))["hits"]}
+    assert {tuple(h) for h in _hits(page)} == want
 
 
 @pytest.mark.parametrize("form", ["hash", "pi"])

@@ -93,7 +93,7 @@ class Watched:
 
     def open(self, path: Path) -> None:
         self.page.goto(file_url(path))
-        self.page.wait_for_function("document.documentElement.dataset.ready === '1'", timeout=30_000)
+        self.page.wait_for_function("() => document.documentElement.dataset.ready === '1'", timeout=30_000)
 
     def assert_clean(self, path: Path) -> None:
         assert self.page.evaluate("() => window.__pwned") is None, "a session's script ran"

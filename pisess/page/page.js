@@ -3,21 +3,37 @@
    createTextNode) or handed to markdown-it with raw HTML off; nothing here decides pi's rules. */
 (function () {
   "use strict";
-  var D = JSON.parse(document.getElementById("pisess-data").textContent);
-  // the messages: one JSON document per line, parsed when drawn (not all at once before the first paint)
-  var MSG_TEXT = document.getElementById("pisess-msgs").textContent, msgStart = [], msgCache = new Map();
-  if (MSG_TEXT.length) { msgStart.push(0); for (var nl = MSG_TEXT.indexOf("\n"); nl >= 0; nl = MSG_TEXT.indexOf("\n", nl + 1)) msgStart.push(nl + 1); }
+  var dataEl = document.getElementById("pisess-data"), D = JSON.parse(dataEl.textContent);
+  // the messages: one JSON document per line, in elements of about half a megabyte (data-chunks: the
+  // first message of each).  Those of the leaf's context come before this script and the rest after
+  // it, so the page is drawn while the browser still reads the bulk; a message is parsed when drawn.
+  var CHUNK_START = (dataEl.getAttribute("data-chunks") || "").split(" ").filter(Boolean).map(Number);
+  var chunkText = [], chunkLines = [], msgCache = new Map(), missing = new Set();
+  var LOADING = Object.freeze({});  // a message whose element the browser has not read yet
+  function chunkOf(k) { var lo = 0, hi = CHUNK_START.length - 1; while (lo < hi) { var mid = (lo + hi + 1) >> 1; if (CHUNK_START[mid] <= k) lo = mid; else hi = mid - 1; } return lo; }
+  function lineStarts(t) { var out = [0]; for (var nl = t.indexOf("\n"); nl >= 0; nl = t.indexOf("\n", nl + 1)) out.push(nl + 1); return out; }
+  function chunkRead(c) {
+    if (chunkText[c] !== undefined) return true;
+    var e = document.getElementById("pisess-m" + c);  // (whole once something follows it, or the document is read)
+    if (!e || (!e.nextSibling && document.readyState === "loading")) return false;
+    chunkText[c] = e.textContent; chunkLines[c] = lineStarts(chunkText[c]);
+    return true;
+  }
   function msg(k) {
     var m = msgCache.get(k);
     if (m === undefined) {
-      if (k < 0 || k >= msgStart.length) return null;
-      var end = k + 1 < msgStart.length ? msgStart[k + 1] - 1 : MSG_TEXT.length;
-      m = JSON.parse(MSG_TEXT.slice(msgStart[k], end));
+      if (!(k >= 0 && k < D.msize.length) || !CHUNK_START.length) return null;
+      var c = chunkOf(k);
+      if (!chunkRead(c)) { missing.add(c); return LOADING; }
+      var t = chunkText[c], starts = chunkLines[c], i = k - CHUNK_START[c];
+      m = JSON.parse(t.slice(starts[i], i + 1 < starts.length ? starts[i + 1] - 1 : t.length));
       if (msgCache.size > 20000) msgCache.clear();
       msgCache.set(k, m);
     }
     return m;
   }
+  function allRead() { for (var c = 0; c < CHUNK_START.length; c++) if (!chunkRead(c)) return false; return true; }
+  function whenAllRead(fn) { if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", fn); else fn(); }
   var M = D.meta, N = D.ids.length, ROWH = 20;
   // columns stored as codes, and each entry's tokens and dollars (what diff's side table sums of it)
   D.type = D.type.map(function (c) { return D.types[c]; });
@@ -46,7 +62,8 @@
   }
   function idOf(p) { var v = D.ids[p]; return v === null || v === undefined ? "" : String(v); }
   function sid(p) { return idOf(p).slice(0, M.idWidth || 8); }
-  function num(n) { return n.toLocaleString("en-US"); }
+  var NUMBERS = new Intl.NumberFormat("en-US");  // (toLocaleString makes one per call: 0.3 ms each)
+  function num(n) { return NUMBERS.format(n); }
   function money(c) { return "$" + (c || 0).toFixed(c >= 100 ? 0 : c >= 1 ? 2 : 4); }
   function kfmt(n) { return n >= 1e6 ? (n / 1e6).toFixed(1) + "M" : n >= 1e3 ? (n / 1e3).toFixed(1) + "k" : String(n); }
   function when(ms, withDate) {
@@ -210,6 +227,7 @@
   var TITLES = { user: "User", assistant: "Assistant", toolResult: "Tool result", bashExecution: "Bash", custom: "Extension message",
     compactionSummary: "Compaction summary", branchSummary: "Branch summary", system: "System" };
   function messageNode(m, entry, n, mark) {
+    if (m === LOADING) return el("p", { class: "muted", "data-loading": true, text: "\u2026 (the page is still being read)" });
     m = m || {};
     var role = typeof m.role === "string" ? m.role : "?";
     var title = (n ? n + ". " : "") + (TITLES[role] || role) + (role === "toolResult" ? " \u00b7 " + str(m.toolName) : "");
@@ -677,8 +695,18 @@
   }
   var drawers = { entry: drawEntry, path: drawPath, context: drawContext, trace: drawTrace, compare: drawCompare };
 
+  var retry = 0;
+  function redrawWhenRead() {  // a message drawn before the browser read it: draw again once it has
+    if (retry || !missing.size) return;
+    retry = setTimeout(function () {
+      retry = 0;
+      var read = false; missing.forEach(function (c) { if (chunkRead(c)) read = true; });
+      if (read) { missing.clear(); render(); } else redrawWhenRead();
+    }, 50);
+  }
   function render() {
     var p = state.sel;
+    missing.clear();
     rebuildVisible(); drawTree();
     TABS.forEach(function (t) {
       var b = tabBar.querySelector('[data-tab="' + t + '"]'); b.setAttribute("aria-selected", t === state.tab ? "true" : "false");
@@ -688,6 +716,7 @@
     nodeId.textContent = p >= 0 ? idOf(p) : "";
     if (p >= 0) drawers[state.tab](panes[state.tab], p, panes[state.tab]);
     if (state.q) highlight(panes[state.tab], state.q);
+    redrawWhenRead();
   }
 
   // --- search -------------------------------------------------------------------------------------------
@@ -751,13 +780,19 @@
     return out;
   }
   function holds(strings, ql) { for (var i = 0; i < strings.length; i++) if (strings[i].toLowerCase().indexOf(ql) >= 0) return true; return false; }
-  var lowered = null, entriesOfMsg = null;
-  function msgOfOffset(at) { var lo = 0, hi = msgStart.length - 1; while (lo < hi) { var mid = (lo + hi + 1) >> 1; if (msgStart[mid] <= at) lo = mid; else hi = mid - 1; } return lo; }
+  var lowered = [], loweredLines = [], entriesOfMsg = null, searchWaits = false;
+  function lineOf(starts, at) { var lo = 0, hi = starts.length - 1; while (lo < hi) { var mid = (lo + hi + 1) >> 1; if (starts[mid] <= at) lo = mid; else hi = mid - 1; } return lo; }
   function search(q) {
     state.q = q; state.hits = []; state.hit = -1;
     if (!q) { hitsBox.hidden = true; return; }
-    if (lowered === null) {
-      lowered = MSG_TEXT.toLowerCase();
+    if (!allRead()) {  // every text is needed: search once the browser has read the whole page
+      hitsBox.textContent = ""; hitsBox.hidden = false;
+      hitsBox.appendChild(el("div", { class: "muted", text: "searching\u2026 (the page is still being read)" }));
+      searchWaits = true;
+      whenAllRead(function () { searchWaits = false; if (state.q === q) { search(q); render(); } });
+      return;
+    }
+    if (entriesOfMsg === null) {
       entriesOfMsg = new Map();
       for (var p = 0; p < N; p++) {
         var v = D.entry[p], own = typeof v === "number" ? [v] : v && v["\u0000projects"] ? v["\u0000projects"] : [];
@@ -766,12 +801,17 @@
     }
     var ql = q.toLowerCase(), needle = JSON.stringify(ql).slice(1, -1).replace(/<\//g, "<\\/").replace(/<!/g, "\\u003c!");
     var hit = new Uint8Array(N), seen = new Set();
-    for (var at = lowered.indexOf(needle); at >= 0; at = lowered.indexOf(needle, at + 1)) {
-      var k = msgOfOffset(at);
-      if (seen.has(k)) { at = k + 1 < msgStart.length ? msgStart[k + 1] - 1 : lowered.length; continue; }
-      seen.add(k);
-      (entriesOfMsg.get(k) || []).forEach(function (e) { if (!hit[e] && holds(entryTexts(e, true), ql)) hit[e] = 1; });
-      at = k + 1 < msgStart.length ? msgStart[k + 1] - 1 : lowered.length;
+    for (var c = 0; c < CHUNK_START.length; c++) {
+      if (lowered[c] === undefined) { lowered[c] = chunkText[c].toLowerCase(); loweredLines[c] = lineStarts(lowered[c]); }
+      var low = lowered[c], starts = loweredLines[c];  // (lowering keeps the lines: the messages hold no raw newline)
+      for (var at = low.indexOf(needle); at >= 0; at = low.indexOf(needle, at + 1)) {
+        var i = lineOf(starts, at), k = CHUNK_START[c] + i;
+        if (!seen.has(k)) {
+          seen.add(k);
+          (entriesOfMsg.get(k) || []).forEach(function (e) { if (!hit[e] && holds(entryTexts(e, true), ql)) hit[e] = 1; });
+        }
+        at = i + 1 < starts.length ? starts[i + 1] - 1 : low.length;
+      }
     }
     for (var e = 0; e < N; e++) {
       var v2 = D.entry[e];
@@ -909,5 +949,7 @@
   if (start.b !== undefined) state.b = start.b;
   if (start.tab) state.tab = start.tab; else if (!location.hash) state.tab = "context";
   render(); scrollToSel(); drawTree();
-  requestAnimationFrame(function () { root.dataset.ready = "1"; });
+  // ready (the DOM contract's signal) once what is shown is drawn whole: a deep link to a node whose
+  // messages come late in the file, or a search in the URL, waits for the browser to read them
+  requestAnimationFrame(function drawn() { if (missing.size || retry || searchWaits) requestAnimationFrame(drawn); else root.dataset.ready = "1"; });
 })();

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from importlib import resources
@@ -35,10 +36,11 @@ from ..reading.session import Session
 from .diff import _key as diff_key
 from .diff import _without_text as without_text
 from .diff import summarize
-from .explorer import Change, MessageTable, node_contexts
+from .explorer import Change, MessageTable, node_contexts, replay
 from .secrets import redact as redact_value
 
 MARKDOWN_IT = "14.3.3"  # the vendored pisess/page/markdown-it.min.js (npm markdown-it, MIT)
+CHUNK_BYTES = 512 << 10  # messages per element of the page (page_html): the first view waits only for its own
 PREVIEW = 64  # characters of an entry's one-line preview in the tree (what a row has room for)
 # Members of a message the page neither draws nor needs, none of them sent to a provider (diff's
 # MESSAGE_METADATA): left out, so the page stays smaller than the session (usage is in "did").
@@ -69,6 +71,7 @@ class PageData:
     secrets: dict = field(default_factory=dict)  # kind -> values masked (or found, without redact)
     images: int = 0  # images written (inline) or left out (omit)
     leaf_id: Any = None  # the node the page opens on
+    first_messages: frozenset = frozenset()  # what the page draws first (the leaf's context): written early
 
 
 _NO_CONTEXT = SimpleNamespace(messages=())  # (summarize of one entry: no context to measure)
@@ -420,8 +423,15 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
     if name:
         title += f" \u00b7 {one_line(name, 80)}"
 
+    first_messages: set = set()
+    if leaf_pos is not None:
+        got = replay(contexts, leaf_pos)
+        for seg in got if isinstance(got, list) else ():
+            first_messages.update(seg.messages, seg.originals)
+        if isinstance(entry_view[leaf_pos], int):
+            first_messages.add(entry_view[leaf_pos])
     return PageData(table, body, static_html, title, n, len(table), contexts.fallback, dict(sorted(found.items())),
-                    images.count, None if leaf_pos is None else ids[leaf_pos])
+                    images.count, None if leaf_pos is None else ids[leaf_pos], frozenset(first_messages))
 
 
 def _dumps(v: Any) -> bytes:
@@ -505,9 +515,27 @@ def _between(text: str, start: str, end: str) -> str:
     return text[i + len(start):j] if i >= 0 and j > i else ""
 
 
+def _chunk_starts(sizes: list, block: int) -> list:
+    """The first message of each of the page's message elements: about ``block`` bytes each."""
+    starts: list = []
+    size = block
+    for i, n in enumerate(sizes):
+        if size >= block:
+            starts.append(i)
+            size = 0
+        size += n + 1
+    return starts
+
+
 def page_html(data: PageData) -> Iterator[bytes]:
     """The page, in pieces to write one after the other (the messages are the bulk of it, read
-    back from the table's spool a few MB at a time)."""
+    back from the table's spool an element at a time).
+
+    The messages go one JSON document per line into elements of about ``CHUNK_BYTES`` (the page
+    parses only those it draws: a 200 MB session's texts as one JSON.parse cost seconds and half
+    a gigabyte before the first paint).  The elements that hold the leaf's context come before the
+    page's script, the others after it: the browser reads HTML at about 60 MB/s, and the page is
+    drawn once it has read what the first view needs, not the whole file."""
     import html
 
     css = _asset("page.css") + "\n" + _between(data.static_html, "<style>", "</style>")
@@ -516,19 +544,32 @@ def page_html(data: PageData) -> Iterator[bytes]:
     csp = (f"default-src 'none'; script-src {_sha256(mdit)} {_sha256(app)}; style-src {_sha256(css)}; "
            "img-src data:; base-uri 'none'; form-action 'none'")
     static_body = _between(data.static_html, "<body>", "</body>")
+    table = data.table
+    starts = _chunk_starts(table.sizes, CHUNK_BYTES)
+    ends = [*starts[1:], len(table)]
+    early = sorted({bisect_right(starts, k) - 1 for k in data.first_messages if 0 <= k < len(table)})
     head = (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">\n'
             f'<meta http-equiv="Content-Security-Policy" content="{csp}">\n'
             f'<meta name="referrer" content="no-referrer">\n'
             f"<title>{html.escape(data.title)}</title>\n<style>{css}</style>\n</head>\n<body>\n"
             f'<noscript><div class="static">{static_body}</div></noscript>\n'
-            f'<div id="app" hidden></div>\n<script type="application/json" id="pisess-data">')
-    tail = f"</script>\n<script>{mdit}</script>\n<script>{app}</script>\n</body>\n</html>\n"
+            f'<div id="app" hidden></div>\n<script type="application/json" id="pisess-data" '
+            f'data-chunks="{" ".join(map(str, starts))}">')
+
+    def chunk(c: int) -> Iterator[bytes]:
+        yield b'<script type="application/json" id="pisess-m%d">' % c
+        yield escape_json(table.json_range(starts[c], ends[c]))
+        yield b"</script>\n"
+
     yield head.encode("utf-8")
     yield escape_json(data.rest)
-    # the messages, one JSON document per line: the page parses only those it draws (a 200 MB
-    # session's texts as one JSON.parse cost seconds and half a gigabyte before the first paint)
-    yield b'</script>\n<script type="application/json" id="pisess-msgs">'
-    for piece in data.table.json_lines():
-        yield escape_json(piece)
-    yield tail.encode("utf-8")
+    yield b"</script>\n"
+    for c in early:
+        yield from chunk(c)
+    yield f"<script>{mdit}</script>\n<script>{app}</script>\n".encode()
+    taken = set(early)
+    for c in range(len(starts)):
+        if c not in taken:
+            yield from chunk(c)
+    yield b"</body>\n</html>\n"
