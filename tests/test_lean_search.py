@@ -396,6 +396,27 @@ def test_pi_version_comes_from_the_option_then_the_environment(monkeypatch):
     assert lean_search.pi_version_of(None) == versions.CURRENT
 
 
+@pytest.mark.parametrize(("args", "env", "noted"), [
+    (["-r", "harness", "--pi-version", "1.6"], {}, True),
+    (["--reader=HARNESS"], {"PISESS_PI_VERSION": "1.6.0"}, True),
+    (["-r", "harness", "--json"], {"PISESS_PI_VERSION": "1.6"}, True),
+    (["-r", "harness"], {"PISESS_PI_VERSION": ""}, False),  # (the default: not asked for)
+    (["-r", "harness", "--pi-version", "0.82"], {"PISESS_PI_VERSION": "1.6"}, False),  # (the SDK's own)
+], ids=["option", "variable", "json", "empty-variable", "sdk-rules"])
+def test_the_lean_path_notes_the_sdk_rules_as_the_app_does(root, args, env, noted, tmp_path):
+    """``--reader harness`` with another pi's rules asked for (the option, else its variable): the
+    app's one-line note on stderr, first, from the lean path too (which answers the run, warm);
+    nothing said when those rules were not asked for or are the SDK's own."""
+    args = ["search", "screenshot", "--all", *S, *args]
+    cache = f"sdk-{tmp_path.name}"
+    run_main(root, args, lean=True, env=env, cache=cache)  # (the index built)
+    lean = run_main(root, args, lean=True, env=env, cache=cache)
+    app = run_main(root, args, lean=False, env=env, cache=cache)
+    assert lean[3] and lean[:3] == app[:3], (lean[1:3], app[1:3])
+    note = b"pisess: note: --reader harness reads with pi 0.82.1's rules, not 1.6.0's (pi's SDK reader exists only there)\n"
+    assert lean[2].startswith(note) == noted and lean[2].count(b"pisess: note:") == noted
+
+
 # --- the plain rows, as the printer writes them -------------------------------------------------------
 
 

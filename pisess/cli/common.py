@@ -25,6 +25,7 @@ from pisess.cli.contract import (  # noqa: F401 - the commands' names for them
     EXIT_USAGE,
     exit_code_for,
     say,
+    sdk_rules_note,
 )
 from pisess.core import versions
 from pisess.core.errors import PisessError
@@ -47,10 +48,10 @@ def _note_sdk_rules(ctx: typer.Context) -> None:
     reader, version = ctx.meta.get("pisess.reader"), ctx.meta.get("pisess.pi_version")
     if ctx.resilient_parsing or reader is None or version is None or ctx.meta.get("pisess.sdk_noted"):
         return
-    if str(reader).lower() == "harness" and version != versions.PI_0_82:
+    note = sdk_rules_note(str(reader), version)
+    if note is not None:
         ctx.meta["pisess.sdk_noted"] = True
-        say(f"pisess: note: --reader harness reads with pi {versions.PI_0_82}'s rules, not {version}'s "
-            "(pi's SDK reader exists only there)")
+        say(note)
 
 
 def _reader(ctx: typer.Context, value: str) -> str:

@@ -23,6 +23,18 @@ def exit_code_for(err: PisessError) -> int:
     return EXIT_USAGE if err.unreadable else EXIT_BY_CODE.get(err.code, EXIT_FINDINGS)
 
 
+def sdk_rules_note(reader: str, version: str) -> str | None:
+    """What is said once on stderr when ``--reader harness`` meets another pi's rules asked for
+    (``--pi-version`` or its variable, parsed): the SDK reader exists only with the oldest pi's,
+    so the read follows those.  ``None`` when there is nothing to say."""
+    from pisess.core import versions
+
+    if reader.lower() != "harness" or version == versions.PI_0_82:
+        return None
+    return (f"pisess: note: --reader harness reads with pi {versions.PI_0_82}'s rules, not {version}'s "
+            "(pi's SDK reader exists only there)")
+
+
 def say(message: str) -> None:
     """Talk goes to stderr, escaped so file content cannot drive the terminal."""
     from pisess.cli.views.text import escape_controls

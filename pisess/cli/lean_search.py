@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import sys
 
-from pisess.cli.contract import ERROR_VERSION, exit_code_for, say
+from pisess.cli.contract import ERROR_VERSION, exit_code_for, say, sdk_rules_note
 from pisess.cli.output import isatty
 
 TYPE_CHECKING = False
@@ -169,7 +169,11 @@ def _answer(a: dict[str, Any], report: Any, label: str) -> int:
     from pisess.core.errors import PisessError
 
     json_out = a["json_out"]
+    asked = a["pi_version"] is not None or os.environ.get("PISESS_PI_VERSION")  # (not the default: the option's rule)
+    sdk = sdk_rules_note(a["reader"] or "auto", pi_version_of(a["pi_version"])) if asked else None
     try:
+        if sdk is not None:  # (said as the option is read: before anything else)
+            say(sdk)
         for note in take_notes():  # (a damaged index moved aside)
             say(note)
         if json_out:
