@@ -417,6 +417,46 @@ def test_the_lean_path_notes_the_sdk_rules_as_the_app_does(root, args, env, note
     assert lean[2].startswith(note) == noted and lean[2].count(b"pisess: note:") == noted
 
 
+def test_a_project_listed_from_the_index_prints_what_the_app_prints(tmp_path, monkeypatch):
+    """A project's directory last changed well before (its listing kept in the index): the lean
+    path takes the listing from the index, not the directory, and prints what the app prints;
+    a session made in the directory since is found, by both."""
+    import shutil
+    import time
+
+    from pisess.core.analyses.search import listings
+    from pisess.core.listing.paths import encode_cwd
+
+    build_store(tmp_path / "sessions")
+    project = tmp_path / "sessions" / encode_cwd(CWD)
+    listed: list = []
+    monkeypatch.setattr(listings, "collect", lambda *a, real=listings.collect: listed.append(a) or real(*a))
+    args = ["search", "date", *S, "--cwd", CWD]
+
+    def both(n_listed: int) -> tuple:
+        lean = run_main(tmp_path, args, lean=True, cache="xdg")
+        assert len(listed) == n_listed
+        app = run_main(tmp_path, args, lean=False, cache="xdg")
+        assert lean[3] and lean[:3] == app[:3], (lean[1:3], app[1:3])
+        return lean
+
+    run_main(tmp_path, args, lean=True, cache="xdg")  # (the index built)
+    listed.clear()
+    past = time.time() - 3600
+    os.utime(project, (past, past))  # (last changed an hour ago: settled)
+    first = both(1)  # (listed, and kept)
+    assert both(1) == first  # (from the index: not listed)
+    one = sorted(project.glob("*.jsonl"))[0]
+    shutil.copyfile(one, project / "2030-01-01T00-00-00-000Z_copy.jsonl")  # (the directory changed)
+    os.utime(project, (past, past))
+    after = both(2)
+    assert after[1] != first[1]
+    doc = json.loads(run_main(tmp_path, [*args, "--json"], lean=True, cache="xdg")[1])
+    assert len(listed) == 2  # (the listing kept again)
+    assert doc["fileCount"] == len(list(project.glob("*.jsonl")))
+    assert any(h["path"].endswith("_copy.jsonl") for h in doc["hits"])
+
+
 # --- the plain rows, as the printer writes them -------------------------------------------------------
 
 

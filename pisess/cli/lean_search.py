@@ -119,7 +119,7 @@ def _search(a: dict[str, Any]) -> tuple[Any, str] | None:
     """The report and the scope's label, when the index answers and nothing in the run is out of
     the ordinary (else ``None``, having printed nothing)."""
     from pisess.cli.search_indexer import limit
-    from pisess.core.analyses.search import make_matcher, parse_fields, query
+    from pisess.core.analyses.search import listings, make_matcher, parse_fields, query
     from pisess.core.analyses.search.update import Deferred
     from pisess.core.listing.sessionset import collect
     from pisess.core.reading import cache
@@ -136,7 +136,10 @@ def _search(a: dict[str, Any]) -> tuple[Any, str] | None:
     root, cwd = where(a["sessions_dir"], a["cwd"])
     if (a["sessions_dir"] or os.environ.get("PI_CODING_AGENT_DIR")) and not os.path.isdir(root):
         return None  # (common.check_root may refuse it)
-    scope = collect(sessions, root, cwd, a["all_projects"], pi_version=pi_version)
+    if sessions or a["all_projects"]:
+        scope, sig = collect(sessions, root, cwd, a["all_projects"], pi_version=pi_version), None
+    else:  # (the project's files, as collect lists them: kept in the index while its directory is the same)
+        scope, sig = listings.project(root, cwd)
     if scope.missing or scope.unreadable or scope.empty or not scope.files:
         return None
     tty = isatty(sys.stderr)
@@ -144,7 +147,7 @@ def _search(a: dict[str, Any]) -> tuple[Any, str] | None:
         return None
     try:
         report = query.search_indexed(scope.files, m, reader=reader, active_only=a["active_only"],
-                                      pi_version=pi_version, defer=0 if tty else limit(os.environ))
+                                      pi_version=pi_version, defer=0 if tty else limit(os.environ), sig=sig)
     except Deferred:
         return None  # (the app scans them, and has them indexed in the background)
     if (report is None or report.unreadable or report.skipped

@@ -7,7 +7,8 @@ the search (``XDG_CACHE_HOME``, ``PISESS_CACHE``), after the index is built:
 
 It runs the console script's lean path (``pisess.cli.lean_search.run``, what a warm search runs)
 REPEAT times in this process, its output thrown away, with each phase timed by wrapping the
-function that does it: the listing (``collect``), the stats and the digests of the set
+function that does it: the listing (``listings.project``: the project's files, kept in the index
+or listed by ``collect``), the stats and the digests of the set
 (``stats.stat_all``), the rest of bringing the index up to date (``update.refresh`` less
 ``stat_all``: the kept set's digests compared, files looked up), the query (``query.candidates``),
 the hits (lines read back, matched and placed: ``report_of``) and the printing (``_answer``).  A
@@ -32,7 +33,7 @@ cpu = time.process_time
 
 t0, c0 = clock(), cpu()
 from pisess.cli import lean_search  # noqa: E402
-from pisess.core.analyses.search import query, stats, update  # noqa: E402
+from pisess.core.analyses.search import listings, query, stats, update  # noqa: E402
 from pisess.core.listing import sessionset  # noqa: E402
 from pisess.core.reading import cache  # noqa: E402
 
@@ -54,7 +55,7 @@ def timed(name: str, fn):
     return run
 
 
-sessionset.collect = timed("listing", sessionset.collect)
+listings.project = timed("listing", listings.project)
 stats.stat_all = timed("stats and digests", stats.stat_all)
 update.refresh = timed("refresh", update.refresh)
 query.candidates = timed("query", query.candidates)

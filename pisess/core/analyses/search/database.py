@@ -30,7 +30,9 @@ CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(body, tokenize='trigram', deta
 CREATE TABLE IF NOT EXISTS places(file INT NOT NULL, reader TEXT NOT NULL, pi TEXT NOT NULL, part INT NOT NULL,
     size INT, print BLOB, data BLOB, PRIMARY KEY(file, reader, pi, part));
 CREATE TABLE IF NOT EXISTS sets(sig BLOB PRIMARY KEY, digest BLOB, made INT);
+CREATE TABLE IF NOT EXISTS lists(dir BLOB PRIMARY KEY, given BLOB, stat BLOB, names BLOB, sig BLOB, made INT);
 """
+ADDED = "lists"  # (tables added since this FORMAT: made in an index that lacks them, which stays as it is)
 
 
 def _stamp() -> str:
@@ -141,6 +143,11 @@ def _open(path: str) -> sqlite3.Connection:
                 if not {"files", "rows", "fts"} <= have:
                     raise Damaged("not a pisess search index")
                 _create(con, reset=True)
+            elif ADDED not in have:
+                try:
+                    _create(con)
+                except sqlite3.OperationalError:  # (busy, a full disk: the index serves without them)
+                    pass
     except BaseException:
         con.close()
         raise
@@ -151,7 +158,7 @@ def _create(con: sqlite3.Connection, reset: bool = False) -> None:
     con.execute("BEGIN IMMEDIATE")
     try:
         if reset:
-            for t in ("fts", "rows", "files", "places", "sets", "meta"):
+            for t in ("fts", "rows", "files", "places", "sets", "lists", "meta"):
                 con.execute(f"DROP TABLE IF EXISTS {t}")
         for statement in _SCHEMA.split(";"):  # (executescript would commit the transaction first)
             if statement.strip():

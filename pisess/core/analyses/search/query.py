@@ -203,10 +203,12 @@ def _read(fh: Any, off: int, length: int) -> bytes:
 
 def search_indexed(files: list, m: Matcher, *, reader: str = "auto", active_only: bool = False,
                    tick: Callable[[int], None] | None = None, on_hits: Callable[[int], None] | None = None,
-                   pi_version: str = versions.CURRENT, defer: int | None = None) -> SearchReport | None:
+                   pi_version: str = versions.CURRENT, defer: int | None = None,
+                   sig: bytes | None = None) -> SearchReport | None:
     """``search.search_files``' answer through the index, or ``None`` when there is no index to use
     (no cache, a pattern it cannot narrow, a cache directory that cannot be used).  Raises
-    ``update.Deferred`` when bringing the index up to date means indexing more than ``defer`` bytes."""
+    ``update.Deferred`` when bringing the index up to date means indexing more than ``defer`` bytes.
+    ``sig``: the signature of ``files``, kept with their listing (``listings``)."""
     directory = cache.current().directory
     if directory is None or not usable(m):
         return None
@@ -216,7 +218,7 @@ def search_indexed(files: list, m: Matcher, *, reader: str = "auto", active_only
     update.carried.clear()
     try:
         try:
-            indexed = update.refresh(con, files, tick=tick, defer=defer)
+            indexed = update.refresh(con, files, tick=tick, defer=defer, sig=sig)
             got = candidates(con, m, indexed)
             bad = _bad(con, indexed)
         except sqlite3.Error as e:  # busy past the timeout, no room, damaged: this search scans

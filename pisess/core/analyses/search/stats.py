@@ -35,14 +35,27 @@ DIGEST = 16  # bytes of each
 KEPT_SETS = 64  # sets the index keeps (the most recently kept)
 
 
-def stat_all(files: list[str]) -> tuple[list, dict[str, bytes], bytes | None, bytes]:
+def dir_key(where: str) -> bytes:
+    """The key of the directory ``where`` (its files' keys begin with it), ending in ``/``."""
+    prefix = path_key(where)
+    return prefix if prefix.endswith(b"/") else prefix + b"/"
+
+
+def set_sig(prefixes: dict[str, bytes], files: list[str]) -> bytes:
+    """The signature of a set of files: its names, and their directories' keys."""
+    return cache.blake2b(repr(sorted(prefixes.items())).encode("utf-8", "surrogatepass") + b"\0"
+                         + "\0".join(files).encode("utf-8", "surrogatepass"), digest_size=DIGEST).digest()
+
+
+def stat_all(files: list[str], sig: bytes | None = None) -> tuple[list, dict[str, bytes], bytes | None, bytes]:
     """``(stats, prefixes, sig, digests)``: every file's stat in order (``None``: cannot be
     stat'ed), each looked up from its directory (an open descriptor: each stat walks one name,
     not the whole path: 100,000 files cost their 100,000 stats and little more); the key of each
     directory as given (with its ``/``, the key ending in one too); the set's signature (its names
     and their directories' keys) and the digest of each ``CHUNK`` of stats, one after the other.
     ``sig`` is ``None`` for a set that cannot be kept (a name that is no file's, a directory
-    named two ways, a file that cannot be stat'ed)."""
+    named two ways, a file that cannot be stat'ed).  A ``sig`` given is the set's (``set_sig`` of
+    these files, kept with their listing: ``listings``), not made again."""
     stats: list = []
     parts: list[bytes] = []
     prefixes: dict[str, bytes] = {}
@@ -64,8 +77,7 @@ def stat_all(files: list[str]) -> tuple[list, dict[str, bytes], bytes | None, by
                 where = d + sep or "."
                 fd = cache.open_dir(where)
                 if d + sep not in prefixes:
-                    prefix = path_key(where)
-                    prefixes[d + sep] = prefix if prefix.endswith(b"/") else prefix + b"/"
+                    prefixes[d + sep] = dir_key(where)
             try:
                 st = stat(name, dir_fd=fd) if fd is not None else stat(p)
             except OSError:
@@ -83,8 +95,8 @@ def stat_all(files: list[str]) -> tuple[list, dict[str, bytes], bytes | None, by
     if not whole or len(set(prefixes.values())) != len(prefixes):
         return stats, prefixes, None, b""
     blake2b = cache.blake2b
-    sig = blake2b(repr(sorted(prefixes.items())).encode("utf-8", "surrogatepass") + b"\0"
-                  + "\0".join(files).encode("utf-8", "surrogatepass"), digest_size=DIGEST).digest()
+    if sig is None:
+        sig = set_sig(prefixes, files)
     digests = b"".join(blake2b(b"".join(parts[k:k + CHUNK]), digest_size=DIGEST).digest()
                        for k in range(0, len(parts), CHUNK))
     return stats, prefixes, sig, digests

@@ -260,7 +260,7 @@ def _known_of(con: sqlite3.Connection, keys: list[bytes]) -> dict[bytes, bytes]:
 
 
 def refresh(con: sqlite3.Connection, files: list[str], *, prune_dirs: bool = True,
-            tick: Callable[[int], None] | None = None, defer: int | None = None) -> Indexed:
+            tick: Callable[[int], None] | None = None, defer: int | None = None, sig: bytes | None = None) -> Indexed:
     """Bring the rows of ``files`` up to date; which are (``Indexed``).  With ``prune_dirs`` the
     indexed files of the same directories that are gone lose their rows.  With ``defer``, raises
     ``Deferred`` (having changed nothing) when that would mean indexing more than ``defer`` bytes
@@ -271,8 +271,8 @@ def refresh(con: sqlite3.Connection, files: list[str], *, prune_dirs: bool = Tru
     ``CHUNK`` of files): the next search of the same files takes each chunk whose stats are the
     same as up to date at once, and looks up the rows of the others' files only (the session pi
     is writing to: one chunk).  The stats are taken all the same: that is what keeps the answer
-    exact."""
-    stats, prefixes, sig, digests = ST.stat_all(files)
+    exact.  ``sig``: the set's signature, when it was kept with its listing (``stats.stat_all``)."""
+    stats, prefixes, sig, digests = ST.stat_all(files, sig)
     stale = ST.kept_set(con, sig, digests)
     if stale == [] and sig is not None:
         if tick:
