@@ -1063,3 +1063,49 @@ def test_a_set_of_files_up_to_date_is_taken_whole_until_one_changes(tmp_path, mo
         monkeypatch.chdir(root / "p")  # the same names, relative, in the other directory: another set
         assert refreshed(names).looked == 5
     same(names)
+
+
+def test_the_stats_of_one_directorys_files_are_those_taken_one_by_one(tmp_path, monkeypatch):
+    """``stats.stat_all`` takes the stats of a project's listing (every file a name in one
+    directory, spelled alike) in one pass: the same stats, digests and keys as file by file, for
+    any spelling; a set it cannot take so (two directories, a name with a ``/``, a file gone) is
+    taken file by file."""
+    (tmp_path / "p" / "d").mkdir(parents=True)
+    for k in range(5):
+        (tmp_path / "p" / f"{k}.jsonl").write_bytes(b"x" * k)
+    (tmp_path / "p" / "d" / "x.jsonl").write_bytes(b"")
+    monkeypatch.chdir(tmp_path)
+    names = [f"{k}.jsonl" for k in (3, 0, 4, 1, 2, 0)]
+    taken: list = []
+    real = stats._each
+    monkeypatch.setattr(stats, "_each", lambda files: taken.append(files) or real(files))
+    for files, one in (([str(tmp_path / "p" / n) for n in names], True), ([f"p/{n}" for n in names], True),
+                       ([f"./p/{n}" for n in names], True), ([f"p//{n}" for n in names], True),
+                       (["p/0.jsonl", "p/d/x.jsonl"], False), (["p/0.jsonl", "p/9.jsonl"], False),
+                       (["p/0.jsonl", str(tmp_path / "p" / "1.jsonl")], False), (["p/"], False), (["p/."], False)):
+        taken.clear()
+        got = stats.stat_all(files)
+        assert bool(taken) != one, files
+        want = real(files)
+        assert [s and stats._FIELDS(s) for s in got[0]] == [s and stats._FIELDS(s) for s in want[0]]
+        assert got[1] == want[2]
+        if want[3] and len(set(want[2].values())) == len(want[2]):
+            assert got[2] == stats.set_sig(want[2], files) and got[3] == b"".join(
+                cache.blake2b(b"".join(want[1][k:k + stats.CHUNK]), digest_size=stats.DIGEST).digest()
+                for k in range(0, len(want[1]), stats.CHUNK))
+        else:
+            assert got[2] is None
+
+
+def test_a_path_is_found_among_the_files_of_a_set_in_any_order(tmp_path):
+    """``Indexed`` of a whole set answers which paths are the search's, and in the search's
+    order, the same for files in ascending order (a listing: bisection) as in any other."""
+    files = [str(tmp_path / f"{k}.jsonl") for k in range(7)]
+    prefixes = {str(tmp_path) + "/": os.fsencode(tmp_path) + b"/"}
+    for order in (files, files[::-1], [*files[3:], *files[:3]], [files[0], files[0], *files[1:]]):
+        ix = update.Indexed({}, {files[2]}, whole=(order, {k: d for d, k in prefixes.items()}))
+        assert ix._ordered() == (order is files)
+        for k in range(9):
+            key = os.fsencode(tmp_path / f"{k}.jsonl")
+            assert ix.paths(key) == ([str(tmp_path / f"{k}.jsonl")] if k < 7 and k != 2 else [])
+        assert ix.in_order({files[5], files[1], files[6]}, order) == [p for p in order if p in (files[1], files[5], files[6])]

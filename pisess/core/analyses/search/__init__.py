@@ -23,8 +23,9 @@ The parts, by job: ``matcher`` (the pattern), ``scan`` (reading the files themse
 reports), and the search index in the cache (SQLite FTS5): ``database`` (its file, schema,
 connection, damage, the indexer's lock), ``rows`` (what a line adds to it), ``update`` (bringing it
 up to date with a set of files: refresh, prune, build), ``stats`` (the files' stats and the
-digests of sets of them), ``places`` and ``codec`` (every entry of a file placed once, and kept),
-``query`` (a search answered through it), ``resume`` (``ls --search``).
+digests of sets of them), ``listings`` (a project's listing, kept), ``places`` and ``codec``
+(every entry of a file placed once, and kept), ``query`` (a search answered through it),
+``resume`` (``ls --search``).
 """
 
 from __future__ import annotations

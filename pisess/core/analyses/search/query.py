@@ -240,7 +240,7 @@ def search_indexed(files: list, m: Matcher, *, reader: str = "auto", active_only
 
         # (a file without a line to look at, indexed, with a header, has no hit: only the others are read)
         look = got.keys() | bad.keys() | failed
-        among = [p for p in files if p in look] if look else []
+        among = indexed.in_order(look, files)
         report = report_of(files, one, m, active_only, pi_version, on_hits, via="index", among=among)
         kept.store()
     finally:

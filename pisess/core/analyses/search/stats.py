@@ -9,6 +9,8 @@ next search of the same set compares one digest per chunk instead of each file's
 
 from __future__ import annotations
 
+import itertools
+import operator
 import os
 import sqlite3
 import struct
@@ -56,6 +58,55 @@ def stat_all(files: list[str], sig: bytes | None = None) -> tuple[list, dict[str
     ``sig`` is ``None`` for a set that cannot be kept (a name that is no file's, a directory
     named two ways, a file that cannot be stat'ed).  A ``sig`` given is the set's (``set_sig`` of
     these files, kept with their listing: ``listings``), not made again."""
+    got = _one_directory(files)
+    if got is not None:
+        stats, parts, prefixes = got
+        whole = True
+    else:
+        stats, parts, prefixes, whole = _each(files)
+    if not whole or len(set(prefixes.values())) != len(prefixes):
+        return stats, prefixes, None, b""
+    blake2b = cache.blake2b
+    if sig is None:
+        sig = set_sig(prefixes, files)
+    digests = b"".join(blake2b(b"".join(parts[k:k + CHUNK]), digest_size=DIGEST).digest()
+                       for k in range(0, len(parts), CHUNK))
+    return stats, prefixes, sig, digests
+
+
+_FIELDS = operator.attrgetter("st_dev", "st_ino", "st_size", "st_mtime_ns", "st_ctime_ns", "st_mode")
+
+
+def _one_directory(files: list[str]) -> tuple[list, list[bytes], dict[str, bytes]] | None:
+    """``stat_all``'s stats, their parts of the digests and the directory's key, when every file
+    is a name in one directory, spelled as the first file spells it (a project's listing), and
+    each can be stat'ed: the per-file work is the stat alone.  ``None`` otherwise (``_each``)."""
+    if not _BY_FD or not files:
+        return None
+    d, sep, _ = files[0].rpartition("/")
+    prefix = d + sep
+    k = len(prefix)
+    if (not sep or not all(map(str.startswith, files, itertools.repeat(prefix)))
+            or not all(map((k - 1).__eq__, map(str.rfind, files, itertools.repeat("/"))))
+            or prefix in files or prefix + "." in files or prefix + ".." in files):
+        return None
+    fd = cache.open_dir(prefix)
+    if fd is None:
+        return None
+    stat = os.stat
+    try:
+        stats = [stat(p[k:], dir_fd=fd) for p in files]
+        parts = list(itertools.starmap(_STATS.pack, map(_FIELDS, stats)))
+    except (OSError, struct.error):  # (a file gone, a value out of range: one by one)
+        return None
+    finally:
+        os.close(fd)
+    return stats, parts, {prefix: dir_key(prefix)}
+
+
+def _each(files: list[str]) -> tuple[list, list[bytes], dict[str, bytes], bool]:
+    """``stat_all``'s stats, parts and directories' keys, file by file; and whether the set can be
+    kept."""
     stats: list = []
     parts: list[bytes] = []
     prefixes: dict[str, bytes] = {}
@@ -92,14 +143,7 @@ def stat_all(files: list[str], sig: bytes | None = None) -> tuple[list, dict[str
     finally:
         if fd is not None:
             os.close(fd)
-    if not whole or len(set(prefixes.values())) != len(prefixes):
-        return stats, prefixes, None, b""
-    blake2b = cache.blake2b
-    if sig is None:
-        sig = set_sig(prefixes, files)
-    digests = b"".join(blake2b(b"".join(parts[k:k + CHUNK]), digest_size=DIGEST).digest()
-                       for k in range(0, len(parts), CHUNK))
-    return stats, prefixes, sig, digests
+    return stats, parts, prefixes, whole
 
 
 def kept_set(con: sqlite3.Connection, sig: bytes | None, digests: bytes) -> list[int] | None:

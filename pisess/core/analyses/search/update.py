@@ -13,6 +13,9 @@ over (``places.extend_places``); anything else drops them.
 
 from __future__ import annotations
 
+import bisect
+import itertools
+import operator
 import os
 import sqlite3
 import stat as stat_mod
@@ -203,6 +206,7 @@ class Indexed:
     whole: tuple[list, dict[bytes, str]] | None = None
     looked: int = 0
     _wanted: set | None = None
+    _sorted: bool | None = None
 
     def __len__(self) -> int:
         """How many of the paths given were brought up to date."""
@@ -220,6 +224,29 @@ class Indexed:
             self._wanted = set(self.whole[0]) - self.failed if self.whole is not None else set()
         return self._wanted
 
+    def _ordered(self) -> bool:
+        """Whether the search's files (``whole``) are in ascending order, each once, as a
+        project's listing is: then a path is looked for among them by bisection, without a set
+        made of 100,000 paths."""
+        if self._sorted is None:
+            files = self.whole[0] if self.whole is not None else []
+            self._sorted = all(map(operator.lt, files, itertools.islice(files, 1, None)))
+        return self._sorted
+
+    def _is_given(self, path: str) -> bool:
+        """Whether ``path`` is one of the search's files (``whole``) brought up to date."""
+        if not self._ordered():
+            return path in self._given()
+        files = self.whole[0] if self.whole is not None else []
+        i = bisect.bisect_left(files, path)
+        return i < len(files) and files[i] == path and path not in self.failed
+
+    def in_order(self, paths: set, files: list[str]) -> list[str]:
+        """``paths`` (each one of ``files``, the search's) in the order of ``files``."""
+        if self.whole is not None and self._ordered():
+            return sorted(paths)
+        return [p for p in files if p in paths] if paths else []
+
     def paths(self, key: bytes) -> list[str]:
         """The paths as given of the file ``key`` (none when it is not this search's)."""
         if self.whole is not None:
@@ -228,7 +255,7 @@ class Indexed:
             if given is None:
                 return []
             path = given + name.decode(*ST.FS)
-            return [path] if path in self._given() else []
+            return [path] if self._is_given(path) else []
         p = self.keys.get(key)
         return [] if p is None else [p, *self.also.get(key, ())]
 
