@@ -1067,9 +1067,11 @@ def test_a_set_of_files_up_to_date_is_taken_whole_until_one_changes(tmp_path, mo
 
 def test_the_stats_of_one_directorys_files_are_those_taken_one_by_one(tmp_path, monkeypatch):
     """``stats.stat_all`` takes the stats of a project's listing (every file a name in one
-    directory, spelled alike) in one pass: the same stats, digests and keys as file by file, for
-    any spelling; a set it cannot take so (two directories, a name with a ``/``, a file gone) is
-    taken file by file."""
+    directory, spelled alike) a chunk at a time: the same stats, digests and keys as file by file,
+    for any spelling; a set it cannot take so (two directories, a name with a ``/``, a file gone)
+    is taken file by file.  Once the set is kept, the chunks as kept are told apart (their stats
+    dropped, their bytes counted) from those that changed."""
+    monkeypatch.setattr(stats, "CHUNK", 2)
     (tmp_path / "p" / "d").mkdir(parents=True)
     for k in range(5):
         (tmp_path / "p" / f"{k}.jsonl").write_bytes(b"x" * k)
@@ -1079,22 +1081,38 @@ def test_the_stats_of_one_directorys_files_are_those_taken_one_by_one(tmp_path, 
     taken: list = []
     real = stats._each
     monkeypatch.setattr(stats, "_each", lambda files: taken.append(files) or real(files))
-    for files, one in (([str(tmp_path / "p" / n) for n in names], True), ([f"p/{n}" for n in names], True),
-                       ([f"./p/{n}" for n in names], True), ([f"p//{n}" for n in names], True),
-                       (["p/0.jsonl", "p/d/x.jsonl"], False), (["p/0.jsonl", "p/9.jsonl"], False),
-                       (["p/0.jsonl", str(tmp_path / "p" / "1.jsonl")], False), (["p/"], False), (["p/."], False)):
-        taken.clear()
-        got = stats.stat_all(files)
-        assert bool(taken) != one, files
-        want = real(files)
-        assert [s and stats._FIELDS(s) for s in got[0]] == [s and stats._FIELDS(s) for s in want[0]]
-        assert got[1] == want[2]
-        if want[3] and len(set(want[2].values())) == len(want[2]):
-            assert got[2] == stats.set_sig(want[2], files) and got[3] == b"".join(
-                cache.blake2b(b"".join(want[1][k:k + stats.CHUNK]), digest_size=stats.DIGEST).digest()
-                for k in range(0, len(want[1]), stats.CHUNK))
-        else:
-            assert got[2] is None
+    con = database.connect(str(tmp_path / "cache"))
+    assert con is not None
+    try:
+        for files, one in (([str(tmp_path / "p" / n) for n in names], True), ([f"p/{n}" for n in names], True),
+                           ([f"./p/{n}" for n in names], True), ([f"p//{n}" for n in names], True),
+                           (["p/0.jsonl", "p/d/x.jsonl"], False), (["p/0.jsonl", "p/9.jsonl"], False),
+                           (["p/0.jsonl", str(tmp_path / "p" / "1.jsonl")], False), (["p/"], False), (["p/."], False)):
+            taken.clear()
+            got = stats.stat_all(files, con=con)
+            assert bool(taken) != one, files
+            want = real(files)
+            assert [s and stats._FIELDS(s) for s in got.stats] == [s and stats._FIELDS(s) for s in want[0]]
+            assert got.prefixes == want[2] and got.stale is None and got.fresh == 0
+            if want[3] and len(set(want[2].values())) == len(want[2]):
+                assert got.sig == stats.set_sig(want[2], files) and got.digests == b"".join(
+                    cache.blake2b(b"".join(want[1][k:k + stats.CHUNK]), digest_size=stats.DIGEST).digest()
+                    for k in range(0, len(want[1]), stats.CHUNK))
+            else:
+                assert got.sig is None
+        files = [f"p/{n}" for n in names]
+        got = stats.stat_all(files, con=con)
+        stats.keep_set(con, got.sig, got.digests)
+        kept = stats.stat_all(files, con=con)
+        assert (kept.stale, kept.fresh, kept.stats, kept.digests) == ([], 3 + 0 + 4 + 1 + 2 + 0, [None] * 6, got.digests)
+        with open("p/4.jsonl", "ab") as fh:
+            fh.write(b"y")
+        changed = stats.stat_all(files, con=con)
+        assert changed.stale == [1] and changed.fresh == 3 + 0 + 2 + 0
+        assert [s and s.st_size for s in changed.stats] == [None, None, 5, 1, None, None]
+        assert stats.stat_all(files).stale is None  # (without the index: every file looked at)
+    finally:
+        con.close()
 
 
 def test_a_path_is_found_among_the_files_of_a_set_in_any_order(tmp_path):

@@ -19,6 +19,7 @@ Prints one JSON object: each phase's median wall and CPU milliseconds.
 
 from __future__ import annotations
 
+import gc
 import io
 import json
 import os
@@ -39,6 +40,7 @@ from pisess.core.reading import cache  # noqa: E402
 
 imports = ((clock() - t0) * 1000, (cpu() - c0) * 1000)
 cache.configure(cache.from_environ(os.environ, os.path.expanduser("~")))
+gc.disable()  # (as the console script runs: app.main turns the cycle collector off)
 
 spent: dict[str, list[float]] = {}
 

@@ -299,11 +299,11 @@ def refresh(con: sqlite3.Connection, files: list[str], *, prune_dirs: bool = Tru
     same as up to date at once, and looks up the rows of the others' files only (the session pi
     is writing to: one chunk).  The stats are taken all the same: that is what keeps the answer
     exact.  ``sig``: the set's signature, when it was kept with its listing (``stats.stat_all``)."""
-    stats, prefixes, sig, digests = ST.stat_all(files, sig)
-    stale = ST.kept_set(con, sig, digests)
+    stated = ST.stat_all(files, sig, con)
+    stats, prefixes, sig, digests, stale = stated.stats, stated.prefixes, stated.sig, stated.digests, stated.stale
     if stale == [] and sig is not None:
         if tick:
-            tick(sum(st.st_size for st in stats))
+            tick(stated.fresh)
         return Indexed({}, set(), whole=(files, {k: d for d, k in prefixes.items()}))
     chunk = ST.CHUNK
     look = range(len(files)) if stale is None else [i for c in stale for i in range(c * chunk, min((c + 1) * chunk,
@@ -315,7 +315,7 @@ def refresh(con: sqlite3.Connection, files: list[str], *, prune_dirs: bool = Tru
     isreg, fresh, enc = stat_mod.S_ISREG, _FRESH.pack, ST.FS
     found = 0
     pending = 0  # bytes to index
-    ready = 0 if stale is None else sum(st.st_size for st in stats) - sum(stats[i].st_size for i in look)
+    ready = stated.fresh
     looked: list[tuple[str, bytes, os.stat_result | None]] = []
     for i in look:
         p, st = files[i], stats[i]
