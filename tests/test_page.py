@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from conftest import cli_runner, invoke
+from conftest import assistant, cli_runner, header, invoke, user, write_session
 from page_browser import file_url
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -688,6 +688,27 @@ def test_messages_of_the_leaf_come_first_and_the_rest_is_drawn_once_read(cli, pa
     open_page(page, out, f"#q={query}")
     want = {(h["entryId"], h["where"]) for h in cli.json("search", query, str(session))["hits"]}
     assert {tuple(h) for h in _hits(page)} == want
+
+
+@pytest.mark.parametrize(("query", "want"), [
+    ("kelvin", {"u1"}),  # K (U+212A) lowers to k: an ASCII query finds it in the text as stored
+    ("to i", {"a1"}),  # İ (U+0130) lowers to i and a dot above
+    ("istanbul", set()),  # (so İSTANBUL lowered is not istanbul)
+    ("école", {"u2"}),  # a query not in ASCII: matched on the lowered text
+    ('say "x" \\ now', {"a2"}),  # quotes and a backslash, stored escaped in JSON
+    ("nothing like it", set()),
+])
+def test_search_folds_case_as_the_page_says(cli, page, tmp_path, query, want):
+    """The search's hits are the entries whose texts hold the query, lowered (toLowerCase), whatever
+    way the stored text is first scanned for candidates."""
+    lines = [header(), user("u1", None, "the \u212aELVIN scale"), assistant("a1", "u1", "to \u0130STANBUL"),
+             user("u2", "a1", "\u00c9COLE"), assistant("a2", "u2", 'we say "X" \\ NOW')]
+    out = cli.export(write_session(tmp_path, lines), tmp_path / "fold.html")
+    open_page(page, out)
+    page.fill("[data-search-input]", query)
+    page.press("[data-search-input]", "Enter")
+    page.wait_for_function("() => !!document.querySelector('[data-pane=search] .muted')")
+    assert {h[0] for h in _hits(page)} == want
 
 
 @pytest.mark.parametrize("form", ["hash", "pi"])

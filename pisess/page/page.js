@@ -782,6 +782,23 @@
   function holds(strings, ql) { for (var i = 0; i < strings.length; i++) if (strings[i].toLowerCase().indexOf(ql) >= 0) return true; return false; }
   var lowered = [], loweredLines = [], entriesOfMsg = null, searchWaits = false;
   function lineOf(starts, at) { var lo = 0, hi = starts.length - 1; while (lo < hi) { var mid = (lo + hi + 1) >> 1; if (starts[mid] <= at) lo = mid; else hi = mid - 1; } return lo; }
+  // where the messages' stored text (JSON) may hold the lowered query: every message whose texts hold
+  // it, and maybe more (holds decides).  An ASCII query is matched without case on the text as it is
+  // (no lowered copy of 200 MB; toLowerCase also makes k of U+212A and i of U+0130: they match too)
+  function finder(ql) {
+    var needle = JSON.stringify(ql).slice(1, -1).replace(/<\//g, "<\\/").replace(/<!/g, "\\u003c!");
+    if (/^[\x00-\x7f]*$/.test(needle)) {
+      var re = new RegExp(needle.replace(/[.*+?^${}()|[\]\\\/]/g, "\\$&").replace(/k/g, "[k\\u212a]").replace(/i/g, "[i\\u0130]"), "gi");
+      return { lines: function (c) { return chunkLines[c]; }, end: function (c) { return chunkText[c].length; },
+        at: function (c, from) { re.lastIndex = from; var m = re.exec(chunkText[c]); return m ? m.index : -1; } };
+    }
+    return { lines: function (c) { lower(c); return loweredLines[c]; }, end: function (c) { return lower(c).length; },
+      at: function (c, from) { return lower(c).indexOf(needle, from); } };
+  }
+  function lower(c) {  // (lowering keeps the lines: the messages hold no raw newline)
+    if (lowered[c] === undefined) { lowered[c] = chunkText[c].toLowerCase(); loweredLines[c] = lineStarts(lowered[c]); }
+    return lowered[c];
+  }
   function search(q) {
     state.q = q; state.hits = []; state.hit = -1;
     if (!q) { hitsBox.hidden = true; return; }
@@ -799,18 +816,16 @@
         own.forEach(function (k) { var l = entriesOfMsg.get(k); if (!l) entriesOfMsg.set(k, l = []); l.push(p); });
       }
     }
-    var ql = q.toLowerCase(), needle = JSON.stringify(ql).slice(1, -1).replace(/<\//g, "<\\/").replace(/<!/g, "\\u003c!");
-    var hit = new Uint8Array(N), seen = new Set();
+    var ql = q.toLowerCase(), find = finder(ql), hit = new Uint8Array(N), seen = new Set();
     for (var c = 0; c < CHUNK_START.length; c++) {
-      if (lowered[c] === undefined) { lowered[c] = chunkText[c].toLowerCase(); loweredLines[c] = lineStarts(lowered[c]); }
-      var low = lowered[c], starts = loweredLines[c];  // (lowering keeps the lines: the messages hold no raw newline)
-      for (var at = low.indexOf(needle); at >= 0; at = low.indexOf(needle, at + 1)) {
+      var starts = find.lines(c), end = find.end(c);
+      for (var at = find.at(c, 0); at >= 0; at = find.at(c, at + 1)) {
         var i = lineOf(starts, at), k = CHUNK_START[c] + i;
         if (!seen.has(k)) {
           seen.add(k);
           (entriesOfMsg.get(k) || []).forEach(function (e) { if (!hit[e] && holds(entryTexts(e, true), ql)) hit[e] = 1; });
         }
-        at = i + 1 < starts.length ? starts[i + 1] - 1 : low.length;
+        at = i + 1 < starts.length ? starts[i + 1] - 1 : end;
       }
     }
     for (var e = 0; e < N; e++) {
