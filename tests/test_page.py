@@ -823,24 +823,37 @@ def test_scripted_page_is_readable_with_scripts_off(branchy, new_page, cli):
 # --- the README's screenshot --------------------------------------------------------------------------------
 
 SCREENSHOT_ENV = "PISESS_SCREENSHOT"
+#: The README's picture of the page (a line links it): what this test draws, written again with
+#: ``PISESS_SCREENSHOT=tests/screenshots/page.png pytest tests/test_page.py -k screenshot`` (the
+#: copy in the repository is that PNG in its 256 most frequent colours: 71 KB, not 179).
+SCREENSHOT = ROOT / "tests" / "screenshots" / "page.png"
+SCREENSHOT_SIZE = (1200, 700)
+
+
+def _png_size(png: bytes) -> tuple[int, int]:
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and png[12:16] == b"IHDR"
+    return int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
 
 
 def test_screenshot_of_the_page(cli, new_page, tmp_path):
-    """The page of the bundled webapp example, a side-branch node on the Context tab, 1280x800:
-    drawn (not blank) and, when ``$PISESS_SCREENSHOT`` names a file, written there for the README
-    (``PISESS_SCREENSHOT=$PWD/.github/explorer.png pytest tests/test_page.py -k screenshot``)."""
+    """The page of the bundled webapp example, a side-branch node on the Context tab, 1200x700:
+    drawn (not blank), and the README's copy of it (``SCREENSHOT``) is a picture of the same size
+    that the README shows; with ``$PISESS_SCREENSHOT`` naming a file, written there."""
     session = EXAMPLES[-1]
     rows = tree_rows(cli, session)
     node = next(r["id"] for r in reversed(rows) if r["type"] == "message" and not r["active"])
-    page = new_page(viewport={"width": 1280, "height": 800}, color_scheme="light")
+    width, height = SCREENSHOT_SIZE
+    page = new_page(viewport={"width": width, "height": height}, color_scheme="light")
     open_page(page, cli.export(session, tmp_path / "page.html"), f"#entry={node}&tab=context")
     wait_shown(page, node)
     png = page.screenshot()
-    assert png[:8] == b"\x89PNG\r\n\x1a\n"
-    assert int.from_bytes(png[16:20], "big") == 1280 and int.from_bytes(png[20:24], "big") == 800
+    assert _png_size(png) == SCREENSHOT_SIZE
     assert len(png) > 40_000, "a drawn page, not a blank one, compresses to more than this"
     assert page.locator("[data-pane=context] [data-msg]").count() > 0
     destination = os.environ.get(SCREENSHOT_ENV)
     if destination:
         Path(destination).parent.mkdir(parents=True, exist_ok=True)
         Path(destination).write_bytes(png)
+    committed = SCREENSHOT.read_bytes()
+    assert _png_size(committed) == SCREENSHOT_SIZE and len(committed) > 40_000
+    assert f"]({SCREENSHOT.relative_to(ROOT)})" in (ROOT / "README.md").read_text(encoding="utf-8")
