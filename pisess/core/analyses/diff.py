@@ -198,51 +198,54 @@ def level_before(path: list) -> str | None:
     return None
 
 
-def summarize(session: Session, after: list, ctx: Context, inherited_level: str | None = None) -> SideSummary:
-    """``after``: the side's path after the parting point, complete entries; ``inherited_level``:
-    the thinking level in effect at the parting point (its assistant messages ran at it until a
-    change)."""
-    user = assistant = failed = compactions = edits = 0
-    calls: dict[str, int] = {}
-    tokens = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}
-    cost = 0.0
-    models: list[str] = []
-    levels: list[str] = []
-    files: list[str] = []
-    times: list[float] = []
-    for e in after:
-        if not isinstance(e, dict):
-            continue
+class SideTally:
+    """What entries add to a side of the table, one entry at a time (``summarize``; the explorer
+    page takes each entry's alone)."""
+
+    __slots__ = ("user", "assistant", "failed", "compactions", "edits", "calls", "tokens", "cost", "models",
+                 "levels", "files", "level")
+
+    def __init__(self, inherited_level: str | None = None) -> None:
+        self.user = self.assistant = self.failed = self.compactions = self.edits = 0
+        self.calls: dict[str, int] = {}
+        self.tokens = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}
+        self.cost = 0.0
+        self.models: list[str] = []
+        self.levels: list[str] = []
+        self.files: list[str] = []
+        self.level = inherited_level  # the thinking level in effect
+
+    def add(self, e: dict, pi_version: str) -> None:
+        """Count entry ``e`` (complete, an object)."""
         t = e.get("type")
-        ms = js.date_ms(e.get("timestamp"))
-        if ms is not None:
-            times.append(ms)
         if t == "compaction":
-            compactions += 1
+            self.compactions += 1
         elif t == "context_edit":
-            edits += 1
+            self.edits += 1
         elif t == "thinking_level_change":
             level = e.get("thinkingLevel")
-            inherited_level = level if isinstance(level, str) else None
-            if inherited_level is not None and inherited_level not in levels:
-                levels.append(inherited_level)
-        fact = fact_of(e, session.pi_version)
+            self.level = level if isinstance(level, str) else None
+            if self.level is not None and self.level not in self.levels:
+                self.levels.append(self.level)
+        fact = fact_of(e, pi_version)
         if fact is None:
-            continue
+            return
         if fact.usage is not None:
+            tokens = self.tokens
             for k, v in zip(tokens, fact.usage[:4]):
                 tokens[k] += v or 0
-            cost += fact.usage[4] or 0
+            self.cost += fact.usage[4] or 0
         if fact.role == "user":
-            user += 1
+            self.user += 1
         elif fact.role == "assistant":
-            assistant += 1
-            if fact.model and fact.model not in models:
-                models.append(fact.model)
-            ran_at = fact.thinking or inherited_level
-            if ran_at and ran_at not in levels:
-                levels.append(ran_at)
+            self.assistant += 1
+            if fact.model and fact.model not in self.models:
+                self.models.append(fact.model)
+            ran_at = fact.thinking or self.level
+            if ran_at and ran_at not in self.levels:
+                self.levels.append(ran_at)
             content = get(e.get("message"), "content")
+            calls, files = self.calls, self.files
             for b in content if isinstance(content, list) else []:
                 if isinstance(b, dict) and b.get("type") == "toolCall":
                     raw = b.get("name")
@@ -252,10 +255,26 @@ def summarize(session: Session, after: list, ctx: Context, inherited_level: str 
                         if f not in files:
                             files.append(f)
         elif fact.role == "toolResult" and fact.error == "tool":
-            failed += 1
+            self.failed += 1
+
+
+def summarize(session: Session, after: list, ctx: Context, inherited_level: str | None = None) -> SideSummary:
+    """``after``: the side's path after the parting point, complete entries; ``inherited_level``:
+    the thinking level in effect at the parting point (its assistant messages ran at it until a
+    change)."""
+    tally = SideTally(inherited_level)
+    times: list[float] = []
+    for e in after:
+        if not isinstance(e, dict):
+            continue
+        ms = js.date_ms(e.get("timestamp"))
+        if ms is not None:
+            times.append(ms)
+        tally.add(e, session.pi_version)
     wall = (max(times) - min(times)) if len(times) > 1 else (0.0 if times else None)
-    return SideSummary(len(after), user, assistant, calls, failed, tokens, round(cost, 10), wall, models, levels,
-                       compactions, edits, files, len(ctx.messages), approx_tokens(ctx.messages))
+    return SideSummary(len(after), tally.user, tally.assistant, tally.calls, tally.failed, tally.tokens,
+                       round(tally.cost, 10), wall, tally.models, tally.levels, tally.compactions, tally.edits,
+                       tally.files, len(ctx.messages), approx_tokens(ctx.messages))
 
 
 # --- what the model sees --------------------------------------------------------------------------------

@@ -80,10 +80,12 @@ NO_CHANGE = Change()
 
 class MessageTable:
     """Each distinct message once: the index a change names it by, found by a digest of its JSON as
-    ``build_context`` returns it; ``encode`` makes what the page stores of it (images left out,
-    secrets masked); ``sizes`` are that JSON's bytes (``approx_tokens`` counts a quarter of them).
-    With ``spool`` (a binary file) the stored forms go there, one after the other, instead of
-    staying in memory: a 200 MB session's text is not held twice."""
+    ``build_context`` returns it; ``sizes`` are that JSON's bytes (``approx_tokens`` counts a
+    quarter of them).  ``encode`` makes what the page stores of a message (images left out,
+    secrets masked): its ``key(m)`` gives ``(digest, size, state)`` (the digest tells messages
+    apart), its ``store(m, state)`` the stored form of a message not seen before; without it the
+    JSON is stored as it is.  With ``spool`` (a binary file) the stored forms go there, one after
+    the other, instead of staying in memory: a 200 MB session's text is not held twice."""
 
     def __init__(self, encode: Any = None, spool: Any = None) -> None:
         self.encode = encode
@@ -94,12 +96,17 @@ class MessageTable:
         self._end = 0
 
     def add(self, m: Any) -> int:
-        key = _json(m)
-        digest = hashlib.sha256(key).digest()  # (sha256 is in the CPU's instructions: half blake2b's time)
+        if self.encode is None:
+            data = _json(m)
+            digest = hashlib.sha256(data).digest()  # (sha256 is in the CPU's instructions: half blake2b's time)
+            size = len(data)
+        else:
+            digest, size, data = self.encode.key(m)
         got = self.index.get(digest)
         if got is None:
             got = self.index[digest] = len(self.stored)
-            data = key if self.encode is None else self.encode(m, key)
+            if self.encode is not None:
+                data = self.encode.store(m, data)
             if self.spool is None:
                 self.stored.append(data)
             else:  # (one per line: the spool is the page's element of messages as it is)
@@ -109,7 +116,7 @@ class MessageTable:
                 self.spool.write(data)
                 self.stored.append((self._end, len(data)))
                 self._end += len(data)
-            self.sizes.append(len(key))
+            self.sizes.append(size)
         return got
 
     def __len__(self) -> int:

@@ -22,21 +22,23 @@ from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from importlib import resources
-from types import SimpleNamespace
 from typing import Any
+
+import orjson
 
 from .. import js
 from ..js import UNDEF, get
 from ..model import kinds
 from ..model.placement import WHERE
 from ..model.text import one_line
-from ..model.trace import _step
+from ..model.trace import failure, spent
 from ..reading.images import image_chars
+from ..reading.jsonl import _js_exponents
 from ..reading.session import Session
+from .diff import SideTally
 from .diff import _key as diff_key
 from .diff import _without_text as without_text
-from .diff import summarize
-from .explorer import Change, MessageTable, node_contexts, replay
+from .explorer import Change, MessageTable, _json, node_contexts, replay
 from .secrets import redact as redact_value
 
 MARKDOWN_IT = "14.3.3"  # the vendored pisess/page/markdown-it.min.js (npm markdown-it, MIT)
@@ -72,9 +74,6 @@ class PageData:
     images: int = 0  # images written (inline) or left out (omit)
     leaf_id: Any = None  # the node the page opens on
     first_messages: frozenset = frozenset()  # what the page draws first (the leaf's context): written early
-
-
-_NO_CONTEXT = SimpleNamespace(messages=())  # (summarize of one entry: no context to measure)
 
 
 class _Images:
@@ -119,18 +118,80 @@ def _lean_images(v: Any, images: _Images) -> Any:
     return v
 
 
+class _Messages:
+    """What the page stores of each message (``MessageTable``'s encoder): the message without the
+    members it does not draw (``UNDRAWN``) and its images (``_Images``), masked with ``redact``;
+    and per message stored, its classes of diff's keys (``same``, ``shape``: Compare's "same" and
+    "changed").  The common message (an object, no image, nothing to mask) is written to JSON
+    once: its digest and the stored form come from that one dump, its size (the whole message's
+    JSON, ``approx_tokens``) from it and the few members left out."""
+
+    def __init__(self, images: _Images, redact: bool, count: Any) -> None:
+        self.images = images
+        self.redact = redact
+        self.count = count  # (the secrets masked, with redact)
+        self.same_class: dict = {}
+        self.shape_class: dict = {}
+        self.same: list = []  # per message: the class of diff's key (two messages are "the same" by it)
+        self.shape: list = []  # per message: the class of diff's key without the text ("changed" when equal)
+
+    def key(self, m: Any) -> tuple:
+        """``(digest, size, state)`` of message ``m``: equal digests for messages the page cannot
+        tell apart (same stored form, size and diff keys)."""
+        if type(m) is dict and not self.redact:
+            left = [k for k in m if k in UNDRAWN] if not UNDRAWN.isdisjoint(m) else ()
+            lean = {k: v for k, v in m.items() if k not in UNDRAWN} if left else m
+            try:
+                raw = orjson.dumps(lean, option=orjson.OPT_STRICT_INTEGER)
+                out = [orjson.dumps(m[k]) for k in left]
+            except TypeError:  # (a big integer, a lone surrogate: as pi's JSON.stringify writes them, below)
+                raw = b""
+            if raw and b'"image"' not in raw:
+                h = hashlib.sha256(raw)
+                h.update(b"\0")  # (no JSON holds a raw NUL: such a digest is no whole JSON's below)
+                size = len(raw)
+                for k, v in zip(left, out):
+                    h.update(k.encode() + b"\0" + v + b"\0")
+                    size += len(k) + 3 + len(v) + 1  # "k":v and a comma
+                if left and not lean:
+                    size -= 1  # ({} was all of them: one comma fewer)
+                return h.digest(), size, (raw, bool(left))
+        whole = _json(m)
+        return hashlib.sha256(whole).digest(), len(whole), whole
+
+    def store(self, m: Any, state: Any) -> bytes:
+        """The stored form of ``m``, new to the table (``state`` from ``key``)."""
+        for key, classes, out in ((diff_key(m), self.same_class, self.same),
+                                  (without_text(m), self.shape_class, self.shape)):
+            digest = hashlib.sha256(key).digest()
+            out.append(classes.setdefault(digest, len(classes)))
+        if type(state) is tuple:
+            raw, left_out = state
+            return _js_exponents(raw) if left_out else raw  # (_dumps of the lean message: raw is its orjson)
+        v = _lean_images(m, self.images) if b'"image"' in state else m
+        if isinstance(v, dict) and not UNDRAWN.isdisjoint(v):
+            v = {k: x for k, x in v.items() if k not in UNDRAWN}
+        elif v is m and not self.redact:
+            return state
+        if self.redact:
+            v, hits = redact_value(v)
+            self.count(hits)
+        return _dumps(v)
+
+
 def _key_text(v: Any) -> str:
     """A tool call id as the page matches calls to results (``js.key``, as a string)."""
     return v if isinstance(v, str) else "\u0000" + repr(js.key(v))
 
 
-def _trace_item(e: Any, ms: Any) -> Any:
+def _trace_item(e: Any, call_code: dict) -> Any:
     """What entry ``e`` is in a trace (``trace.trace``'s loop, whose grouping the page replays):
-    ``["u"]`` a turn's prompt, ``["s", tokens in, out, cost, error, [call id]]`` a step
-    (``trace._step``; its duration and results left to the path; the calls are its message's
-    ``toolCall`` blocks, in order), ``["r", call id, failed]`` a tool result, or 0.  Words and texts
-    are the entry's own columns (its kind word, its preview: a step's line in the page is its
-    preview, not trace's text of the reply alone)."""
+    ``["u"]`` a turn's prompt, ``["s", tokens in, out, cost, error, [call]]`` a step (``trace._step``'s
+    figures; its duration and results left to the path; the calls are its message's ``toolCall``
+    blocks, in order), ``["r", call, failed]`` a tool result, or 0.  A call is a number per distinct
+    call id (``call_code``: the page only matches calls to results by it).  Words and texts are the
+    entry's own columns (its kind word, its preview: a step's line in the page is its preview, not
+    trace's text of the reply alone)."""
     if not isinstance(e, dict):
         return 0
     t = e.get("type")
@@ -139,29 +200,40 @@ def _trace_item(e: Any, ms: Any) -> Any:
     if role == "user":  # (its prompt is its preview: kinds.message_preview, the page's preview column)
         return ["u"]
     if role == "toolResult":
-        return ["r", _key_text(get(m, "toolCallId")), get(m, "isError") is True]
+        key = _key_text(get(m, "toolCallId"))
+        return ["r", call_code.setdefault(key, len(call_code)), get(m, "isError") is True]
     if role in ("assistant", "bashExecution") or t in ("compaction", "branch_summary", "custom_message"):
-        step = _step(e, m, ms, None, {})
-        return ["s", step.tokens_in, step.tokens_out, step.cost, step.error, [_key_text(c.call_id) for c in step.calls]]
+        tokens_in, tokens_out, cost = spent(e)
+        if role != "assistant":
+            return ["s", tokens_in, tokens_out, cost, None, []]
+        content = get(m, "content")
+        calls = [call_code.setdefault(key, len(call_code))
+                 for key in (_key_text(b.get("id")) for b in (content if isinstance(content, list) else [])
+                             if isinstance(b, dict) and b.get("type") == "toolCall")]
+        return ["s", tokens_in, tokens_out, cost, failure(m), calls]
     return 0
 
 
-def _did(session: Session, e: Any) -> Any:
-    """What entry ``e`` adds to a side of ``diff``'s table (``diff.summarize`` of it alone; the
-    page sums the entries after the parting point): only the parts that are not zero."""
-    one = summarize(session, [e], _NO_CONTEXT)  # type: ignore[arg-type]
+def _did(e: Any, pi_version: str) -> Any:
+    """What entry ``e`` adds to a side of ``diff``'s table (``diff.summarize`` of it alone, its
+    ``SideTally``; the page sums the entries after the parting point): only the parts that are not
+    zero."""
+    if not isinstance(e, dict):
+        return 0
+    one = SideTally()
+    one.add(e, pi_version)
     out: dict = {}
-    for key, v in (("u", one.user_turns), ("a", one.assistant_messages), ("f", one.failed_tool_calls),
-                   ("c", one.compactions), ("e", one.context_edits), ("$", one.cost)):
+    for key, v in (("u", one.user), ("a", one.assistant), ("f", one.failed), ("c", one.compactions),
+                   ("e", one.edits), ("$", round(one.cost, 10))):
         if v:
             out[key] = v
     if any(one.tokens.values()):
-        out["t"] = [one.tokens[k] for k in ("input", "output", "cacheRead", "cacheWrite")]
-    for key, names in (("m", one.models), ("l", one.thinking_levels), ("w", one.files_written)):
+        out["t"] = list(one.tokens.values())  # input, output, cacheRead, cacheWrite
+    for key, names in (("m", one.models), ("l", one.levels), ("w", one.files)):
         if names:
-            out[key] = list(names)
-    if one.tool_calls:
-        out["k"] = dict(one.tool_calls)
+            out[key] = names
+    if one.calls:
+        out["k"] = one.calls
     return out or 0
 
 
@@ -262,26 +334,8 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
         for m in matches:
             found[m.kind] = found.get(m.kind, 0) + 1
 
-    same_class: dict = {}
-    shape_class: dict = {}
-    same: list = []  # per message: the class of diff's key (two messages are "the same" by it)
-    shape: list = []  # per message: the class of diff's key without the text ("changed" when equal)
-
-    def encode(m: Any, as_json: bytes) -> bytes:
-        for key, classes, out in ((diff_key(m), same_class, same), (without_text(m), shape_class, shape)):
-            digest = hashlib.sha256(key).digest()
-            out.append(classes.setdefault(digest, len(classes)))
-        v = _lean_images(m, images) if b'"image"' in as_json else m
-        if isinstance(v, dict) and not UNDRAWN.isdisjoint(v):
-            v = {k: x for k, x in v.items() if k not in UNDRAWN}
-        elif v is m and not options.redact:
-            return as_json
-        if options.redact:
-            v, hits = redact_value(v)
-            count(hits)
-        return _dumps(v)
-
-    table = MessageTable(encode, spool)
+    encoder = _Messages(images, options.redact, count)
+    table = MessageTable(encoder, spool)
     view = build_tree(s, leaf_id=options.leaf, full=True)
     ids: list = [None] * n
     types: list = [None] * n
@@ -296,6 +350,8 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
     type_code: dict = {}
     model_code: dict = {}
     traced: list = [0] * n
+    call_code: dict = {}  # a tool call id (_key_text) -> its number in the trace
+    pi_version = s.pi_version
     did: list = [0] * n
     own_message: list = []  # message entries whose view cannot be their projection (see below)
     untexted: list = []  # assistant messages pi's export page never lists (see _untexted)
@@ -333,8 +389,8 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
                 label, hits = redact_value(label)
                 count(hits)
             labels[pos] = label
-        traced[pos] = _trace_item(ev, times[pos])
-        d = did[pos] = _did(s, ev)
+        traced[pos] = _trace_item(ev, call_code)
+        d = did[pos] = _did(ev, pi_version)
         if d and "m" in d:
             for name in d["m"]:
                 models[name] = models.get(name, 0) + 1
@@ -411,8 +467,8 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
                  "active": list(rows.active)},
         "branch": branch,
         "ctx": [_change_json(c, p) for p, c in enumerate(contexts.changes)], "modelNames": list(model_code),
-        "msize": table.sizes, "sameBack": [i - c for i, c in enumerate(same)],
-        "shapeBack": [i - c for i, c in enumerate(shape)], "trace": traced, "did": did,
+        "msize": table.sizes, "sameBack": [i - c for i, c in enumerate(encoder.same)],
+        "shapeBack": [i - c for i, c in enumerate(encoder.shape)], "trace": traced, "did": did,
         "findings": findings or [], "untexted": untexted,
         # the SDK reader's paths stop at a compaction: where each node's begins (diff parts them there)
         "cut": _harness_starts(parents, ids, compactions) if s.reader == "harness" and compactions else None,

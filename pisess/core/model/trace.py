@@ -147,16 +147,26 @@ def trace(entries: list) -> list[Turn]:
     return [o.close() for o in (turns if first.steps else turns[1:])]
 
 
+def spent(e: Any) -> tuple[int, int, float]:
+    """A step's tokens in, out and cost: what entry ``e`` spent, as stats and diff count it (a
+    compaction's or a branch summary's model call too)."""
+    got = entry_usage(e) or (None, None, None, None, None)
+    return int(_num(got[0])), int(_num(got[1])), float(_num(got[4]))
+
+
+def failure(m: Any) -> str | None:
+    """An assistant message's stop reason when it failed (error, aborted), else None."""
+    stop = get(m, "stopReason")
+    return stop if stop in ("error", "aborted") else None
+
+
 def _step(e: Any, m: Any, ms: float | None, previous_ms: float | None, results: dict) -> Step:
     k = kinds.of_entry(e)
     duration = ms - previous_ms if ms is not None and previous_ms is not None else None
-    # what it spent, as stats and diff count it (a compaction's or a branch summary's model call too)
-    spent = entry_usage(e) or (None, None, None, None, None)
-    tokens_in, tokens_out, cost = int(_num(spent[0])), int(_num(spent[1])), float(_num(spent[4]))
+    tokens_in, tokens_out, cost = spent(e)
     if m is not None and get(m, "role") == "assistant":
-        stop = get(m, "stopReason")
         texts: list[str] = [b["text"] for b in (get(m, "content") if isinstance(get(m, "content"), list) else [])
                             if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)]
         return Step(_id(e), k.word, ms, duration, one_line(" ".join(texts), 200), _calls(m, results),
-                    tokens_in, tokens_out, cost, stop if stop in ("error", "aborted") else None)
+                    tokens_in, tokens_out, cost, failure(m))
     return Step(_id(e), k.word, ms, duration, kinds.preview(e), (), tokens_in, tokens_out, cost)
