@@ -314,28 +314,44 @@ class _Walk:
         # the walk's state, undone on the way back up
         segs: list = []
         edit_of: dict = {}  # js.key(target id) -> position of the latest context_edit selected
-        path: list = []  # the light entries from the root
+        path: list = []  # the positions from the root
         first_at: dict = {}  # js.key(id) -> its first index on path
         broken = bytearray(n)  # the incremental state is unknown here: build_context answers
-        stack: list = [(r, False, None) for r in reversed(roots)]
+        keys, types, projected, breaks_path = self.keys, self.types, self.projected, self.breaks_path
+        special = ("compaction", "context_edit")
+        stack: list = [(r, 0, None) for r in reversed(roots)]
         while stack:
             pos, leaving, undo = stack.pop()
+            if leaving == 1:  # (the usual node's undo: its segment and its place on the path)
+                segs.pop()
+                path.pop()
+                if undo:
+                    del first_at[keys[pos]]
+                continue
             if leaving:
                 undo()
                 continue
             q = parents[pos]
-            e = store[pos]
-            k = self.key(pos)
-            path.append(e)
+            k = keys[pos]
+            path.append(pos)
             fresh = k not in first_at
             if fresh:
                 first_at[k] = len(path) - 1
             # (the SDK reader throws walking up to a parent that is missing: build_context says where)
-            is_broken = (q >= 0 and broken[q]) or self.breaks_path[pos] or \
-                (self.harness and q < 0 and js.truthy(get(e, "parentId")))
+            is_broken = (q >= 0 and broken[q]) or breaks_path[pos] or \
+                (self.harness and q < 0 and js.truthy(get(store[pos], "parentId")))
+            got = projected[pos]
+            if not is_broken and types[pos] not in special and type(got) is tuple and k not in edit_of:
+                # the usual node: its entry appends what it projects to (``_step``'s answer, made short)
+                seg = Segment(pos, got)
+                changes[pos] = Change(appended=(seg,))
+                segs.append(seg)
+                stack.append((pos, 1, fresh))
+                stack.extend((c, 0, None) for c in reversed(kids[pos]))
+                continue
             change: Change | None = None
             if not is_broken:
-                change = self._step(pos, e, segs, edit_of, path, first_at)
+                change = self._step(pos, store[pos], segs, edit_of, path, first_at)
                 if change is None:
                     is_broken = True
             if is_broken:
@@ -346,8 +362,8 @@ class _Walk:
             changes[pos] = change
             undo = self._apply(change, segs, edit_of, path, first_at, k, fresh, pos) if not is_broken \
                 else self._pop_path(path, first_at, k, fresh)
-            stack.append((pos, True, undo))
-            stack.extend((c, False, None) for c in reversed(kids[pos]))
+            stack.append((pos, 2, undo))
+            stack.extend((c, 0, None) for c in reversed(kids[pos]))
         for pos in range(n):  # on a parentId cycle no root reaches: build_context's answer
             if changes[pos] is None:
                 changes[pos] = self._fallback(pos)
@@ -375,9 +391,10 @@ class _Walk:
             return self._reset(select_entries(self.s, walk))
         if t == "compaction":
             if self.unique_ids:  # the kept entries start where that id is on the path, if it is
-                walk = path[first_at.get(js.key(get(e, "firstKeptEntryId")), len(path) - 1):]
+                kept = path[first_at.get(js.key(get(e, "firstKeptEntryId")), len(path) - 1):]
             else:  # which of two entries of one id is found first depends on the whole path
-                walk = list(path)
+                kept = path
+            walk = [self.store[p] for p in kept]
             return self._reset(select_entries(self.s, walk))
         replaced = []
         if t == "context_edit" and self.rules.edits:
