@@ -28,6 +28,9 @@ class _Undefined:
     def __bool__(self) -> bool:
         return False
 
+    def __reduce__(self) -> str:
+        return "UNDEF"  # (pickled by name: a value sent from a forked child is still ``is UNDEF``)
+
 
 UNDEF: Any = _Undefined()
 

@@ -122,6 +122,33 @@ class MessageTable:
     def __len__(self) -> int:
         return len(self.stored)
 
+    def part(self) -> tuple:
+        """What a table filled in a forked child sends back (``take``): digests, sizes and where
+        each stored form lies in its spool."""
+        return list(self.index), self.sizes, self.stored
+
+    def take(self, part: tuple, spool: Any) -> list:
+        """Add the messages of another table (``part()`` of it, its stored forms in ``spool``), as
+        if they had been added here after this table's own, one after the other; returns, per
+        message of the other table, its index here."""
+        digests, sizes, stored = part
+        remap = []
+        for digest, size, (offset, length) in zip(digests, sizes, stored):
+            got = self.index.get(digest)
+            if got is None:
+                got = self.index[digest] = len(self.stored)
+                spool.seek(offset)
+                data = spool.read(length)
+                if self.stored:
+                    self.spool.write(b"\n")
+                    self._end += 1
+                self.spool.write(data)
+                self.stored.append((self._end, length))
+                self._end += length
+                self.sizes.append(size)
+            remap.append(got)
+        return remap
+
     def get(self, i: int) -> bytes:
         """The stored form of message ``i``."""
         if self.spool is None:
@@ -283,6 +310,28 @@ class _Walk:
             if targets and js.key(get(e, "id")) in targets:
                 self.originals[pos] = produced
             self.projected[pos] = tuple(self.table.add(m) for m in produced)
+
+    def part(self, lo: int) -> dict | None:
+        """What ``project_all`` took of the positions from ``lo`` on, to send from a forked child
+        (``take``); ``None`` where a value would not be the same on the other side (an id that
+        is no string keys an entry by its object's identity)."""
+        keys, types = self.keys[lo:], self.types[lo:]
+        if any(k is not None and type(k) is not str for k in keys) or any(type(t) is not str for t in types):
+            return None
+        return {"projected": self.projected[lo:], "breaks": bytes(self.breaks_path[lo:]), "keys": keys,
+                "types": types, "edits": {p: e for p, e in self.edits.items() if p >= lo},
+                "originals": {p: m for p, m in self.originals.items() if p >= lo}}
+
+    def take(self, lo: int, part: dict, remap: list) -> None:
+        """The positions from ``lo`` on as a child's ``part`` says, its message indexes mapped
+        by ``remap`` (``MessageTable.take``)."""
+        self.projected[lo:] = [tuple(remap[i] for i in got) if type(got) is tuple else got
+                               for got in part["projected"]]
+        self.breaks_path[lo:] = part["breaks"]
+        self.keys[lo:] = part["keys"]
+        self.types[lo:] = part["types"]
+        self.edits.update(part["edits"])
+        self.originals.update(part["originals"])
 
     def segment(self, pos: int, index: int, edit_at: int | None) -> Segment | str:
         """What the entry at ``pos`` adds at ``index`` of a selection (``_project``'s rule for one

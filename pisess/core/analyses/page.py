@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import base64
 import hashlib
-from bisect import bisect_right
+import tempfile
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from importlib import resources
@@ -26,7 +27,7 @@ from typing import Any
 
 import orjson
 
-from .. import js
+from .. import js, parallel
 from ..js import UNDEF, get
 from ..model import kinds
 from ..model.placement import WHERE
@@ -38,7 +39,7 @@ from ..reading.session import Session
 from .diff import SideTally
 from .diff import _key as diff_key
 from .diff import _without_text as without_text
-from .explorer import Change, MessageTable, _json, node_contexts, replay
+from .explorer import Change, MessageTable, _json, _Walk, replay
 from .secrets import redact as redact_value
 
 MARKDOWN_IT = "14.3.3"  # the vendored pisess/page/markdown-it.min.js (npm markdown-it, MIT)
@@ -130,10 +131,8 @@ class _Messages:
         self.images = images
         self.redact = redact
         self.count = count  # (the secrets masked, with redact)
-        self.same_class: dict = {}
-        self.shape_class: dict = {}
-        self.same: list = []  # per message: the class of diff's key (two messages are "the same" by it)
-        self.shape: list = []  # per message: the class of diff's key without the text ("changed" when equal)
+        self.same: list = []  # per message stored: the digest of diff's key (two messages are "the same" by it)
+        self.shape: list = []  # per message stored: the digest of diff's key without the text ("changed" when equal)
 
     def key(self, m: Any) -> tuple:
         """``(digest, size, state)`` of message ``m``: equal digests for messages the page cannot
@@ -163,10 +162,8 @@ class _Messages:
         """The stored form of ``m``, new to the table (``state`` from ``key``), escaped for the
         page's element already (``escape_json``: one message at a time, where the bytes are in
         the CPU's cache, instead of four passes over the whole)."""
-        for key, classes, out in ((diff_key(m), self.same_class, self.same),
-                                  (without_text(m), self.shape_class, self.shape)):
-            digest = hashlib.sha256(key).digest()
-            out.append(classes.setdefault(digest, len(classes)))
+        self.same.append(hashlib.sha256(diff_key(m)).digest())
+        self.shape.append(hashlib.sha256(without_text(m)).digest())
         if type(state) is tuple:
             raw, left_out = state
             return escape_json(_js_exponents(raw) if left_out else raw)  # (_dumps of the lean message: raw is its orjson)
@@ -237,6 +234,34 @@ def _did(e: Any, pi_version: str) -> Any:
     if one.calls:
         out["k"] = one.calls
     return out or 0
+
+
+PAGE_SPLIT_MIN = 32 << 20  # a session this big (bytes) has its entries' second half taken in a forked child
+
+
+def _split_point(session: Session, options: PageOptions, spool: Any) -> int | None:
+    """The first position of the second half of the file's bytes, where the page's pass over
+    the entries is shared with a forked child (``parallel``: two CPUs, forking allowed, the
+    messages spooled; images omitted, whose references a child would number on its own); else
+    ``None``."""
+    if spool is None or options.images != "omit" or parallel.workers() < 2:
+        return None
+    n = len(session.store)
+    if n < 2 or session.raw.size < PAGE_SPLIT_MIN:
+        return None
+    offsets, _ = session.store.spans()
+    middle = offsets[n - 1] // 2
+    half = bisect_left(offsets, middle)
+    return half if 0 < half < n else None
+
+
+def _recoded(item: Any, call_map: list) -> Any:
+    """A trace item of a child's, its call numbers as numbered here."""
+    if not item or item[0] == "u":
+        return item
+    if item[0] == "r":
+        return ["r", call_map[item[1]], item[2]]
+    return [*item[:5], [call_map[c] for c in item[5]]]
 
 
 def _harness_starts(parents: list, ids: list, compactions: dict) -> list:
@@ -409,7 +434,75 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
             views[pos] = rest
 
     views: dict = {}  # position -> the members of a non-message entry
-    contexts = node_contexts(s, table, view.parents, visit)
+    walk = _Walk(s, table)
+    half = _split_point(s, options, spool)
+    if half is None:
+        walk.project_all(s.complete_at(range(n)), visit)
+    else:  # the second half in a forked child, meanwhile (each entry's facts are independent of the others')
+        _ = s.id_width  # (worked out once, before the fork)
+        child_spool = tempfile.TemporaryFile(prefix="pisess-page-")
+
+        def second_half() -> dict | None:
+            table.spool, table._end = child_spool, 0
+            walk.project_all(s.complete_at(range(half, n)), visit)
+            child_spool.flush()
+            got = walk.part(half)
+            if got is None:
+                return None
+            return {"walk": got, "table": table.part(), "same": encoder.same, "shape": encoder.shape,
+                    "found": found, "images": images.count, "models": models,
+                    "codes": (list(type_code), list(word_code), list(model_code), list(call_code)),
+                    "columns": [x[half:] for x in (ids, types, word_of, preview, times, traced, did)],
+                    "labels": labels, "compactions": compactions, "untexted": untexted, "own": own_message,
+                    "views": views}
+
+        with child_spool, parallel.Child(second_half) as child:
+            walk.project_all(s.complete_at(range(half)), visit)
+            sent = child.result()
+            if sent is None:  # (the child failed, or its values would not survive the pipe: here then)
+                walk.project_all(s.complete_at(range(half, n)), visit)
+            else:
+                remap = table.take(sent["table"], child_spool)
+                for j, i in enumerate(remap):
+                    if i >= len(encoder.same):  # (new here: its classes follow this table's)
+                        encoder.same.append(sent["same"][j])
+                        encoder.shape.append(sent["shape"][j])
+                walk.take(half, sent["walk"], remap)
+                for kind, c in sent["found"].items():
+                    found[kind] = found.get(kind, 0) + c
+                images.count += sent["images"]
+                for name, c in sent["models"].items():
+                    models[name] = models.get(name, 0) + c
+                their_types, their_words, their_models, their_calls = sent["codes"]
+                type_map = [type_code.setdefault(k, len(type_code)) for k in their_types]
+                word_map = []
+                for key in their_words:
+                    code = word_code.get(key)
+                    if code is None:
+                        code = word_code[key] = len(words)
+                        words.append(key[0])
+                        styles.append(key[1])
+                    word_map.append(code)
+                model_map = [model_code.setdefault(k, len(model_code)) for k in their_models]
+                call_map = [call_code.setdefault(k, len(call_code)) for k in their_calls]
+                c_ids, c_types, c_words, c_preview, c_times, c_traced, c_did = sent["columns"]
+                ids[half:] = c_ids
+                types[half:] = [type_map[c] for c in c_types]
+                word_of[half:] = [word_map[c] for c in c_words]
+                preview[half:] = c_preview
+                times[half:] = c_times
+                traced[half:] = [_recoded(it, call_map) for it in c_traced]
+                for d in c_did:
+                    if d and "m" in d:
+                        d["m"] = [model_map[c] for c in d["m"]]
+                did[half:] = c_did
+                labels.update(sent["labels"])
+                compactions.update(sent["compactions"])
+                untexted.extend(sent["untexted"])
+                own_message.extend(sent["own"])
+                views.update(sent["views"])
+    contexts = walk.run([-1 if (q := store.parent(p)) is None else q for p in range(n)]
+                        if view.parents is None else list(view.parents))
     for pos, rest in views.items():
         got = contexts.projected[pos]
         if isinstance(got, tuple) and got:  # (its summary or content is in the messages it projects to)
@@ -469,8 +562,7 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
                  "active": list(rows.active)},
         "branch": branch,
         "ctx": [_change_json(c, p) for p, c in enumerate(contexts.changes)], "modelNames": list(model_code),
-        "msize": table.sizes, "sameBack": [i - c for i, c in enumerate(encoder.same)],
-        "shapeBack": [i - c for i, c in enumerate(encoder.shape)], "trace": traced, "did": did,
+        "msize": table.sizes, "sameBack": _back(encoder.same), "shapeBack": _back(encoder.shape), "trace": traced, "did": did,
         "findings": findings or [], "untexted": untexted,
         # the SDK reader's paths stop at a compaction: where each node's begins (diff parts them there)
         "cut": _harness_starts(parents, ids, compactions) if s.reader == "harness" and compactions else None,
@@ -490,6 +582,13 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
             first_messages.add(entry_view[leaf_pos])
     return PageData(table, body, static_html, title, n, len(table), contexts.fallback, dict(sorted(found.items())),
                     images.count, None if leaf_pos is None else ids[leaf_pos], frozenset(first_messages))
+
+
+def _back(digests: list) -> list:
+    """Per message, its class (the digests numbered in the order they first come) written as the
+    distance back from the message's own index (mostly 0: short numbers)."""
+    classes: dict = {}
+    return [i - classes.setdefault(d, len(classes)) for i, d in enumerate(digests)]
 
 
 def _dumps(v: Any) -> bytes:
