@@ -265,3 +265,72 @@ def test_cut_is_where_the_sdk_readers_path_begins(session, monkeypatch):
             assert cut == -1, eid
         checked += 1
     assert checked
+
+
+_SPLIT_SESSIONS = [p for p in _every_session() if p.stat().st_size > 2000]
+
+
+@pytest.mark.parametrize("session", _SPLIT_SESSIONS[:6] + [p for p in _SPLIT_SESSIONS[6:] if any(
+    w in p.read_text(encoding="utf-8") for w in ('"context_edit"', '"compaction"', '"label"'))][:8],
+    ids=lambda p: p.name)
+@pytest.mark.parametrize("redact", [False, True])
+def test_the_pass_shared_with_a_forked_child_writes_the_same_page(session, redact, monkeypatch, tmp_path):
+    """A big session's entries are taken half in a forked child (``_split_point``): the page's data
+    is byte for byte what one pass writes (message numbers, classes, codes, every column)."""
+    from pisess.core import parallel
+    from pisess.core.analyses import explorer
+    from pisess.core.analyses import page as page_mod
+    from pisess.core.reading.session import open_session
+
+    def data(split: bool):
+        monkeypatch.setattr(page_mod, "PAGE_SPLIT_MIN", 0 if split else 1 << 62)
+        s = open_session(str(session), "auto", light=True, pi_version="1.6.0", images="lean")
+        with open(tmp_path / f"spool-{split}", "w+b") as spool:
+            d = page_mod.page_data(s, page_mod.PageOptions(redact=redact), spool=spool)
+            return d.rest, b"\n".join(d.table.json_lines()), d.secrets, d.images, d.fallback
+
+    taken = []
+    real_take = explorer._Walk.take
+    monkeypatch.setattr(explorer._Walk, "take", lambda self, *a: taken.append(1) or real_take(self, *a))
+    previous = parallel.configure(parallel.Settings(jobs=2))
+    try:
+        one, shared = data(False), data(True)
+    finally:
+        parallel.configure(previous)
+    assert taken  # (the child's half was taken, not done again here)
+    assert shared == one
+
+
+def _message_dicts():
+    from hypothesis import strategies as st
+
+    scalars = st.one_of(st.none(), st.booleans(), st.integers(-2**53, 2**53), st.text(max_size=5),
+                        st.floats(allow_nan=False, allow_infinity=False))
+    values = st.recursive(scalars, lambda kids: st.lists(kids, max_size=3) | st.dictionaries(
+        st.text(max_size=4), kids, max_size=3), max_leaves=8)
+    keys = st.sampled_from(["role", "content", "usage", "api", "responseId", "details", "timestamp", "x"])
+    return st.dictionaries(keys, values, max_size=7)
+
+
+def test_a_message_size_and_identity_come_from_one_dump():
+    """``_Messages.key``: the size is the whole message's JSON length (what approx_tokens counts),
+    and two messages share a digest only when the page cannot tell them apart."""
+    import orjson
+    from hypothesis import given, settings
+
+    from pisess.core.analyses.page import UNDRAWN, _Images, _Messages
+
+    @settings(max_examples=100, deadline=None)
+    @given(a=_message_dicts(), b=_message_dicts())
+    def check(a, b):
+        enc = _Messages(_Images("omit"), False, None)
+        ka, kb = enc.key(a), enc.key(b)
+        assert ka[1] == len(orjson.dumps(a)) and kb[1] == len(orjson.dumps(b))
+        if orjson.dumps(a) == orjson.dumps(b):
+            assert ka[0] == kb[0]
+        if ka[0] == kb[0]:
+            lean = lambda m: {k: v for k, v in m.items() if k not in UNDRAWN}  # noqa: E731
+            assert orjson.dumps(lean(a)) == orjson.dumps(lean(b)) and ka[1] == kb[1]
+            assert sorted((k, orjson.dumps(v)) for k, v in a.items() if k in UNDRAWN) == \
+                sorted((k, orjson.dumps(v)) for k, v in b.items() if k in UNDRAWN)
+    check()
