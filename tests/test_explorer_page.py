@@ -334,3 +334,34 @@ def test_a_message_size_and_identity_come_from_one_dump():
             assert sorted((k, orjson.dumps(v)) for k, v in a.items() if k in UNDRAWN) == \
                 sorted((k, orjson.dumps(v)) for k, v in b.items() if k in UNDRAWN)
     check()
+
+
+@pytest.mark.parametrize("redact", [False, True])
+def test_a_big_sessions_page_made_with_forked_children_is_the_same_page(redact, monkeypatch):
+    """Past ``PAGE_SPLIT_MIN`` the static page (the leaf's context, its secrets) and half of the
+    entries are made in forked children: the file written is the one a single process writes."""
+    import os
+
+    from pisess.core import parallel
+    from pisess.core.analyses import page as page_mod
+    from pisess.core.analyses.export import ExportOptions, export_session
+
+    fixture = os.path.join(os.path.dirname(__file__), "fixtures", "diff", "sessions", "branchy.jsonl")
+    forks = []
+    real_child = parallel.Child.__init__
+    monkeypatch.setattr(parallel.Child, "__init__", lambda self, fn, *a: forks.append(fn) or real_child(self, fn, *a))
+
+    def page(jobs: int):
+        previous = parallel.configure(parallel.Settings(jobs=jobs))
+        try:
+            run = export_session(fixture, "html", new_id="x", now_iso="2026-01-01T00:00:00.000Z",
+                                 options=ExportOptions(redact=redact))
+            return b"".join(run.export.data), run.export.secrets
+        finally:
+            parallel.configure(previous)
+
+    monkeypatch.setattr(page_mod, "PAGE_SPLIT_MIN", 0)
+    alone = page(1)
+    assert not forks
+    assert page(2) == alone
+    assert len(forks) == 2

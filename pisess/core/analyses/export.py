@@ -469,6 +469,36 @@ def export_context(ctx, fmt: str, opts: ExportOptions = ExportOptions()) -> Expo
 def export_explorer(session, leaf_id: Any, opts: ExportOptions) -> Export:
     """The explorer page of the whole tree (``pisess.core.analyses.page``), opening on ``leaf_id``
     (``UNDEF``: the session's leaf)."""
+    from .. import parallel
+    from .page import PAGE_SPLIT_MIN
+
+    def static_page() -> tuple[str, dict]:
+        """The leaf's context as the static page, for <noscript> (images as references: the page
+        holds them once), and the secrets its export found."""
+        from ..model.context import build_context
+
+        try:
+            ctx = build_context(session, leaf_id, full_path=False)
+            leaf_export = export_context(ctx, "html", ExportOptions(opts.max_lines, False, opts.redact))
+            return bytes(leaf_export.data).decode("utf-8"), leaf_export.secrets  # type: ignore[arg-type]
+        except PisessError as err:
+            return f"<body><p>{html.escape(err.message)}</p></body>", {}
+
+    # a big session's static page is made in a forked child meanwhile (its leaf's context read back
+    # and scanned for secrets: a second of a session of screenshots); a failed child's, here after
+    child = parallel.Child(static_page) if parallel.workers() > 1 and session.raw.size >= PAGE_SPLIT_MIN else None
+    try:
+        return _explorer(session, leaf_id, opts, child, static_page)
+    finally:
+        if child is not None:
+            child.cancel()
+
+
+def _explorer(session, leaf_id: Any, opts: ExportOptions, child: Any, static_page: Any) -> Export:
+    """``export_explorer``'s page; the static page from ``child`` (a ``parallel.Child``) or made
+    by ``static_page()``."""
+    from dataclasses import replace
+
     from ... import __version__
     from .page import PageOptions, page_data, page_html
     from .validate import validate_file
@@ -490,19 +520,14 @@ def export_explorer(session, leaf_id: Any, opts: ExportOptions) -> Export:
         for f in report.findings:
             pos = session.position(session.lookup(f.entry_id)) if f.entry_id is not None else None
             findings.append({**f.to_json(), "entry": pos})
-    from ..model.context import build_context
-
-    try:  # the leaf's context as the static page, for <noscript> (images as references: the page holds them once)
-        ctx = build_context(session, leaf_id, full_path=False)
-        leaf_export = export_context(ctx, "html", ExportOptions(opts.max_lines, False, opts.redact))
-        static, static_secrets = bytes(leaf_export.data).decode("utf-8"), leaf_export.secrets  # type: ignore[arg-type]
-    except PisessError as err:
-        static, static_secrets = f"<body><p>{html.escape(err.message)}</p></body>", {}
     import tempfile
 
     spool = tempfile.TemporaryFile(prefix="pisess-page-")  # (the messages, until the page is written)
     data = page_data(session, PageOptions("inline" if opts.images else "omit", opts.redact, leaf_id),
-                     findings=findings, pisess_version=__version__, static_html=static, spool=spool)
+                     findings=findings, pisess_version=__version__, spool=spool)
+    got = child.result() if child is not None else None
+    static, static_secrets = got if got is not None else static_page()
+    data = replace(data, static_html=static)
     # without --redact only the leaf's context was scanned (the static page's export): its count warns
     secrets = data.secrets if opts.redact else static_secrets
 
