@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 import time
 from collections.abc import Iterable
 from importlib import resources
@@ -188,6 +189,35 @@ settings.register_profile("quick", settings.get_profile("full"), max_examples=10
 
 def pytest_configure(config: pytest.Config) -> None:
     settings.load_profile("quick" if "not slow" in (config.getoption("markexpr") or "") else "full")
+    _compile_once_for_every_run(config)
+
+
+#: The environment ``_compile_once_for_every_run`` changed, to put back at the end of the run.
+_BYTECODE_ENV: dict[str, str | None] = {}
+
+
+def _compile_once_for_every_run(config: pytest.Config) -> None:
+    """Where ``PYTHONDONTWRITEBYTECODE`` is set (our shared machine sets it), every process of a
+    run compiled what it imported anew: each xdist worker rewrote the asserts of every test module
+    and compiled pisess (4 s of CPU a worker, a fifth of the default run), each pisess a test
+    starts compiled pisess, typer and rich.  The run keeps them under ``.pytest_cache/pycache``
+    instead, from run to run: never beside the sources, which is what the variable is for.  Set
+    here, before the test modules are imported; the workers and the children inherit it."""
+    if not sys.dont_write_bytecode or sys.pycache_prefix:
+        return
+    where = str(config.rootpath / ".pytest_cache" / "pycache")
+    _BYTECODE_ENV.update({k: os.environ.get(k) for k in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")})
+    sys.dont_write_bytecode, sys.pycache_prefix = False, where
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    os.environ["PYTHONPYCACHEPREFIX"] = where
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    for k, v in _BYTECODE_ENV.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
 
 
 #: Modules whose tests share what costs seconds to build once per process (the hostile corpora):
@@ -238,29 +268,16 @@ def _isolated_cache(tmp_path_factory):
 
 
 @pytest.fixture(autouse=True, scope="session")
-def _children_compile_once(tmp_path_factory):
-    """The pisess processes the tests start compile what they import once per worker, into a
-    directory of the run's own, not once each: where ``PYTHONDONTWRITEBYTECODE`` is set, every
-    child compiled pisess anew (0.08 s of CPU a child, over 60 children in the default run).
-    Nothing is written beside the sources; without the variable the children do as Python does."""
-    if not os.environ.get("PYTHONDONTWRITEBYTECODE"):
-        yield
-        return
-    old = {k: os.environ.get(k) for k in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")}
-    os.environ.pop("PYTHONDONTWRITEBYTECODE")
-    os.environ["PYTHONPYCACHEPREFIX"] = str(tmp_path_factory.mktemp("pycache"))
-    # (compiled here, not in the first child a test starts: a test may time its child)
-    import subprocess
-    import sys
+def _children_compile_once():
+    """What the pisess processes the tests start import is compiled here, in the worker, into the
+    run's compiled files (``_compile_once_for_every_run``), not in the first child a test starts:
+    a test may time its child."""
+    import pisess.cli.app  # noqa: F401
+    import pisess.cli.lean_search  # noqa: F401
+    import rich.console  # noqa: F401
+    import typer  # noqa: F401
 
-    subprocess.run([sys.executable, "-c", "import pisess.cli.app, pisess.cli.lean_search, typer, rich.console"],
-                   capture_output=True, timeout=120, check=False)
     yield
-    for k, v in old.items():
-        if v is None:
-            os.environ.pop(k, None)
-        else:
-            os.environ[k] = v
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -198,6 +198,25 @@ def examples(tmp_path, monkeypatch):
     time.tzset()
 
 
+#: How often the pilot looks whether the app went idle after a key (Textual's default is 20 ms).
+PILOT_POLL_S = 0.005
+
+
+@pytest.fixture(autouse=True)
+def _pilot_polls_often(monkeypatch):
+    """Textual's pilot waits after every key until the app has been idle for a polling interval
+    (under 1 ms of CPU in it), twice a key: at 20 ms that was most of these tests' time (the
+    scroll test: 13 s of 14 asleep).  Polled every 5 ms, the same keys take a third of it.  What
+    says a key was handled is unchanged: the pilot still waits until every message queued is
+    processed before the test reads the screen."""
+    try:
+        from textual import _wait
+    except ImportError:  # (no textual: the tests that need it skip)
+        return
+    if hasattr(_wait, "SLEEP_GRANULARITY"):  # a Textual without it: slower, not different
+        monkeypatch.setattr(_wait, "SLEEP_GRANULARITY", PILOT_POLL_S)
+
+
 def _app(root: Path, path: str | None, at=None):
     from pisess.cli.browse.app import BrowseApp
 
@@ -584,13 +603,19 @@ MOVES = [("k", "k"), ("k",) * 30, ("g",), ("k",), ("j",) * 30, ("pagedown",), ("
          ("pageup",) * 2, ("g", *("j",) * 20, "k"), ("end",), ("home",), ("pagedown", "k", "pageup", "j")]
 
 
-#: Both sizes the bug was seen at; the default run takes the narrow one (the offset arithmetic it
-#: checks does not depend on the size), the slow run both.
-SIZES = [pytest.param((120, 30), id="120x30", marks=pytest.mark.slow), pytest.param((80, 24), id="80x24")]
+#: The default run's moves: a third of the keys, each kind of move (by rows over a screen, past
+#: both edges, by pages, to the ends) still made.
+QUICK_MOVES = [("k",) * 30, ("g",), ("k",), ("pagedown",) * 3, ("G",), ("j",), ("pageup",) * 2, ("home",), ("end",)]
+
+#: Both sizes the bug was seen at; the default run takes the narrow one with the quick moves (the
+#: offset arithmetic it checks does not depend on the size), the slow run both with every move.
+SIZES = [pytest.param((120, 30), MOVES, id="120x30", marks=pytest.mark.slow),
+         pytest.param((80, 24), MOVES, id="80x24", marks=pytest.mark.slow),
+         pytest.param((80, 24), QUICK_MOVES, id="80x24-quick")]
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_the_highlighted_row_is_the_entry_the_keys_act_on(examples, size):
+@pytest.mark.parametrize(("size", "moves"), SIZES)
+def test_the_highlighted_row_is_the_entry_the_keys_act_on(examples, size, moves):
     """From the leaf of a session longer than the screen, moved past both edges and by pages: one
     row is highlighted, it is the entry the detail pane shows, the one ``y`` copies, ``c`` opens
     the context of and ``f`` offers to fork; the scroll bar has one thumb."""
@@ -601,7 +626,7 @@ def test_the_highlighted_row_is_the_entry_the_keys_act_on(examples, size):
         seen = []
         async with app.run_test(size=size) as pilot:
             await pilot.pause()
-            for keys in MOVES:
+            for keys in moves:
                 await pilot.press(*keys)
                 await pilot.pause()
                 tree, detail = app.screen.query_one("#tree"), app.screen.query_one("#detail")
@@ -634,7 +659,8 @@ def _many_sessions(root: Path, count: int) -> None:
                       name=f"{ts.replace(':', '-')}_{sid}.jsonl")
 
 
-@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("size", [pytest.param((120, 30), id="120x30", marks=pytest.mark.slow),
+                                  pytest.param((80, 24), id="80x24")])
 def test_the_sessions_screen_opens_the_highlighted_session(examples, size):
     _many_sessions(examples / "sessions", 40)
 
@@ -979,7 +1005,10 @@ def test_an_empty_session_and_thinking_say_what_they_are(examples, tmp_path):
     assert "\u25b8 thinking" in shown and "ponder the dates" in shown
 
 
-@pytest.mark.parametrize("keys", [("c",), ("d", "g", "d")], ids=["context", "compare"])
+#: (the compare screen's in the slow run: 1.5 s of CPU to draw 300 rows; the default run draws it
+#: in test_context_trace_compare_and_help_screens)
+@pytest.mark.parametrize("keys", [pytest.param(("c",), id="context"),
+                                  pytest.param(("d", "g", "d"), id="compare", marks=pytest.mark.slow)])
 def test_no_message_names_an_option_browse_does_not_take(examples, keys):
     async def look(app, pilot):
         await pilot.press(*keys)

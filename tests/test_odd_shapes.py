@@ -162,7 +162,13 @@ def _growth(tmp_path: Path, label: str, small: int, big: int, image_kb: int, sha
     return peaks[1] - peaks[0], sizes[1] - sizes[0], peaks
 
 
-@pytest.mark.parametrize("label", list(COMMANDS))
+#: The default run's commands (two processes each, 0.6 s of CPU): one of each way a file is read,
+#: through the index (tree), by the search's scan, into entries (context); the slow run all ten.
+MEMORY_QUICK = ("tree", "search", "context --json")
+
+
+@pytest.mark.parametrize("label", [pytest.param(c, marks=() if c in MEMORY_QUICK else pytest.mark.slow)
+                                   for c in COMMANDS])
 def test_memory_is_bounded_by_a_line_not_by_the_file(tmp_path, label):
     """The odd-shaped file grown from 6 to 24 turns of 64 KB images (0.7 to 2.7 MB, 98% of it
     images' base64): the command's peak grows by less than half of what the file grows by: it
