@@ -124,8 +124,11 @@ APP = [
     ["search", "--", "-date", *S],
     ["--version"],
 ]
-ENVS = [{}, {"COLUMNS": "40"}, {"COLUMNS": "12"}, {"NO_COLOR": "1"}, {"FORCE_COLOR": "1"},
-        {"PISESS_PI_VERSION": "0.82"}, {"TTY_COMPATIBLE": "1"}]
+#: The default run takes a plain, a narrow and a coloured run (0.35 s of CPU each); the other
+#: settings in the slow run.
+ENVS = [{}, pytest.param({"COLUMNS": "40"}, marks=SLOW), {"COLUMNS": "12"}, pytest.param({"NO_COLOR": "1"}, marks=SLOW),
+        {"FORCE_COLOR": "1"}, pytest.param({"PISESS_PI_VERSION": "0.82"}, marks=SLOW),
+        pytest.param({"TTY_COMPATIBLE": "1"}, marks=SLOW)]
 
 
 def test_the_lean_path_imports_no_typer_click_or_rich(root):

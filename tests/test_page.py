@@ -48,8 +48,9 @@ def in_this_run(nodes: list[str]) -> list[str]:
     return [nodes[round(i * step)] for i in range(8)]
 
 
-def _sessions_param(sessions: list[Path]) -> list[Any]:
-    return [pytest.param(p, id=_rel(p), marks=() if p.name in QUICK else pytest.mark.slow) for p in sessions]
+def _sessions_param(sessions: list[Path], quick: set[str] = QUICK) -> list[Any]:
+    """Every session, those not named in ``quick`` only in the slow run."""
+    return [pytest.param(p, id=_rel(p), marks=() if p.name in quick else pytest.mark.slow) for p in sessions]
 
 
 # --- the commands' answers ----------------------------------------------------------------------------
@@ -255,7 +256,9 @@ def read_context(page, cli: Cli, session: Path, node: str) -> tuple[list[dict], 
     return page.evaluate(READ_CONTEXT), cli.json("context", str(session), "--leaf", node)
 
 
-@pytest.mark.parametrize("session", _sessions_param(SESSIONS))
+# (the default run: the session with context edits and a compaction for the Context tab, the
+# example for the Path: a browser's second of CPU each)
+@pytest.mark.parametrize("session", _sessions_param(SESSIONS, {"edited.jsonl"}))
 def test_context_of_every_node_is_the_commands(session, cli, page, tmp_path):
     nodes = unique_ids(tree_rows(cli, session))
     assert nodes, "a session without entries tests nothing"
@@ -279,7 +282,7 @@ def root_chain(rows: list[dict], node: str) -> list[str]:
     return chain[::-1]
 
 
-@pytest.mark.parametrize("session", _sessions_param(SESSIONS))
+@pytest.mark.parametrize("session", _sessions_param(SESSIONS, {EXAMPLES[-1].name}))
 def test_path_of_every_node_is_the_commands(session, cli, page, tmp_path):
     """Path = ``pisess path --leaf NODE --json``'s entries; where that reader's path stops at a
     compaction (``cutAtCheckpoint``: pi 0.82.1's SDK reader), the page may show the whole way from
@@ -358,7 +361,7 @@ def _pairs(nodes: list[str], leaves: list[str], leaf: str, rng: random.Random, n
     return pairs
 
 
-@pytest.mark.parametrize("session", _sessions_param(SESSIONS))
+@pytest.mark.parametrize("session", _sessions_param(SESSIONS, {EXAMPLES[-1].name}))
 def test_compare_of_sampled_pairs_is_diff(session, cli, page, tmp_path):
     rows = tree_rows(cli, session)
     nodes = unique_ids(rows)

@@ -177,7 +177,8 @@ def test_embedded_data_escapes_what_would_end_or_break_a_script(monkeypatch, tmp
         assert "</script" not in low and ("<!--" not in low or "<script" not in low[low.index("<!--"):])
 
 
-@pytest.mark.parametrize("images", ["omit", "inline"])
+# (the default run: images inline, the page with the most to draw; without images in the slow run)
+@pytest.mark.parametrize("images", [pytest.param("omit", marks=pytest.mark.slow), "inline"])
 def test_payloads_never_run_request_or_open_dialogs(monkeypatch, tmp_path, new_page, images):
     code, out = export(monkeypatch, hostile_session(tmp_path), tmp_path / "page.html", "--images", images)
     assert code == 0
@@ -209,7 +210,10 @@ _spec.loader.exec_module(gen)  # type: ignore[union-attr]
 TOO_BIG = {"chain_50000", "siblings_5000", "line_5mb", "many_lines_no_newline_at_all", "cycle_10000", "deep_nesting"}
 #: Not a regular file (a directory, dangling or looping links): nothing to export.
 NOT_FILES = {"dir_named_jsonl", "symlink_dangling", "symlink_loop"}
-QUICK_CASES = {"escapes", "line_separators"}  # the default run's (seconds); the full run takes every case
+#: The default run's case (a browser's 3 s of CPU a page): escapes and markup in every kind of entry,
+#: in ids and types (raw line separators, also in the payloads' session, in the slow run); the full
+#: run takes every case.
+QUICK_CASES = {"escapes"}
 
 
 @pytest.fixture(scope="module")
