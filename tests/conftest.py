@@ -272,10 +272,11 @@ def _children_compile_once():
     """What the pisess processes the tests start import is compiled here, in the worker, into the
     run's compiled files (``_compile_once_for_every_run``), not in the first child a test starts:
     a test may time its child."""
-    import pisess.cli.app  # noqa: F401
-    import pisess.cli.lean_search  # noqa: F401
     import rich.console  # noqa: F401
     import typer  # noqa: F401
+
+    import pisess.cli.app  # noqa: F401
+    import pisess.cli.lean_search  # noqa: F401
 
     yield
 
