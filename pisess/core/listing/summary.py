@@ -414,7 +414,7 @@ def _read_whole(path: str, fd: int, size: int, first: bytes, end: int, acc: _Who
     line holds a ``\r`` (pi's listing ends a line there too) the listing's loop starts again on the
     lines as pi reads them.  Raises ``PiThrows`` where pi's listing fails (the details are then of
     no use), and ``OSError``."""
-    from ..reading.wholescan import WholeScan, read_lines
+    from ..reading.wholescan import Skim, read_lines
 
     if keep:
         raw, first_cr = read_lines(path, fd, size, first)
@@ -423,15 +423,15 @@ def _read_whole(path: str, fd: int, size: int, first: bytes, end: int, acc: _Who
         else:  # (before the header too: its end may then be inside that line)
             _feed(acc, _stream_lines(fd, end, size), path)
         return summarize(raw)
-    scan = WholeScan(path, fd, size, first)
-    for ln in scan:
-        if scan.first_cr is not None:
-            fresh = _Whole(texts=acc.want_texts)
-            _feed(fresh, _stream_lines(fd, end, size), path)
-            acc.__dict__.update(fresh.__dict__)
-            break
-        if ln.offset >= end:
-            _feed_values(acc, (ln,), end)
+    skim = Skim(fd, end, size, first[end:])
+    feed, truthy = acc.feed, js.truthy
+    for _, v in skim:
+        if v is not NOT_JSON and truthy(v):
+            feed(v)
+    if skim.first_cr is not None:
+        fresh = _Whole(texts=acc.want_texts)
+        _feed(fresh, _stream_lines(fd, end, size), path)
+        acc.__dict__.update(fresh.__dict__)
     return None
 
 

@@ -19,8 +19,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from .blocks import line_blocks
-from .images import LINE_MIN, _number, cut_range, placed
+from .images import _KEY, _SPACE, DATA_MIN, LINE_MIN, _number, _opens_member, _string_after, cut_range, placed
 from .jsonl import RawFile, RawLine, is_blank, line_start_after, loads_lean, parse_json
+from .lines import NOT_JSON
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 BLOCK = 4 << 20  # bytes read at once; a longer line grows the buffer to hold it
 
@@ -79,7 +84,7 @@ class WholeScan:
     def _line(self, buf: bytearray, lo: int, hi: int, base: int, number: int) -> RawLine:
         offset = base + lo
         n = hi - lo
-        if n >= LINE_MIN and buf[lo] == 0x7B:  # "{": never blank; the images are cut in the buffer
+        if n >= LINE_MIN and _opens_object(buf, lo, hi):  # never blank; the images are cut in the buffer
             if self.first_cr is None and buf.find(b"\r", lo, hi - 1) >= 0:
                 self.first_cr = offset
             if self._ascii is None:  # (one test of the buffer, usually true, instead of a copy of each image)
@@ -160,3 +165,115 @@ def _sent_part(path: str, fd: int, size: int, start: int) -> tuple:
     scan = WholeScan(path, fd, size, start=start)
     lines = [(ln.number, ln.offset, ln.length, ln.blank, ln.value) for ln in scan]
     return lines, scan.size, scan.ends_with_newline, scan.first_cr
+
+
+SKIM_BLOCK = 4 << 20
+
+
+class Skim:
+    """The values pi's listing loop reads (``buildSessionInfo``: a line's type, its message's role,
+    time and content kind, a ``session_info`` name), line by line from byte ``start`` of the open
+    file ``fd`` up to ``stop``: ``(offset, value)`` of each line that is not blank, ``value`` as
+    ``jsonl.parse_json`` gives it (``NOT_JSON`` included) except that each long ``data`` string of
+    an object (an image's base64, in whatever shape: spaces around the colon, escapes, keys in any
+    order) is read as ``""``: found by byte searches and never decoded, nor copied.  The listing
+    reads no ``data`` member, so its answer is the whole parse's; a line whose cut string pi would
+    refuse (a control character or a bad escape inside it) is the one difference, as in
+    ``images``' lean reads.  ``data``: the bytes at ``start``, already read.
+
+    A line that holds a ``\\r`` before its last byte stops the iteration (Node's ``readline``
+    ends a line there too): ``first_cr`` is then its offset, for the caller to read the rest as pi
+    splits it (a ``\\r`` inside a cut string makes the line invalid JSON for pi, one of the
+    differences above)."""
+
+    def __init__(self, fd: int, start: int, stop: int, data: bytes = b"") -> None:
+        self.fd = fd
+        self.start = start
+        self.stop = stop
+        self.data = data[:stop - start]
+        self.first_cr: int | None = None
+
+    def __iter__(self) -> Iterator[tuple[int, Any]]:
+        for buf, n, base in line_blocks(self.fd, self.start, self.stop, SKIM_BLOCK, first=self.data):
+            find = buf.find
+            pos = 0
+            while pos < n:
+                e = find(b"\n", pos, n)
+                if e < 0:
+                    e = n
+                if e - pos >= LINE_MIN:
+                    lean = skim_cut(buf, pos, e)
+                    if lean.find(b"\r", 0, len(lean) - 1) >= 0:
+                        self.first_cr = base + pos
+                        return
+                    v = _parsed(lean)
+                    if v is NOT_JSON and len(lean) < e - pos:
+                        v = _parsed(_copy(buf, pos, e))  # (a cut that broke the line: the line as it is)
+                    if v is not None:
+                        yield base + pos, v
+                else:
+                    raw = _copy(buf, pos, e)
+                    if raw.find(b"\r", 0, len(raw) - 1) >= 0:
+                        self.first_cr = base + pos
+                        return
+                    if not is_blank(raw):
+                        yield base + pos, parse_json(raw)
+                pos = e + 1
+
+
+def _opens_object(buf: bytearray, lo: int, hi: int) -> bool:
+    """Does ``buf[lo:hi]`` begin with ``{`` after JSON's whitespace (other tools write a space or a
+    tab before it)?"""
+    while lo < hi:
+        b = buf[lo]
+        if b != 0x20 and b != 0x09 and b != 0x0D and b != 0x0A:
+            return b == 0x7B
+        lo += 1
+    return False
+
+
+def _copy(buf: bytearray, lo: int, hi: int) -> bytes:
+    with memoryview(buf) as mv, mv[lo:hi] as piece:
+        return bytes(piece)
+
+
+def _parsed(raw: bytes) -> Any:
+    return None if is_blank(raw) else parse_json(raw)
+
+
+def skim_cut(buf: bytes | bytearray, lo: int, hi: int) -> bytes:
+    """The line ``buf[lo:hi]`` with the characters of each long ``data`` string of an object left
+    out (``""`` in their place): the keys found as ``images.cut_range`` finds them, the string's
+    end at its first quote that no backslash escapes; nothing in it decoded."""
+    with memoryview(buf) as mv:
+        pieces: list = []
+        last = pos = lo
+        find = buf.find
+        while True:
+            k = find(_KEY, pos, hi)
+            if k < 0:
+                break
+            start = _string_after(buf, k + len(_KEY), hi)
+            if start < 0:
+                pos = k + len(_KEY)
+                continue
+            end = find(b'"', start, hi)
+            while end >= 0 and buf[end - 1] == 0x5C:  # "\\": escaped when an odd run of them precedes it
+                j = end - 1
+                while j > start and buf[j - 1] == 0x5C:
+                    j -= 1
+                if (end - j) % 2 == 0:
+                    break
+                end = find(b'"', end + 1, hi)
+            if end < 0:
+                break
+            pos = end + 1
+            if end - start < DATA_MIN or not _opens_member(buf, k, lo):
+                continue
+            pieces.append(mv[last:start])
+            last = end
+        pieces.append(mv[last:hi])
+        lean = b"".join(pieces)
+        pieces.clear()  # (the views go before the buffer may grow)
+    return lean
+
