@@ -195,3 +195,145 @@ def test_the_listing_splits_lines_where_node_s_readline_does(data):
     """``summary._lines`` (``\\n`` first, then ``\\r`` in the pieces that hold one) is the regular
     expression's split, for any mix of line ends."""
     assert summary._lines(data) == summary._EOL.split(data)
+
+
+# --- the listing's whole pass (wholescan.Skim) ------------------------------------------------------------------
+
+_LONG = 20_000  # base64 characters of a long image string: its line is long (LINE_MIN), the string cut (DATA_MIN)
+
+
+def _without_long_data(v):
+    """``v`` with each long ``data`` string of an object as ``""``: what the skim reads."""
+    if isinstance(v, dict):
+        return {k: "" if k == "data" and isinstance(x, str) and len(x) >= _LONG else _without_long_data(x)
+                for k, x in v.items()}
+    if isinstance(v, list):
+        return [_without_long_data(x) for x in v]
+    return v
+
+
+_texts = st.text(alphabet=st.sampled_from('ab"\\/\r\t é{}:'), max_size=12)  # (no comma: odd_line's tabs go after '", ')
+_base64 = st.builds(lambda n, tail: "A/+z" * (n // 4) + tail, st.sampled_from([8, _LONG, _LONG + 8]),
+                    st.sampled_from(["", '"', "\\", '\\"', "="]))
+_blocks = st.one_of(
+    st.fixed_dictionaries({"type": st.just("image"), "data": _base64, "mimeType": st.just("image/png")}),
+    st.fixed_dictionaries({"type": st.just("text"), "text": _texts}),
+    st.fixed_dictionaries({"type": st.just("text"), "text": _texts, "data": _base64}),
+    st.fixed_dictionaries({"type": st.just("note"), "note": st.fixed_dictionaries({"data": _base64, "k": _texts})}))
+_entries = st.fixed_dictionaries({
+    "type": st.sampled_from(["message", "custom_message", "session_info"]),
+    "id": _texts, "timestamp": st.just("2025-03-03T11:06:40.000Z"),
+    "message": st.fixed_dictionaries({"role": st.sampled_from(["user", "assistant", "toolResult"]),
+                                      "content": st.lists(_blocks, max_size=3),
+                                      "timestamp": st.integers(0, 2**40)}),
+    "name": _texts})
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_entries, min_size=1, max_size=5), st.lists(st.integers(0, 11), min_size=5, max_size=5),
+       st.sampled_from([b"\n", b"\r\n"]))
+def test_the_skim_reads_each_line_as_a_whole_parse_without_its_images(tmp_path_factory, values, numbers, end):
+    """Any values in any of the odd shapes (spaces, tabs, ``\\/`` and ``\\u`` escapes, keys
+    reordered, a quote or a backslash escaped at the end of a long string, CRLF): the skim's value
+    of each line is the whole line's parse with each long ``data`` string read as ``""``; the
+    offsets are the lines'."""
+    from pisess.core.reading.wholescan import Skim
+
+    lines = [shapes.odd_line(v, n).encode() for v, n in zip(values, numbers)]
+    data = end.join(lines)
+    path = tmp_path_factory.mktemp("skim") / "s.jsonl"
+    path.write_bytes(data)
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        skim = Skim(fd, 0, len(data))
+        got = list(skim)
+    finally:
+        os.close(fd)
+    assert skim.first_cr is None
+    offsets = [0]
+    for line in lines[:-1]:
+        offsets.append(offsets[-1] + len(line) + len(end))
+    assert got == [(o, _without_long_data(v)) for o, v in zip(offsets, values)]
+
+
+def test_the_skim_stops_at_a_line_node_splits_at_a_lone_cr(tmp_path):
+    from pisess.core.reading.wholescan import Skim
+
+    long_image = {"type": "image", "data": "QUJD" * 5000, "mimeType": "image/png"}
+    lines = [json.dumps({"n": 1, "content": [long_image]}).encode(),
+             json.dumps({"n": 2, "content": [long_image]}).replace(", ", ",\r ").encode(), b'{"n": 3}']
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"\n".join(lines))
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        skim = Skim(fd, 0, path.stat().st_size)
+        got = [v["n"] for _, v in skim]
+    finally:
+        os.close(fd)
+    assert got == [1] and skim.first_cr == len(lines[0]) + 1
+
+
+def _pi_listing(path: Path) -> tuple:
+    """pi's ``buildSessionInfo`` fields, read the plain way: the whole file split as Node's
+    ``readline`` splits it, every line parsed whole."""
+    data = path.read_bytes()
+    lines = summary._lines(data)
+    header_at = next(i for i, line in enumerate(lines) if summary._value(line) is not None)
+    acc = summary._Whole(texts=False)
+    for line in lines[header_at + 1:]:
+        v = summary._value(line)
+        if v is not None:
+            acc.feed(v)
+    return acc.last, acc.count, acc.name
+
+
+@pytest.mark.parametrize("damage", ["none", "lone cr", "throws"])
+def test_the_listing_s_whole_pass_gives_pi_s_answer_on_the_odd_shape(tmp_path, monkeypatch, damage):
+    """A file past ``SCAN_MIN`` whose message times are later than their entries' (the end proves
+    nothing: every line is read, by the skim): the listing's answer is the plain whole read's, with
+    a line Node's ``readline`` splits at a lone ``\\r`` and with a line pi's listing throws on."""
+    values = shapes.entries(40, image_kb=32)
+    if damage == "throws":
+        values[9]["message"]["content"] = None
+    path = tmp_path / "s.jsonl"
+    shapes.write_odd(str(path), values)
+    if damage == "lone cr":  # JSON's whitespace between two tokens of line 8, the message read as two lines
+        lines = path.read_bytes().split(b"\r\n")
+        lines[8] = lines[8].replace(b'"content": [', b'"content":\r [', 1)
+        path.write_bytes(b"\r\n".join(lines))
+    assert path.stat().st_size > summary.SCAN_MIN
+    from pisess.core.reading import wholescan
+
+    skims: list = []
+    real = wholescan.Skim
+    monkeypatch.setattr(wholescan, "Skim", lambda *a: skims.append(real(*a)) or skims[-1])
+    info = summary.read_cli_info(str(path))
+    assert len(skims) == 1  # the end proved nothing: one whole pass, the skim's
+    if damage == "throws":
+        assert isinstance(info, summary.CliSkip) and info.code == "invalid_entry"
+        return
+    assert isinstance(info, summary.CliInfo) and info.read == "file"
+    assert (skims[0].first_cr is not None) == (damage == "lone cr")
+    assert (info.last_activity, info.message_count, info.name) == _pi_listing(path)
+    assert info.last_activity == max(v["message"]["timestamp"] for v in values if v["type"] == "message"
+                                     and v["message"]["role"] in ("user", "assistant"))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from("AB/+z=é\"\\"), max_size=300), st.booleans(), st.booleans(), st.booleans(),
+       st.sampled_from([7, 16, 64]))
+def test_an_escaped_string_is_counted_a_piece_at_a_time(monkeypatch, text, ascii_only, slashes, a_escaped, piece):
+    """``images._escaped_chars`` (a long escaped base64 decoded a piece at a time, never whole)
+    gives the characters and trailing ``=`` the whole string's decode gives, or refuses it where
+    that does (not ASCII, a backslash that escapes the closing quote), wherever the pieces end."""
+    from pisess.core.reading import images
+
+    raw = json.dumps(text, ensure_ascii=ascii_only)[1:-1]
+    raw = raw.replace("/", "\\/") if slashes else raw
+    raw = raw.replace("A", "\\u0041") if a_escaped else raw
+    for cut_quote in (False, True):
+        b = (raw + "\\" if cut_quote else raw).encode()
+        whole = images._decoded(b)
+        want = None if whole is None else (len(whole), len(whole) - len(whole.rstrip("=")))
+        monkeypatch.setattr(images, "_PIECE", piece)
+        assert images._escaped_chars(bytearray(b"x" + b + b"y"), 1, len(b) + 1) == want

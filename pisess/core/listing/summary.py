@@ -408,9 +408,10 @@ def _feed(acc: _Whole, lines: Iterable[bytes], path: str) -> None:
 
 def _read_whole(path: str, fd: int, size: int, first: bytes, end: int, acc: _Whole,
                 keep: bool = True) -> dict | None:
-    """One read of the whole file (``wholescan.WholeScan``) feeding pi's listing loop ``acc`` with
-    the lines after the header (which ends at byte ``end``) and, with ``keep``, the file's
-    ``ls --long`` details from the same lines (``summarize``; ``None`` without ``keep``).  Where a
+    """One read of the whole file feeding pi's listing loop ``acc`` with the lines after the
+    header (which ends at byte ``end``) and, with ``keep``, the file's ``ls --long`` details from
+    the same lines (``wholescan.read_lines``, ``summarize``); without ``keep`` (``None``) only what
+    the listing reads of each line (``wholescan.Skim``: the images' base64 skipped).  Where a
     line holds a ``\r`` (pi's listing ends a line there too) the listing's loop starts again on the
     lines as pi reads them.  Raises ``PiThrows`` where pi's listing fails (the details are then of
     no use), and ``OSError``."""

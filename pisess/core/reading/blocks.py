@@ -48,7 +48,7 @@ def line_blocks(fd: int, start: int = 0, stop: int | None = None, block: int = B
         got = 0
         if left:
             if have == len(buf):  # one line longer than the buffer
-                buf.extend(bytes(len(buf)))
+                buf *= 2  # (in place: no zeroed copy beside it; what lies past ``have`` is read over)
             with memoryview(buf) as mv, (mv[have:] if left < 0 else mv[have:have + left]) as into:
                 got = preadv(fd, [into], base + have)
             if tick and got:
@@ -69,3 +69,11 @@ def line_blocks(fd: int, start: int = 0, stop: int | None = None, block: int = B
                 mv[:rest] = mv[end:have]
         base += end
         have = rest
+
+
+def copy_out(buf: bytes | bytearray, lo: int, hi: int) -> bytes:
+    """``bytes(buf[lo:hi])`` in one copy (a slice of a ``bytearray`` is a copy of its own)."""
+    if type(buf) is bytes:
+        return buf[lo:hi]
+    with memoryview(buf) as mv, mv[lo:hi] as part:
+        return bytes(part)

@@ -34,6 +34,8 @@ import os
 from collections import namedtuple
 from collections.abc import Iterator, Sequence
 
+from .blocks import copy_out
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -106,7 +108,7 @@ def cut_range(buf: bytes | bytearray, lo: int, hi: int, offset: int, path: str,
     for a line alone, once; a copy of each image tests a piece of a buffer that is not)."""
     whole = lo == 0 and hi == len(buf) and type(buf) is bytes
     if hi - lo < LINE_MIN:
-        return buf if whole else bytes(buf[lo:hi]), 0  # type: ignore[return-value]
+        return buf if whole else copy_out(buf, lo, hi), 0  # type: ignore[return-value]
     pieces: list = []
     last = pos = lo
     find = buf.find
@@ -127,11 +129,11 @@ def cut_range(buf: bytes | bytearray, lo: int, hi: int, offset: int, path: str,
             continue
         escaped = 0
         if find(b"\\", start, end) >= 0:
-            text = _decoded(buf[start:end])
-            if text is None or len(text) < DATA_MIN:
+            counted = _escaped_chars(buf, start, end)
+            if counted is None or counted[0] < DATA_MIN:
                 continue
-            escaped = end - start - len(text)
-            pad = len(text) - len(text.rstrip("="))
+            escaped = end - start - counted[0]
+            pad = counted[1]
         else:
             if ascii_buf is None:  # (usually true: then no piece of it needs the test, nor a copy)
                 ascii_buf = whole and buf.isascii()
@@ -143,7 +145,7 @@ def cut_range(buf: bytes | bytearray, lo: int, hi: int, offset: int, path: str,
         last = end
         cuts += 1
     if not cuts:
-        return buf if whole else bytes(buf[lo:hi]), 0  # type: ignore[return-value]
+        return buf if whole else copy_out(buf, lo, hi), 0  # type: ignore[return-value]
     pieces.append(buf[last:hi])
     return b"".join(pieces), cuts
 
@@ -170,6 +172,47 @@ def _opens_member(buf: bytes | bytearray, k: int, lo: int) -> bool:
     while k >= lo and buf[k] in _SPACE:
         k -= 1
     return k >= lo and buf[k] in _OPENERS
+
+
+_PIECE = 1 << 20  # bytes of an escaped string decoded at once
+
+
+def _escaped_chars(buf: bytes | bytearray, start: int, end: int) -> tuple[int, int] | None:
+    """``(characters, trailing '=')`` of the JSON string ``buf[start:end]`` (escapes in it, no
+    quotes), decoded a piece at a time (``_decoded``'s test of each: a string of 100 MB is never
+    held twice), else ``None``.  A piece ends before a run of backslashes near its end: such a
+    run starts an escape, and an escape is never cut in two."""
+    chars = pad = 0
+    i = start
+    while i < end:
+        j = min(end, i + _PIECE)
+        if j < end:
+            k = buf.rfind(b"\\", j - 6, j)  # (an escape is at most 6 bytes: \uXXXX)
+            if k >= 0:
+                while k > i and buf[k - 1] == 0x5C:
+                    k -= 1
+                if k == i:  # the run opens the piece: end it after the run's escapes instead
+                    k = _escapes_end(buf, k, end)
+                j = k
+        text = _decoded(buf[i:j])
+        if text is None:
+            return None
+        chars += len(text)
+        kept = len(text.rstrip("="))
+        pad = pad + len(text) if kept == 0 else len(text) - kept
+        i = j
+    return chars, pad
+
+
+def _escapes_end(buf: bytes | bytearray, k: int, end: int) -> int:
+    """Where the escapes end that the run of backslashes at ``k`` opens: after the run's pairs
+    (``\\\\``) and the escape its last odd backslash opens (``\\uXXXX`` or two bytes)."""
+    r = k
+    while r < end and buf[r] == 0x5C:
+        r += 1
+    if (r - k) % 2:
+        r += 5 if buf[r:r + 1] == b"u" else 1
+    return min(r, end)
 
 
 def _decoded(raw: bytes | bytearray) -> str | None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import orjson
 
 from ..js import js_blank
-from .blocks import line_blocks
+from .blocks import copy_out, line_blocks
 from .deepjson import loads as deep_loads
 from .files import open_file, open_regular, os_error, read_first_line
 from .images import MARK_JSON, cut, lean_line, placed
@@ -435,7 +435,7 @@ def iter_blocks(path: str, tick=None, chunk_size: int | None = None, start: int 
             last = buf.rfind(b"\n", 0, end)  # the file's last line has no "\n": a block of its own
             if last >= 0:
                 yield offset, _lines(buf, last), True
-            yield offset + last + 1, [bytes(buf[last + 1:end])], False
+            yield offset + last + 1, [copy_out(buf, last + 1, end)], False
     except OSError as e:
         raise storage_error(path, e) from None
     finally:

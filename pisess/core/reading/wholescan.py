@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from .blocks import line_blocks
-from .images import _KEY, _SPACE, DATA_MIN, LINE_MIN, _number, _opens_member, _string_after, cut_range, placed
+from .blocks import copy_out, line_blocks
+from .images import _KEY, DATA_MIN, LINE_MIN, _number, _opens_member, _string_after, cut_range, placed
 from .jsonl import RawFile, RawLine, is_blank, line_start_after, loads_lean, parse_json
 from .lines import NOT_JSON
 
@@ -94,11 +94,11 @@ class WholeScan:
                 return RawLine(number, offset, n, False, parse_json(lean))
             v = parse_json(lean)
             if placed(v) != cuts:
-                v = parse_json(bytes(buf[lo:hi]))  # a cut outside an image block: the whole line as it is
+                v = parse_json(copy_out(buf, lo, hi))  # a cut outside an image block: the whole line as it is
             else:
                 self.elided += n - len(lean)
             return RawLine(number, offset, n, False, v)
-        raw = bytes(buf[lo:hi])
+        raw = copy_out(buf, lo, hi)
         if self.first_cr is None and raw.find(b"\r", 0, n - 1) >= 0:
             self.first_cr = offset
         if is_blank(raw):
@@ -167,9 +167,6 @@ def _sent_part(path: str, fd: int, size: int, start: int) -> tuple:
     return lines, scan.size, scan.ends_with_newline, scan.first_cr
 
 
-SKIM_BLOCK = 4 << 20
-
-
 class Skim:
     """The values pi's listing loop reads (``buildSessionInfo``: a line's type, its message's role,
     time and content kind, a ``session_info`` name), line by line from byte ``start`` of the open
@@ -183,8 +180,7 @@ class Skim:
 
     A line that holds a ``\\r`` before its last byte stops the iteration (Node's ``readline``
     ends a line there too): ``first_cr`` is then its offset, for the caller to read the rest as pi
-    splits it (a ``\\r`` inside a cut string makes the line invalid JSON for pi, one of the
-    differences above)."""
+    splits it."""
 
     def __init__(self, fd: int, start: int, stop: int, data: bytes = b"") -> None:
         self.fd = fd
@@ -194,7 +190,7 @@ class Skim:
         self.first_cr: int | None = None
 
     def __iter__(self) -> Iterator[tuple[int, Any]]:
-        for buf, n, base in line_blocks(self.fd, self.start, self.stop, SKIM_BLOCK, first=self.data):
+        for buf, n, base in line_blocks(self.fd, self.start, self.stop, BLOCK, first=self.data):
             find = buf.find
             pos = 0
             while pos < n:
@@ -202,17 +198,17 @@ class Skim:
                 if e < 0:
                     e = n
                 if e - pos >= LINE_MIN:
-                    lean = skim_cut(buf, pos, e)
-                    if lean.find(b"\r", 0, len(lean) - 1) >= 0:
+                    if find(b"\r", pos, e - 1) >= 0:
                         self.first_cr = base + pos
                         return
+                    lean = skim_cut(buf, pos, e)
                     v = _parsed(lean)
                     if v is NOT_JSON and len(lean) < e - pos:
-                        v = _parsed(_copy(buf, pos, e))  # (a cut that broke the line: the line as it is)
+                        v = _parsed(copy_out(buf, pos, e))  # (a cut that broke the line: the line as it is)
                     if v is not None:
                         yield base + pos, v
                 else:
-                    raw = _copy(buf, pos, e)
+                    raw = copy_out(buf, pos, e)
                     if raw.find(b"\r", 0, len(raw) - 1) >= 0:
                         self.first_cr = base + pos
                         return
@@ -230,11 +226,6 @@ def _opens_object(buf: bytearray, lo: int, hi: int) -> bool:
             return b == 0x7B
         lo += 1
     return False
-
-
-def _copy(buf: bytearray, lo: int, hi: int) -> bytes:
-    with memoryview(buf) as mv, mv[lo:hi] as piece:
-        return bytes(piece)
 
 
 def _parsed(raw: bytes) -> Any:
