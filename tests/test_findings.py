@@ -22,6 +22,7 @@ MULTI = "--home-alice-multi--"
 TWINS = "--home-alice-twins--"
 NESTED = "--home-alice-nested--"
 RENAMED = "--home-alice-renamed--"
+MISMATCH = "--home-alice-mismatch--"
 
 
 @pytest.fixture()
@@ -142,6 +143,51 @@ def test_validate_warns_of_a_result_without_call_on_another_path(root):
     assert doc["summary"] == {**doc["summary"], "errorCount": 0, "warningCount": 1}
     text = _text("validate", str(f), fits=False)
     assert ":6: warning tool_result_without_call: tool result " in text
+
+
+def test_validate_flags_a_result_whose_assistant_never_made_its_call(root, monkeypatch, tmp_path):
+    """Its call is not compacted away nor hidden: the assistant above it made another call (a
+    tool rewrote the ids on one side).  pi-ai passes the result without a call of its id and
+    makes up a result for the call: one error for the result (said in words, with what to do),
+    one note for the call, neither twice."""
+    f = root / MISMATCH / "renamed-call.jsonl"
+    pi = ANSWERS["files"][f"{MISMATCH}/renamed-call.jsonl"]["context"]
+    assert _pi_provider_orphans(pi["provider"]) == (["call_m1|fc_0001"], ["toolu_m1"])
+    doc = _json("validate", str(f), code=1)
+    (got,) = _findings(doc, "tool_result_without_call")
+    assert got["severity"] == "error" and got["entryId"] == pi["messageEntryIds"][pi["roles"].index("toolResult")]
+    assistant = pi["messageEntryIds"][pi["roles"].index("assistant")]
+    assert f"answers call call_m1|fc_0001 (bash), which is not in the context at the leaf: assistant {assistant} " \
+           "before it made no such call. pi sends the result to the provider without the call it answers" in got["message"]
+    assert f"To go on, fork at {assistant}" in got["message"]
+    (call,) = _findings(doc, "tool_call_without_result")
+    assert call["severity"] == "info" and "toolu_m1 (bash)" in call["message"]
+    assert doc["summary"]["errorCount"] == 1
+    # the same answer through the index cache (small files too), cold and warm
+    monkeypatch.setenv("PISESS_CACHE", "all")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    for _ in range(2):
+        assert _json("validate", str(f), code=1)["files"] == doc["files"]
+
+
+def test_a_result_under_an_assistant_that_ended_in_an_error_goes_without_its_call(tmp_path):
+    """pi-ai drops an assistant that ended in an error or was aborted, its calls with it: a
+    result below it goes without its call (the same rule as ``context``'s)."""
+    src = (FINDINGS / "sessions" / MISMATCH / "renamed-call.jsonl").read_text().splitlines()
+    lines = [json.loads(x) for x in src]
+    for e in lines:
+        m = e.get("message", {})
+        if m.get("role") == "toolResult":
+            m["toolCallId"] = "toolu_m1"  # the call's own id: paired, until its assistant is dropped
+        elif m.get("role") == "assistant" and m.get("stopReason") == "toolUse":
+            m["stopReason"] = "error"
+    f = tmp_path / "errored.jsonl"
+    f.write_text("".join(json.dumps(e) + "\n" for e in lines))
+    doc = _json("validate", str(f), code=1)
+    (got,) = _findings(doc, "tool_result_without_call")
+    assert "ended error and is not sent" in got["message"]
+    ctx = _json("context", str(f))
+    assert [u["toolCallId"] for u in ctx["toolResultsWithoutCall"]] == ["toolu_m1"]
 
 
 def test_validate_of_a_clean_tree_says_nothing_of_pairing(root):

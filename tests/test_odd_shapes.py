@@ -337,3 +337,71 @@ def test_an_escaped_string_is_counted_a_piece_at_a_time(monkeypatch, text, ascii
         want = None if whole is None else (len(whole), len(whole) - len(whole.rstrip("=")))
         monkeypatch.setattr(images, "_PIECE", piece)
         assert images._escaped_chars(bytearray(b"x" + b + b"y"), 1, len(b) + 1) == want
+
+
+# --- one long line ----------------------------------------------------------------------------------------------
+
+def _one_long_line(root: Path, kind: str, size: int, shape: str = "odd") -> Path:
+    """Two turns whose first tool result holds one long ``text`` (``kind`` text: ``size``
+    characters of output, quotes and a non-ASCII mark in each line of it) or one image of
+    ``size`` base64 characters, in ``shape`` (odd: CRLF, no final newline, escapes)."""
+    import base64
+    import random
+
+    values = shapes.entries(2, image_kb=8)
+    result = next(v["message"] for v in values if v["type"] == "message" and v["message"]["role"] == "toolResult")
+    if kind == "image":
+        result["content"][1]["data"] = base64.b64encode(random.Random(34).randbytes(size * 3 // 4)).decode()
+    else:
+        result["content"][0]["text"] = ('line of output "quoted" ✓\n' * (size // 27 + 1))[:size]
+    d = root / "sessions" / "--home-user-odd-shapes--"
+    d.mkdir(parents=True, exist_ok=True)
+    path = d / "2025-03-03T11-06-40-000Z_long.jsonl"
+    (shapes.write_pi if shape == "pi" else shapes.write_odd)(str(path), values)
+    return path
+
+
+def _peak_rss(path: Path, label: str) -> int:
+    """The peak resident memory (bytes) of ``pisess`` running the command on ``path``, in a child."""
+    env = {**os.environ, "PISESS_CACHE": "off", "COLUMNS": "100", "NO_COLOR": "1"}
+    cmd = [sys.executable, "-c", "import sys; from pisess.cli.app import main; sys.argv[0] = 'pisess'; main()",
+           *_argv(label, path)]
+    with open(os.devnull, "wb") as sink:
+        child = subprocess.Popen(cmd, stdout=sink, stderr=subprocess.PIPE, env=env, cwd=ROOT)
+        assert child.stderr is not None
+        err = child.stderr.read()
+        _, status, usage = os.wait4(child.pid, 0)
+    child.returncode = os.waitstatus_to_exitcode(status)
+    assert child.returncode in (0, 1), (label, err[-2000:])
+    return usage.ru_maxrss * 1024
+
+
+def _held_by_line(tmp_path: Path, label: str, kind: str, size: int) -> tuple[int, int]:
+    """How much more memory the command takes on a file whose one line is ``size`` bytes longer."""
+    small = _one_long_line(tmp_path / "small", kind, 64 << 10)
+    big = _one_long_line(tmp_path / "big", kind, size)
+    return _peak_rss(big, label) - _peak_rss(small, label), big.stat().st_size - small.stat().st_size
+
+
+LINE_TIMES = 8  # a line of text held as its bytes, its string (two bytes a character here) and the JSON out
+
+
+@pytest.mark.parametrize("kind", ["image", "text"])
+@pytest.mark.parametrize("label", ["ls --long", "tree", "context --json"])
+def test_one_long_line_costs_a_few_times_the_line(tmp_path, label, kind):
+    """A line of 4 MB (an image, or a tool's output with quotes and a non-ASCII mark) in the odd
+    shape (CRLF, no final newline, escapes): each command holds at most a few copies of it, plus
+    a block: the memory is bounded by the line, whatever reads it.  (tests/bench case 17 and the
+    slow test below: the same for 100 MB.)"""
+    grown, longer = _held_by_line(tmp_path, label, kind, 4 << 20)
+    assert grown < LINE_TIMES * longer + (16 << 20), (label, kind, grown >> 20, longer >> 20)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["image", "text"])
+@pytest.mark.parametrize("label", list(COMMANDS))
+def test_one_line_of_100_mb_costs_a_few_times_the_line(tmp_path, label, kind):
+    """A real 100 MB line (one message with a 100 MB image or text), odd-shaped: every command
+    holds no more than ``LINE_TIMES`` times the line; an image, never decoded, much less."""
+    grown, longer = _held_by_line(tmp_path, label, kind, 100 << 20)
+    assert grown < (LINE_TIMES if kind == "text" else 5) * longer, (label, kind, grown >> 20, longer >> 20)

@@ -51,11 +51,25 @@ def _why(messages: list, sources: list, i: int, id_width: int = 8) -> str:
     return "it opens the context"
 
 
-def _suspects(session: Session) -> list[int]:
+def _suspects(session: Session, not_made: list[int] | None = None) -> list[int]:
     """Positions of tool results that may go without their call: up the parents (through other
     tool results and entries that give no message) something else than an assistant message
     comes first, or the assistant is the target of a context edit, or a compaction keeps from
-    the result.  A result pi wrote in its turn is none of these."""
+    the result, or the assistant made no call of its id (``not_made``, else found:
+    ``calls_not_made``).  A result pi wrote in its turn is none of these."""
+    out, turns = _walk(session)
+    return sorted(out + (calls_not_made(session, turns) if not_made is None else not_made))
+
+
+def results_not_made(session: Session) -> list[int]:
+    """The tool results whose assistant (up their parents) made no call of their id, or is one
+    pi-ai drops (``calls_not_made``)."""
+    return calls_not_made(session, _walk(session)[1])
+
+
+def _walk(session: Session) -> tuple[list[int], dict[int, list[int]]]:
+    """The results whose walk up the parents meets no assistant message to answer (or an edited
+    one, or a compaction keeps from them), and the others by the assistant their walk meets."""
     store = session.store
     role_of: dict[int, Any] = {}
 
@@ -89,6 +103,7 @@ def _suspects(session: Session) -> list[int]:
             if p is not None:
                 kept_from.add(p)
     out = []
+    turns: dict[int, list[int]] = {}  # assistant position -> the results whose walk up reached it
     for q in store.role_positions("toolResult"):
         if q in kept_from:
             out.append(q)
@@ -102,7 +117,68 @@ def _suspects(session: Session) -> list[int]:
             break
         if p is None or r != "assistant" or p in edited:
             out.append(q)
+        else:
+            turns.setdefault(p, []).append(q)
+    return out, turns
+
+
+def calls_not_made(session: Session, turns: dict[int, list[int]]) -> list[int]:
+    """The results among ``turns`` (an assistant's position -> the results below it) whose call
+    id is none of that assistant's calls (a tool that rewrote one side's ids, a result moved under
+    another turn), or whose assistant pi-ai drops (it ended ``error`` or ``aborted``): each goes to
+    the provider without its call.  Reads the assistants and their results whole."""
+    if not turns:
+        return []
+    calls: dict[int, set | None] = {}  # assistant position -> its call ids (None: dropped)
+    for pos, e in session.complete_at(sorted(turns)):
+        m = e.get("message") if isinstance(e, dict) else None
+        content = m.get("content") if isinstance(m, dict) else None
+        if isinstance(m, dict) and m.get("stopReason") in SKIPPED:
+            calls[pos] = None
+        else:
+            calls[pos] = {js.key(b.get("id")) for b in content if isinstance(b, dict) and b.get("type") == "toolCall"} \
+                if isinstance(content, list) else set()
+    made = {q: calls.get(p) for p, qs in turns.items() for q in qs}
+    out = [q for q, ids in made.items() if ids is None]
+
+    def unsure(q: int, line: bytes) -> bool:
+        ids = made[q]
+        return ids is not None and _plain_call_id(line) not in ids
+
+    for q, e in session.complete_at(sorted(made), unsure):
+        m = e.get("message") if isinstance(e, dict) else None
+        if not isinstance(m, dict) or js.key(get(m, "toolCallId")) not in made[q]:  # type: ignore[operator]
+            out.append(q)
     return out
+
+
+_CALL_ID_KEY = b'"toolCallId"'
+
+
+def _plain_call_id(line: bytes) -> str | None:
+    """The ``toolCallId`` of a tool result's line read from its bytes where that is plain: the
+    line names the key once, its string holds no escape (else ``None``: parse the line).  A
+    result whose call is among its assistant's is then known without a parse."""
+    k = line.find(_CALL_ID_KEY)
+    if k < 0 or line.find(_CALL_ID_KEY, k + len(_CALL_ID_KEY)) >= 0:
+        return None
+    k += len(_CALL_ID_KEY)
+    while line[k:k + 1] in (b" ", b"\t", b"\r", b"\n"):
+        k += 1
+    if line[k:k + 1] != b":":
+        return None
+    k += 1
+    while line[k:k + 1] in (b" ", b"\t", b"\r", b"\n"):
+        k += 1
+    if line[k:k + 1] != b'"':
+        return None
+    end = line.find(b'"', k + 1)
+    if end < 0 or line.find(b"\\", k + 1, end) >= 0:
+        return None
+    try:
+        return line[k + 1:end].decode("utf-8")
+    except UnicodeDecodeError:
+        return None
 
 
 def _tips_below(session: Session, positions: Iterable[int]) -> list[int]:
@@ -196,10 +272,11 @@ def _edit_hiding_call(session: Session, ctx: Any, pos: int) -> str | None:
     return None
 
 
-def unpaired_results(session: Session) -> list[Unpaired]:
+def unpaired_results(session: Session, not_made: list[int] | None = None) -> list[Unpaired]:
     """The tool results the provider would get without their call, on the leaf's context and on
-    the other paths through a suspect (at most ``MAX_OTHER_PATHS`` of them), in file order."""
-    suspects = _suspects(session)
+    the other paths through a suspect (at most ``MAX_OTHER_PATHS`` of them), in file order.
+    ``not_made``: ``results_not_made(session)``, where the caller has it."""
+    suspects = _suspects(session, not_made)
     if not suspects:
         return []
     store = session.store

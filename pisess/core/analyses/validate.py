@@ -291,8 +291,9 @@ def _session_findings(raw: RawFile, harness_session: Session | None, cli: Sessio
     if cli.migrated_from_version is None:
         _without_ids(sum(1 for e in cli.entries if not isinstance(get(e, "id"), str)), add)
     _pi16_findings(cli, range(len(cli.entries)), add)
-    _tool_call_findings(cli, add)
-    _pairing_findings(cli, add)
+    not_made = _not_made(cli)
+    _tool_call_findings(cli, add, not_made=not_made)
+    _pairing_findings(cli, add, not_made)
     _context_findings(raw, {"harness": harness_session, "cli": cli}, add)
 
 
@@ -426,12 +427,13 @@ def _turn_of(store: Any, pos: int, known: dict) -> int | None:
     return None
 
 
-def unanswered_tool_calls(session: Session) -> Iterator[tuple[int, list]]:
+def unanswered_tool_calls(session: Session, not_made: list[int] = ()) -> Iterator[tuple[int, list]]:  # type: ignore[assignment]
     """``(position, [(call id, tool name)])`` of each assistant message with tool calls that no
     tool result below it answers (up to the next message of another role).  Messages pi's
     provider layer drops (``stopReason`` error or aborted) are left out: their calls never ran.
     A turn's results are counted on the index; only an assistant line that mentions ``"toolCall"``
-    more often than its turn has results is parsed, and those results then (their ids)."""
+    more often than its turn has results is parsed, and those results then (their ids), or one
+    with a result whose id is none of its calls (``not_made``: ``unpaired.results_not_made``)."""
     store = session.store
     known: dict = {}
     answers: dict = {}
@@ -439,8 +441,10 @@ def unanswered_tool_calls(session: Session) -> Iterator[tuple[int, list]]:
         turn = known[q] = _turn_of(store, q, known)
         if turn is not None:
             answers.setdefault(turn, []).append(q)
+    unsure = {known.get(q) for q in not_made}
+
     def worth(pos: int, line: bytes) -> bool:
-        return line.count(b'"toolCall"') > len(answers.get(pos, ()))
+        return pos in unsure or line.count(b'"toolCall"') > len(answers.get(pos, ()))
 
     for pos, e in session.complete_at(store.role_positions("assistant"), worth):
         m = e.get("message") if isinstance(e, dict) else None
@@ -449,7 +453,7 @@ def unanswered_tool_calls(session: Session) -> Iterator[tuple[int, list]]:
             continue
         calls = [(b.get("id"), b.get("name")) for b in content if isinstance(b, dict) and b.get("type") == "toolCall"]
         results = answers.get(pos, [])
-        if len(results) >= len(calls):
+        if len(results) >= len(calls) and pos not in unsure:
             continue
         ids = {js.key(r["message"].get("toolCallId")) for _, r in session.complete_at(results)
                if isinstance(r, dict) and isinstance(r.get("message"), dict)}
@@ -458,7 +462,18 @@ def unanswered_tool_calls(session: Session) -> Iterator[tuple[int, list]]:
             yield pos, missing
 
 
-def _tool_call_findings(cli: Session, add: Add, path: str | None = None) -> None:
+def _not_made(cli: Session, path: str | None = None) -> list[int]:
+    """``unpaired.results_not_made``: the tool results whose assistant made no call of their id
+    (read once for both findings that need it; the index cache keeps them for the file)."""
+    from ..reading import cache
+    from .unpaired import results_not_made
+
+    if path is None:
+        return results_not_made(cli)
+    return cache.summary(path, f"notmade1:{cli.pi_version}", lambda: results_not_made(cli))
+
+
+def _tool_call_findings(cli: Session, add: Add, path: str | None = None, not_made: list[int] = ()) -> None:  # type: ignore[assignment]
     """pi #9986: before pi 1.6, Esc during a batch of tool calls left the calls that had not
     started without a result; pi 1.6 writes an "Operation aborted" result for each.  The provider
     layer sends the model a "No result provided" error result in place of a missing one (spec §7),
@@ -468,10 +483,10 @@ def _tool_call_findings(cli: Session, add: Add, path: str | None = None) -> None
 
     def compute() -> list:
         return [[pos, ", ".join(f"{js.to_string(c)} ({js.to_string(n)})" for c, n in missing), len(missing)]
-                for pos, missing in unanswered_tool_calls(cli)]
+                for pos, missing in unanswered_tool_calls(cli, not_made)]
 
     store = cli.store
-    found = compute() if path is None else cache.summary(path, f"toolcalls1:{cli.pi_version}", compute)
+    found = compute() if path is None else cache.summary(path, f"toolcalls2:{cli.pi_version}", compute)
     for pos, calls, n in found:
         e = store[pos]
         eid = _id_str(e.get("id")) if isinstance(e, dict) else None
@@ -488,13 +503,14 @@ def _tool_call_findings(cli: Session, add: Add, path: str | None = None) -> None
                     "model a \"No result provided\" error result in its place", store.line(pos), None, eid))
 
 
-def _pairing_findings(cli: Session, add: Add) -> None:
-    """``tool_result_without_call`` (pi #4570): a tool result the provider gets without its call
-    refuses every request.  An error where it is in the context at the leaf (pi cannot go on from
-    there), a warning where it is on another path only (going on there would fail)."""
+def _pairing_findings(cli: Session, add: Add, not_made: list[int] | None = None) -> None:
+    """``tool_result_without_call``: a tool result the provider gets without its call refuses
+    every request (pi #4570).  An error where it is in the context at the leaf (pi cannot go on
+    from there), a warning where it is on another path only (going on there would fail); each
+    result once, whatever left it without its call (``not_made``: ``_not_made``)."""
     from .unpaired import unpaired_results
 
-    found = unpaired_results(cli)
+    found = unpaired_results(cli, not_made)
     at_leaf = {u.position for u in found if u.at_leaf}
     store = cli.store
     for u in found:
@@ -508,18 +524,20 @@ def _pairing_findings(cli: Session, add: Add) -> None:
             fork = (f"fork at {parent[:w]}, the entry before it (pisess fork FILE {parent[:w]} --position at)"
                     if parent else "start a new session")
             add(Finding("error", "tool_result_without_call",
-                        f"tool result {eid} answers call {call}, which is not in the context at the leaf: {u.why}; "
-                        "pi-ai sends the result without its call and the provider refuses it, every request from "
-                        f"now on (pi #4570): the session cannot go on from its leaf; {fork}, or hide it with a "
-                        f"context edit of {eid} (replacement null, pi 1.x)", store.line(u.position), None, eid))
+                        f"tool result {eid} answers call {call}, which is not in the context at the leaf: {u.why}. "
+                        "pi sends the result to the provider without the call it answers, and the provider rejects "
+                        "that request and every later one: the session cannot go on from its leaf. To go on, "
+                        f"{fork}, or hide the result with a context edit of {eid} (replacement null, pi 1.x) "
+                        "(pi #4570)", store.line(u.position), None, eid))
         else:
             n = len(u.tips)
             tip = _id_str(u.tips[0]) or "?"
             add(Finding("warning", "tool_result_without_call",
                         f"tool result {eid} answers call {call}, which is not in the context on the path to "
                         f"{tip[:w]}" + (f" (and {n - 1} other path{'s' if n > 2 else ''})" if n > 1 else "")
-                        + f": {u.why}; going on from there the provider would refuse every request; the "
-                        "leaf's context does not hold it", store.line(u.position), None, eid))
+                        + f": {u.why}. Going on from there, pi would send the result without its call and the "
+                        "provider would reject every request; the leaf's context does not hold it",
+                        store.line(u.position), None, eid))
 
 
 def _validate_index(path: str, ix: CompactIndex, version: PiVersion) -> FileReport | None:
@@ -558,8 +576,9 @@ def _validate_index(path: str, ix: CompactIndex, version: PiVersion) -> FileRepo
     _writer_findings(cli, add)
     _without_ids(sum(1 for _, e in store.extras() if not isinstance(get(e, "id"), str)), add)
     _pi16_findings(cli, _system_positions(cli, extras), add)
-    _tool_call_findings(cli, add, path)
-    _pairing_findings(cli, add)
+    not_made = _not_made(cli, path)
+    _tool_call_findings(cli, add, path, not_made)
+    _pairing_findings(cli, add, not_made)
     _context_findings(raw, {"harness": harness_session, "cli": cli}, add)
     return _report(path, pi, findings, raw)
 
