@@ -110,23 +110,10 @@ def cut_range(buf: bytes | bytearray, lo: int, hi: int, offset: int, path: str,
     if hi - lo < LINE_MIN:
         return buf if whole else copy_out(buf, lo, hi), 0  # type: ignore[return-value]
     pieces: list = []
-    last = pos = lo
+    last = lo
     find = buf.find
     cuts = 0
-    while True:
-        k = find(_KEY, pos, hi)
-        if k < 0:
-            break
-        start = _string_after(buf, k + len(_KEY), hi)
-        if start < 0:
-            pos = k + len(_KEY)
-            continue
-        end = find(b'"', start, hi)
-        if end < 0:
-            break
-        pos = end + 1
-        if end - start < DATA_MIN or not _opens_member(buf, k, lo):
-            continue
+    for start, end in data_strings(buf, lo, hi):
         escaped = 0
         if find(b"\\", start, end) >= 0:
             counted = _escaped_chars(buf, start, end)
@@ -148,6 +135,36 @@ def cut_range(buf: bytes | bytearray, lo: int, hi: int, offset: int, path: str,
         return buf if whole else copy_out(buf, lo, hi), 0  # type: ignore[return-value]
     pieces.append(buf[last:hi])
     return b"".join(pieces), cuts
+
+
+def data_strings(buf: bytes | bytearray, lo: int, hi: int, escapes: bool = False) -> Iterator[tuple[int, int]]:
+    """``(start, end)`` of the characters of each string of ``DATA_MIN`` bytes or more that is the
+    value of a ``data`` member of an object in the line ``buf[lo:hi]`` (see the module's note).
+    The string ends at its first quote, or with ``escapes`` at its first quote that no backslash
+    escapes (else a caller that decodes it finds the escaped quote)."""
+    find = buf.find
+    pos = lo
+    while True:
+        k = find(_KEY, pos, hi)
+        if k < 0:
+            return
+        start = _string_after(buf, k + len(_KEY), hi)
+        if start < 0:
+            pos = k + len(_KEY)
+            continue
+        end = find(b'"', start, hi)
+        while escapes and end >= 0 and buf[end - 1] == 0x5C:  # "\\": escaped after an odd run of them
+            j = end - 1
+            while j > start and buf[j - 1] == 0x5C:
+                j -= 1
+            if (end - j) % 2 == 0:
+                break
+            end = find(b'"', end + 1, hi)
+        if end < 0:
+            return
+        pos = end + 1
+        if end - start >= DATA_MIN and _opens_member(buf, k, lo):
+            yield start, end
 
 
 def _string_after(buf: bytes | bytearray, pos: int, hi: int) -> int:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from .blocks import copy_out, line_blocks
-from .images import _KEY, DATA_MIN, LINE_MIN, _number, _opens_member, _string_after, cut_range, placed
+from .images import LINE_MIN, _number, cut_range, data_strings, placed
 from .jsonl import RawFile, RawLine, is_blank, line_start_after, loads_lean, parse_json
 from .lines import NOT_JSON
 
@@ -238,29 +238,8 @@ def skim_cut(buf: bytes | bytearray, lo: int, hi: int) -> bytes:
     end at its first quote that no backslash escapes; nothing in it decoded."""
     with memoryview(buf) as mv:
         pieces: list = []
-        last = pos = lo
-        find = buf.find
-        while True:
-            k = find(_KEY, pos, hi)
-            if k < 0:
-                break
-            start = _string_after(buf, k + len(_KEY), hi)
-            if start < 0:
-                pos = k + len(_KEY)
-                continue
-            end = find(b'"', start, hi)
-            while end >= 0 and buf[end - 1] == 0x5C:  # "\\": escaped when an odd run of them precedes it
-                j = end - 1
-                while j > start and buf[j - 1] == 0x5C:
-                    j -= 1
-                if (end - j) % 2 == 0:
-                    break
-                end = find(b'"', end + 1, hi)
-            if end < 0:
-                break
-            pos = end + 1
-            if end - start < DATA_MIN or not _opens_member(buf, k, lo):
-                continue
+        last = lo
+        for start, end in data_strings(buf, lo, hi, escapes=True):
             pieces.append(mv[last:start])
             last = end
         pieces.append(mv[last:hi])
