@@ -458,6 +458,23 @@ def test_page_opens_on_the_leaf_with_its_context(branchy, page, cli):
     assert {a for _i, a in marks} <= {"0", "1"}
 
 
+def test_counts_of_one_are_singular(cli, page, tmp_path):
+    """A session with one branch point says so in the header, and the root's Path tab counts one
+    entry (the page's words are as exact as the CLI's)."""
+    webapp = next(p for p in EXAMPLES if "webapp" in str(p))
+    rows = tree_rows(cli, webapp)
+    children: dict[Any, int] = {}
+    for r in rows:
+        children[r["parentId"]] = children.get(r["parentId"], 0) + 1
+    assert sum(1 for p, n in children.items() if p is not None and n >= 2) == 1  # the fixture this needs
+    root = rows[0]["id"]
+    open_page(page, cli.export(webapp, tmp_path / "webapp.html"), f"#entry={root}&tab=path")
+    facts = page.inner_text("header .facts")
+    assert "1 branch point" in facts and "1 branch points" not in facts
+    path_pane = page.inner_text("[data-pane=path]")
+    assert "1 entry from the root" in path_pane
+
+
 def test_keys_move_jump_and_switch_tabs(branchy, page):
     out, rows, leaf = branchy
     open_page(page, out)

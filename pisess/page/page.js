@@ -64,6 +64,7 @@
   function sid(p) { return idOf(p).slice(0, M.idWidth || 8); }
   var NUMBERS = new Intl.NumberFormat("en-US");  // (toLocaleString makes one per call: 0.3 ms each)
   function num(n) { return NUMBERS.format(n); }
+  function count(n, one, many) { return num(n) + " " + (n === 1 ? one : many); }  // "1 branch point", "2 branch points"
   function money(c) { return "$" + (c || 0).toFixed(c >= 100 ? 0 : c >= 1 ? 2 : 4); }
   function kfmt(n) { return n >= 1e6 ? (n / 1e6).toFixed(1) + "M" : n >= 1e3 ? (n / 1e3).toFixed(1) + "k" : String(n); }
   function when(ms, withDate) {
@@ -181,7 +182,7 @@
     if (lines < PRE_LINES || at < 0 || at >= text.length - 1) { node.textContent = text; return node; }
     node.textContent = text.slice(0, at + 1);
     var rest = text.length - at - 1, more = text.split("\n").length - PRE_LINES;
-    var btn = el("button", { type: "button", class: "more", text: "\u2026 " + num(more) + " more lines (" + kfmt(rest) + " chars): show all" });
+    var btn = el("button", { type: "button", class: "more", text: "\u2026 " + count(more, "more line", "more lines") + " (" + kfmt(rest) + " chars): show all" });
     btn.addEventListener("click", function () { node.textContent = text; });
     folded.set(node, text);
     node.appendChild(btn);
@@ -311,7 +312,7 @@
     f.push("session " + str(M.sessionId));
     if (M.cwd) f.push(str(M.cwd));
     if (M.first !== null) f.push(when(M.first, true) + (M.last !== null ? " \u2192 " + (spansDays() ? when(M.last, true) : when(M.last, false)) : ""));
-    f.push(num(M.entryCount) + " entries \u00b7 " + num(M.branchPoints) + " branch points" + (M.roots > 1 ? " \u00b7 " + M.roots + " roots" : ""));
+    f.push(count(M.entryCount, "entry", "entries") + " \u00b7 " + count(M.branchPoints, "branch point", "branch points") + (M.roots > 1 ? " \u00b7 " + M.roots + " roots" : ""));
     f.push(kfmt(M.tokens) + " tokens \u00b7 " + money(M.cost) + " all branches; " + kfmt(M.activeTokens) + " \u00b7 " + money(M.activeCost) + " active path");
     var models = Object.keys(M.models || {}); if (models.length) f.push(models.slice(0, 3).join(", ") + (models.length > 3 ? " +" + (models.length - 3) : ""));
     f.push("read as pi " + str(M.piVersion) + "'s " + M.reader + " reader \u00b7 pisess " + str(M.pisessVersion));
@@ -333,7 +334,7 @@
       bp.forEach(function (k) {
         var p = +k, b = D.branch[k];
         branchList.appendChild(el("div", { class: "muted", "data-branch-cost": true, "data-entry-id": idOf(p), "data-entries": b[0], "data-tokens": b[1], "data-cost": b[2],
-          text: sid(p) + " \u00bb " + num(b[0]) + " entries \u00b7 " + kfmt(b[1]) + " tok \u00b7 " + money(b[2]), onclick: function () { go({ sel: p }); } }));
+          text: sid(p) + " \u00bb " + count(b[0], "entry", "entries") + " \u00b7 " + kfmt(b[1]) + " tok \u00b7 " + money(b[2]), onclick: function () { go({ sel: p }); } }));
       });
     } else branchList.hidden = true;
   })();
@@ -383,7 +384,7 @@
     if (findingsAt[p]) row.appendChild(el("span", { class: "badge", title: "validate findings", text: "\u26a0" + findingsAt[p].length + " " }));
     if (fl.indexOf("leaf") >= 0) row.appendChild(el("span", { class: "leafm", text: "\u25c0 leaf" })), row.appendChild(doc.createTextNode(" "));
     var b = D.branch[p];
-    if (b) row.appendChild(el("span", { class: "cost", text: "\u00bb " + num(b[0]) + " entries \u00b7 " + kfmt(b[1]) + " tok \u00b7 " + money(b[2]) + " " }));
+    if (b) row.appendChild(el("span", { class: "cost", text: "\u00bb " + count(b[0], "entry", "entries") + " \u00b7 " + kfmt(b[1]) + " tok \u00b7 " + money(b[2]) + " " }));
     row.appendChild(el("span", { class: "pv", text: D.preview[p] }));
     row.title = idOf(p);
     return row;
@@ -439,7 +440,7 @@
   function drawPath(pane, p) {
     var path = pathTo(p), ctx = contextAt(p), inCtx = {};
     if (ctx.segs) ctx.segs.forEach(function (s) { inCtx[s[0]] = 1; });
-    pane.appendChild(el("p", { class: "muted", text: path.length + " entries from the root to " + sid(p) + " (dimmed: not in the context there)" }));
+    pane.appendChild(el("p", { class: "muted", text: count(path.length, "entry", "entries") + " from the root to " + sid(p) + " (dimmed: not in the context there)" }));
     var ol = el("ol", { class: "pathlist" });
     path.forEach(function (q) {
       ol.appendChild(el("li", { "data-entry-id": idOf(q), class: inCtx[q] ? null : "out", onclick: function () { go({ sel: q }); },
@@ -466,7 +467,7 @@
     var toggle = el("label", { class: state.original ? "toggle on" : "toggle" }, [el("input", { type: "checkbox", "data-toggle": "original", checked: state.original ? true : null,
       onchange: function (ev) { state.original = ev.target.checked; render(); } }),
       state.original ? " original: ON \u2014 what context edits hide is shown, dimmed and marked \u2205 hidden (the model does not see it)" : " original: show what context edits hide"]);
-    pane.appendChild(el("p", { class: "muted", text: num(shown) + " messages \u00b7 ~" + num(Math.floor(size / 4)) + " tokens (a quarter of their JSON) \u00b7 spent up to here: " + kfmt(tokens) + " tokens, " + money(cost) }));
+    pane.appendChild(el("p", { class: "muted", text: count(shown, "message", "messages") + " \u00b7 ~" + num(Math.floor(size / 4)) + " tokens (a quarter of their JSON) \u00b7 spent up to here: " + kfmt(tokens) + " tokens, " + money(cost) }));
     pane.appendChild(toggle);
     var n = 0;
     c.items.forEach(function (x) { pane.appendChild(messageNode(msg(x[0]), x[1], x[2] === "hidden" ? 0 : ++n, x[2])); });
@@ -522,7 +523,7 @@
       });
       pane.appendChild(box);
     });
-    pane.insertBefore(el("p", { class: "muted", text: turns.length + " turns \u00b7 " + kfmt(all.tokens) + " tokens \u00b7 " + money(all.cost) + (all.failed ? " \u00b7 " + all.failed + " failures" : "") }), pane.firstChild);
+    pane.insertBefore(el("p", { class: "muted", text: count(turns.length, "turn", "turns") + " \u00b7 " + kfmt(all.tokens) + " tokens \u00b7 " + money(all.cost) + (all.failed ? " \u00b7 " + count(all.failed, "failure", "failures") : "") }), pane.firstChild);
   }
 
   // --- compare: what `pisess diff` says (alignment: difflib's SequenceMatcher, ported) -------------------
@@ -657,7 +658,7 @@
     pane.setAttribute("data-a", idOf(p)); pane.setAttribute("data-b", idOf(b));
     pane.setAttribute("data-parted-after", n ? idOf(pa[n - 1]) : ""); pane.setAttribute("data-relation", relation);
     var ca = ctxMessages(p), cb = ctxMessages(b);
-    pane.appendChild(el("p", null, ["A ", el("strong", { text: sid(p) }), " \u2194 B ", el("strong", { text: sid(b) }), " \u00b7 " + relation + (n ? " \u00b7 parted after " + sid(pa[n - 1]) + " (" + n + " entries in common)" : " \u00b7 nothing in common") + "  ",
+    pane.appendChild(el("p", null, ["A ", el("strong", { text: sid(p) }), " \u2194 B ", el("strong", { text: sid(b) }), " \u00b7 " + relation + (n ? " \u00b7 parted after " + sid(pa[n - 1]) + " (" + count(n, "entry", "entries") + " in common)" : " \u00b7 nothing in common") + "  ",
       el("button", { type: "button", text: "pin A as B", title: "compare other nodes against this one (b)", onclick: function () { go({ b: p }); } }),
       " ", el("button", { type: "button", text: "B = the leaf", onclick: function () { go({ b: M.leaf }); } })]));
     if (ca.error !== undefined || cb.error !== undefined) { pane.appendChild(el("p", { class: "error", text: "pi cannot build a context here: " + (ca.error || cb.error) })); return; }
@@ -674,7 +675,7 @@
     pane.appendChild(table);
     var steps = align(ma, mb), rows = el("table", { class: "cmp" });
     var shared = 0; steps.forEach(function (x) { if (x.op === "same") shared += x.count; });
-    pane.appendChild(el("p", { class: "muted", text: shared + " messages shared \u00b7 " + (steps.every(function (x) { return x.op === "same"; }) ? "the same context" : "the contexts differ") }));
+    pane.appendChild(el("p", { class: "muted", text: count(shared, "message", "messages") + " shared \u00b7 " + (steps.every(function (x) { return x.op === "same"; }) ? "the same context" : "the contexts differ") }));
     steps.forEach(function (x) {
       var ea = x.a === null ? "" : idOf(ma[x.a][1]), eb = x.b === null ? "" : idOf(mb[x.b][1]);
       var tr = el("tr", { "data-op": x.op, "data-count": x.count, "data-index-a": x.a === null ? "" : x.a, "data-index-b": x.b === null ? "" : x.b, "data-entry-id-a": ea, "data-entry-id-b": eb });
