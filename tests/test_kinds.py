@@ -194,3 +194,16 @@ def test_a_new_kind_is_one_row_and_every_view_follows(tmp_path, monkeypatch, boo
     long += [user(f"v{i}", "b1" if i == 0 else f"v{i - 1}", "y") for i in range(30)]
     r = invoke(runner, "tree", write_session(tmp_path, long, name="long.jsonl"), "--no-pager")
     assert "…" in r.stdout and " b1 " in r.stdout
+
+
+def test_a_tool_results_first_line_is_its_stripped_texts_first():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from pisess.core.model.kinds import _first_line
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.text(alphabet=st.sampled_from(["a", "b", " ", "\n", "\t", "\r", "\u2028", "\x1c", "\u00a0", "é"])))
+    def check(text):
+        assert _first_line(text) == (text.strip().split("\n", 1)[0] if text else "")
+    check()

@@ -11,6 +11,8 @@ The SDK reader (``harness``) exists only with 0.82.1's rules: pi 0.84 replaced t
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from .errors import PisessError
 
 TYPE_CHECKING = False
@@ -56,8 +58,9 @@ def choices() -> str:
     return " or ".join(one(v) for v in reversed(KNOWN))
 
 
+@lru_cache(maxsize=64)
 def number(version: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in version.split("."))
+    return tuple(int(p) for p in version.split("."))  # (asked per entry by the rules: parsed once)
 
 
 def since(version: str, first: tuple[int, ...]) -> bool:

@@ -293,10 +293,11 @@ class _Walk:
             t = get(e, "type")
             self.types[pos] = t
             self.keys[pos] = js.key(get(e, "id"))
-            try:
-                derive_state(s, [e])
-            except PisessError:
-                self.breaks_path[pos] = 1
+            if type(e) is not dict or t != "message" or type(e.get("message")) is not dict:  # (a message object: none throws)
+                try:
+                    derive_state(s, [e])
+                except PisessError:
+                    self.breaks_path[pos] = 1
             if t == "context_edit":
                 self.edits[pos] = e
             try:

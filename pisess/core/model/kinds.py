@@ -17,6 +17,7 @@ width (``pisess.cli.views.text.one_line``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -160,9 +161,23 @@ def _tool_result_preview(m: Any, id_width: int = 8) -> str:
     text = content_text(m.get("content"))
     lines = text.count("\n") + 1 if text else 0
     mark = "\u2717 error" if m.get("isError") else "\u2713"
-    first = text.strip().split("\n", 1)[0] if text else ""
+    first = _first_line(text)
     return (f"{as_text(m.get('toolName'))} {mark} {lines} line{'s' if lines != 1 else ''}"
             + (f" \u00b7 {first}" if first else ""))
+
+
+_NOT_SPACE = re.compile(r"\S")  # (Python's whitespace, as str.strip's)
+
+
+def _first_line(text: str) -> str:
+    """``text.strip().split("\\n", 1)[0]`` without copying a long text twice."""
+    start = _NOT_SPACE.search(text)
+    if start is None:
+        return ""
+    end = text.find("\n", start.start())
+    if end < 0 or _NOT_SPACE.search(text, end) is None:  # (one line, or only space after it)
+        return text.strip()
+    return text[start.start():end]
 
 
 def _bash_preview(m: Any, id_width: int = 8) -> str:
