@@ -25,9 +25,10 @@ that node, written as a fresh start.
 from __future__ import annotations
 
 import hashlib
+from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -49,9 +50,9 @@ from ..reading.session import Session
 EDITED, HIDDEN = 1, 2  # a segment's mark: a context_edit changes (or hides) what its entry projects to
 
 
-@dataclass(frozen=True)
-class Segment:
-    """What one selected entry contributes to a context."""
+class Segment(NamedTuple):
+    """What one selected entry contributes to a context.  (Tuples: one or two are made per node of
+    the tree, a frozen dataclass costs several times as much to make.)"""
 
     entry: int  # the entry's store position
     messages: tuple  # indexes into the message table: what the model sees of it
@@ -59,8 +60,7 @@ class Segment:
     originals: tuple = ()  # marked: the messages before the edit
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(NamedTuple):
     """A node's context from its parent's: start from nothing (``reset``), replace some segments
     (``replaced``: (index, segment)), then append ``appended``.  ``error``: pi throws building the
     context here (no messages)."""
@@ -76,6 +76,9 @@ class Change:
 
 
 NO_CHANGE = Change()
+
+
+_DIGEST = 32  # bytes of a message's digest (sha256)
 
 
 class MessageTable:
@@ -124,16 +127,18 @@ class MessageTable:
 
     def part(self) -> tuple:
         """What a table filled in a forked child sends back (``take``): digests, sizes and where
-        each stored form lies in its spool."""
-        return list(self.index), self.sizes, self.stored
+        each stored form lies in its spool (a few flat values: they cross a pipe)."""
+        return (b"".join(self.index), array("q", self.sizes), array("q", (o for o, _ in self.stored)),
+                array("q", (n for _, n in self.stored)))
 
     def take(self, part: tuple, spool: Any) -> list:
         """Add the messages of another table (``part()`` of it, its stored forms in ``spool``), as
         if they had been added here after this table's own, one after the other; returns, per
         message of the other table, its index here."""
-        digests, sizes, stored = part
+        joined, sizes, offsets, lengths = part
         remap = []
-        for digest, size, (offset, length) in zip(digests, sizes, stored):
+        for j, (size, offset, length) in enumerate(zip(sizes, offsets, lengths)):
+            digest = joined[j * _DIGEST:(j + 1) * _DIGEST]
             got = self.index.get(digest)
             if got is None:
                 got = self.index[digest] = len(self.stored)

@@ -449,7 +449,8 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
             got = walk.part(half)
             if got is None:
                 return None
-            return {"walk": got, "table": table.part(), "same": encoder.same, "shape": encoder.shape,
+            return {"walk": got, "table": table.part(), "same": b"".join(encoder.same),
+                    "shape": b"".join(encoder.shape),
                     "found": found, "images": images.count, "models": models,
                     "codes": (list(type_code), list(word_code), list(model_code), list(call_code)),
                     "columns": [x[half:] for x in (ids, types, word_of, preview, times, traced, did)],
@@ -463,10 +464,11 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
                 walk.project_all(s.complete_at(range(half, n)), visit)
             else:
                 remap = table.take(sent["table"], child_spool)
+                their_same, their_shape = sent["same"], sent["shape"]
                 for j, i in enumerate(remap):
                     if i >= len(encoder.same):  # (new here: its classes follow this table's)
-                        encoder.same.append(sent["same"][j])
-                        encoder.shape.append(sent["shape"][j])
+                        encoder.same.append(their_same[j * 32:(j + 1) * 32])
+                        encoder.shape.append(their_shape[j * 32:(j + 1) * 32])
                 walk.take(half, sent["walk"], remap)
                 for kind, c in sent["found"].items():
                     found[kind] = found.get(kind, 0) + c
