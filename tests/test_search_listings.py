@@ -131,3 +131,31 @@ def test_a_listing_is_kept_once_the_directory_has_settled(tmp_path, counted):
         os.utime(d, (past, past))  # (the mtime put back: its change time says it all the same)
         got = listings.project(str(tmp_path), CWD)[0]
         assert len(counted) == 4 and got.files == [*scope.files, os.path.join(str(d), "c.jsonl")]
+
+
+def test_an_index_made_before_listings_were_kept_gains_their_table_and_keeps_its_rows(tmp_path):
+    """An index of this format without the table of listings (made by the pisess before them):
+    the table is made when the index is opened, and what the index holds stays."""
+    import sqlite3
+
+    from pisess.core.analyses.search import database, update
+
+    d = tmp_path / encode_cwd(CWD)
+    d.mkdir()
+    (d / "a.jsonl").write_bytes(encode_line(header()))
+    cache_dir = tmp_path / "cache"
+    cache_dir.mkdir()
+    con = database.connect(str(cache_dir))
+    assert con is not None
+    update.refresh(con, [str(d / "a.jsonl")])
+    con.execute("DROP TABLE lists")
+    con.close()
+    with sqlite3.connect(cache_dir / database.NAME) as raw:
+        assert "lists" not in {r[0] for r in raw.execute("SELECT name FROM sqlite_master")}
+    con = database.connect(str(cache_dir))
+    assert con is not None
+    try:
+        assert con.execute("SELECT count(*) FROM files").fetchone()[0] == 1
+        assert con.execute("SELECT count(*) FROM lists").fetchone()[0] == 0
+    finally:
+        con.close()

@@ -6,14 +6,15 @@ the search (``XDG_CACHE_HOME``, ``PISESS_CACHE``), after the index is built:
     python search_phases.py ROOT CWD PATTERN [REPEAT]
 
 It runs the console script's lean path (``pisess.cli.lean_search.run``, what a warm search runs)
-REPEAT times in this process, its output thrown away, with each phase timed by wrapping the
-function that does it: the listing (``listings.project``: the project's files, kept in the index
-or listed by ``collect``), the stats and the digests of the set
-(``stats.stat_all``), the rest of bringing the index up to date (``update.refresh`` less
-``stat_all``: the kept set's digests compared, files looked up), the query (``query.candidates``),
-the hits (lines read back, matched and placed: ``report_of``) and the printing (``_answer``).  A
-bare loop of the same stats (``os.stat`` from each directory's descriptor, nothing else) is timed
-apart: ``stat_all`` less that is the digests' Python.  Imports are timed once (the first run's).
+REPEAT times in this process (the cycle collector off, as in the console script), its output
+thrown away, with each phase timed by wrapping the function that does it: the listing
+(``listings.project``: the project's files, kept in the index or listed by ``collect``), the
+stats and the digests of the set compared with the set kept (``stats.stat_all``), the rest of
+bringing the index up to date (``update.refresh`` less ``stat_all``: the files of changed chunks
+looked up), the query (``query.candidates``), the hits (lines read back, matched and placed:
+``report_of``) and the printing (``_answer``).  A bare loop of the same stats (``os.stat`` from
+each directory's descriptor, nothing else) is timed apart: ``stat_all`` less that is the
+digests' Python.  Imports are timed once (the first run's).
 Prints one JSON object: each phase's median wall and CPU milliseconds.
 """
 
@@ -102,14 +103,14 @@ for _ in range(repeat):
     row = {
         "listing": s.get("listing", (0.0, 0.0)),
         "stats (bare loop, apart)": bare,
-        "digests and stats' Python (stat_all less the bare loop)": (sd[0] - bare[0], sd[1] - bare[1]),
-        "refresh less stat_all (kept set, lookups)": tuple(a - b for a, b in zip(s["refresh"], sd)),
+        "digests, kept set compared (stat_all less the bare loop)": (sd[0] - bare[0], sd[1] - bare[1]),
+        "refresh less stat_all (changed files looked up)": tuple(a - b for a, b in zip(s["refresh"], sd)),
         "query (candidates)": s.get("query", (0.0, 0.0)),
         "hits (read back, matched, placed)": s.get("hits", (0.0, 0.0)),
         "printing": s.get("printing", (0.0, 0.0)),
         "the search, in all (lean_search.run)": total,
     }
-    parts = ("listing", "refresh less stat_all (kept set, lookups)", "query (candidates)",
+    parts = ("listing", "refresh less stat_all (changed files looked up)", "query (candidates)",
              "hits (read back, matched, placed)", "printing")
     row["other (matcher, checks, notes)"] = tuple(total[i] - sd[i] - sum(row[k][i] for k in parts) for i in (0, 1))
     rounds.append(row)

@@ -144,10 +144,12 @@ def _open(path: str) -> sqlite3.Connection:
                     raise Damaged("not a pisess search index")
                 _create(con, reset=True)
             elif ADDED not in have:
+                con.execute("PRAGMA busy_timeout=0")
                 try:
                     _create(con)
                 except sqlite3.OperationalError:  # (busy, a full disk: the index serves without them)
                     pass
+                con.execute(f"PRAGMA busy_timeout={int(TIMEOUT * 1000)}")
     except BaseException:
         con.close()
         raise
