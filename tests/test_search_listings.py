@@ -66,15 +66,16 @@ def _apply(d: Path, op: tuple) -> None:
 def _check(root: Path, calls: list) -> None:
     """``listings.project`` is ``collect``'s listing, and its signature is the set's."""
     want = sessionset.collect(None, str(root), CWD)
-    got, sig = listings.project(str(root), CWD)
+    got, listed = listings.project(str(root), CWD)
     before = len(calls)
     assert got == want
     d = os.path.join(str(root), encode_cwd(CWD), "")
-    assert sig is None or sig == ST.set_sig({d: ST.dir_key(d)}, want.files)
-    event("kept" if sig is not None else "listed")
-    if sig is not None:  # (kept: the next search of the directory as it is lists nothing)
-        again, sig2 = listings.project(str(root), CWD)
-        assert (again, sig2) == (want, sig) and len(calls) == before
+    assert listed is None or (listed.sig == ST.set_sig({d: ST.dir_key(d)}, want.files)
+                              and [listed.directory + n for n in listed.names] == want.files)
+    event("kept" if listed is not None else "listed")
+    if listed is not None:  # (kept: the next search of the directory as it is lists nothing)
+        again = listings.project(str(root), CWD)
+        assert again == (want, listed) and len(calls) == before
 
 
 @pytest.fixture
@@ -121,12 +122,12 @@ def test_a_listing_is_kept_once_the_directory_has_settled(tmp_path, counted):
         assert len(counted) == 2
         past = time.time() - 3600
         os.utime(d, (past, past))
-        scope, sig = listings.project(str(tmp_path), CWD)
-        assert sig is not None and len(counted) == 3
-        assert listings.project(str(tmp_path), CWD) == (scope, sig) and len(counted) == 3
+        scope, listed = listings.project(str(tmp_path), CWD)
+        assert listed is not None and len(counted) == 3
+        assert listings.project(str(tmp_path), CWD) == (scope, listed) and len(counted) == 3
         with (d / "a.jsonl").open("ab") as fh:  # (an append: the listing stands)
             fh.write(b"{}\n")
-        assert listings.project(str(tmp_path), CWD) == (scope, sig) and len(counted) == 3
+        assert listings.project(str(tmp_path), CWD) == (scope, listed) and len(counted) == 3
         (d / "c.jsonl").write_bytes(b"{}\n")
         os.utime(d, (past, past))  # (the mtime put back: its change time says it all the same)
         got = listings.project(str(tmp_path), CWD)[0]

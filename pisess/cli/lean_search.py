@@ -137,9 +137,9 @@ def _search(a: dict[str, Any]) -> tuple[Any, str] | None:
     if (a["sessions_dir"] or os.environ.get("PI_CODING_AGENT_DIR")) and not os.path.isdir(root):
         return None  # (common.check_root may refuse it)
     if sessions or a["all_projects"]:
-        scope, sig = collect(sessions, root, cwd, a["all_projects"], pi_version=pi_version), None
+        scope, listed = collect(sessions, root, cwd, a["all_projects"], pi_version=pi_version), None
     else:  # (the project's files, as collect lists them: kept in the index while its directory is the same)
-        scope, sig = listings.project(root, cwd)
+        scope, listed = listings.project(root, cwd)
     if scope.missing or scope.unreadable or scope.empty or not scope.files:
         return None
     tty = isatty(sys.stderr)
@@ -147,7 +147,7 @@ def _search(a: dict[str, Any]) -> tuple[Any, str] | None:
         return None
     try:
         report = query.search_indexed(scope.files, m, reader=reader, active_only=a["active_only"],
-                                      pi_version=pi_version, defer=0 if tty else limit(os.environ), sig=sig)
+                                      pi_version=pi_version, defer=0 if tty else limit(os.environ), listed=listed)
     except Deferred:
         return None  # (the app scans them, and has them indexed in the background)
     if (report is None or report.unreadable or report.skipped

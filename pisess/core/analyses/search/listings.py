@@ -8,8 +8,8 @@ directory's device, inode, mtime and ctime, and taken as they were while its sta
 As for a file (``update.fresh_key``), a listing is kept only when the directory's last change was
 well before it: a file made in the same clock tick as the listing would leave the time equal.
 What each file holds is not the listing's business: every file's stat is taken all the same
-(``stats.stat_all``).  Kept with the listing, the set's signature (``stats.set_sig``): a warm
-search does not make it again from 100,000 paths.
+(``stats.stat_all``, from the names as listed).  Kept with the listing, the set's signature
+(``stats.set_sig``): a warm search does not make it again from 100,000 paths.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import os
 import sqlite3
 import struct
 import time
+from dataclasses import dataclass
 
 from ...listing.paths import encode_cwd
 from ...listing.sessionset import Scope, collect
@@ -30,10 +31,20 @@ RACY = 2_000_000_000  # ns: a directory changed this close to its listing is lis
 _STAT = struct.Struct("<QQqq")
 
 
-def project(root: str, cwd: str) -> tuple[Scope, bytes | None]:
-    """``collect(None, root, cwd)`` (the project's files), and the set's signature when it is
-    known: the listing kept in the index when the project's directory is as it was then, else
-    the directory listed (and kept, when it can be)."""
+@dataclass(frozen=True)
+class Listed:
+    """A project's files as its listing has them: ``directory`` (as given, with its ``/``) joined
+    to each of ``names``, in order; ``sig``, the set's signature (``stats.set_sig``)."""
+
+    directory: str
+    names: list[str]
+    sig: bytes
+
+
+def project(root: str, cwd: str) -> tuple[Scope, Listed | None]:
+    """``collect(None, root, cwd)`` (the project's files), and the listing they are, when it is
+    kept: taken from the index when the project's directory is as it was then, else the
+    directory listed (and kept, when it can be)."""
     directory = cache.current().directory
     d = os.path.join(root, encode_cwd(cwd))
     try:
@@ -49,15 +60,17 @@ def project(root: str, cwd: str) -> tuple[Scope, bytes | None]:
         except sqlite3.Error:
             row = None
         given = d.encode(*ST.FS)
+        prefix = os.path.join(d, "")
         if row is not None and row[0] == given and row[1] == st:
-            prefix = os.path.join(d, "")
-            return Scope([prefix + n for n in row[2].decode(*ST.FS).split("\0")], "this project", []), row[3]
+            names = row[2].decode(*ST.FS).split("\0")
+            return Scope([prefix + n for n in names], "this project", []), Listed(prefix, names, row[3])
         scope = collect(None, root, cwd)
-        sig = None
-        if scope.files and not scope.unreadable and _settled(d, st):
-            sig = ST.set_sig({os.path.join(d, ""): ST.dir_key(os.path.join(d, ""))}, scope.files)
-            _keep(con, key, d, given, st, scope.files, sig)
-        return scope, sig
+        if not scope.files or scope.unreadable or not _settled(d, st):
+            return scope, None
+        listed = Listed(prefix, [p[len(prefix):] for p in scope.files],
+                        ST.set_sig({prefix: ST.dir_key(prefix)}, scope.files))
+        _keep(con, key, given, st, listed)
+        return scope, listed
     finally:
         con.close()
 
@@ -76,16 +89,16 @@ def _settled(d: str, before: bytes) -> bool:
         return False
 
 
-def _keep(con: sqlite3.Connection, key: bytes, d: str, given: bytes, st: bytes, files: list[str], sig: bytes) -> None:
+def _keep(con: sqlite3.Connection, key: bytes, given: bytes, st: bytes, listed: Listed) -> None:
     """Keep the listing (of the last ``KEPT``), unless another process is writing: the next
     search keeps it."""
-    start = len(os.path.join(d, ""))
-    names = "\0".join(p[start:] for p in files).encode(*ST.FS)
+    names = "\0".join(listed.names).encode(*ST.FS)
     try:
         con.execute("PRAGMA busy_timeout=0")
         con.execute("BEGIN IMMEDIATE")
         try:
-            con.execute("INSERT OR REPLACE INTO lists VALUES (?,?,?,?,?,?)", (key, given, st, names, sig, time.time_ns()))
+            con.execute("INSERT OR REPLACE INTO lists VALUES (?,?,?,?,?,?)",
+                        (key, given, st, names, listed.sig, time.time_ns()))
             con.execute("DELETE FROM lists WHERE dir NOT IN (SELECT dir FROM lists ORDER BY made DESC LIMIT ?)",
                         (KEPT,))
             con.execute("COMMIT")

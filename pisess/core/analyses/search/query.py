@@ -37,6 +37,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from .listings import Listed
     from .update import Indexed
 
 # Trigrams a query asks FTS5 for, spread over the literal runs (the whole runs are then checked in
@@ -204,11 +205,11 @@ def _read(fh: Any, off: int, length: int) -> bytes:
 def search_indexed(files: list, m: Matcher, *, reader: str = "auto", active_only: bool = False,
                    tick: Callable[[int], None] | None = None, on_hits: Callable[[int], None] | None = None,
                    pi_version: str = versions.CURRENT, defer: int | None = None,
-                   sig: bytes | None = None) -> SearchReport | None:
+                   listed: Listed | None = None) -> SearchReport | None:
     """``search.search_files``' answer through the index, or ``None`` when there is no index to use
     (no cache, a pattern it cannot narrow, a cache directory that cannot be used).  Raises
     ``update.Deferred`` when bringing the index up to date means indexing more than ``defer`` bytes.
-    ``sig``: the signature of ``files``, kept with their listing (``listings``)."""
+    ``listed``: the listing ``files`` are (``listings.project``)."""
     directory = cache.current().directory
     if directory is None or not usable(m):
         return None
@@ -218,7 +219,7 @@ def search_indexed(files: list, m: Matcher, *, reader: str = "auto", active_only
     update.carried.clear()
     try:
         try:
-            indexed = update.refresh(con, files, tick=tick, defer=defer, sig=sig)
+            indexed = update.refresh(con, files, tick=tick, defer=defer, listed=listed)
             got = candidates(con, m, indexed)
             bad = _bad(con, indexed)
         except sqlite3.Error as e:  # busy past the timeout, no room, damaged: this search scans

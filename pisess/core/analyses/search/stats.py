@@ -21,6 +21,10 @@ from dataclasses import dataclass
 from ...reading import cache
 from .database import TIMEOUT
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .listings import Listed
+
 
 def path_key(path: str) -> bytes:
     """The file's key in the index: its absolute path's bytes."""
@@ -71,26 +75,25 @@ class Stated:
     fresh: int
 
 
-def stat_all(files: list[str], sig: bytes | None = None, con: sqlite3.Connection | None = None) -> Stated:
+def stat_all(files: list[str], listed: Listed | None = None, con: sqlite3.Connection | None = None) -> Stated:
     """Every file's stat, each looked up from its directory (an open descriptor: each stat walks
     one name, not the whole path: 100,000 files cost their 100,000 stats and little more), the
     digests of the set, and with the index's connection ``con``, its chunks compared with the set
-    kept (``kept_set``).  A ``sig`` given is the set's (``set_sig`` of these files, kept with
-    their listing: ``listings``), not made again.
+    kept (``kept_set``).  ``listed``: the listing ``files`` are (``listings.project``: its
+    directory joined to each of its names), whose signature is not made again.
 
     Where every file is a name in one directory (a project's listing), the stats of a chunk found
     as kept are dropped as soon as its digest is made: 100,000 stats kept to the end took 30 MB
     and 25 ms to free."""
     if con is not None:
-        got = _one_directory(files, sig, con)
+        got = _one_directory(files, listed, con)
         if got is not None:
             return got
     stats, parts, prefixes, whole = _each(files)
     if not whole or len(set(prefixes.values())) != len(prefixes):
         return Stated(stats, prefixes, None, b"", None, 0)
     blake2b = cache.blake2b
-    if sig is None:
-        sig = set_sig(prefixes, files)
+    sig = listed.sig if listed is not None and len(listed.names) == len(files) else set_sig(prefixes, files)
     digests = b"".join(blake2b(b"".join(parts[k:k + CHUNK]), digest_size=DIGEST).digest()
                        for k in range(0, len(parts), CHUNK))
     stale = kept_set(con, sig, digests) if con is not None else None
@@ -105,19 +108,24 @@ _FIELDS = operator.attrgetter("st_dev", "st_ino", "st_size", "st_mtime_ns", "st_
 _SIZE = operator.attrgetter("st_size")
 
 
-def _one_directory(files: list[str], sig: bytes | None, con: sqlite3.Connection) -> Stated | None:
+def _one_directory(files: list[str], listed: Listed | None, con: sqlite3.Connection) -> Stated | None:
     """``stat_all`` where every file is a name in one directory, spelled as the first file
     spells it (a project's listing), and each can be stat'ed: a chunk at a time, the per-file
     work the stat alone.  ``None`` otherwise (``_each`` takes them one by one)."""
     if not _BY_FD or not files:
         return None
-    d, sep, _ = files[0].rpartition("/")
-    prefix = d + sep
-    k = len(prefix)
-    if (not sep or not all(map(str.startswith, files, itertools.repeat(prefix)))
-            or not all(map((k - 1).__eq__, map(str.rfind, files, itertools.repeat("/"))))
-            or prefix in files or prefix + "." in files or prefix + ".." in files):
-        return None
+    if listed is not None and len(listed.names) == len(files):
+        prefix, names, sig = listed.directory, listed.names, listed.sig
+    else:
+        d, sep, _ = files[0].rpartition("/")
+        prefix = d + sep
+        k = len(prefix)
+        if (not sep or not all(map(str.startswith, files, itertools.repeat(prefix)))
+                or not all(map((k - 1).__eq__, map(str.rfind, files, itertools.repeat("/"))))
+                or prefix in files or prefix + "." in files or prefix + ".." in files):
+            return None
+        names = [p[k:] for p in files]
+        sig = None
     prefixes = {prefix: dir_key(prefix)}
     if sig is None:
         sig = set_sig(prefixes, files)
@@ -132,7 +140,7 @@ def _one_directory(files: list[str], sig: bytes | None, con: sqlite3.Connection)
     fresh = 0
     try:
         for c, i in enumerate(range(0, len(files), CHUNK)):
-            chunk = [stat(p[k:], dir_fd=fd) for p in files[i:i + CHUNK]]
+            chunk = [stat(n, dir_fd=fd) for n in names[i:i + CHUNK]]
             digest = blake2b(b"".join(itertools.starmap(pack, map(_FIELDS, chunk))), digest_size=DIGEST).digest()
             digests.append(digest)
             if kept is not None and kept[c * DIGEST:(c + 1) * DIGEST] == digest:

@@ -34,6 +34,10 @@ from .places import extend_places, turn
 from .rows import BLANK, line_rows, parsed
 from .scan import check_header
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .listings import Listed
+
 BATCH = 32 << 20  # bytes of sessions indexed per transaction when building (one transaction per file at most)
 RACY = 2_000_000_000  # ns: a file written this close to its indexing is checked by content next time
 
@@ -287,7 +291,7 @@ def _known_of(con: sqlite3.Connection, keys: list[bytes]) -> dict[bytes, bytes]:
 
 
 def refresh(con: sqlite3.Connection, files: list[str], *, prune_dirs: bool = True,
-            tick: Callable[[int], None] | None = None, defer: int | None = None, sig: bytes | None = None) -> Indexed:
+            tick: Callable[[int], None] | None = None, defer: int | None = None, listed: Listed | None = None) -> Indexed:
     """Bring the rows of ``files`` up to date; which are (``Indexed``).  With ``prune_dirs`` the
     indexed files of the same directories that are gone lose their rows.  With ``defer``, raises
     ``Deferred`` (having changed nothing) when that would mean indexing more than ``defer`` bytes
@@ -298,8 +302,8 @@ def refresh(con: sqlite3.Connection, files: list[str], *, prune_dirs: bool = Tru
     ``CHUNK`` of files): the next search of the same files takes each chunk whose stats are the
     same as up to date at once, and looks up the rows of the others' files only (the session pi
     is writing to: one chunk).  The stats are taken all the same: that is what keeps the answer
-    exact.  ``sig``: the set's signature, when it was kept with its listing (``stats.stat_all``)."""
-    stated = ST.stat_all(files, sig, con)
+    exact.  ``listed``: the listing ``files`` are (``listings.project``)."""
+    stated = ST.stat_all(files, listed, con)
     stats, prefixes, sig, digests, stale = stated.stats, stated.prefixes, stated.sig, stated.digests, stated.stale
     if stale == [] and sig is not None:
         if tick:
