@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from conftest import SHARDS, assistant, encode_line, entry, examples, header, message, user
 from pisess.core.analyses import search
-from pisess.core.analyses.search import codec, database, listings, places, query, rows, scan, stats, update
+from pisess.core.analyses.search import codec, database, places, query, rows, scan, stats, update
 from pisess.core.reading import cache, cache_status
 from pisess.core.reading.scan import open_lenient
 from test_cache import RUNNER, Using
@@ -1111,7 +1111,7 @@ def test_the_stats_of_one_directorys_files_are_those_taken_one_by_one(tmp_path, 
         assert changed.stale == [1] and changed.fresh == 3 + 0 + 2 + 0
         assert [s and s.st_size for s in changed.stats] == [None, None, 5, 1, None, None]
         assert stats.stat_all(files).stale is None  # (without the index: every file looked at)
-        listed = listings.Listed("p/", names, got.sig)  # (the listing the files are: taken from its names)
+        listed = stats.Listed("p/", names, got.sig)  # (the listing the files are: taken from its names)
         from_names = stats.stat_all(files, listed, con)
         assert (from_names.stale, from_names.fresh, from_names.digests) == (changed.stale, changed.fresh, changed.digests)
         assert [s and s.st_size for s in from_names.stats] == [s and s.st_size for s in changed.stats]

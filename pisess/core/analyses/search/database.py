@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Callable
 
 from ...reading import cache
 
@@ -170,6 +171,28 @@ def _create(con: sqlite3.Connection, reset: bool = False) -> None:
     except BaseException:
         con.execute("ROLLBACK")
         raise
+
+
+def unless_busy(con: sqlite3.Connection, write: Callable[[sqlite3.Connection], object],
+                errors: type[Exception] | tuple[type[Exception], ...] = sqlite3.Error) -> bool:
+    """``write(con)`` in a transaction of its own, unless another process is writing: then
+    nothing (``False``), and the next search keeps what this one would have (a set, a listing,
+    places; none of it is what a search answers)."""
+    try:
+        con.execute("PRAGMA busy_timeout=0")
+        try:
+            con.execute("BEGIN IMMEDIATE")
+            try:
+                write(con)
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+        finally:
+            con.execute(f"PRAGMA busy_timeout={int(TIMEOUT * 1000)}")
+    except errors:
+        return False
+    return True
 
 
 # --- ahead of time (pisess cache index) ---------------------------------------------------------------------

@@ -18,27 +18,17 @@ import os
 import sqlite3
 import struct
 import time
-from dataclasses import dataclass
 
 from ...listing.paths import encode_cwd
 from ...listing.sessionset import Scope, collect
 from ...reading import cache
 from . import stats as ST
-from .database import connect
+from .database import connect, unless_busy
+from .stats import Listed
 
 KEPT = 64  # listings the index keeps (the most recently kept)
 RACY = 2_000_000_000  # ns: a directory changed this close to its listing is listed again next time
 _STAT = struct.Struct("<QQqq")
-
-
-@dataclass(frozen=True)
-class Listed:
-    """A project's files as its listing has them: ``directory`` (as given, with its ``/``) joined
-    to each of ``names``, in order; ``sig``, the set's signature (``stats.set_sig``)."""
-
-    directory: str
-    names: list[str]
-    sig: bytes
 
 
 def project(root: str, cwd: str) -> tuple[Scope, Listed | None]:
@@ -93,17 +83,9 @@ def _keep(con: sqlite3.Connection, key: bytes, given: bytes, st: bytes, listed: 
     """Keep the listing (of the last ``KEPT``), unless another process is writing: the next
     search keeps it."""
     names = "\0".join(listed.names).encode(*ST.FS)
-    try:
-        con.execute("PRAGMA busy_timeout=0")
-        con.execute("BEGIN IMMEDIATE")
-        try:
-            con.execute("INSERT OR REPLACE INTO lists VALUES (?,?,?,?,?,?)",
-                        (key, given, st, names, listed.sig, time.time_ns()))
-            con.execute("DELETE FROM lists WHERE dir NOT IN (SELECT dir FROM lists ORDER BY made DESC LIMIT ?)",
-                        (KEPT,))
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
-    except sqlite3.Error:
-        pass
+
+    def write(con: sqlite3.Connection) -> None:
+        con.execute("INSERT OR REPLACE INTO lists VALUES (?,?,?,?,?,?)", (key, given, st, names, listed.sig, time.time_ns()))
+        con.execute("DELETE FROM lists WHERE dir NOT IN (SELECT dir FROM lists ORDER BY made DESC LIMIT ?)", (KEPT,))
+
+    unless_busy(con, write)

@@ -27,7 +27,7 @@ from ...reading.jsonl import storage_error
 from ...reading.scan import open_lenient
 from . import update
 from .codec import encode_places, load_places
-from .database import connect, damaged, index_path, move_aside, unusable
+from .database import connect, damaged, index_path, move_aside, unless_busy, unusable
 from .matcher import Matcher
 from .places import Places, placed_by, places_of
 from .rows import BAD, TAIL_KEY
@@ -37,7 +37,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from .listings import Listed
+    from .stats import Listed
     from .update import Indexed
 
 # Trigrams a query asks FTS5 for, spread over the literal runs (the whole runs are then checked in
@@ -303,22 +303,16 @@ class _KeptPlaces:
                 rows.append((fid, done, prt, data))
         if not rows:
             return
-        try:
-            con.execute("PRAGMA busy_timeout=0")
-            con.execute("BEGIN IMMEDIATE")
-            try:
-                for fid, done, prt, data in rows:
-                    if con.execute("SELECT 1 FROM files WHERE id = ? AND done = ? AND print = ?",
-                                   (fid, done, prt)).fetchone() is None:
-                        continue  # (indexed anew meanwhile)
-                    con.execute("DELETE FROM places WHERE file=? AND reader=? AND pi=?", (fid, self.reader, self.pi))
-                    con.execute("INSERT INTO places VALUES (?,?,?,0,?,?,?)", (fid, self.reader, self.pi, done, prt, data))
-                con.execute("COMMIT")
-            except BaseException:
-                con.execute("ROLLBACK")
-                raise
-        except sqlite3.Error:
-            pass
+
+        def write(con: sqlite3.Connection) -> None:
+            for fid, done, prt, data in rows:
+                if con.execute("SELECT 1 FROM files WHERE id = ? AND done = ? AND print = ?",
+                               (fid, done, prt)).fetchone() is None:
+                    continue  # (indexed anew meanwhile)
+                con.execute("DELETE FROM places WHERE file=? AND reader=? AND pi=?", (fid, self.reader, self.pi))
+                con.execute("INSERT INTO places VALUES (?,?,?,0,?,?,?)", (fid, self.reader, self.pi, done, prt, data))
+
+        unless_busy(con, write)
 
 
 def _placed_lines(path: str, fid: int, lines: list, m: Matcher, reader: str, active_only: bool,

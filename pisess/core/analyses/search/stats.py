@@ -19,11 +19,7 @@ import time
 from dataclasses import dataclass
 
 from ...reading import cache
-from .database import TIMEOUT
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from .listings import Listed
+from .database import unless_busy
 
 
 def path_key(path: str) -> bytes:
@@ -52,6 +48,16 @@ def set_sig(prefixes: dict[str, bytes], files: list[str]) -> bytes:
     """The signature of a set of files: its names, and their directories' keys."""
     return cache.blake2b(repr(sorted(prefixes.items())).encode("utf-8", "surrogatepass") + b"\0"
                          + "\0".join(files).encode("utf-8", "surrogatepass"), digest_size=DIGEST).digest()
+
+
+@dataclass(frozen=True)
+class Listed:
+    """A project's files as its listing has them: ``directory`` (as given, with its ``/``) joined
+    to each of ``names``, in order; ``sig``, the set's signature (``set_sig``)."""
+
+    directory: str
+    names: list[str]
+    sig: bytes
 
 
 @dataclass
@@ -226,24 +232,12 @@ def keep_set(con: sqlite3.Connection, sig: bytes | None, digests: bytes) -> None
     sets).  Not when another process is writing: the next search keeps it."""
     if sig is None:
         return
-    try:
-        con.execute("PRAGMA busy_timeout=0")
-        try:
-            con.execute("BEGIN IMMEDIATE")
-            try:
-                con.execute("INSERT OR REPLACE INTO sets VALUES (?,?,?)", (sig, digests, time.time_ns()))
-                con.execute("DELETE FROM sets WHERE sig NOT IN (SELECT sig FROM sets ORDER BY made DESC LIMIT ?)",
-                            (KEPT_SETS,))
-                con.execute("COMMIT")
-            except BaseException:
-                con.execute("ROLLBACK")
-                raise
-        finally:
-            con.execute(f"PRAGMA busy_timeout={int(TIMEOUT * 1000)}")
-    except sqlite3.OperationalError:
-        pass
 
+    def write(con: sqlite3.Connection) -> None:
+        con.execute("INSERT OR REPLACE INTO sets VALUES (?,?,?)", (sig, digests, time.time_ns()))
+        con.execute("DELETE FROM sets WHERE sig NOT IN (SELECT sig FROM sets ORDER BY made DESC LIMIT ?)", (KEPT_SETS,))
 
+    unless_busy(con, write, sqlite3.OperationalError)
 
 
 def _stat(path: str, fd: int | None) -> os.stat_result | None:

@@ -36,7 +36,7 @@ from .scan import check_header
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from .listings import Listed
+    from .stats import Listed
 
 BATCH = 32 << 20  # bytes of sessions indexed per transaction when building (one transaction per file at most)
 RACY = 2_000_000_000  # ns: a file written this close to its indexing is checked by content next time
