@@ -365,3 +365,28 @@ def test_a_big_sessions_page_made_with_forked_children_is_the_same_page(redact, 
     assert not forks
     assert page(2) == alone
     assert len(forks) == 2
+
+
+def test_what_the_commonest_entries_did_is_what_their_tally_says():
+    """``_did``'s short way for user messages and tool results without usage gives what the
+    entry's ``SideTally`` gives, for every entry of the shipped sessions and some odd ones."""
+    from pisess.core.analyses.page import _did, _did_tallied
+    from pisess.core.reading.session import open_session
+
+    odd = [{"type": "message", "message": {"role": "toolResult", "isError": "yes"}},
+           {"type": "message", "message": {"role": "toolResult", "isError": True, "usage": {"input": 3}}},
+           {"type": "message", "message": {"role": "user", "usage": {"input": 3, "cost": {"total": 1}}}},
+           {"type": "message", "message": {"role": "toolResult"}}, {"type": "message", "message": None}]
+    checked = 0
+    for path in _every_session():
+        try:
+            s = open_session(str(path), "auto", light=True)
+        except Exception:  # noqa: BLE001 - a fixture no reader opens
+            continue
+        for _, e in s.complete_at(range(len(s.store))):
+            if isinstance(e, dict):
+                assert _did(e, s.pi_version) == _did_tallied(e, s.pi_version), e
+                checked += 1
+    for e in odd:
+        assert _did(e, "1.6.0") == _did_tallied(e, "1.6.0"), e
+    assert checked > 100

@@ -219,6 +219,18 @@ def _did(e: Any, pi_version: str) -> Any:
     zero."""
     if not isinstance(e, dict):
         return 0
+    m = e.get("message") if e.get("type") == "message" else None
+    if type(m) is dict:  # the commonest two, as SideTally counts them (fact_of takes no usage of a user message)
+        role = m.get("role")
+        if role == "user":
+            return {"u": 1}
+        if role == "toolResult" and "usage" not in m:
+            return {"f": 1} if m.get("isError") is True else 0
+    return _did_tallied(e, pi_version)
+
+
+def _did_tallied(e: dict, pi_version: str) -> Any:
+    """``_did`` of any entry, from its ``SideTally``."""
     one = SideTally()
     one.add(e, pi_version)
     out: dict = {}
