@@ -720,7 +720,9 @@ async def _burst(app, pilot, keys: str) -> None:
     await pilot.pause()
 
 
-@pytest.mark.parametrize("how", ["burst", "press"])
+# (the default run types them at once, as the terminal hands over a paste or a fast typist's keys;
+# pressed one by one in the slow run)
+@pytest.mark.parametrize("how", ["burst", pytest.param("press", marks=pytest.mark.slow)])
 def test_keys_after_slash_go_to_the_search_box(examples, how):
     """``/safety`` typed at once: the word is in the search box, and its ``f`` and ``y`` forked
     nothing; ``/revert`` and Enter at once: a search, and its ``e`` exported nothing."""
@@ -876,7 +878,7 @@ def test_the_sessions_screen_shows_unique_padded_ids_and_columns(examples):
     assert " msgs" not in everyone
 
 
-@pytest.mark.parametrize("width", [80, 100])
+@pytest.mark.parametrize("width", [80, pytest.param(100, marks=pytest.mark.slow)])  # (the narrow one by default)
 def test_the_key_bar_keeps_help_and_quit(examples, width):
     async def look(app, pilot):
         return _screen_text(app).splitlines()[-1]
@@ -1031,7 +1033,10 @@ def test_no_message_names_an_option_browse_does_not_take(examples, keys):
     assert not re.search(r"--(full|json|thinking|force|redact)\b", page), page
 
 
-@pytest.mark.parametrize("keys", [(), ("f",), ("slash", "a")], ids=["session", "fork dialog", "search box"])
+# (the default run from the search box, where a ctrl+c could be taken as text; the slow run from each)
+@pytest.mark.parametrize("keys", [pytest.param((), id="session", marks=pytest.mark.slow),
+                                  pytest.param(("f",), id="fork dialog", marks=pytest.mark.slow),
+                                  pytest.param(("slash", "a"), id="search box")])
 def test_ctrl_c_exits_130_everywhere(examples, keys):
     async def look(app, pilot):
         await pilot.press(*keys)

@@ -7,7 +7,7 @@ links, the narrow layout, print and ``--no-script``.
 The answers are read from the page (its DOM and ``window.pisessPage.sourceOf``), the expected ones
 from the commands' --json, never from the Python code that built the page.  Every node of every
 session in ``pisess/examples/`` and ``tests/fixtures/`` is checked in the full run (``-m ''``); the
-default run checks every node of two small sessions.
+default run checks a few nodes (``QUICK_NODES``) of one or two sessions.
 """
 
 from __future__ import annotations
@@ -37,15 +37,20 @@ def _rel(path: Path) -> str:
     return str(path.relative_to(ROOT))
 
 
+#: How many nodes of a session the default run checks (a node: a click, a tab, a command; about
+#: 0.15 s of CPU, most of it the browser's).
+QUICK_NODES = 5
+
+
 def in_this_run(nodes: list[str]) -> list[str]:
     """Every node in the full run (``pytest -m ''``, CI); in the default run, which takes seconds,
-    eight spread over the session (its first and its last among them), the same in every run."""
+    ``QUICK_NODES`` spread over the session (its first and its last among them), the same in every run."""
     from hypothesis import settings
 
-    if settings.default.max_examples >= 100 or len(nodes) <= 8:
+    if settings.default.max_examples >= 100 or len(nodes) <= QUICK_NODES:
         return nodes
-    step = (len(nodes) - 1) / 7
-    return [nodes[round(i * step)] for i in range(8)]
+    step = (len(nodes) - 1) / (QUICK_NODES - 1)
+    return [nodes[round(i * step)] for i in range(QUICK_NODES)]
 
 
 def _sessions_param(sessions: list[Path], quick: set[str] = QUICK) -> list[Any]:
