@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from hypothesis import event, given, settings
+from hypothesis import event, example, given, settings
 from hypothesis import strategies as st
 
 from conftest import encode_line, examples, header
@@ -44,8 +44,10 @@ def _apply(d: Path, op: tuple) -> None:
         p = d / args[0]
         shutil.rmtree(p) if p.is_dir() else p.unlink(missing_ok=True)
     elif kind == "rename":
-        if (d / args[0]).exists() and not (d / args[1]).is_dir():
-            os.replace(d / args[0], d / args[1])
+        src, dst = d / args[0], d / args[1]
+        # (a directory replaces nothing but a missing name: over a file it is NotADirectoryError)
+        if src.exists() and not dst.is_dir() and not (src.is_dir() and dst.exists()):
+            os.replace(src, dst)
     elif kind == "append":
         p = d / args[0]
         if p.is_file():
@@ -93,6 +95,7 @@ def counted(monkeypatch) -> list:
 
 @settings(max_examples=examples(60), deadline=None)
 @given(ops=st.lists(OPS, min_size=1, max_size=12))
+@example(ops=[("dir", "a.jsonl"), ("make", "b.jsonl"), ("rename", "a.jsonl", "b.jsonl")])  # (a directory onto a file)
 def test_a_kept_listing_is_the_listing(tmp_path_factory, counted, ops):
     """Any changes to the project's directory, each followed by a search's listing: always
     ``collect``'s (files, label, what could not be read), taken from the index only while the
