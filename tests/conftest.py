@@ -227,7 +227,61 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 SHARED_FIRST = ("test_hostile",)
 
 
+#: The default run (seconds, for working) keeps this many cases of these tests, the first ones
+#: collected, and leaves the rest to the full run (``-m ''``, CI's), as if marked ``slow``: each
+#: costs a second or more (a browser page, a Textual app, a filled disk), and what it checks stays
+#: in the default run by the cases kept, or by the test named beside a 0.
+QUICK_CASES = {
+    # browse: a Textual app each (0.5-2 s)
+    "test_browse.py::test_the_sessions_screen_opens_the_highlighted_session": 0,  # the filter test opens with Enter
+    "test_browse.py::test_no_message_names_an_option_browse_does_not_take": 0,  # the screens' goldens, full run
+    "test_browse.py::test_fork_writes_a_new_file_that_validates": 0,  # ..._outside_the_root_goes_beside_it
+    "test_browse.py::test_the_app_opens_on_the_screen_asked_for": 0,  # test_browse_at_screen_and_compare_reach_the_app
+    "test_browse.py::test_live_appends_keep_the_selection_and_the_scroll": 0,  # test_cli's watch, the followed session
+    "test_browse.py::test_the_trace_folds_a_path_into_turns_and_steps": 0,  # the trace view's golden (test_trace)
+    "test_browse.py::test_a_damaged_append_is_not_called_a_rewrite": 0,  # the followed session test
+    "test_browse.py::test_an_empty_session_and_thinking_say_what_they_are": 0,
+    "test_browse.py::test_the_help_keeps_its_columns_at_80": 0,  # the key table test, both ways
+    # the page: a Chromium page each
+    "test_page.py::test_search_folds_case_as_the_page_says": 3,
+    "test_page.py::test_narrow_window_puts_the_tree_in_a_drawer": 1,
+    "test_page.py::test_print_shows_the_selected_context": 1,
+    "test_page.py::test_screenshot_of_the_page": 0,  # the README's picture: the full run checks it
+    "test_page.py::test_original_toggle_shows_what_edits_hide": 0,  # context of every node marks the edited
+    "test_page.py::test_scripted_page_is_readable_with_scripts_off": 1,
+    "test_page.py::test_deep_links_open_the_node_on_the_tab": 2,
+    "test_page_security.py::test_pages_of_hostile_sessions_are_inert": 0,  # the payloads page, every payload
+    # a filled disk, a full stdout: a child process each
+    "test_contract.py::test_a_disk_that_fills_up_is_a_storage_error": 1,
+    "test_contract.py::test_a_full_stdout_is_a_clean_storage_error": 2,
+    "test_contract.py::test_export_to_a_disk_that_fills_up_leaves_no_file": 1,
+    # the hostile corpus read every way
+    "test_hostile.py::test_file": 4,
+    "test_hostile.py::test_file_readonly": 2,
+    "test_hostile.py::test_file_warm_cache": 0,  # test_cache: every view through the cache is the fresh read
+    "test_core_compact.py::test_du_on_the_index_reports_what_the_line_scan_reports": 0,  # validate's twin stays
+    "test_import_graph.py::test_a_planted_import_up_a_floor_is_reported": 3,
+    "test_odd_shapes.py::test_one_long_line_costs_a_few_times_the_line": 2,
+    "test_odd_shapes.py::test_memory_is_bounded_by_a_line_not_by_the_file": 1,
+    "test_lean_search.py::test_the_console_script_ends_as_the_app_ends": 0,  # the in-process run sees what a child sees
+    "test_explorer_page.py::test_the_pass_shared_with_a_forked_child_writes_the_same_page": 6,
+    "test_page.py::test_path_of_every_node_is_the_commands": 0,  # the Path tab: deep links, test_counts_of_one_are_singular
+}
+
+
+@pytest.hookimpl(tryfirst=True)  # (before -m deselects by marks)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    seen: dict[str, int] = {}
+    for item in items:
+        key = f"{item.path.name}::{getattr(item, 'originalname', item.name)}"
+        if key in QUICK_CASES:
+            seen[key] = seen.get(key, 0) + 1
+            if seen[key] > QUICK_CASES[key]:
+                item.add_marker(pytest.mark.slow)
+    files = {item.path.name for item in items}
+    stale = [k for k in QUICK_CASES if k.split("::")[0] in files and k not in seen]
+    if stale:  # (a renamed test would run whole in the default run, and nobody would know)
+        raise pytest.UsageError(f"QUICK_CASES names tests that are not there: {', '.join(stale)}")
     items.sort(key=lambda item: getattr(getattr(item, "module", None), "__name__", "") not in SHARED_FIRST)
 
 
