@@ -253,12 +253,41 @@ def visible_rows(page) -> list[str]:
 # --- Context, Path, Compare, branch costs: every node --------------------------------------------------
 
 
+# One round trip per node for the every-node checks (a node is a few frames, not a dozen calls):
+# in the page, find the node's row (scrolling the virtual tree from the top until it is drawn),
+# click it (a node the filter hides: its link), wait until the entry pane shows it, click the
+# tab, wait a frame, read.
+CLICK_AND_READ = """async ([id, tab, read]) => {
+  const frame = () => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+  const find = () => Array.from(document.querySelectorAll('[data-pane=tree] [data-row]'))
+    .find(r => r.dataset.entryId === id && r.getClientRects().length);
+  let row = find();
+  const sc = (SCROLLER_FN)();
+  for (let top = 0; !row && sc && top < sc.scrollHeight; top += Math.max(1, Math.floor(sc.clientHeight / 2))) {
+    sc.scrollTop = top; await frame(); row = find();
+  }
+  if (row) { row.scrollIntoView({block: 'center'}); row.click(); }
+  else location.hash = 'entry=' + encodeURIComponent(id);
+  const shown = () => { const e = document.querySelector('[data-pane=entry]'); return e && e.dataset.entryId === id; };
+  for (let i = 0; !shown(); i++) { if (i > 300) throw new Error('not shown: ' + id); await frame(); }
+  document.querySelector(`[data-tab=${tab}]`).click();
+  await frame();
+  return (READERS)[read](tab);
+}""".replace("SCROLLER_FN", SCROLLER)
+
+
+def click_and_read(page, node: str, tab: str, read: str) -> Any:
+    """Click ``node``'s row and its ``tab`` in the page, then read it (``read``: "context" or "ids")."""
+    readers = "{context: " + READ_CONTEXT + ", ids: " + READ_IDS + "}"
+    return page.evaluate(CLICK_AND_READ.replace("(READERS)", "(" + readers + ")"), [node, tab, read])
+
+
 def read_context(page, cli: Cli, session: Path, node: str) -> tuple[list[dict], dict]:
-    """Click the node's row, show its Context tab: what the page draws, and what ``pisess context
+    """Click the node's tree row, show its Context tab: what the page draws, and what ``pisess context
     --leaf NODE --json`` says."""
-    select(page, node)
-    click_tab(page, "context")
-    return page.evaluate(READ_CONTEXT), cli.json("context", str(session), "--leaf", node)
+    got = click_and_read(page, node, "context", "context")
+    assert shown_node(page) == node
+    return got, cli.json("context", str(session), "--leaf", node)
 
 
 # (the default run: the session with context edits and a compaction for the Context tab, the
@@ -296,11 +325,9 @@ def test_path_of_every_node_is_the_commands(session, cli, page, tmp_path):
     open_page(page, cli.export(session, tmp_path / "page.html"))
     click_filter(page, "all")
     for node in in_this_run(unique_ids(rows)):
-        select(page, node)
-        click_tab(page, "path")
+        shown = click_and_read(page, node, "path", "ids")
         doc = cli.json("path", str(session), "--leaf", node)
         path_ids = [e["id"] for e in doc["entries"]]
-        shown = page.evaluate(READ_IDS, "path")
         if doc.get("cutAtCheckpoint") and shown != path_ids:
             assert shown == root_chain(rows, node) and shown[-len(path_ids):] == path_ids, node
         else:
