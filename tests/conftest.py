@@ -238,9 +238,8 @@ QUICK_CASES = {
     "test_browse.py::test_fork_writes_a_new_file_that_validates": 0,  # ..._outside_the_root_goes_beside_it
     "test_browse.py::test_the_app_opens_on_the_screen_asked_for": 0,  # test_browse_at_screen_and_compare_reach_the_app
     "test_browse.py::test_live_appends_keep_the_selection_and_the_scroll": 0,  # test_cli's watch, the followed session
-    "test_browse.py::test_the_trace_folds_a_path_into_turns_and_steps": 0,  # the trace view's golden (test_trace)
+    "test_browse.py::test_the_trace_folds_a_path_into_turns_and_steps": 0,  # test_context_trace_compare_and_help_screens
     "test_browse.py::test_a_damaged_append_is_not_called_a_rewrite": 0,  # the followed session test
-    "test_browse.py::test_an_empty_session_and_thinking_say_what_they_are": 0,
     "test_browse.py::test_the_help_keeps_its_columns_at_80": 0,  # the key table test, both ways
     # the page: a Chromium page each
     "test_page.py::test_search_folds_case_as_the_page_says": 3,
