@@ -180,7 +180,9 @@ SCAN_ROWS = """async () => {
   sc.scrollTop = keep; await frame();
   return order;
 }""".replace("SCROLLER_FN", SCROLLER)
-REVEAL = """async (id) => {
+# The node's row, drawn and scrolled to the middle of the tree (scrolling the virtual tree from
+# the top until it is drawn), or null: the filter hides it.
+ROW_IN_VIEW = """async (id) => {
   const frame = () => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
   const find = () => Array.from(document.querySelectorAll('[data-pane=tree] [data-row]'))
     .find(r => r.dataset.entryId === id && r.getClientRects().length);
@@ -189,10 +191,14 @@ REVEAL = """async (id) => {
   for (let top = 0; !row && sc && top < sc.scrollHeight; top += Math.max(1, Math.floor(sc.clientHeight / 2))) {
     sc.scrollTop = top; await frame(); row = find();
   }
-  if (!row) return false;
-  row.scrollIntoView({block: 'center'}); await frame();
-  return true;
+  if (row) row.scrollIntoView({block: 'center'});
+  return row || null;
 }""".replace("SCROLLER_FN", SCROLLER)
+REVEAL = """async (id) => {
+  const row = await (ROW_IN_VIEW_FN)(id);
+  if (row) await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+  return !!row;
+}""".replace("ROW_IN_VIEW_FN", ROW_IN_VIEW)
 
 
 def find_row(page, entry_id: str):
@@ -254,26 +260,19 @@ def visible_rows(page) -> list[str]:
 
 
 # One round trip per node for the every-node checks (a node is a few frames, not a dozen calls):
-# in the page, find the node's row (scrolling the virtual tree from the top until it is drawn),
-# click it (a node the filter hides: its link), wait until the entry pane shows it, click the
-# tab, wait a frame, read.
+# in the page, bring the node's row into view and click it (a node the filter hides: its link),
+# wait until the entry pane shows it, click the tab, wait a frame, read.
 CLICK_AND_READ = """async ([id, tab, read]) => {
   const frame = () => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
-  const find = () => Array.from(document.querySelectorAll('[data-pane=tree] [data-row]'))
-    .find(r => r.dataset.entryId === id && r.getClientRects().length);
-  let row = find();
-  const sc = (SCROLLER_FN)();
-  for (let top = 0; !row && sc && top < sc.scrollHeight; top += Math.max(1, Math.floor(sc.clientHeight / 2))) {
-    sc.scrollTop = top; await frame(); row = find();
-  }
-  if (row) { row.scrollIntoView({block: 'center'}); row.click(); }
+  const row = await (ROW_IN_VIEW_FN)(id);
+  if (row) row.click();
   else location.hash = 'entry=' + encodeURIComponent(id);
   const shown = () => { const e = document.querySelector('[data-pane=entry]'); return e && e.dataset.entryId === id; };
   for (let i = 0; !shown(); i++) { if (i > 300) throw new Error('not shown: ' + id); await frame(); }
   document.querySelector(`[data-tab=${tab}]`).click();
   await frame();
   return (READERS)[read](tab);
-}""".replace("SCROLLER_FN", SCROLLER)
+}""".replace("ROW_IN_VIEW_FN", ROW_IN_VIEW)
 
 
 def click_and_read(page, node: str, tab: str, read: str) -> Any:
