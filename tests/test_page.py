@@ -908,3 +908,89 @@ def test_screenshot_of_the_page(cli, new_page, tmp_path):
     committed = SCREENSHOT.read_bytes()
     assert _png_size(committed) == SCREENSHOT_SIZE and len(committed) > 40_000
     assert f"]({SCREENSHOT.relative_to(ROOT)})" in (ROOT / "README.md").read_text(encoding="utf-8")
+
+# --- a long context: drawn a window at a time --------------------------------------------------------
+
+SCROLL_VIEW_TO_END = """async () => {
+  const frame = () => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+  const view = document.querySelector('.view');
+  for (let i = 0; i < 200 && document.querySelector('[data-pane=context] [data-more]'); i++) {
+    view.scrollTop = view.scrollHeight; await frame();
+  }
+  return document.querySelectorAll('[data-pane=context] [data-msg]').length;
+}"""
+
+
+def draw_all(page, pane: str) -> None:
+    """Press the "draw all" button under a pane's window (where it is: scrolling it into view, as a
+    click does, would draw the next window and move it)."""
+    page.evaluate("(pane) => document.querySelector(`[data-pane=${pane}] [data-more] button`).click()", pane)
+    page.evaluate(NEXT_FRAME)
+
+
+def test_a_long_context_is_drawn_a_window_at_a_time(cli, page, new_page, tmp_path):
+    """A context of 700 messages draws its first few hundred on a click (15,000 messages laid out
+    on every click took a second); the rest follows as the pane is scrolled to its end, or at once
+    with "draw all", and printing prints it whole.  Whatever the way, what is drawn in the end is
+    `pisess context`'s answer, message for message; the path is windowed the same way."""
+    lines: list = [header()]
+    parent = None
+    for k in range(350):
+        lines.append(user(f"u{k:03d}", parent, f"question {k}" + (" needle" if k == 330 else "")))
+        lines.append(assistant(f"a{k:03d}", f"u{k:03d}", f"answer {k}"))
+        parent = f"a{k:03d}"
+    session = Path(write_session(tmp_path, lines))
+    out = cli.export(session, tmp_path / "long.html")
+    want = expected_context(cli.json("context", str(session)))
+    assert len(want) == 700
+
+    def drawn() -> tuple[int, int | None]:
+        more = page.evaluate("() => { const m = document.querySelector('[data-pane=context] [data-more]');"
+                             " return m && +m.dataset.more; }")
+        return page.locator("[data-pane=context] [data-msg]").count(), more
+
+    open_page(page, out, "#entry=a349&tab=context")
+    first, more = drawn()
+    assert 0 < first < 700 and more == 700 - first  # a window, and the line under it says how many are left
+    got = page.evaluate(READ_CONTEXT)
+    assert [g["id"] for g in got] == [w["id"] for w in want[:first]]
+    assert page.evaluate(SCROLL_VIEW_TO_END) == 700
+    got = page.evaluate(READ_CONTEXT)
+    assert [(g["id"], g["role"], g["mark"]) for g in got] == [(w["id"], w["role"], w["mark"]) for w in want]
+    assert [drawn_blocks(g["blocks"]) for g in got] == [w["blocks"] for w in want]
+    assert page.locator("[data-pane=context] [data-more]").count() == 0
+
+    # another node and back (the keys, at once), from the top: a fresh window (at the end of the pane,
+    # as many windows as fill it); "draw all" draws the rest at once
+    page.evaluate("() => { document.querySelector('.view').scrollTop = 0; }")
+    page.keyboard.press("k")
+    page.keyboard.press("j")
+    wait_shown(page, "a349")
+    assert drawn() == (first, more)
+    draw_all(page, "context")
+    assert [g["id"] for g in page.evaluate(READ_CONTEXT)] == [w["id"] for w in want]
+
+    # the path: windowed too, and whole after "draw all"
+    click_tab(page, "path")
+    assert page.locator("[data-pane=path] [data-more]").count() == 1
+    draw_all(page, "path")
+    assert page.evaluate(READ_IDS, "path") == [w["id"] for w in want]
+    click_tab(page, "trace")  # and the trace: its turns
+    assert 0 < page.locator("[data-pane=trace] .turn").count() < 350
+    draw_all(page, "trace")
+    assert page.evaluate(READ_IDS, "trace") == [f"u{k:03d}" for k in range(350)]  # (a turn holds its steps)
+
+    # a search hit in a message after the window: n shows it marked
+    open_page(page, out, "#entry=a349&tab=context&q=needle")
+    page.keyboard.press("n")
+    wait_shown(page, "u330")
+    marked = page.evaluate("() => [...document.querySelectorAll('mark')].filter(m => m.getClientRects().length)"
+                           ".map(m => m.closest('[data-entry-id]').dataset.entryId)")
+    assert "u330" in marked
+
+    # printing prints the context whole, from any tab
+    printing = new_page()
+    open_page(printing, out, "#entry=a349&tab=trace")
+    printing.emulate_media(media="print")
+    printing.wait_for_function("() => document.querySelectorAll('[data-pane=context] [data-msg]').length === 700", timeout=10_000)
+    assert printing.locator("[data-pane=context] [data-more]").count() == 0

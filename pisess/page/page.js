@@ -412,6 +412,34 @@
   }
 
   // --- panes --------------------------------------------------------------------------------------------
+  // a long list (a context of thousands of messages, a long path or trace) is drawn WINDOW items at a
+  // time: the browser lays out what can be seen, not 15,000 messages on every click; the rest follows
+  // as the pane is scrolled to its end (or at once: the "draw all" button, printing).  The line after
+  // the items carries data-more (how many are not drawn yet).
+  var WINDOW = 250, windows = [];
+  function windowed(pane, box, total, drawOne, one, many, whole) {
+    var at = 0, rest = null, seen = null;
+    function more(all) {
+      var end = all ? total : Math.min(total, at + WINDOW), frag = doc.createDocumentFragment();
+      for (; at < end; at++) frag.appendChild(drawOne(at));
+      if (state.q && rest) highlight(frag, state.q);  // (the first window is highlighted with the pane)
+      if (rest && rest.parentNode === box) box.insertBefore(frag, rest); else box.appendChild(frag);
+      if (at < total) {
+        if (!rest) {
+          rest = el("p", { class: "muted more-items" }, [el("span"), el("button", { type: "button", class: "more", text: "draw all", onclick: function () { more(true); } })]);
+          pane.appendChild(rest);
+          if (typeof IntersectionObserver === "function") {
+            seen = new IntersectionObserver(function (es) { if (es.some(function (e) { return e.isIntersecting; })) more(false); });
+            seen.observe(rest); windows.push(seen);
+          }
+        }
+        else if (seen) { seen.unobserve(rest); seen.observe(rest); }  // (asks again: still in view after this window, the next one)
+        rest.setAttribute("data-more", String(total - at));
+        rest.firstChild.textContent = "\u2026 " + count(total - at, "more " + one, "more " + many) + ", drawn as you scroll ";
+      } else if (rest) { if (seen) seen.disconnect(); rest.remove(); }
+    }
+    more(!!whole);
+  }
   function facts2(pairs) {
     var dl = el("dl", { class: "facts-dl" });
     pairs.forEach(function (x) { if (x[1] === null || x[1] === undefined || x[1] === "") return; dl.appendChild(el("dt", { text: x[0] })); dl.appendChild(el("dd", { text: String(x[1]) })); });
@@ -442,11 +470,12 @@
     if (ctx.segs) ctx.segs.forEach(function (s) { inCtx[s[0]] = 1; });
     pane.appendChild(el("p", { class: "muted", text: count(path.length, "entry", "entries") + " from the root to " + sid(p) + " (dimmed: not in the context there)" }));
     var ol = el("ol", { class: "pathlist" });
-    path.forEach(function (q) {
-      ol.appendChild(el("li", { "data-entry-id": idOf(q), class: inCtx[q] ? null : "out", onclick: function () { go({ sel: q }); },
-        text: sid(q) + "  " + D.words[D.word[q]] + "  " + D.preview[q] }));
-    });
     pane.appendChild(ol);
+    windowed(pane, ol, path.length, function (k) {
+      var q = path[k];
+      return el("li", { "data-entry-id": idOf(q), class: inCtx[q] ? null : "out", onclick: function () { go({ sel: q }); },
+        text: sid(q) + "  " + D.words[D.word[q]] + "  " + D.preview[q] });
+    }, "entry", "entries");
   }
   function ctxMessages(p) {
     var c = contextAt(p); if (c.error !== undefined) return c;
@@ -458,7 +487,7 @@
     });
     return { items: items };
   }
-  function drawContext(pane, p) {
+  function drawContext(pane, p, _view, whole) {
     var c = ctxMessages(p);
     if (c.error !== undefined) { pane.appendChild(el("p", { class: "error", text: "pi cannot build the context here: " + c.error })); return; }
     var size = 0, shown = 0;
@@ -469,8 +498,9 @@
       state.original ? " original: ON \u2014 what context edits hide is shown, dimmed and marked \u2205 hidden (the model does not see it)" : " original: show what context edits hide"]);
     pane.appendChild(el("p", { class: "muted", text: count(shown, "message", "messages") + " \u00b7 ~" + num(Math.floor(size / 4)) + " tokens (a quarter of their JSON) \u00b7 spent up to here: " + kfmt(tokens) + " tokens, " + money(cost) }));
     pane.appendChild(toggle);
-    var n = 0;
-    c.items.forEach(function (x) { pane.appendChild(messageNode(msg(x[0]), x[1], x[2] === "hidden" ? 0 : ++n, x[2])); });
+    var n = 0, numbers = c.items.map(function (x) { return x[2] === "hidden" ? 0 : ++n; });
+    windowed(pane, pane, c.items.length, function (k) { var x = c.items[k]; return messageNode(msg(x[0]), x[1], numbers[k], x[2]); },
+      "message", "messages", whole);
     if (!c.items.length) pane.appendChild(el("p", { class: "muted", text: "(the context is empty)" }));
   }
 
@@ -501,11 +531,15 @@
   function drawTrace(pane, p) {
     var turns = traceOf(p);
     if (!turns.length) { pane.appendChild(el("p", { class: "muted", text: "(no turns on this path)" })); return; }
-    var all = { tokens: 0, cost: 0, failed: 0 };
-    turns.forEach(function (t) {
+    var all = { tokens: 0, cost: 0, failed: 0 }, sums = turns.map(function (t) {
       var tokens = 0, cost = 0, errs = 0;
       t.steps.forEach(function (s) { tokens += s.tin + s.tout; cost += s.cost; errs += s.calls.filter(function (c) { return c.ok === false; }).length + (s.error ? 1 : 0); });
       all.tokens += tokens; all.cost += cost; all.failed += errs;
+      return [tokens, cost, errs];
+    });
+    pane.appendChild(el("p", { class: "muted", text: count(turns.length, "turn", "turns") + " \u00b7 " + kfmt(all.tokens) + " tokens \u00b7 " + money(all.cost) + (all.failed ? " \u00b7 " + count(all.failed, "failure", "failures") : "") }));
+    windowed(pane, pane, turns.length, function (k) {
+      var t = turns[k], tokens = sums[k][0], cost = sums[k][1], errs = sums[k][2];
       var head = "Turn " + t.index + (t.prompt ? " \u00b7 " + t.prompt.slice(0, 120) : "") + " \u00b7 " + t.steps.length + " step" + (t.steps.length === 1 ? "" : "s") +
         (t.time !== null && t.end !== null ? " \u00b7 " + dur(t.end - t.time) : "") + " \u00b7 " + kfmt(tokens) + " tok \u00b7 " + money(cost) + (errs ? " \u00b7 \u2717 " + errs : "");
       var box = el("div", { class: "turn", "data-entry-id": t.entry >= 0 ? idOf(t.entry) : null }, [el("h3", { text: head })]);
@@ -521,9 +555,8 @@
         });
         box.appendChild(line);
       });
-      pane.appendChild(box);
-    });
-    pane.insertBefore(el("p", { class: "muted", text: count(turns.length, "turn", "turns") + " \u00b7 " + kfmt(all.tokens) + " tokens \u00b7 " + money(all.cost) + (all.failed ? " \u00b7 " + count(all.failed, "failure", "failures") : "") }), pane.firstChild);
+      return box;
+    }, "turn", "turns");
   }
 
   // --- compare: what `pisess diff` says (alignment: difflib's SequenceMatcher, ported) -------------------
@@ -708,6 +741,7 @@
   function render() {
     var p = state.sel;
     missing.clear();
+    windows.forEach(function (w) { w.disconnect(); }); windows = [];
     rebuildVisible(); drawTree();
     TABS.forEach(function (t) {
       var b = tabBar.querySelector('[data-tab="' + t + '"]'); b.setAttribute("aria-selected", t === state.tab ? "true" : "false");
@@ -953,7 +987,9 @@
   });
   addEventListener("resize", function () { drawTree(); });
   // printing prints the selected node's context, whatever tab is shown
-  function forPrint() { if (state.tab !== "context" && state.sel >= 0) { panes.context.textContent = ""; drawContext(panes.context, state.sel); } }
+  function forPrint() {
+    if (state.sel >= 0 && (state.tab !== "context" || panes.context.querySelector("[data-more]"))) { panes.context.textContent = ""; drawContext(panes.context, state.sel, null, true); if (state.q) highlight(panes.context, state.q); }
+  }
   addEventListener("beforeprint", forPrint);
   var printing = matchMedia("print");
   if (printing.addEventListener) printing.addEventListener("change", function (ev) { if (ev.matches) forPrint(); });
