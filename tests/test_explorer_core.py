@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import examples, write_session
-from pisess.core.analyses.explorer import EDITED, HIDDEN, MessageTable, _json, node_contexts, replay
+from pisess.core.analyses.explorer import EDITED, HIDDEN, MessageTable, message_json, node_contexts, replay
 from pisess.core.errors import PisessError
 from pisess.core.js import get
 from pisess.core.model.context import build_context
@@ -41,7 +41,7 @@ def check_every_node(path: str, reader: str = "auto", pi_version: str = "1.6.0")
             checked += 1
             continue
         assert not isinstance(got, str), (path, eid, got)
-        assert [table.get(i) for seg in got for i in seg.messages] == [_json(m) for m in ctx.messages], (path, eid)
+        assert [table.get(i) for seg in got for i in seg.messages] == [message_json(m) for m in ctx.messages], (path, eid)
         assert [seg.entry for seg in got for _ in seg.messages] == [s.position(m) for m in ctx.message_sources]
         assert [seg.entry for seg in got if seg.mark == HIDDEN and seg.originals] == [s.position(x) for x in ctx.omitted]
         edited = {s.position(x) for x, _ in ctx.projection

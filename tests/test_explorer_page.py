@@ -290,8 +290,8 @@ def test_the_pass_shared_with_a_forked_child_writes_the_same_page(session, redac
             return d.rest, b"\n".join(d.table.json_lines()), d.secrets, d.images, d.fallback
 
     taken = []
-    real_take = explorer._Walk.take
-    monkeypatch.setattr(explorer._Walk, "take", lambda self, *a: taken.append(1) or real_take(self, *a))
+    real_take = explorer.Walk.take
+    monkeypatch.setattr(explorer.Walk, "take", lambda self, *a: taken.append(1) or real_take(self, *a))
     previous = parallel.configure(parallel.Settings(jobs=2))
     try:
         one, shared = data(False), data(True)

@@ -287,7 +287,9 @@ def seen_part(m: Any) -> Any:
     return m
 
 
-def _key(m: Any) -> bytes:
+def same_key(m: Any) -> bytes:
+    """Two messages are "the same" (Compare's ``same``) when their keys are equal: what a provider is
+    sent of them (``seen_part``) as JSON, its members sorted."""
     try:
         return orjson.dumps(seen_part(m), option=orjson.OPT_SORT_KEYS)
     except TypeError:
@@ -311,10 +313,11 @@ def message_text(m: Any) -> str:
     return ""
 
 
-def _without_text(m: Any) -> bytes:
-    """The message with every text left out: equal for two messages that differ only in their text."""
+def shape_key(m: Any) -> bytes:
+    """``same_key`` of the message with every text left out: equal for two messages that differ only
+    in their text (Compare's ``changed``)."""
     if not isinstance(m, dict):
-        return _key(m)
+        return same_key(m)
     out = dict(seen_part(m))
     out.pop("summary", None)
     content = out.get("content")
@@ -324,7 +327,7 @@ def _without_text(m: Any) -> bytes:
         out["content"] = [b for b in content if not (isinstance(b, dict) and b.get("type") == "text")]
     if out.get("role") == "bashExecution":
         out.pop("output", None)
-    return _key(out)
+    return same_key(out)
 
 
 @dataclass(frozen=True)
@@ -349,7 +352,7 @@ def text_diff(a: str, b: str, context_lines: int = 2) -> tuple:
 
 def align(a: list, b: list) -> list[Aligned]:
     """The two message lists aligned: the common prefix, then a sequence alignment of the rest."""
-    ka, kb = [_key(m) for m in a], [_key(m) for m in b]
+    ka, kb = [same_key(m) for m in a], [same_key(m) for m in b]
     p = 0
     while p < len(ka) and p < len(kb) and ka[p] == kb[p]:
         p += 1
@@ -361,7 +364,7 @@ def align(a: list, b: list) -> list[Aligned]:
             out.append(Aligned("same", i1, j1, i2 - i1))
             continue
         removed, added = list(range(i1, i2)), list(range(j1, j2))
-        while removed and added and _without_text(a[removed[0]]) == _without_text(b[added[0]]):
+        while removed and added and shape_key(a[removed[0]]) == shape_key(b[added[0]]):
             i, j = removed.pop(0), added.pop(0)
             out.append(Aligned("changed", i, j, 1, text_diff(message_text(a[i]), message_text(b[j]))))
         out.extend(Aligned("removed", i, None) for i in removed)

@@ -100,7 +100,7 @@ class MessageTable:
 
     def add(self, m: Any) -> int:
         if self.encode is None:
-            data = _json(m)
+            data = message_json(m)
             digest = hashlib.sha256(data).digest()  # (sha256 is in the CPU's instructions: half blake2b's time)
             size = len(data)
         else:
@@ -200,7 +200,7 @@ class MessageTable:
         return orjson.loads(self.get(i))
 
 
-def _json(m: Any) -> bytes:
+def message_json(m: Any) -> bytes:
     try:
         return orjson.dumps(m)
     except TypeError:  # (approx_tokens measures such a value by its str)
@@ -265,7 +265,7 @@ def _pos(session: Session, e: Any) -> int:
     return -1 if p is None else p
 
 
-class _Walk:
+class Walk:
     """The depth-first walk that writes each node's change (see the module's note)."""
 
     def __init__(self, session: Session, table: MessageTable) -> None:
@@ -544,6 +544,6 @@ def node_contexts(session: Session, table: MessageTable, parents: Any = None, vi
         parents = [-1 if (q := store.parent(p)) is None else q for p in range(len(store))]
     else:
         parents = list(parents)  # (an entry that is its own parent is reached from no root: the fallback answers)
-    walk = _Walk(session, table)
+    walk = Walk(session, table)
     walk.project_all(session.complete_at(range(len(store))), visit)
     return walk.run(parents)

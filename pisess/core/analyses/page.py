@@ -34,12 +34,10 @@ from ..model.placement import WHERE
 from ..model.text import one_line
 from ..model.trace import failure, spent
 from ..reading.images import image_chars
-from ..reading.jsonl import _js_exponents
+from ..reading.jsonl import js_exponents
 from ..reading.session import Session
-from .diff import SideTally
-from .diff import _key as diff_key
-from .diff import _without_text as without_text
-from .explorer import Change, MessageTable, _json, _Walk, replay
+from .diff import SideTally, same_key, shape_key
+from .explorer import Change, MessageTable, Walk, message_json, replay
 from .secrets import redact as redact_value
 
 MARKDOWN_IT = "14.3.3"  # the vendored pisess/page/markdown-it.min.js (npm markdown-it, MIT)
@@ -155,18 +153,18 @@ class _Messages:
                 if left and not lean:
                     size -= 1  # ({} was all of them: one comma fewer)
                 return h.digest(), size, (raw, bool(left))
-        whole = _json(m)
+        whole = message_json(m)
         return hashlib.sha256(whole).digest(), len(whole), whole
 
     def store(self, m: Any, state: Any) -> bytes:
         """The stored form of ``m``, new to the table (``state`` from ``key``), escaped for the
         page's element already (``escape_json``: one message at a time, where the bytes are in
         the CPU's cache, instead of four passes over the whole)."""
-        self.same.append(hashlib.sha256(diff_key(m)).digest())
-        self.shape.append(hashlib.sha256(without_text(m)).digest())
+        self.same.append(hashlib.sha256(same_key(m)).digest())
+        self.shape.append(hashlib.sha256(shape_key(m)).digest())
         if type(state) is tuple:
             raw, left_out = state
-            return escape_json(_js_exponents(raw) if left_out else raw)  # (_dumps of the lean message: raw is its orjson)
+            return escape_json(js_exponents(raw) if left_out else raw)  # (_dumps of the lean message: raw is its orjson)
         v = _lean_images(m, self.images) if b'"image"' in state else m
         if isinstance(v, dict) and not UNDRAWN.isdisjoint(v):
             v = {k: x for k, x in v.items() if k not in UNDRAWN}
@@ -446,7 +444,7 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
             views[pos] = rest
 
     views: dict = {}  # position -> the members of a non-message entry
-    walk = _Walk(s, table)
+    walk = Walk(s, table)
     half = _split_point(s, options, spool)
     if half is None:
         walk.project_all(s.complete_at(range(n)), visit)

@@ -127,12 +127,12 @@ def dumps(v: Any, indent: bool = False) -> bytes:
     big integers are found by orjson's strict-integer check, not by scanning every line."""
     opt = orjson.OPT_STRICT_INTEGER | (orjson.OPT_INDENT_2 if indent else 0)
     try:
-        return _js_exponents(orjson.dumps(v, option=opt))
+        return js_exponents(orjson.dumps(v, option=opt))
     except TypeError as e:
         if "Integer" in str(e):
             return dumps(js_numbers(v), indent)
         try:
-            return _js_exponents(json.dumps(js_numbers(v), ensure_ascii=True, indent=2 if indent else None,
+            return js_exponents(json.dumps(js_numbers(v), ensure_ascii=True, indent=2 if indent else None,
                                             separators=None if indent else (",", ":"), default=str).encode())
         except RecursionError:
             from ..errors import PisessError
@@ -147,7 +147,7 @@ _EXPONENT = re.compile(rb"e[+-]?[0-9]+(?=[,\]}\s]|\Z)")
 _MANTISSA = frozenset(b"0123456789.")
 
 
-def _js_exponents(out: bytes) -> bytes:
+def js_exponents(out: bytes) -> bytes:
     """Numbers as ``JSON.stringify`` writes them: a double below 1e21 in full digits
     (``12345678901234567000``, not ``1.2345678901234567e+19``), larger ones as ``1e+21``.  Only the
     few places that look like such a number are looked at: one is a number when an even count of
