@@ -338,11 +338,13 @@ def test_a_message_size_and_identity_come_from_one_dump():
 
 @pytest.mark.parametrize("redact", [False, True])
 def test_a_big_sessions_page_made_with_forked_children_is_the_same_page(redact, monkeypatch):
-    """Past ``PAGE_SPLIT_MIN`` the static page (the leaf's context, its secrets) and half of the
-    entries are made in forked children: the file written is the one a single process writes."""
+    """Past ``PAGE_SPLIT_MIN`` the static page (the leaf's context, its secrets), validate's findings
+    and half of the entries are made in forked children, not in the process that waits for them:
+    the file written is the one a single process writes."""
     import os
 
     from pisess.core import parallel
+    from pisess.core.analyses import export as export_mod
     from pisess.core.analyses import page as page_mod
     from pisess.core.analyses.export import ExportOptions, export_session
 
@@ -350,6 +352,9 @@ def test_a_big_sessions_page_made_with_forked_children_is_the_same_page(redact, 
     forks = []
     real_child = parallel.Child.__init__
     monkeypatch.setattr(parallel.Child, "__init__", lambda self, fn, *a: forks.append(fn) or real_child(self, fn, *a))
+    validated = []  # (in this process: a child's calls are the child's)
+    real_findings = export_mod.page_findings
+    monkeypatch.setattr(export_mod, "page_findings", lambda s: validated.append(1) or real_findings(s))
 
     def page(jobs: int):
         previous = parallel.configure(parallel.Settings(jobs=jobs))
@@ -362,9 +367,9 @@ def test_a_big_sessions_page_made_with_forked_children_is_the_same_page(redact, 
 
     monkeypatch.setattr(page_mod, "PAGE_SPLIT_MIN", 0)
     alone = page(1)
-    assert not forks
+    assert not forks and validated == [1]
     assert page(2) == alone
-    assert len(forks) == 2
+    assert len(forks) == 2 and validated == [1]
 
 
 def test_what_the_commonest_entries_did_is_what_their_tally_says():

@@ -470,7 +470,7 @@ def export_explorer(session, leaf_id: Any, opts: ExportOptions) -> Export:
     """The explorer page of the whole tree (``pisess.core.analyses.page``), opening on ``leaf_id``
     (``UNDEF``: the session's leaf)."""
     from .. import parallel
-    from .page import PAGE_SPLIT_MIN
+    from .page import PAGE_SPLIT_MIN, placements
 
     def static_page() -> tuple[str, dict]:
         """The leaf's context as the static page, for <noscript> (images as references: the page
@@ -484,9 +484,13 @@ def export_explorer(session, leaf_id: Any, opts: ExportOptions) -> Export:
         except PisessError as err:
             return f"<body><p>{html.escape(err.message)}</p></body>", {}
 
-    # a big session's static page is made in a forked child meanwhile (its leaf's context read back
-    # and scanned for secrets: a second of a session of screenshots); a failed child's, here after
-    child = parallel.Child(static_page) if parallel.workers() > 1 and session.raw.size >= PAGE_SPLIT_MIN else None
+    def beside() -> tuple:
+        """What a big session's page takes from a forked child, made while this process takes the
+        entries: the static page and its secrets, validate's findings and search's placements (none
+        depends on the page's pass; a second of a session of screenshots, of the 200 MB session)."""
+        return (*static_page(), page_findings(session), placements(session))
+
+    child = parallel.Child(beside) if parallel.workers() > 1 and session.raw.size >= PAGE_SPLIT_MIN else None
     try:
         return _explorer(session, leaf_id, opts, child, static_page)
     finally:
@@ -494,16 +498,11 @@ def export_explorer(session, leaf_id: Any, opts: ExportOptions) -> Export:
             child.cancel()
 
 
-def _explorer(session, leaf_id: Any, opts: ExportOptions, child: Any, static_page: Any) -> Export:
-    """``export_explorer``'s page; the static page from ``child`` (a ``parallel.Child``) or made
-    by ``static_page()``."""
-    from dataclasses import replace
-
-    from ... import __version__
-    from .page import PageOptions, page_data, page_html
+def page_findings(session) -> list:
+    """validate's findings of ``session``'s file as the page shows them (each with its entry's
+    position); none when the file cannot be validated."""
     from .validate import validate_file
 
-    findings = []
     try:
         report = None
         ix = getattr(session.store, "ix", None)  # the compact index the session was read from: not read again
@@ -515,18 +514,32 @@ def _explorer(session, leaf_id: Any, opts: ExportOptions, child: Any, static_pag
         if report is None:
             report = validate_file(session.path, pi_version=session.pi_version)
     except PisessError:
-        report = None
-    if report is not None:
-        for f in report.findings:
-            pos = session.position(session.lookup(f.entry_id)) if f.entry_id is not None else None
-            findings.append({**f.to_json(), "entry": pos})
+        return []
+    return [{**f.to_json(), "entry": session.position(session.lookup(f.entry_id)) if f.entry_id is not None else None}
+            for f in report.findings]
+
+
+def _explorer(session, leaf_id: Any, opts: ExportOptions, child: Any, static_page: Any) -> Export:
+    """``export_explorer``'s page; the static page, the findings and placements from ``child`` (a
+    ``parallel.Child``, see ``beside``), or made here when there is none or it failed."""
     import tempfile
+    from dataclasses import replace
+
+    from ... import __version__
+    from .page import PageOptions, page_data, page_html
+
+    got: list = []
+
+    def meanwhile() -> tuple:
+        got.append(child.result() if child is not None else None)
+        if got[0] is None:
+            return page_findings(session), None
+        return got[0][2], got[0][3]
 
     spool = tempfile.TemporaryFile(prefix="pisess-page-")  # (the messages, until the page is written)
     data = page_data(session, PageOptions("inline" if opts.images else "omit", opts.redact, leaf_id),
-                     findings=findings, pisess_version=__version__, spool=spool)
-    got = child.result() if child is not None else None
-    static, static_secrets = got if got is not None else static_page()
+                     pisess_version=__version__, spool=spool, meanwhile=meanwhile)
+    static, static_secrets = got[0][:2] if got[0] is not None else static_page()
     data = replace(data, static_html=static)
     # without --redact only the leaf's context was scanned (the static page's export): its count warns
     secrets = data.secrets if opts.redact else static_secrets

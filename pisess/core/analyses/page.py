@@ -247,22 +247,91 @@ def _did_tallied(e: dict, pi_version: str) -> Any:
 
 
 PAGE_SPLIT_MIN = 2 << 20  # a session this big (bytes) has its entries' second half taken in a forked child (10,000: 3.7 MB)
+# What the page's pass costs an entry beside its bytes, as the bytes of the file that cost as much
+# (measured: about 40 us an entry and 10 ns a byte; the 200 MB session's entries average 3.6 kB)
+ENTRY_COST = 4096
 
 
 def _split_point(session: Session, options: PageOptions, spool: Any) -> int | None:
-    """The first position of the second half of the file's bytes, where the page's pass over
-    the entries is shared with a forked child (``parallel``: two CPUs, forking allowed, the
-    messages spooled; images omitted, whose references a child would number on its own); else
-    ``None``."""
+    """The first position of the second half of the page's pass over the entries (by its work:
+    the entries' bytes and ``ENTRY_COST`` an entry), where that pass is shared with a forked
+    child (``parallel``: two CPUs, forking allowed, the messages spooled; images omitted, whose
+    references a child would number on its own); else ``None``."""
     if spool is None or options.images != "omit" or parallel.workers() < 2:
         return None
     n = len(session.store)
     if n < 2 or session.raw.size < PAGE_SPLIT_MIN:
         return None
     offsets, _ = session.store.spans()
-    middle = offsets[n - 1] // 2
-    half = bisect_left(offsets, middle)
+    half = bisect_left(range(n), (offsets[n - 1] + ENTRY_COST * (n - 1)) // 2,
+                       key=lambda i: offsets[i] + ENTRY_COST * i)
     return half if 0 < half < n else None
+
+
+def _child_part(half: int, walk: Walk, table: MessageTable, encoder: _Messages, images: _Images,
+                facts: dict) -> dict | None:
+    """What a forked child that took the entries from ``half`` on sends back (``_take_child_part``):
+    its walk's and table's parts, its messages' classes and ``facts`` (``page_data``'s columns, codes
+    and tallies, from ``half`` on); ``None`` where a value would not survive the pipe."""
+    got = walk.part(half)
+    if got is None:
+        return None
+    f = facts
+    return {"walk": got, "table": table.part(), "same": b"".join(encoder.same), "shape": b"".join(encoder.shape),
+            "found": f["found"], "images": images.count, "models": f["models"],
+            "codes": (list(f["type_code"]), list(f["word_code"]), list(f["model_code"]), list(f["call_code"])),
+            "columns": [f[k][half:] for k in ("ids", "types", "word_of", "preview", "times", "traced", "did")],
+            "labels": f["labels"], "compactions": f["compactions"], "untexted": f["untexted"], "own": f["own"],
+            "views": f["views"]}
+
+
+def _take_child_part(sent: dict, half: int, walk: Walk, table: MessageTable, child_spool: Any, encoder: _Messages,
+                     images: _Images, facts: dict) -> None:
+    """Add what a child sent (``_child_part``) to what was taken here of the entries before ``half``,
+    as if they had been taken here after them: its messages numbered on from this table's (their
+    stored forms from ``child_spool``), its codes (types, words, models, tool calls) mapped to the
+    ones given here, its tallies added."""
+    f = facts
+    remap = table.take(sent["table"], child_spool)
+    their_same, their_shape = sent["same"], sent["shape"]
+    for j, i in enumerate(remap):
+        if i >= len(encoder.same):  # (new here: its classes follow this table's)
+            encoder.same.append(their_same[j * 32:(j + 1) * 32])
+            encoder.shape.append(their_shape[j * 32:(j + 1) * 32])
+    walk.take(half, sent["walk"], remap)
+    for tally, theirs in ((f["found"], sent["found"]), (f["models"], sent["models"])):
+        for name, c in theirs.items():
+            tally[name] = tally.get(name, 0) + c
+    images.count += sent["images"]
+    their_types, their_words, their_models, their_calls = sent["codes"]
+    type_code, word_code, model_code, call_code = f["type_code"], f["word_code"], f["model_code"], f["call_code"]
+    type_map = [type_code.setdefault(k, len(type_code)) for k in their_types]
+    word_map = []
+    for key in their_words:
+        code = word_code.get(key)
+        if code is None:
+            code = word_code[key] = len(f["words"])
+            f["words"].append(key[0])
+            f["styles"].append(key[1])
+        word_map.append(code)
+    model_map = [model_code.setdefault(k, len(model_code)) for k in their_models]
+    call_map = [call_code.setdefault(k, len(call_code)) for k in their_calls]
+    c_ids, c_types, c_words, c_preview, c_times, c_traced, c_did = sent["columns"]
+    f["ids"][half:] = c_ids
+    f["types"][half:] = [type_map[c] for c in c_types]
+    f["word_of"][half:] = [word_map[c] for c in c_words]
+    f["preview"][half:] = c_preview
+    f["times"][half:] = c_times
+    f["traced"][half:] = [_recoded(it, call_map) for it in c_traced]
+    for d in c_did:
+        if d and "m" in d:
+            d["m"] = [model_map[c] for c in d["m"]]
+    f["did"][half:] = c_did
+    f["labels"].update(sent["labels"])
+    f["compactions"].update(sent["compactions"])
+    f["untexted"].extend(sent["untexted"])
+    f["own"].extend(sent["own"])
+    f["views"].update(sent["views"])
 
 
 def _recoded(item: Any, call_map: list) -> Any:
@@ -352,14 +421,24 @@ def _seg(s: Any) -> list:
     return [s.entry, list(s.messages)]
 
 
+def placements(session: Session) -> list:
+    """Per position, where search places the entry (``place``), as its index in ``WHERE``."""
+    from ..model.placement import place
+
+    code = {w: i for i, w in enumerate(WHERE)}
+    return [code[w] for w in place(session).where]
+
+
 def page_data(session: Session, options: PageOptions = PageOptions(), *, findings: list | None = None,
-              pisess_version: str = "", static_html: str = "", spool: Any = None) -> PageData:
+              pisess_version: str = "", static_html: str = "", spool: Any = None,
+              meanwhile: Any = None) -> PageData:
     """Everything the page shows, as its JSON.  ``static_html``: the leaf's context as the static
     page (``export --no-script``), for the page's ``<noscript>``; ``spool``: a binary file the
     messages are written to as they are found (``MessageTable``), else they are kept in memory.
+    ``meanwhile``: a function giving ``(findings, placements)`` made elsewhere (a forked child,
+    while the entries are taken here), called once they are; it stands for ``findings`` then.
     Secrets: with ``redact`` every string written is scanned and masked; without it nothing is
     scanned here (the scan costs more than the rest of the export)."""
-    from ..model.placement import place
     from ..model.tree import build_tree
     s = session
     store = s.store
@@ -452,20 +531,17 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
         _ = s.id_width  # (worked out once, before the fork)
         child_spool = tempfile.TemporaryFile(prefix="pisess-page-")
 
+        facts = {"ids": ids, "types": types, "word_of": word_of, "preview": preview, "times": times,
+                 "traced": traced, "did": did, "found": found, "models": models, "labels": labels,
+                 "compactions": compactions, "untexted": untexted, "own": own_message, "views": views,
+                 "type_code": type_code, "word_code": word_code, "model_code": model_code,
+                 "call_code": call_code, "words": words, "styles": styles}
+
         def second_half() -> dict | None:
             table.spool, table._end = child_spool, 0
             walk.project_all(s.complete_at(range(half, n)), visit)
             child_spool.flush()
-            got = walk.part(half)
-            if got is None:
-                return None
-            return {"walk": got, "table": table.part(), "same": b"".join(encoder.same),
-                    "shape": b"".join(encoder.shape),
-                    "found": found, "images": images.count, "models": models,
-                    "codes": (list(type_code), list(word_code), list(model_code), list(call_code)),
-                    "columns": [x[half:] for x in (ids, types, word_of, preview, times, traced, did)],
-                    "labels": labels, "compactions": compactions, "untexted": untexted, "own": own_message,
-                    "views": views}
+            return _child_part(half, walk, table, encoder, images, facts)
 
         with child_spool, parallel.Child(second_half) as child:
             walk.project_all(s.complete_at(range(half)), visit)
@@ -473,46 +549,7 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
             if sent is None:  # (the child failed, or its values would not survive the pipe: here then)
                 walk.project_all(s.complete_at(range(half, n)), visit)
             else:
-                remap = table.take(sent["table"], child_spool)
-                their_same, their_shape = sent["same"], sent["shape"]
-                for j, i in enumerate(remap):
-                    if i >= len(encoder.same):  # (new here: its classes follow this table's)
-                        encoder.same.append(their_same[j * 32:(j + 1) * 32])
-                        encoder.shape.append(their_shape[j * 32:(j + 1) * 32])
-                walk.take(half, sent["walk"], remap)
-                for kind, c in sent["found"].items():
-                    found[kind] = found.get(kind, 0) + c
-                images.count += sent["images"]
-                for name, c in sent["models"].items():
-                    models[name] = models.get(name, 0) + c
-                their_types, their_words, their_models, their_calls = sent["codes"]
-                type_map = [type_code.setdefault(k, len(type_code)) for k in their_types]
-                word_map = []
-                for key in their_words:
-                    code = word_code.get(key)
-                    if code is None:
-                        code = word_code[key] = len(words)
-                        words.append(key[0])
-                        styles.append(key[1])
-                    word_map.append(code)
-                model_map = [model_code.setdefault(k, len(model_code)) for k in their_models]
-                call_map = [call_code.setdefault(k, len(call_code)) for k in their_calls]
-                c_ids, c_types, c_words, c_preview, c_times, c_traced, c_did = sent["columns"]
-                ids[half:] = c_ids
-                types[half:] = [type_map[c] for c in c_types]
-                word_of[half:] = [word_map[c] for c in c_words]
-                preview[half:] = c_preview
-                times[half:] = c_times
-                traced[half:] = [_recoded(it, call_map) for it in c_traced]
-                for d in c_did:
-                    if d and "m" in d:
-                        d["m"] = [model_map[c] for c in d["m"]]
-                did[half:] = c_did
-                labels.update(sent["labels"])
-                compactions.update(sent["compactions"])
-                untexted.extend(sent["untexted"])
-                own_message.extend(sent["own"])
-                views.update(sent["views"])
+                _take_child_part(sent, half, walk, table, child_spool, encoder, images, facts)
     contexts = walk.run([-1 if (q := store.parent(p)) is None else q for p in range(n)]
                         if view.parents is None else list(view.parents))
     for pos, rest in views.items():
@@ -526,7 +563,9 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
         got = contexts.projected[pos]
         entry_view[pos] = got[0] if isinstance(got, tuple) and len(got) == 1 else {"pi throws": got} \
             if isinstance(got, str) else {}
-    where = place(s)
+    findings, places = meanwhile() if meanwhile is not None else (findings, None)
+    if places is None:
+        places = placements(s)
     rows = view.rows
     leaf_pos = next((rows.position(i) for i in rows.with_flag("leaf")), None)
     parents = [int(q) if q != p else -1 for p, q in enumerate(view.parents)]
@@ -566,7 +605,7 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
         "types": list(type_code), "type": types, "word": word_of, "words": words, "styles": styles,
         "preview": preview, "time": [t - first if isinstance(t, (int, float)) else None for t in times],
         "label": {str(k): v for k, v in labels.items()},
-        "places": list(WHERE), "place": [WHERE.index(w) for w in where.where], "entry": entry_view,
+        "places": list(WHERE), "place": places, "entry": entry_view,
         # the rows' positions as steps from the row before (mostly 1)
         "rows": {"posStep": [p - q for p, q in zip(rows.pos, [-1, *rows.pos[:-1]])],
                  "indent": list(rows.indent), "flags": list(rows.flags),
