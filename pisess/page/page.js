@@ -132,15 +132,15 @@
   function contextAt(pos) {
     var chain = [], p = pos;
     while (p >= 0) { chain.push(p); var c = D.ctx[p]; if (c && (c.r || c.e !== undefined)) break; p = D.parent[p]; if (p === chain[chain.length - 1]) break; }
-    var segs = [];
+    var segs = [];  // (this call's own array: changed in place, a replay of thousands of changes stays linear)
     for (var k = chain.length - 1; k >= 0; k--) {
       var ch = D.ctx[chain[k]];
       if (!ch) continue;
-      if (Array.isArray(ch)) { segs = segs.concat([[chain[k], ch]]); continue; }  // its own entry appends these
+      if (Array.isArray(ch)) { segs.push([chain[k], ch]); continue; }  // its own entry appends these
       if (ch.e !== undefined) { if (k === 0) return { error: ch.e }; segs = []; continue; }
       if (ch.r) segs = [];
-      else if (ch.p) { segs = segs.slice(); ch.p.forEach(function (x) { segs[x[0]] = x[1]; }); }
-      if (ch.a) segs = segs.concat(ch.a);
+      else if (ch.p) ch.p.forEach(function (x) { segs[x[0]] = x[1]; });
+      if (ch.a) for (var i = 0; i < ch.a.length; i++) segs.push(ch.a[i]);
     }
     return { segs: segs };
   }
