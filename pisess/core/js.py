@@ -246,13 +246,26 @@ def _local_offset_ms(utc_ms: float) -> float:
 _CANONICAL = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z")
 
 
+_MINUTES: dict = {}  # "YYYY-MM-DDTHH:MM:" of the canonical form -> its minute's time (a session's entries share few)
+
+
 def parse_date(s: str) -> float | None:
     """``Date.parse(s)`` for the ECMAScript date-time format (V8's rules); ``None`` for NaN."""
-    if len(s) == 24 and _CANONICAL.match(s):
-        month, day, hour, minute, sec = int(s[5:7]), int(s[8:10]), int(s[11:13]), int(s[14:16]), int(s[17:19])
-        if 1 <= month <= 12 and 1 <= day <= 31 and hour < 24 and minute < 60 and sec < 60:
-            days = _days_from_civil(int(s[:4]), month, 1) + day - 1
-            return float(days * 86400000 + hour * 3600000 + minute * 60000 + sec * 1000 + int(s[20:23]))
+    if len(s) == 24:
+        minute_ms = _MINUTES.get(s[:17])
+        if minute_ms is not None and s[19] == "." and s[23] == "Z":
+            sec_ms = s[17:19] + s[20:23]
+            if sec_ms.isdigit() and sec_ms.isascii() and sec_ms < "60000":
+                return float(minute_ms + int(sec_ms))
+        if _CANONICAL.match(s):
+            month, day, hour, minute, sec = int(s[5:7]), int(s[8:10]), int(s[11:13]), int(s[14:16]), int(s[17:19])
+            if 1 <= month <= 12 and 1 <= day <= 31 and hour < 24 and minute < 60 and sec < 60:
+                days = _days_from_civil(int(s[:4]), month, 1) + day - 1
+                minute_ms = days * 86400000 + hour * 3600000 + minute * 60000
+                if len(_MINUTES) >= 1 << 14:
+                    _MINUTES.clear()
+                _MINUTES[s[:17]] = minute_ms
+                return float(minute_ms + sec * 1000 + int(s[20:23]))
     return _parse_date_general(s)
 
 
@@ -291,7 +304,11 @@ def _parse_date_general(s: str) -> float | None:
 def date_ms(v: Any) -> float | int | None:
     """``new Date(v).getTime()``; ``None`` stands for NaN (JSON ``null``)."""
     t: float | None
-    if isinstance(v, bool):
+    if type(v) is str:  # (pi's every timestamp)
+        t = parse_date(v)
+        if t is None:
+            return None
+    elif isinstance(v, bool):
         t = 1.0 if v else 0.0
     elif v is None:
         t = 0.0

@@ -173,7 +173,8 @@ class SideSummary:
         }
 
 
-def _files_of_call(name: str, args: Any) -> list[str]:
+def files_of_call(name: str, args: Any) -> list[str]:
+    """The files a tool call named ``name`` writes (diff's "files" row)."""
     if not isinstance(args, dict):
         return []
     if name in WRITING_TOOLS:
@@ -251,7 +252,7 @@ class SideTally:
                     raw = b.get("name")
                     name: str = raw if isinstance(raw, str) else str(js.to_string(raw))
                     calls[name] = calls.get(name, 0) + 1
-                    for f in _files_of_call(name, b.get("arguments")):
+                    for f in files_of_call(name, b.get("arguments")):
                         if f not in files:
                             files.append(f)
         elif fact.role == "toolResult" and fact.error == "tool":

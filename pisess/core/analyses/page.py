@@ -27,18 +27,20 @@ from typing import Any
 
 import orjson
 
-from .. import js, parallel
+from .. import js, parallel, versions
 from ..js import UNDEF, get
 from ..model import kinds
 from ..model.placement import WHERE
 from ..model.text import one_line
-from ..model.trace import failure, spent
+from ..model.trace import failure, finite, spent
+from ..model.usage import usage_numbers
 from ..reading.images import image_chars
 from ..reading.jsonl import js_exponents
 from ..reading.session import Session
-from .diff import SideTally, same_key, shape_key
+from .diff import SideTally, files_of_call, same_key, shape_key
 from .explorer import Change, MessageTable, Walk, message_json, replay
 from .secrets import redact as redact_value
+from .stats import model_name
 
 MARKDOWN_IT = "14.3.3"  # the vendored pisess/page/markdown-it.min.js (npm markdown-it, MIT)
 CHUNK_BYTES = 512 << 10  # messages per element of the page (page_html): the first view waits only for its own
@@ -47,6 +49,9 @@ PREVIEW = 64  # characters of an entry's one-line preview in the tree (what a ro
 # MESSAGE_METADATA): left out, so the page stays smaller than the session (usage is in "did").
 UNDRAWN = frozenset({"usage", "api", "responseId", "details"})
 STRUCTURE = ("type", "id", "parentId", "timestamp")
+# The message roles ``page_data`` reads in one pass (``visit_message``; the commonest three), the
+# others as any entry (a test empties this and compares the pages)
+_FAST_ROLES = ("assistant", "toolResult", "user")
 KEEP = frozenset((*STRUCTURE, "targetId", "firstKeptEntryId", "fromId"))  # never masked: the tree's links
 
 
@@ -199,16 +204,23 @@ def _trace_item(e: Any, call_code: dict) -> Any:
     if role == "toolResult":
         key = _key_text(get(m, "toolCallId"))
         return ["r", call_code.setdefault(key, len(call_code)), get(m, "isError") is True]
-    if role in ("assistant", "bashExecution") or t in ("compaction", "branch_summary", "custom_message"):
+    if role == "assistant" and isinstance(m, dict):
+        return _assistant_step(m, usage_numbers(get(m, "usage")), call_code)
+    if role == "bashExecution" or t in ("compaction", "branch_summary", "custom_message"):
         tokens_in, tokens_out, cost = spent(e)
-        if role != "assistant":
-            return ["s", tokens_in, tokens_out, cost, None, []]
-        content = get(m, "content")
-        calls = [call_code.setdefault(key, len(call_code))
-                 for key in (_key_text(b.get("id")) for b in (content if isinstance(content, list) else [])
-                             if isinstance(b, dict) and b.get("type") == "toolCall")]
-        return ["s", tokens_in, tokens_out, cost, failure(m), calls]
+        return ["s", tokens_in, tokens_out, cost, None, []]
     return 0
+
+
+def _assistant_step(m: dict, usage: tuple | None, call_code: dict) -> list:
+    """``_trace_item`` of an assistant message ``m`` whose ``usage_numbers`` are ``usage`` (what
+    ``trace.spent`` reads of its entry)."""
+    got = usage or (None, None, None, None, None)
+    content = m.get("content")
+    calls = [call_code.setdefault(key, len(call_code))
+             for key in (_key_text(b.get("id")) for b in (content if isinstance(content, list) else [])
+                         if isinstance(b, dict) and b.get("type") == "toolCall")]
+    return ["s", int(finite(got[0])), int(finite(got[1])), float(finite(got[4])), failure(m), calls]
 
 
 def _did(e: Any, pi_version: str) -> Any:
@@ -218,13 +230,50 @@ def _did(e: Any, pi_version: str) -> Any:
     if not isinstance(e, dict):
         return 0
     m = e.get("message") if e.get("type") == "message" else None
-    if type(m) is dict:  # the commonest two, as SideTally counts them (fact_of takes no usage of a user message)
+    if type(m) is dict:  # the commonest three, as SideTally counts them (fact_of takes no usage of a user message)
         role = m.get("role")
         if role == "user":
             return {"u": 1}
         if role == "toolResult" and "usage" not in m:
             return {"f": 1} if m.get("isError") is True else 0
+        if role == "assistant":
+            return _did_assistant(m, versions.since(pi_version, versions.SYSTEM_MESSAGES), usage_numbers(m.get("usage")))
     return _did_tallied(e, pi_version)
+
+
+def _did_assistant(m: dict, response_model: bool, usage: tuple | None) -> dict:
+    """``_did`` of an assistant message ``m`` whose ``usage_numbers`` are ``usage``, as
+    ``SideTally.add`` counts it (``fact_of``: named by its ``responseModel`` when
+    ``response_model``, pi 1.6's rule; its level its own, none inherited)."""
+    out: dict = {"a": 1}
+    if usage is not None:
+        cost = round(0.0 + (usage[4] or 0), 10)  # (the tally's sums from zero: -0.0 comes out 0.0, as there)
+        if cost:
+            out["$"] = cost
+        tokens = [0 + (usage[0] or 0), 0 + (usage[1] or 0), 0 + (usage[2] or 0), 0 + (usage[3] or 0)]
+        if any(tokens):
+            out["t"] = tokens
+    model = m.get("responseModel") if response_model and m.get("responseModel") is not None else m.get("model")
+    out["m"] = [model_name(m.get("provider"), model)]
+    level = m.get("thinkingLevel")
+    if isinstance(level, str) and level:
+        out["l"] = [level]
+    content = m.get("content")
+    calls: dict = {}
+    files: list = []
+    for b in content if isinstance(content, list) else ():
+        if isinstance(b, dict) and b.get("type") == "toolCall":
+            raw = b.get("name")
+            name = raw if isinstance(raw, str) else str(js.to_string(raw))
+            calls[name] = calls.get(name, 0) + 1
+            for f in files_of_call(name, b.get("arguments")):
+                if f not in files:
+                    files.append(f)
+    if files:
+        out["w"] = files
+    if calls:
+        out["k"] = calls
+    return out
 
 
 def _did_tallied(e: dict, pi_version: str) -> Any:
@@ -474,7 +523,64 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
     compactions: dict = {}  # position -> (retainedTail truthy, firstKeptEntryId): _harness_starts
     models: dict = {}
 
+    response_model = versions.since(pi_version, versions.SYSTEM_MESSAGES)  # (fact_of's naming rule)
+    role_word: dict = {}  # a message role -> its word's code (the kind of a message entry is its role's)
+    id_width = s.id_width
+    labelled = s.labels
+
+    def visit_message(pos: int, e: dict, m: dict, role: str) -> None:
+        """``visit`` of a user's, an assistant's or a tool result's message entry, without redact:
+        the same columns, each fact read once (the assistant's usage for its step and its tally)."""
+        ids[pos] = e.get("id")
+        code_t = type_code.get("message")
+        if code_t is None:
+            code_t = type_code["message"] = len(type_code)
+        types[pos] = code_t
+        code = role_word.get(role)
+        if code is None:
+            k = kinds.of_entry(e)
+            code = word_code.get((k.word, k.style))
+            if code is None:
+                code = word_code[(k.word, k.style)] = len(words)
+                words.append(k.word)
+                styles.append(k.style)
+            role_word[role] = code
+        word_of[pos] = code
+        try:
+            preview[pos] = kinds.message_line(m, PREVIEW, id_width)
+        except Exception:  # noqa: BLE001 - as visit's
+            preview[pos] = ""
+        times[pos] = js.date_ms(e.get("timestamp", UNDEF))
+        if labelled:
+            label = s.label_of(e.get("id", UNDEF))
+            if label is not None:
+                labels[pos] = label
+        if role == "user":
+            traced[pos] = ["u"]
+            did[pos] = {"u": 1}
+        elif role == "toolResult":
+            failed = m.get("isError") is True
+            traced[pos] = ["r", call_code.setdefault(_key_text(m.get("toolCallId", UNDEF)), len(call_code)), failed]
+            did[pos] = ({"f": 1} if failed else 0) if "usage" not in m else _did_tallied(e, pi_version)
+        else:
+            usage = usage_numbers(m.get("usage"))
+            traced[pos] = _assistant_step(m, usage, call_code)
+            d = did[pos] = _did_assistant(m, response_model, usage)
+            for name in d["m"]:
+                models[name] = models.get(name, 0) + 1
+            d["m"] = [model_code.setdefault(name, len(model_code)) for name in d["m"]]
+            if _untexted(m):
+                untexted.append(pos)
+        own_message.append(pos)
+
     def visit(pos: int, e: Any) -> None:
+        if type(e) is dict and not options.redact and e.get("type") == "message":
+            m = e.get("message")
+            if type(m) is dict:
+                role = m.get("role")
+                if role in _FAST_ROLES:
+                    visit_message(pos, e, m, role)
+                    return
         ev = e
         t = js.get_json(e, "type")
         if options.redact and t != "message":  # (a message's are counted where it is written: the table)
@@ -495,7 +601,7 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
             styles.append(k.style)
         word_of[pos] = code
         try:
-            preview[pos] = one_line(kinds.preview(ev, s.id_width), PREVIEW)
+            preview[pos] = kinds.preview_line(ev, s.id_width, PREVIEW)
         except Exception:  # noqa: BLE001 - a preview is a courtesy; a strange value shows as nothing
             preview[pos] = ""
         times[pos] = js.date_ms(get(e, "timestamp"))

@@ -51,7 +51,8 @@ class Fact:
 VIRTUAL_MODEL_STATE = "pi.virtual-model-state"
 
 
-def _name(provider: Any, model: Any) -> str:
+def model_name(provider: Any, model: Any) -> str:
+    """``provider/model`` as stats and diff name a model (``?`` for a half that is null or missing)."""
     return f"{js.to_string(provider) if provider is not None else '?'}/{js.to_string(model) if model is not None else '?'}"
 
 
@@ -62,12 +63,12 @@ def fact_of(v: Any, pi_version: str = versions.CURRENT) -> Fact | None:
     new = versions.since(pi_version, versions.SYSTEM_MESSAGES)
     if t == "usage" and new:
         kind = v.get("kind")
-        return Fact(None, _name(v.get("provider"), v.get("model")), entry_usage(v, pi_version),
+        return Fact(None, model_name(v.get("provider"), v.get("model")), entry_usage(v, pi_version),
                     kind=kind if isinstance(kind, str) else "(no kind)")
     if t == "custom" and v.get("customType") == VIRTUAL_MODEL_STATE:
         data = v.get("data")
         if isinstance(data, dict):
-            return Fact(None, virtual=_name(data.get("provider"), data.get("modelId")))
+            return Fact(None, virtual=model_name(data.get("provider"), data.get("modelId")))
         return None
     if t == "custom_message":  # an extension's message, in the context as a ``custom`` one (spec §7)
         return Fact("custom")
@@ -86,7 +87,7 @@ def fact_of(v: Any, pi_version: str = versions.CURRENT) -> Fact | None:
             error = "assistant" if stop == "error" else "aborted" if stop == "aborted" else None
             model = m.get("responseModel") if new and m.get("responseModel") is not None else m.get("model")
             thinking = m.get("thinkingLevel")
-            return Fact(role, _name(m.get("provider"), model), entry_usage(v, pi_version), tools, error,
+            return Fact(role, model_name(m.get("provider"), model), entry_usage(v, pi_version), tools, error,
                         thinking=thinking if isinstance(thinking, str) else None)
         if role == "toolResult":
             return Fact(role, None, entry_usage(v, pi_version), (), "tool" if m.get("isError") is True else None)

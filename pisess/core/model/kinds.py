@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from .. import js, versions
 from ..js import UNDEF, get
-from .text import as_text, image_ref, one_line, system_summary, usage_text
+from .text import as_text, head_chars, image_ref, one_line, one_line_head, system_summary, usage_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -86,16 +86,34 @@ def content_text(content: Any, images: bool = True) -> str:
         return content
     if not isinstance(content, list):
         return as_text(content)
+    return content_head(content, None, images)[0]
+
+
+def content_head(content: Any, limit: int | None, images: bool = True) -> tuple[str, bool]:
+    """``content_text`` with each of its parts cut to ``limit`` characters (``None``: whole), and
+    whether one was: a part cut gives ``limit`` characters already, so the first ``limit`` of
+    the answer are ``content_text``'s (a one-line preview reads no more)."""
+    if isinstance(content, str) or not isinstance(content, list):
+        text = content if isinstance(content, str) else as_text(content)
+        return (text[:limit], True) if limit is not None and len(text) > limit else (text, False)
     parts = []
+    cut = False
     for b in content:
         if not isinstance(b, dict):
             continue
         t = b.get("type")
         if t == "text":
-            parts.append(as_text(b.get("text")))
+            p = as_text(b.get("text"))
         elif t == "image" and images:
-            parts.append(image_ref(b, escape=lambda x: x))
-    return " ".join(p for p in parts if p)
+            p = image_ref(b, escape=lambda x: x)
+        else:
+            continue
+        if p:
+            if limit is not None and len(p) > limit:
+                p = p[:limit]
+                cut = True
+            parts.append(p)
+    return " ".join(parts), cut
 
 
 def model_words(provider: Any, model: Any) -> str:
@@ -136,13 +154,26 @@ def _strings(v: Any) -> Iterator[str]:
 # --- messages: previews and texts --------------------------------------------------------------------
 
 
+# A preview's "head" function: the preview with its long texts cut to ``limit`` characters (``None``:
+# whole), and whether one was (a cut text gives ``limit`` characters: the first ``limit`` of the
+# answer are the preview's).  ``message_line`` reads a long message no further than a line needs.
+
+
 def _content_preview(m: Any, id_width: int = 8) -> str:
     return content_text(m.get("content"))
 
 
+def _content_preview_head(m: Any, limit: int | None) -> tuple[str, bool]:
+    return content_head(m.get("content"), limit)
+
+
 def _assistant_preview(m: Any, id_width: int = 8) -> str:
+    return _assistant_preview_head(m, None)[0]
+
+
+def _assistant_preview_head(m: Any, limit: int | None) -> tuple[str, bool]:
     content = m.get("content")
-    out = content_text(content)
+    out, cut = content_head(content, limit)
     calls = ([b for b in content if isinstance(b, dict) and b.get("type") == "toolCall"]
              if isinstance(content, list) else [])
     if calls:
@@ -154,16 +185,23 @@ def _assistant_preview(m: Any, id_width: int = 8) -> str:
     if not out and isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "thinking"
                                                      for b in content):
         out = "(thinking only)"
-    return out
+    return out, cut
 
 
 def _tool_result_preview(m: Any, id_width: int = 8) -> str:
-    text = content_text(m.get("content"))
+    return _tool_result_preview_head(m, None)[0]
+
+
+def _tool_result_preview_head(m: Any, limit: int | None) -> tuple[str, bool]:
+    text = content_text(m.get("content"))  # (whole: its lines are counted)
     lines = text.count("\n") + 1 if text else 0
     mark = "\u2717 error" if m.get("isError") else "\u2713"
     first = _first_line(text)
+    cut = limit is not None and len(first) > limit
+    if cut:
+        first = first[:limit]
     return (f"{as_text(m.get('toolName'))} {mark} {lines} line{'s' if lines != 1 else ''}"
-            + (f" \u00b7 {first}" if first else ""))
+            + (f" \u00b7 {first}" if first else "")), cut
 
 
 _NOT_SPACE = re.compile(r"\S")  # (Python's whitespace, as str.strip's)
@@ -471,6 +509,35 @@ def message_preview(m: Any, id_width: int = 8) -> str:
     if not isinstance(m, dict):
         return as_text(m)
     return of_message(m).preview(m, id_width)
+
+
+_PREVIEW_HEADS: dict = {_content_preview: _content_preview_head, _assistant_preview: _assistant_preview_head,
+                        _tool_result_preview: _tool_result_preview_head}
+
+
+def preview_line(e: Any, id_width: int = 8, width: int = 64) -> str:
+    """``one_line(preview(e, id_width), width)``, reading no more of a long message than the line
+    needs (``message_line``)."""
+    if isinstance(e, dict) and e.get("type") == _M:
+        return message_line(e.get("message"), width, id_width)
+    return one_line(preview(e, id_width), width)
+
+
+def message_line(m: Any, width: int, id_width: int = 8) -> str:
+    """``one_line(message_preview(m, id_width), width)``: a user's, an assistant's or a tool
+    result's preview from the heads of its texts (``text.one_line_head``), the whole preview only
+    when the head does not decide the line (a head of mostly whitespace)."""
+    if not isinstance(m, dict):
+        return one_line(as_text(m), width)
+    k = of_message(m)
+    head = _PREVIEW_HEADS.get(k.preview)
+    if head is None or width <= 0:
+        return one_line(k.preview(m, id_width), width)
+    text, cut = head(m, head_chars(width) + 1)
+    if cut:
+        line = one_line_head(text, width)
+        return line if line is not None else one_line(k.preview(m, id_width), width)
+    return one_line(text, width)
 
 
 def texts(e: Any) -> Iterator[Found]:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+import orjson
+
 from .. import js
 from ..js import UNDEF, get
 from ..reading.images import elided, image_chars, read_data
@@ -35,6 +37,8 @@ def visible(v: Any) -> str:
     """Any value as text for a document: CRLF folded to LF, control characters, bidi overrides and
     lone surrogates made visible (``\\x1b``), tabs and newlines kept."""
     s = v if isinstance(v, str) else ("" if v is None or v is UNDEF else json_text(v, indent=False))
+    if s.isprintable():  # (every character _CONTROL matches, and CR, is Unicode's Other or Separator)
+        return s
     if "\r" in s:
         s = s.replace("\r\n", "\n")
     return _CONTROL.sub(_visible_char, s) if _CONTROL.search(s) else s
@@ -43,23 +47,37 @@ def visible(v: Any) -> str:
 def one_line(s: str, width: int) -> str:
     """``s`` on one line: whitespace folded, control characters made visible, cut to ``width`` with
     an ellipsis (no cut for a ``width`` of 0)."""
-    if width > 0 and len(s) > 4 * width + 64:
-        # (a preview of a long reply: folding and showing a prefix gives a prefix of the whole
-        # text's line, so when that is already too long the rest of the text cannot matter)
-        head = visible(" ".join(s[:4 * width + 64].split()))
-        if len(head) > width:
-            return head[: max(1, width - 1)] + "\u2026"
+    got = one_line_head(s, width)
+    if got is not None:
+        return got
     s = visible(" ".join(s.split()))
     if width > 0 and len(s) > width:
         return s[: max(1, width - 1)] + "\u2026"
     return s
 
 
+def head_chars(width: int) -> int:
+    """How much of a text ``one_line_head`` reads: a prefix one longer than this decides the line
+    whenever the head does."""
+    return 4 * width + 64
+
+
+def one_line_head(s: str, width: int) -> str | None:
+    """``one_line(s, width)`` when the first ``head_chars(width)`` characters of ``s`` decide it
+    (``s`` is longer, and its head alone folds to more than ``width``), else ``None``.  So a
+    prefix of a text longer than ``head_chars`` that this answers gives the whole text's line."""
+    if width > 0 and len(s) > 4 * width + 64:
+        # (a preview of a long reply: folding and showing a prefix gives a prefix of the whole
+        # text's line, so when that is already too long the rest of the text cannot matter)
+        head = visible(" ".join(s[:4 * width + 64].split()))
+        if len(head) > width:
+            return head[: max(1, width - 1)] + "\u2026"
+    return None
+
+
 def json_text(v: Any, indent: bool = True) -> str:
     """A JSON value as text (non-ASCII kept); compact on one line unless ``indent``."""
     try:
-        import orjson
-
         return orjson.dumps(v, option=orjson.OPT_INDENT_2 if indent else 0).decode()
     except TypeError:  # lone surrogates, integers beyond 64 bits, nesting beyond orjson's limit
         pass

@@ -27,8 +27,8 @@ def _id(e: Any) -> Any:
     return None if v is UNDEF else v
 
 
-def _num(v: Any) -> float:
-    # (a finite number only: a usage of 1e999 is infinity, which int() refuses)
+def finite(v: Any) -> float:
+    """``v`` when it is a finite number, else 0 (a usage of 1e999 is infinity, which int() refuses)."""
     return v if isinstance(v, (int, float)) and not isinstance(v, bool) and v == v and abs(v) != float("inf") else 0
 
 
@@ -151,7 +151,7 @@ def spent(e: Any) -> tuple[int, int, float]:
     """A step's tokens in, out and cost: what entry ``e`` spent, as stats and diff count it (a
     compaction's or a branch summary's model call too)."""
     got = entry_usage(e) or (None, None, None, None, None)
-    return int(_num(got[0])), int(_num(got[1])), float(_num(got[4]))
+    return int(finite(got[0])), int(finite(got[1])), float(finite(got[4]))
 
 
 def failure(m: Any) -> str | None:
