@@ -124,3 +124,44 @@ def test_the_sdk_reader_walk_is_incremental_too():
     for path in harness:
         s = open_session(path, light=True)
         assert node_contexts(s, MessageTable()).fallback == 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(ours=st.lists(st.integers(0, 30), max_size=12), theirs=st.lists(st.integers(0, 30), max_size=12),
+       later=st.lists(st.integers(0, 40), max_size=4), batch=st.sampled_from([1, 7, 1 << 20]))
+def test_a_table_that_took_anothers_reads_their_messages_from_its_spool(tmp_path_factory, ours, theirs, later, batch):
+    """``MessageTable.take``: a forked child's messages stay in its spool; the table reads each
+    run of them there, its own in its spool, in its order (``json_range``, ``json_pieces``,
+    ``json_lines``, ``get``) as one table that added them all would, and messages added after
+    the take go on in its own spool."""
+    import tempfile
+
+    def message(k: int) -> dict:
+        return {"role": "user", "content": f"message {k} " + "x" * k}
+
+    one = MessageTable()  # (in memory: the answer)
+    for k in [*ours, *theirs, *later]:
+        one.add(message(k))
+    with tempfile.TemporaryFile() as mine, tempfile.TemporaryFile() as child:
+        table, other = MessageTable(spool=mine), MessageTable(spool=child)
+        table._BATCH = other._BATCH = batch
+        for k in ours:
+            table.add(message(k))
+        for k in theirs:
+            other.add(message(k))
+        remap = table.take(other.part(), child)
+        for k in later:
+            table.add(message(k))
+        assert len(table) == len(one) and table.sizes == one.sizes
+        assert remap == [one.index[other_digest] for other_digest in other.index]
+        whole = b"\n".join(one.stored)
+        assert table.json_range(0, len(table)) == whole
+        assert b"\n".join(table.json_lines(block=64)) == whole
+        for lo in range(len(table)):
+            hi = min(len(table), lo + 3)
+            pieces = table.json_pieces(lo, hi)
+            assert b"".join(p if type(p) is bytes else b"".join(p.chunks()) for p in pieces) == \
+                b"\n".join(one.stored[lo:hi])
+            assert table.get(lo) == one.stored[lo]
+        table.close()
+        assert child.closed and not mine.closed

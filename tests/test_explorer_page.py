@@ -395,3 +395,29 @@ def test_what_the_commonest_entries_did_is_what_their_tally_says():
     for e in odd:
         assert _did(e, "1.6.0") == _did_tallied(e, "1.6.0"), e
     assert checked > 100
+
+
+def test_a_messages_same_and_shape_keys_are_diffs_own():
+    """``same_and_shape_keys``: diff's ``same_key`` and ``shape_key`` of a message, the shape left
+    out (``None``) only where it is the same key (nothing of a text to leave out)."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from pisess.core.analyses.diff import same_and_shape_keys, same_key, shape_key
+
+    blocks = st.lists(st.one_of(st.fixed_dictionaries({"type": st.sampled_from(["text", "toolCall", "image"]),
+                                                      "text": st.text(max_size=3)}),
+                                st.integers(), st.text(max_size=2)), max_size=3)
+    messages = st.one_of(_message_dicts(), st.fixed_dictionaries(
+        {"role": st.sampled_from(["user", "assistant", "bashExecution", "toolResult"]),
+         "content": st.one_of(blocks, st.text(max_size=2), st.none())},
+        optional={"summary": st.text(max_size=2), "output": st.text(max_size=2), "timestamp": st.integers(),
+                  "big": st.integers(2**64, 2**65)}), st.integers())
+
+    @settings(max_examples=300, deadline=None)
+    @given(m=messages)
+    def check(m):
+        same, shape = same_and_shape_keys(m)
+        assert same == same_key(m)
+        assert (shape if shape is not None else same) == shape_key(m)
+    check()

@@ -319,16 +319,41 @@ def shape_key(m: Any) -> bytes:
     in their text (Compare's ``changed``)."""
     if not isinstance(m, dict):
         return same_key(m)
-    out = dict(seen_part(m))
+    seen = seen_part(m)
+    untexted = _without_text(seen)
+    return same_key(seen if untexted is None else untexted)
+
+
+def same_and_shape_keys(m: Any) -> tuple[bytes, bytes | None]:
+    """``same_key(m)`` and ``shape_key(m)``, the second ``None`` where it is the first (a message
+    with no text to leave out: its key is not made twice)."""
+    if not isinstance(m, dict):
+        return same_key(m), None
+    seen = seen_part(m)
+    untexted = _without_text(seen)
+    try:
+        same = orjson.dumps(seen, option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        return repr(m).encode(), same_key(seen if untexted is None else untexted)
+    return same, None if untexted is None else same_key(untexted)
+
+
+def _without_text(seen: dict) -> dict | None:
+    """``seen`` (a message's ``seen_part``) with every text left out, or ``None`` when it holds none."""
+    content = seen.get("content")
+    bash = seen.get("role") == "bashExecution" and "output" in seen
+    texts = isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "text" for b in content)
+    if "summary" not in seen and not bash and not texts and not (isinstance(content, str) and content):
+        return None
+    out = dict(seen)
     out.pop("summary", None)
-    content = out.get("content")
     if isinstance(content, str):
         out["content"] = ""
-    elif isinstance(content, list):  # (a text block more or fewer is still a change of text)
+    elif isinstance(content, list) and texts:  # (a text block more or fewer is still a change of text)
         out["content"] = [b for b in content if not (isinstance(b, dict) and b.get("type") == "text")]
-    if out.get("role") == "bashExecution":
+    if bash:
         out.pop("output", None)
-    return same_key(out)
+    return out
 
 
 @dataclass(frozen=True)

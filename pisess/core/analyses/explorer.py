@@ -87,16 +87,22 @@ class MessageTable:
     quarter of them).  ``encode`` makes what the page stores of a message (images left out,
     secrets masked): its ``key(m)`` gives ``(digest, size, state)`` (the digest tells messages
     apart), its ``store(m, state)`` the stored form of a message not seen before; without it the
-    JSON is stored as it is.  With ``spool`` (a binary file) the stored forms go there, one after
-    the other, instead of staying in memory: a 200 MB session's text is not held twice."""
+    JSON is stored as it is.  With ``spool`` (a binary file) the stored forms go there, one a line,
+    instead of staying in memory: a 200 MB session's text is not held twice.  A table that took
+    another's messages (``take``) reads theirs from that table's spool, where they are."""
+
+    _BATCH = 1 << 20  # bytes of stored forms gathered before one write to the spool
 
     def __init__(self, encode: Any = None, spool: Any = None) -> None:
         self.encode = encode
         self.spool = spool
-        self.stored: list = []  # the stored forms (bytes), or with a spool their (offset, length)
+        self.spools: list = [spool]  # what ``stored`` points into: this table's spool, then the ones it took
+        self.stored: list = []  # the stored forms (bytes), or with a spool (offset, length, spool number)
         self.sizes: list = []
         self.index: dict = {}
-        self._end = 0
+        self._end = 0  # the spool's length, with what is gathered for it
+        self._pending: list = []  # gathered for the spool, not yet written
+        self._pending_bytes = 0
 
     def add(self, m: Any) -> int:
         if self.encode is None:
@@ -112,15 +118,38 @@ class MessageTable:
                 data = self.encode.store(m, data)
             if self.spool is None:
                 self.stored.append(data)
-            else:  # (one per line: the spool is the page's element of messages as it is)
-                if self.stored:
-                    self.spool.write(b"\n")
-                    self._end += 1
-                self.spool.write(data)
-                self.stored.append((self._end, len(data)))
-                self._end += len(data)
+            else:
+                self._put(data)
             self.sizes.append(size)
         return got
+
+    def _put(self, data: bytes) -> None:
+        """``data`` as the next stored form in the spool (one a line: a run of them is the page's
+        element of messages as it is)."""
+        if self._end:
+            self._pending.append(b"\n")
+            self._end += 1
+        self._pending.append(data)
+        self.stored.append((self._end, len(data), 0))
+        self._end += len(data)
+        self._pending_bytes += len(data)
+        if self._pending_bytes >= self._BATCH:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write what is gathered for the spool."""
+        if self._pending:
+            self.spool.write(b"".join(self._pending))
+            self._pending.clear()
+            self._pending_bytes = 0
+        if self.spool is not None:
+            self.spool.flush()
+
+    def spool_to(self, spool: Any) -> None:
+        """The stored forms from now on to ``spool``, from its start (a forked child's own table:
+        its ``part`` says where they are)."""
+        self.flush()
+        self.spool, self.spools[0], self._end = spool, spool, 0
 
     def __len__(self) -> int:
         return len(self.stored)
@@ -128,41 +157,40 @@ class MessageTable:
     def part(self) -> tuple:
         """What a table filled in a forked child sends back (``take``): digests, sizes and where
         each stored form lies in its spool (a few flat values: they cross a pipe)."""
-        return (b"".join(self.index), array("q", self.sizes), array("q", (o for o, _ in self.stored)),
-                array("q", (n for _, n in self.stored)))
+        self.flush()
+        return (b"".join(self.index), array("q", self.sizes), array("q", (o for o, _, _ in self.stored)),
+                array("q", (n for _, n, _ in self.stored)))
 
     def take(self, part: tuple, spool: Any) -> list:
         """Add the messages of another table (``part()`` of it, its stored forms in ``spool``), as
         if they had been added here after this table's own, one after the other; returns, per
-        message of the other table, its index here."""
+        message of the other table, its index here.  Their stored forms stay in ``spool``, which
+        this table reads from then (and ``close`` closes)."""
         joined, sizes, offsets, lengths = part
+        k = len(self.spools)
+        self.spools.append(spool)
         remap = []
         for j, (size, offset, length) in enumerate(zip(sizes, offsets, lengths)):
             digest = joined[j * _DIGEST:(j + 1) * _DIGEST]
             got = self.index.get(digest)
             if got is None:
                 got = self.index[digest] = len(self.stored)
-                spool.seek(offset)
-                data = spool.read(length)
-                if self.stored:
-                    self.spool.write(b"\n")
-                    self._end += 1
-                self.spool.write(data)
-                self.stored.append((self._end, length))
-                self._end += length
+                self.stored.append((offset, length, k))
                 self.sizes.append(size)
             remap.append(got)
         return remap
+
+    def close(self) -> None:
+        """Close the spools taken from other tables (this table's own is its caller's)."""
+        for spool in self.spools[1:]:
+            spool.close()
+        del self.spools[1:]
 
     def get(self, i: int) -> bytes:
         """The stored form of message ``i``."""
         if self.spool is None:
             return self.stored[i]
-        offset, length = self.stored[i]
-        self.spool.seek(offset)
-        data = self.spool.read(length)
-        self.spool.seek(0, 2)
-        return data
+        return self.json_range(i, i + 1)
 
     def json_lines(self, block: int = 4 << 20) -> Iterator[bytes]:
         """The stored forms one per line (JSON never holds a raw newline), in pieces of about
@@ -170,31 +198,59 @@ class MessageTable:
         if self.spool is None:
             yield b"\n".join(self.stored)
             return
-        self.spool.flush()
-        start = i = 0
-        while i < len(self.stored):
-            end = start
-            while i < len(self.stored) and (end - start < block or end == start):
-                offset, length = self.stored[i]
-                end = offset + length
-                i += 1
-            self.spool.seek(start)
-            yield self.spool.read(end - start)
-            start = end
-        self.spool.seek(0, 2)
+        lo = size = 0
+        for i, (_, length, _) in enumerate(self.stored):
+            size += length + 1
+            if size >= block:
+                yield self.json_range(lo, i + 1)
+                lo, size = i + 1, 0
+        if lo < len(self.stored):
+            yield self.json_range(lo, len(self.stored))
 
     def json_range(self, lo: int, hi: int) -> bytes:
         """The stored forms of messages ``lo`` to ``hi`` (not included), one per line."""
         if self.spool is None:
             return b"\n".join(self.stored[lo:hi])
-        if lo >= hi:
-            return b""
-        self.spool.flush()
-        start, (offset, length) = self.stored[lo][0], self.stored[hi - 1]
-        self.spool.seek(start)
-        data = self.spool.read(offset + length - start)
+        runs = []
+        for k, start, end in self._runs(lo, hi):
+            spool = self.spools[k]
+            spool.seek(start)
+            runs.append(spool.read(end - start))
         self.spool.seek(0, 2)
-        return data
+        return runs[0] if len(runs) == 1 else b"\n".join(runs)
+
+    def json_pieces(self, lo: int, hi: int) -> Iterator[Any]:
+        """``json_range(lo, hi)`` in pieces for a writer: bytes, and each run of stored forms that
+        lies in a spool as an ``images.Span`` of it (the kernel copies it: ``Span.send``)."""
+        if self.spool is None:
+            yield self.json_range(lo, hi)
+            return
+        from ..reading.images import Span
+
+        for j, (k, start, end) in enumerate(self._runs(lo, hi)):
+            if j:
+                yield b"\n"
+            yield Span(self.spools[k], "(the page's spool)", start, end - start)
+
+    def _runs(self, lo: int, hi: int) -> Iterator[tuple[int, int, int]]:
+        """``(spool number, start, end)`` of each run of messages ``lo`` to ``hi`` that lie one a
+        line in one spool, in order (the spool written first)."""
+        if lo >= hi:
+            return
+        self.flush()
+        stored = self.stored
+        i = lo
+        while i < hi:
+            start, length, k = stored[i]
+            end = start + length
+            i += 1
+            while i < hi:
+                offset, length, k2 = stored[i]
+                if k2 != k or offset != end + 1:
+                    break
+                end = offset + length
+                i += 1
+            yield k, start, end
 
     def message(self, i: int) -> Any:
         return orjson.loads(self.get(i))
@@ -305,6 +361,13 @@ class Walk:
                     self.breaks_path[pos] = 1
             if t == "context_edit":
                 self.edits[pos] = e
+            if t == "message" and type(e) is dict:  # (the commonest: a message with content projects to itself)
+                m = e.get("message")
+                if type(m) is dict and m.get("content") is not None:
+                    if targets and self.keys[pos] in targets:
+                        self.originals[pos] = [m]
+                    self.projected[pos] = (self.table.add(m),)
+                    continue
             try:
                 produced = _project_one(e, 0, [e], self.harness, {}, rules)
             except TypeError as err:

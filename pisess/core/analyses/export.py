@@ -51,13 +51,22 @@ class Stream:
     """An export written piece by piece as it is iterated (the explorer page: its messages are read
     back from a spool, never held whole); ``size`` counts the bytes that went by."""
 
-    def __init__(self, pieces: Iterator[bytes]) -> None:
+    def __init__(self, pieces: Iterator[Any]) -> None:
         self._pieces = pieces
         self.size = 0
 
     def __iter__(self) -> Iterator[bytes]:
+        for piece in self.spans():
+            if type(piece) is bytes:
+                yield piece
+            else:
+                yield from piece.chunks()
+
+    def spans(self) -> Iterator[Any]:
+        """The pieces as they are made: bytes, or an ``images.Span`` of a file for a writer to copy
+        (``Span.send``: the kernel copies it, no trip through this process)."""
         for piece in self._pieces:
-            self.size += len(piece)
+            self.size += len(piece) if type(piece) is bytes else piece.length
             yield piece
 
 
@@ -548,6 +557,7 @@ def _explorer(session, leaf_id: Any, opts: ExportOptions, child: Any, static_pag
         try:
             yield from page_html(data)
         finally:
+            data.table.close()
             spool.close()
     return Export("html", Stream(pieces()), session.reader, data.leaf_id, None, data.messages, secrets, opts.redact)
 
@@ -681,7 +691,8 @@ def write_export(path: str, data: bytes | Stream, *, force: bool = False) -> str
     from ..reading.files import write_atomically
 
     try:
-        return write_atomically(path, data, replace=exists, prefix=".pisess-export-")
+        return write_atomically(path, data.spans() if isinstance(data, Stream) else data, replace=exists,
+                                prefix=".pisess-export-")
     except PisessError as e:
         if "refusing to overwrite" in e.message:  # created by someone else meanwhile
             raise PisessError("usage", e.message, path=path) from None

@@ -37,7 +37,7 @@ from ..model.usage import usage_numbers
 from ..reading.images import image_chars
 from ..reading.jsonl import js_exponents
 from ..reading.session import Session
-from .diff import SideTally, files_of_call, same_key, shape_key
+from .diff import SideTally, files_of_call, same_and_shape_keys
 from .explorer import Change, MessageTable, Walk, message_json, replay
 from .secrets import redact as redact_value
 from .stats import model_name
@@ -165,8 +165,10 @@ class _Messages:
         """The stored form of ``m``, new to the table (``state`` from ``key``), escaped for the
         page's element already (``escape_json``: one message at a time, where the bytes are in
         the CPU's cache, instead of four passes over the whole)."""
-        self.same.append(hashlib.sha256(same_key(m)).digest())
-        self.shape.append(hashlib.sha256(shape_key(m)).digest())
+        same, shape = same_and_shape_keys(m)
+        digest = hashlib.sha256(same).digest()
+        self.same.append(digest)
+        self.shape.append(digest if shape is None else hashlib.sha256(shape).digest())
         if type(state) is tuple:
             raw, left_out = state
             return escape_json(js_exponents(raw) if left_out else raw)  # (_dumps of the lean message: raw is its orjson)
@@ -644,18 +646,18 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
                  "call_code": call_code, "words": words, "styles": styles}
 
         def second_half() -> dict | None:
-            table.spool, table._end = child_spool, 0
+            table.spool_to(child_spool)
             walk.project_all(s.complete_at(range(half, n)), visit)
-            child_spool.flush()
             return _child_part(half, walk, table, encoder, images, facts)
 
-        with child_spool, parallel.Child(second_half) as child:
+        with parallel.Child(second_half) as child:
             walk.project_all(s.complete_at(range(half)), visit)
             sent = child.result()
-            if sent is None:  # (the child failed, or its values would not survive the pipe: here then)
-                walk.project_all(s.complete_at(range(half, n)), visit)
-            else:
-                _take_child_part(sent, half, walk, table, child_spool, encoder, images, facts)
+        if sent is None:  # (the child failed, or its values would not survive the pipe: here then)
+            child_spool.close()
+            walk.project_all(s.complete_at(range(half, n)), visit)
+        else:  # (its messages stay in its spool: the table reads them there, and closes it)
+            _take_child_part(sent, half, walk, table, child_spool, encoder, images, facts)
     contexts = walk.run([-1 if (q := store.parent(p)) is None else q for p in range(n)]
                         if view.parents is None else list(view.parents))
     for pos, rest in views.items():
@@ -848,9 +850,9 @@ def _chunk_starts(sizes: list, block: int) -> list:
     return starts
 
 
-def page_html(data: PageData) -> Iterator[bytes]:
-    """The page, in pieces to write one after the other (the messages are the bulk of it, read
-    back from the table's spool an element at a time).
+def page_html(data: PageData) -> Iterator[Any]:
+    """The page, in pieces to write one after the other: bytes, and the messages (the bulk of it)
+    as ``images.Span``s of the table's spool, for the kernel to copy (``MessageTable.json_pieces``).
 
     The messages go one JSON document per line into elements of about ``CHUNK_BYTES`` (the page
     parses only those it draws: a 200 MB session's texts as one JSON.parse cost seconds and half
@@ -880,7 +882,7 @@ def page_html(data: PageData) -> Iterator[bytes]:
 
     def chunk(c: int) -> Iterator[bytes]:
         yield b'<script type="application/json" id="pisess-m%d">' % c
-        yield table.json_range(starts[c], ends[c])  # (escaped as they were stored: _Messages.store)
+        yield from table.json_pieces(starts[c], ends[c])  # (escaped as they were stored: _Messages.store)
         yield b"</script>\n"
 
     yield head.encode("utf-8")

@@ -137,8 +137,9 @@ def write_all(out: Any, data: bytes | bytearray) -> None:
 
 
 def write_atomically(path: str, data: bytes | Iterable[bytes], *, replace: bool = False, prefix: str = ".pisess-") -> str:
-    """Create ``path`` with ``data`` (bytes, or pieces written as they come) through a temporary
-    file in its directory, fsynced, then linked (or with ``replace`` renamed) into place."""
+    """Create ``path`` with ``data`` (bytes, or pieces written as they come: bytes, or an
+    ``images.Span`` of a file, copied by the kernel) through a temporary file in its directory,
+    fsynced, then linked (or with ``replace`` renamed) into place."""
     directory = os.path.dirname(os.path.abspath(path)) or "."
     if not replace and os.path.lexists(path):
         raise PisessError("storage", f"refusing to overwrite existing file {path}", path=path)
@@ -154,7 +155,11 @@ def write_atomically(path: str, data: bytes | Iterable[bytes], *, replace: bool 
         os.fchmod(fd, 0o666 & ~mask)  # not mkstemp's 0600
         with os.fdopen(fd, "wb") as fh:
             for piece in (data,) if isinstance(data, (bytes, bytearray)) else data:
-                write_all(fh, piece)
+                if isinstance(piece, (bytes, bytearray)):
+                    write_all(fh, piece)
+                else:
+                    fh.flush()
+                    piece.send(fh.fileno())
             fh.flush()
             os.fsync(fh.fileno())
         if replace:
