@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, settings
 
 from answers_store import store  # noqa: F401 - the hand-written sessions root, a fixture for search, stats and du
 
@@ -182,14 +181,19 @@ def _reads_as_the_cli_reads():
 # out).  ``--hypothesis-profile full`` gives the default run the full sizes.  Both profiles drop
 # the deadline and the too-slow check: the reads a property makes vary in time with the machine.
 
-settings.register_profile("full", max_examples=100, deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
-settings.register_profile("quick", settings.get_profile("full"), max_examples=10)
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    settings.load_profile("quick" if "not slow" in (config.getoption("markexpr") or "") else "full")
     _compile_once_for_every_run(config)
+    # Hypothesis imported only now, after the line above: pytest rewrites the asserts of every
+    # module of a plugin's distribution (Hypothesis' 70 modules), and keeps the result only where it
+    # may write compiled files: imported at the top, each run rewrote it anew (a second of CPU).
+    from hypothesis import HealthCheck, settings
+
+    settings.register_profile("full", max_examples=100, deadline=None,
+                              suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+    settings.register_profile("quick", settings.get_profile("full"), max_examples=10)
+    settings.load_profile("quick" if "not slow" in (config.getoption("markexpr") or "") else "full")
 
 
 #: The environment ``_compile_once_for_every_run`` changed, to put back at the end of the run.
@@ -293,6 +297,8 @@ SHARDS = 6
 def examples(full: int) -> int:
     """A property's number of examples in this run: ``full`` under the full profile, a tenth (at
     least 5) under the quick one (the profile's ``max_examples``, out of Hypothesis' default 100)."""
+    from hypothesis import settings
+
     return max(min(full, 5), full * settings.default.max_examples // 100)
 
 

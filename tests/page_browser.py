@@ -6,12 +6,15 @@ install``) is not used: the tests launch Debian's ``chromium`` package (``/usr/b
 ``PISESS_REQUIRE_BROWSER=1`` (``.ci/run`` sets it) a missing browser fails them instead, so CI
 cannot go green by skipping them.
 
-One browser per test module (each xdist worker starts its own) and one page reused by the tests
-that only navigate (``page``); tests that change the viewport, the media or watch requests and
-dialogs open a context of their own (``new_page``), closed at the end of the test.  Not one per
-process: while Playwright's sync API is open, its event loop is the main thread's running loop and
-its driver's watcher a second thread, so a test after it in the same worker that runs asyncio
-(browse's pilot) or forks (reads shared among processes: none from a process with threads) failed.
+One Chromium per xdist worker while its tests need one: started by the first test that asks for
+it and kept while the tests that follow ask too (the page's three modules are collected one after
+the other), closed before a test that does not (``pytest_runtest_setup``) and at the end.  One page
+is reused by the tests that only navigate (``page``); tests that change the viewport, the media or
+watch requests and dialogs open a context of their own (``new_page``), closed at the end of the test.
+Never open under another test: while Playwright's sync API is open, its event loop is the main
+thread's running loop and its driver's watcher a second thread, so a test in the same worker that
+runs asyncio (browse's pilot) or forks (reads shared among processes: none from a process with
+threads) failed.  Each start is Playwright's driver and a Chromium, about 1.4 s of CPU.
 """
 
 from __future__ import annotations
@@ -62,26 +65,83 @@ def chromium_path() -> str:
     return path
 
 
-@pytest.fixture(scope="module")
-def browser(chromium_path: str) -> Iterator[Any]:
-    """One headless Chromium for this test module."""
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        browser_missing("the playwright package is not installed (pip install -e '.[test]')")
-    with sync_playwright() as pw:
-        launched = pw.chromium.launch(executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
+class _Chromium:
+    """This process's Playwright and headless Chromium, with the page ``page`` reuses; started when
+    a test asks, stopped by ``close``."""
+
+    def __init__(self) -> None:
+        self._playwright: Any = None
+        self.browser: Any = None
+        self._page: Any = None
+
+    def open(self, executable: str) -> Any:
+        if self.browser is None:
+            try:
+                from playwright.sync_api import sync_playwright
+            except ImportError:
+                browser_missing("the playwright package is not installed (pip install -e '.[test]')")
+            self._playwright = sync_playwright().start()
+            try:
+                self.browser = self._playwright.chromium.launch(executable_path=executable, headless=True,
+                                                                args=CHROMIUM_ARGS)
+            except BaseException:
+                self.close()
+                raise
+        return self.browser
+
+    def shared_page(self, executable: str) -> Any:
+        if self._page is None:
+            context = self.open(executable).new_context(viewport={"width": 1280, "height": 800})
+            context.set_default_timeout(ACTION_TIMEOUT_MS)
+            self._page = context.new_page()
+        return self._page
+
+    def close(self) -> None:
+        page, browser, playwright = self._page, self.browser, self._playwright
+        self._page = self.browser = self._playwright = None
+        try:
+            if page is not None:
+                page.context.close()
+            if browser is not None:
+                browser.close()
+        finally:
+            if playwright is not None:
+                playwright.stop()
 
 
-@pytest.fixture(scope="module")
-def _shared_page(browser: Any) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    context.set_default_timeout(ACTION_TIMEOUT_MS)
-    page = context.new_page()
-    yield page
-    context.close()
+_CHROMIUM = _Chromium()
+
+
+def uses_browser(item: pytest.Item) -> bool:
+    return "browser" in getattr(item, "fixturenames", ())
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tests that use the browser run last, one after the other (each module's in its order): a
+    worker starts Chromium once for them, not once per stretch between the other tests."""
+    items.sort(key=uses_browser)
+
+
+@pytest.hookimpl(tryfirst=True)  # (before the test's fixtures are set up)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if _CHROMIUM.browser is not None and not uses_browser(item):
+        _CHROMIUM.close()
+
+
+def pytest_sessionfinish() -> None:
+    _CHROMIUM.close()
+
+
+@pytest.fixture()
+def browser(chromium_path: str) -> Any:
+    """This worker's headless Chromium (see the module's docstring)."""
+    return _CHROMIUM.open(chromium_path)
+
+
+@pytest.fixture()
+def _shared_page(browser: Any, chromium_path: str) -> Any:
+    return _CHROMIUM.shared_page(chromium_path)
 
 
 @pytest.fixture()
