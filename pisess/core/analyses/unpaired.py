@@ -126,7 +126,9 @@ def calls_not_made(session: Session, turns: dict[int, list[int]]) -> list[int]:
     """The results among ``turns`` (an assistant's position -> the results below it) whose call
     id is none of that assistant's calls (a tool that rewrote one side's ids, a result moved under
     another turn), or whose assistant pi-ai drops (it ended ``error`` or ``aborted``): each goes to
-    the provider without its call.  Reads the assistants and their results whole."""
+    the provider without its call.  A result the read saw answer a call of its turn's assistant
+    (``store.answered``) is left alone; the others' assistants and results are read whole."""
+    turns = _unseen(session, turns)
     if not turns:
         return []
     calls: dict[int, set | None] = {}  # assistant position -> its call ids (None: dropped)
@@ -149,6 +151,25 @@ def calls_not_made(session: Session, turns: dict[int, list[int]]) -> list[int]:
         m = e.get("message") if isinstance(e, dict) else None
         if not isinstance(m, dict) or js.key(get(m, "toolCallId")) not in made[q]:  # type: ignore[operator]
             out.append(q)
+    return out
+
+
+def _unseen(session: Session, turns: dict[int, list[int]]) -> dict[int, list[int]]:
+    """``turns`` without the results the read found answering a call of the assistant they are
+    under (``store.answered``: the pairs its one parse of the lines saw); assistants left with none
+    go too."""
+    results, by = session.store.answered()
+    if not results:
+        return turns
+    turn_of = sorted((q, p) for p, qs in turns.items() for q in qs)
+    out: dict[int, list[int]] = {}
+    i, n = 0, len(results)
+    for q, p in turn_of:  # (both ascending: one merge)
+        while i < n and results[i] < q:
+            i += 1
+        if i < n and results[i] == q and by[i] == p:
+            continue
+        out.setdefault(p, []).append(q)
     return out
 
 

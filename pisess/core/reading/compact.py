@@ -76,7 +76,7 @@ class CompactIndex:
                  "role_stubs", "stamps", "extras", "header", "harness_error",
                  "cli_plain", "sdk_marker", "size", "ends_with_newline", "line_count", "roots", "first_line",
                  "last_length", "later_pos_of", "cached", "gathered", "first_len", "first_unique", "extra_parents",
-                 "_lookups", "cuts")
+                 "_lookups", "cuts", "answered", "answered_by", "turn")
 
     def __init__(self) -> None:
         self.ids: list = []  # id of each entry (None for an extra whose id is not a string)
@@ -120,6 +120,16 @@ class CompactIndex:
         # line offset -> where its images' base64 lies (``jsonl.cuts_of``), for the long lines
         # that hold some: read back "lean", a line is then read around them
         self.cuts: dict = {}
+        # Tool results whose call the scan saw: ``answered[i]`` (a plain toolResult's position)
+        # carries the string ``toolCallId`` of a ``toolCall`` block of the plain assistant message
+        # at ``answered_by[i]``, which did not end ``error`` or ``aborted``.  A fact of the two
+        # lines as parsed, for the results that follow their call's assistant in the file (pi's
+        # way); whether that assistant is the one a result answers is the tree's question
+        # (``unpaired.calls_not_made``).  An index from the cache has none: a result not here is
+        # read back.
+        self.answered = array("i")
+        self.answered_by = array("i")
+        self.turn: tuple | None = None  # (during the scan) the last plain assistant: position, message, call ids
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -315,6 +325,7 @@ def _second_half(path: str, split: int, gather: Callable[[int], Any] | None = No
     if half is None:
         return None
     half.pos_of = {}
+    half.turn = None
     joined = "\n".join(half.ids) if None not in half.ids else None
     if joined is not None and half.ids and joined.count("\n") == len(half.ids) - 1:
         half.ids = []  # one string pickles in one copy, a list item by item
@@ -424,6 +435,10 @@ def join_parts(ix: CompactIndex, more: CompactIndex) -> CompactIndex | None:
     ix.sdk_marker = ix.sdk_marker or more.sdk_marker
     ix.size, ix.ends_with_newline = more.size, more.ends_with_newline
     ix.line_count += more.line_count
+    ix.answered.extend(map(add, more.answered, repeat(n)))  # (the first part's results come first)
+    ix.answered_by.extend(map(add, more.answered_by, repeat(n)))
+    more.answered, more.answered_by = array("i"), array("i")
+    ix.turn = None  # (a result at the start of ``more`` whose call ends ``ix`` is not noted: it is read back)
     ix.cuts.update(more.cuts)  # (keyed by offsets in the file: they need no shift)
     more.cuts = {}
     if ix.gathered is not None and more.gathered is not None:
@@ -493,6 +508,7 @@ def scan_part(path: str, start: int = 0, stop: int | None = None, expect_header:
                 return None
         first_number += len(parts)
         end = starts[-1] + len(parts)
+    ix.turn = None
     if need_header:
         return None
     ix.size = end - (0 if terminated else 1)
@@ -644,6 +660,8 @@ def _add_block(ix: CompactIndex, role_code: dict, starts: list, first_number: in
     ix.parents.extend(par_b)
     ix.roles += role_b
     ix.stamps += stamp_b
+    if "toolResult" in role_code or "assistant" in role_code:
+        _note_answers(ix, vs, roles, pos_base, at)
 
     if every_line:
         offsets = list(map(add, starts[lo:hi], ks_b))
@@ -677,6 +695,44 @@ def _add_block(ix: CompactIndex, role_code: dict, starts: list, first_number: in
             e.offset = offsets[idx]
             e.length = len(parts[ks_b[idx]])
     return True
+
+
+_TURN_ROLES = frozenset(("assistant", "toolResult"))
+# the stop reasons of the assistant messages pi-ai drops, their calls with them (``model.pairing.SKIPPED``:
+# the reading floor does not import the model's)
+DROPPED = ("error", "aborted")
+
+
+def _note_answers(ix: CompactIndex, vs: list, roles: list, pos_base: int, at: list) -> None:
+    """``CompactIndex.answered`` of a block's plain messages ``vs`` (their ``roles``; the block's
+    entries from ``pos_base``, its extras at ``at``), read from the values the scan parsed."""
+    wanted = list(compress(range(len(roles)), map(_TURN_ROLES.__contains__, roles)))
+    if not wanted:
+        return
+    if at:  # the plain messages' places among the block's entries, the extras' taken out
+        taken = set(at)
+        place = [i for i in range(len(vs) + len(at)) if i not in taken]
+    # (an assistant's call ids are collected only where a result follows it: a final answer's never)
+    turn_pos, turn, ids = ix.turn if ix.turn is not None else (-1, None, None)
+    for i in wanted:
+        m = vs[i]["message"]
+        if roles[i] == "assistant":
+            turn_pos, turn, ids = pos_base + (place[i] if at else i), m, None
+            continue
+        if turn is None:
+            continue
+        if ids is None:
+            content = turn.get("content")
+            if type(content) is not list or turn.get("stopReason") in DROPPED:
+                turn = None
+                continue
+            ids = {cid for b in content if type(b) is dict and b.get("type") == "toolCall"
+                   and type(cid := b.get("id")) is str}
+        cid = m.get("toolCallId")
+        if type(cid) is str and cid in ids:
+            ix.answered.append(pos_base + (place[i] if at else i))
+            ix.answered_by.append(turn_pos)
+    ix.turn = (turn_pos, turn, ids)
 
 
 class CompactEntries(Cached, Sequence):
@@ -849,6 +905,9 @@ class CompactEntries(Cached, Sequence):
 
     def cached_prefix(self) -> Any:
         return self.ix.cached
+
+    def answered(self) -> tuple[Sequence[int], Sequence[int]]:
+        return self.ix.answered, self.ix.answered_by
 
 
 class CompactById(Mapping):

@@ -100,6 +100,11 @@ class EntryStore(Protocol):
     def complete(self, entries: list) -> list:
         """``entries`` complete (light ones read back and put in their place), in order."""
 
+    def answered(self) -> tuple[Sequence[int], Sequence[int]]:
+        """Positions of tool results, ascending, and of the assistant message whose tool call
+        each one's ``toolCallId`` names (that did not end ``error`` or ``aborted``), as the read
+        found them in the lines' one parse (``CompactIndex.answered``); empty where it did not."""
+
     def cached_prefix(self) -> Any:
         """The index cache's note (``cache.Prefix``) where the entries came from its cached
         prefix, else ``None``."""
@@ -271,6 +276,9 @@ class ListStore(Cached, SequenceABC):
 
     def cached_prefix(self) -> Any:
         return None
+
+    def answered(self) -> tuple[Sequence[int], Sequence[int]]:
+        return (), ()
 
     def gathered(self) -> Any:
         return None
