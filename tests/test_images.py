@@ -10,8 +10,10 @@ import random
 import tracemalloc
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from conftest import cli_runner, entry, header, invoke, write_session
+from conftest import cli_runner, entry, examples, header, invoke, write_session
 from pisess.core.js import UNDEF
 from pisess.core.reading import images
 from pisess.core.reading.jsonl import NOT_JSON, cuts_of, dumps, loads_lean, parse_json
@@ -476,3 +478,39 @@ def test_the_index_parses_a_line_without_its_images_only_where_that_is_parsing_t
         assert short == whole
     else:
         assert lean is None
+
+
+_FLAWS = ["", "é", "\x01", "!", "\\/", "\\u0041", " "]  # put into an image's base64 (the JSON's bytes)
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(st.lists(st.tuples(st.integers(4_100, 9_000), st.sampled_from(_FLAWS), st.integers(0, 4_000)), min_size=1,
+                max_size=3),
+       st.booleans(), st.sampled_from(["message", "custom_message", "beside"]), st.booleans(), st.integers(0, 2**16))
+def test_lean_of_is_the_lean_read_of_the_line_as_cut_cuts_it(images_of, odd, kind, text_not_ascii, seed):
+    """``lean_of`` cuts the line without ``cut``'s ASCII test first: its answer is the one got from
+    the line as ``cut`` cuts it, for images in pi's shape and the odd one (spaces around colons),
+    whatever flaw an image's base64 has (not ASCII, a control character, a character base64 has
+    not, an escape), wherever the images lie."""
+    from pisess.core.reading.jsonl import _lean_of, lean_of
+
+    rng = random.Random(seed)
+    content: list = [{"type": "text", "text": "Größe" if text_not_ascii else "size"}]
+    flaws = []
+    for chars, flaw, at in images_of:
+        data = b64(rng, chars)
+        mark = f"<flaw{len(flaws)}>"
+        flaws.append((mark, flaw))
+        content.append({"type": "image", "data": data[:at] + mark + data[at:], "mimeType": "image/png"})
+    extra = {}
+    if kind == "beside":
+        extra = {"label": content.pop()}
+    if kind == "custom_message":
+        line = entry("custom_message", "a", None, customType="x", content=content, display=True)
+    else:
+        line = entry("message", "a", None, message={"role": "user", "content": content, "timestamp": 1}, **extra)
+    raw = json.dumps(line, separators=(", ", ": ") if odd else (",", ":"), ensure_ascii=False).encode()
+    for mark, flaw in flaws:
+        raw = raw.replace(mark.encode(), flaw.encode())
+    lean, cuts = images.cut(raw, 0, "")
+    assert lean_of(raw) == (_lean_of(raw, lean, cuts) if cuts else ((), None))

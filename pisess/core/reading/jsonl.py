@@ -19,7 +19,7 @@ from ..js import js_blank
 from .blocks import copy_out, line_blocks
 from .deepjson import loads as deep_loads
 from .files import open_file, open_regular, os_error, read_first_line
-from .images import MARK_JSON, cut, lean_line, placed
+from .images import MARK_JSON, cut, cut_range, lean_line, placed
 from .lines import NOT_JSON, written_by_sdk
 
 TYPE_CHECKING = False
@@ -94,8 +94,20 @@ def lean_of(raw: bytes) -> tuple[tuple[int, ...], bytes | None]:
     character either, which makes pi drop the line and ``cut`` does not look for).  The index's
     scan, which keeps nothing of a message's content, then parses the short line instead of
     decoding every image into a string: a byte-table pass over the base64 instead of a JSON
-    string's."""
-    lean, cuts = cut(raw, 0, "")
+    string's.
+
+    The line is cut first without ``cut``'s test that each image is ASCII (a pass over the whole
+    line): the count of base64's characters tests each image anyway, and where one fails, or
+    anything else does, the line is cut again as ``cut`` cuts it and looked at as before."""
+    lean, cuts = cut_range(raw, 0, len(raw), 0, "", True)
+    if not cuts:
+        return (), None  # (``cut`` cuts none of what this left)
+    got = _lean_of(raw, lean, cuts)
+    return got if got[1] is not None else _lean_of(raw, *cut(raw, 0, ""))
+
+
+def _lean_of(raw: bytes, lean: bytes, cuts: int) -> tuple[tuple[int, ...], bytes | None]:
+    """``lean_of(raw)`` from ``raw`` cut (``images.cut_range``): ``lean``, with ``cuts`` images cut."""
     v = parse_json(lean) if cuts else None
     if not cuts or placed(v) != cuts:
         return (), None
