@@ -51,23 +51,24 @@ def _why(messages: list, sources: list, i: int, id_width: int = 8) -> str:
     return "it opens the context"
 
 
-def _suspects(session: Session, not_made: list[int] | None = None) -> list[int]:
+def _suspects(session: Session, not_made: list[int] | None = None, walked: tuple | None = None) -> list[int]:
     """Positions of tool results that may go without their call: up the parents (through other
     tool results and entries that give no message) something else than an assistant message
     comes first, or the assistant is the target of a context edit, or a compaction keeps from
     the result, or the assistant made no call of its id (``not_made``, else found:
-    ``calls_not_made``).  A result pi wrote in its turn is none of these."""
-    out, turns = _walk(session)
+    ``calls_not_made``).  A result pi wrote in its turn is none of these.  ``walked``: ``walk(session)``,
+    where the caller has it."""
+    out, turns = walked if walked is not None else walk(session)
     return sorted(out + (calls_not_made(session, turns) if not_made is None else not_made))
 
 
-def results_not_made(session: Session) -> list[int]:
+def results_not_made(session: Session, walked: tuple | None = None) -> list[int]:
     """The tool results whose assistant (up their parents) made no call of their id, or is one
-    pi-ai drops (``calls_not_made``)."""
-    return calls_not_made(session, _walk(session)[1])
+    pi-ai drops (``calls_not_made``).  ``walked``: ``walk(session)``, where the caller has it."""
+    return calls_not_made(session, (walked if walked is not None else walk(session))[1])
 
 
-def _walk(session: Session) -> tuple[list[int], dict[int, list[int]]]:
+def walk(session: Session) -> tuple[list[int], dict[int, list[int]]]:
     """The results whose walk up the parents meets no assistant message to answer (or an edited
     one, or a compaction keeps from them), and the others by the assistant their walk meets."""
     store = session.store
@@ -293,11 +294,12 @@ def _edit_hiding_call(session: Session, ctx: Any, pos: int) -> str | None:
     return None
 
 
-def unpaired_results(session: Session, not_made: list[int] | None = None) -> list[Unpaired]:
+def unpaired_results(session: Session, not_made: list[int] | None = None,
+                     walked: tuple | None = None) -> list[Unpaired]:
     """The tool results the provider would get without their call, on the leaf's context and on
     the other paths through a suspect (at most ``MAX_OTHER_PATHS`` of them), in file order.
-    ``not_made``: ``results_not_made(session)``, where the caller has it."""
-    suspects = _suspects(session, not_made)
+    ``not_made``: ``results_not_made(session)``, ``walked``: ``walk(session)``, where the caller has them."""
+    suspects = _suspects(session, not_made, walked)
     if not suspects:
         return []
     store = session.store

@@ -291,9 +291,10 @@ def _session_findings(raw: RawFile, harness_session: Session | None, cli: Sessio
     if cli.migrated_from_version is None:
         _without_ids(sum(1 for e in cli.entries if not isinstance(get(e, "id"), str)), add)
     _pi16_findings(cli, range(len(cli.entries)), add)
-    not_made = _not_made(cli)
+    walked = _walk_once(cli)
+    not_made = _not_made(cli, walked=walked)
     _tool_call_findings(cli, add, not_made=not_made)
-    _pairing_findings(cli, add, not_made)
+    _pairing_findings(cli, add, not_made, walked)
     _context_findings(raw, {"harness": harness_session, "cli": cli}, add)
 
 
@@ -323,13 +324,16 @@ def _pi16_findings(cli: Session, positions: Iterable[int], add: Add) -> None:
         return
     edits = versions.since(cli.pi_version, versions.CONTEXT_EDITS)
     lines = cli.entry_lines
+    types: dict = {}
     for pos in positions:
         light = cli.entries[pos]
         t = get(light, "type")
-        is_system = t == "message" and _role(light) == "system"
-        if t not in ("context_edit", "compaction", "usage") and not is_system:
-            continue
-        e = cli.full(light)
+        if t in ("context_edit", "compaction", "usage") or t == "message" and _role(light) == "system":
+            types[pos] = t
+    # complete in the store, as later checks find them (one read of the file for all of them)
+    wholes = cli.materialize([cli.entries[pos] for pos in types])
+    for (pos, t), e in zip(types.items(), wholes):
+        is_system = t == "message"
         if not isinstance(e, dict):
             continue
         eid, line = _id_str(e.get("id")), lines[pos]
@@ -462,15 +466,24 @@ def unanswered_tool_calls(session: Session, not_made: list[int] = ()) -> Iterato
             yield pos, missing
 
 
-def _not_made(cli: Session, path: str | None = None) -> list[int]:
+def _walk_once(cli: Session) -> Callable[[], tuple]:
+    """``unpaired.walk(cli)``, made on the first call and shared by the findings that need it."""
+    from functools import cache
+
+    from .unpaired import walk
+
+    return cache(lambda: walk(cli))
+
+
+def _not_made(cli: Session, path: str | None = None, walked: Callable[[], tuple] | None = None) -> list[int]:
     """``unpaired.results_not_made``: the tool results whose assistant made no call of their id
     (read once for both findings that need it; the index cache keeps them for the file)."""
     from ..reading import cache
     from .unpaired import results_not_made
 
     if path is None:
-        return results_not_made(cli)
-    return cache.summary(path, f"notmade1:{cli.pi_version}", lambda: results_not_made(cli))
+        return results_not_made(cli, walked() if walked else None)
+    return cache.summary(path, f"notmade1:{cli.pi_version}", lambda: results_not_made(cli, walked() if walked else None))
 
 
 def _tool_call_findings(cli: Session, add: Add, path: str | None = None, not_made: list[int] = ()) -> None:  # type: ignore[assignment]
@@ -503,14 +516,15 @@ def _tool_call_findings(cli: Session, add: Add, path: str | None = None, not_mad
                     "model a \"No result provided\" error result in its place", store.line(pos), None, eid))
 
 
-def _pairing_findings(cli: Session, add: Add, not_made: list[int] | None = None) -> None:
+def _pairing_findings(cli: Session, add: Add, not_made: list[int] | None = None,
+                      walked: Callable[[], tuple] | None = None) -> None:
     """``tool_result_without_call``: a tool result the provider gets without its call refuses
     every request (pi #4570).  An error where it is in the context at the leaf (pi cannot go on
     from there), a warning where it is on another path only (going on there would fail); each
     result once, whatever left it without its call (``not_made``: ``_not_made``)."""
     from .unpaired import unpaired_results
 
-    found = unpaired_results(cli, not_made)
+    found = unpaired_results(cli, not_made, walked() if walked else None)
     at_leaf = {u.position for u in found if u.at_leaf}
     store = cli.store
     for u in found:
@@ -576,9 +590,10 @@ def _validate_index(path: str, ix: CompactIndex, version: PiVersion) -> FileRepo
     _writer_findings(cli, add)
     _without_ids(sum(1 for _, e in store.extras() if not isinstance(get(e, "id"), str)), add)
     _pi16_findings(cli, _system_positions(cli, extras), add)
-    not_made = _not_made(cli, path)
+    walked = _walk_once(cli)
+    not_made = _not_made(cli, path, walked)
     _tool_call_findings(cli, add, path, not_made)
-    _pairing_findings(cli, add, not_made)
+    _pairing_findings(cli, add, not_made, walked)
     _context_findings(raw, {"harness": harness_session, "cli": cli}, add)
     return _report(path, pi, findings, raw)
 
