@@ -421,3 +421,44 @@ def test_a_messages_same_and_shape_keys_are_diffs_own():
         assert same == same_key(m)
         assert (shape if shape is not None else same) == shape_key(m)
     check()
+
+
+def test_the_same_classes_made_later_are_diffs_classes(tmp_path):
+    """``_Messages.settle``: the "same" class of a message whose key waited (a text to leave out, a
+    lean dump read back exactly) is the class of diff's ``same_key``, as if each were made at
+    once: messages that differ only in metadata share one (one of them read back, the other made at
+    once: a big integer, a number JSON.stringify writes otherwise), a shape of its own is a class of
+    its own."""
+    import hashlib
+
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from pisess.core.analyses.diff import same_key, shape_key
+    from pisess.core.analyses.explorer import MessageTable
+    from pisess.core.analyses.page import _back, _Images, _Messages
+
+    texts = st.sampled_from(["a", "b", "</x>", "\u2028", ""])
+    content = st.one_of(texts, st.lists(st.one_of(st.fixed_dictionaries({"type": st.just("text"), "text": texts}),
+                                                  st.fixed_dictionaries({"type": st.just("toolCall"),
+                                                                         "id": st.sampled_from(["c1", "c2"])})),
+                                        max_size=3))
+    message = st.fixed_dictionaries(
+        {"role": st.sampled_from(["user", "assistant", "toolResult"]), "content": content},
+        optional={"timestamp": st.sampled_from([0, 1, 2**60]), "usage": st.just({"input": 1}),
+                  "model": st.sampled_from(["m", "n"]), "x": st.sampled_from([1.5, 1e16, 2, "y"]), "summary": texts})
+
+    @settings(max_examples=300, deadline=None)
+    @given(ms=st.lists(message, max_size=12), spooled=st.booleans())
+    def check(ms, spooled):
+        with open(tmp_path / "spool", "w+b") as spool:
+            enc = _Messages(_Images("omit"), False, None)
+            table = MessageTable(enc, spool if spooled else None)
+            first: dict = {}
+            for m in ms:
+                first.setdefault(table.add(m), m)
+            enc.settle(table)
+            stored = [first[i] for i in range(len(table))]
+            assert _back(enc.same) == _back([hashlib.sha256(same_key(m)).digest() for m in stored])
+            assert _back(enc.shape) == _back([hashlib.sha256(shape_key(m)).digest() for m in stored])
+    check()

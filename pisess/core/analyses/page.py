@@ -19,6 +19,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import tempfile
+from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -37,7 +38,7 @@ from ..model.usage import usage_numbers
 from ..reading.images import image_chars
 from ..reading.jsonl import js_exponents
 from ..reading.session import Session
-from .diff import SideTally, files_of_call, same_and_shape_keys
+from .diff import SideTally, files_of_call, same_and_shape_keys, same_key, texted_shape_key
 from .explorer import Change, MessageTable, Walk, message_json, replay
 from .secrets import redact as redact_value
 from .stats import model_name
@@ -136,6 +137,8 @@ class _Messages:
         self.count = count  # (the secrets masked, with redact)
         self.same: list = []  # per message stored: the digest of diff's key (two messages are "the same" by it)
         self.shape: list = []  # per message stored: the digest of diff's key without the text ("changed" when equal)
+        self.texts = array("q")  # per message stored: its text's length where it has a text to leave out, else -1
+        self._alike: set = set()  # (shape, text length) of the messages with a text stored here
 
     def key(self, m: Any) -> tuple:
         """``(digest, size, state)`` of message ``m``: equal digests for messages the page cannot
@@ -165,13 +168,38 @@ class _Messages:
         """The stored form of ``m``, new to the table (``state`` from ``key``), escaped for the
         page's element already (``escape_json``: one message at a time, where the bytes are in
         the CPU's cache, instead of four passes over the whole)."""
+        if type(state) is tuple:
+            raw, left_out = state
+            stored = js_exponents(raw) if left_out else raw  # (_dumps of the lean message: raw is its orjson)
+            shape = texted_shape_key(m)
+            if shape is None:
+                digest = hashlib.sha256(same_key(m)).digest()
+                self.same.append(digest)
+                self.shape.append(digest)
+                self.texts.append(-1)
+            else:
+                # its diff key only tells it apart from messages of its shape and text length: made
+                # when one is met (here, or in ``settle`` from the stored form, which holds all of it:
+                # UNDRAWN is diff's metadata)
+                shape_digest = hashlib.sha256(shape).digest()
+                length = _text_length(m)
+                alike = (shape_digest, length)
+                later = stored is raw and alike not in self._alike
+                self._alike.add(alike)
+                self.same.append(_LATER if later else hashlib.sha256(same_key(m)).digest())
+                self.shape.append(shape_digest)
+                self.texts.append(length)
+            return escape_json(stored)
         same, shape = same_and_shape_keys(m)
         digest = hashlib.sha256(same).digest()
         self.same.append(digest)
-        self.shape.append(digest if shape is None else hashlib.sha256(shape).digest())
-        if type(state) is tuple:
-            raw, left_out = state
-            return escape_json(js_exponents(raw) if left_out else raw)  # (_dumps of the lean message: raw is its orjson)
+        if shape is None:
+            self.shape.append(digest)
+            self.texts.append(-1)
+        else:
+            self.shape.append(hashlib.sha256(shape).digest())
+            self.texts.append(_text_length(m))
+            self._alike.add((self.shape[-1], self.texts[-1]))
         v = _lean_images(m, self.images) if b'"image"' in state else m
         if isinstance(v, dict) and not UNDRAWN.isdisjoint(v):
             v = {k: x for k, x in v.items() if k not in UNDRAWN}
@@ -181,6 +209,41 @@ class _Messages:
             v, hits = redact_value(v)
             self.count(hits)
         return escape_json(_dumps(v))
+
+
+    def settle(self, table: MessageTable) -> None:
+        """Each message's ``same`` digest that ``store`` left for later: a message whose shape and
+        text length no other message has is the same as none (two the same have both alike), a
+        mark of its own does; the others' from their stored forms (the lean message as it was
+        dumped: ``orjson`` reads back what it wrote, and ``same_key`` leaves out what the stored
+        form leaves out, and more)."""
+        if _LATER not in self.same:
+            return
+        alike: dict = {}
+        for i, length in enumerate(self.texts):
+            if length >= 0:
+                key = (self.shape[i], length)
+                alike[key] = alike.get(key, 0) + 1
+        for i, d in enumerate(self.same):
+            if d == _LATER:
+                self.same[i] = hashlib.sha256(same_key(orjson.loads(table.get(i)))).digest() \
+                    if alike[self.shape[i], self.texts[i]] > 1 else b"\0%d" % i  # (no digest: 32 bytes)
+
+
+def _text_length(m: dict) -> int:
+    """The length of message ``m``'s text (its content, or its text blocks', and its summary): alike
+    for two messages with one ``same_key``."""
+    content, summary = m.get("content"), m.get("summary")
+    length = len(summary) if isinstance(summary, str) else 0
+    if isinstance(content, str):
+        return length + len(content)
+    if not isinstance(content, list):
+        return length
+    return length + sum(len(t) for b in content if isinstance(b, dict) and b.get("type") == "text"
+                        and isinstance(t := b.get("text"), str))
+
+
+_LATER = bytes(32)  # (a message's ``same`` digest to be made in ``settle``; crosses a pipe as 32 bytes)
 
 
 def _key_text(v: Any) -> str:
@@ -329,6 +392,7 @@ def _child_part(half: int, walk: Walk, table: MessageTable, encoder: _Messages, 
         return None
     f = facts
     return {"walk": got, "table": table.part(), "same": b"".join(encoder.same), "shape": b"".join(encoder.shape),
+            "texts": encoder.texts,
             "found": f["found"], "images": images.count, "models": f["models"],
             "codes": (list(f["type_code"]), list(f["word_code"]), list(f["model_code"]), list(f["call_code"])),
             "columns": [f[k][half:] for k in ("ids", "types", "word_of", "preview", "times", "traced", "did")],
@@ -344,11 +408,12 @@ def _take_child_part(sent: dict, half: int, walk: Walk, table: MessageTable, chi
     ones given here, its tallies added."""
     f = facts
     remap = table.take(sent["table"], child_spool)
-    their_same, their_shape = sent["same"], sent["shape"]
+    their_same, their_shape, their_texts = sent["same"], sent["shape"], sent["texts"]
     for j, i in enumerate(remap):
         if i >= len(encoder.same):  # (new here: its classes follow this table's)
             encoder.same.append(their_same[j * 32:(j + 1) * 32])
             encoder.shape.append(their_shape[j * 32:(j + 1) * 32])
+            encoder.texts.append(their_texts[j])
     walk.take(half, sent["walk"], remap)
     for tally, theirs in ((f["found"], sent["found"]), (f["models"], sent["models"])):
         for name, c in theirs.items():
@@ -693,6 +758,7 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
     on_path = _sum(usage, active)
     stamps = [t for t in times if isinstance(t, (int, float))]
     first = min(stamps) if stamps else 0  # (times are written from the first: fewer digits)
+    encoder.settle(table)
     doc = {
         "v": 1,
         "meta": {
