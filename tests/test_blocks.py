@@ -8,6 +8,7 @@ import os
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import examples
 from pisess.core.reading import blocks, jsonl
 
 LINES = st.lists(st.binary(max_size=40).map(lambda b: b.replace(b"\n", b"")), max_size=12)
@@ -41,7 +42,7 @@ def _read(fd: int, **kw) -> list[tuple[int, bytes]]:
     return out
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(lines=LINES, final=st.booleans(), block=st.integers(1, 64), split=st.integers(0, 400), first=st.integers(0, 50))
 def test_blocks_are_the_files_lines(tmp_path_factory, lines, final, block, split, first):
     data = b"\n".join(lines) + (b"\n" if final and lines else b"")
@@ -82,7 +83,7 @@ def test_ticks_count_every_byte(tmp_path):
     assert sum(ticks) == len(data)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(lines=LINES, final=st.booleans(), block=st.integers(1, 64))
 def test_iter_lines_on_the_reader(tmp_path_factory, lines, final, block):
     """``jsonl.iter_lines`` (the line scan) gives each line as bytes, the last one unterminated when

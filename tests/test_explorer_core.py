@@ -126,7 +126,7 @@ def test_the_sdk_reader_walk_is_incremental_too():
         assert node_contexts(s, MessageTable()).fallback == 0
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(ours=st.lists(st.integers(0, 30), max_size=12), theirs=st.lists(st.integers(0, 30), max_size=12),
        later=st.lists(st.integers(0, 40), max_size=4), batch=st.sampled_from([1, 7, 1 << 20]))
 def test_a_table_that_took_anothers_reads_their_messages_from_its_spool(tmp_path_factory, ours, theirs, later, batch):

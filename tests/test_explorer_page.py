@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from conftest import assistant, cli_runner, header, invoke, user, write_session
+from conftest import assistant, cli_runner, examples, header, invoke, user, write_session
 from pisess.core.analyses.page import escape_json
 
 HOSTILE = ["<img src=x onerror=alert(1)>", "</script><script>window.pwned=1</script>", "<svg onload=alert(1)>",
@@ -320,7 +320,7 @@ def test_a_message_size_and_identity_come_from_one_dump():
 
     from pisess.core.analyses.page import UNDRAWN, _Images, _Messages
 
-    @settings(max_examples=100, deadline=None)
+    @settings(max_examples=examples(100), deadline=None)
     @given(a=_message_dicts(), b=_message_dicts())
     def check(a, b):
         enc = _Messages(_Images("omit"), False, None)
@@ -414,7 +414,7 @@ def test_a_messages_same_and_shape_keys_are_diffs_own():
         optional={"summary": st.text(max_size=2), "output": st.text(max_size=2), "timestamp": st.integers(),
                   "big": st.integers(2**64, 2**65)}), st.integers())
 
-    @settings(max_examples=300, deadline=None)
+    @settings(max_examples=examples(300), deadline=None)
     @given(m=messages)
     def check(m):
         same, shape = same_and_shape_keys(m)

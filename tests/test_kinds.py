@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from conftest import assistant, cli_runner, entry, header, invoke, message, user, write_session
+from conftest import assistant, cli_runner, entry, examples, header, invoke, message, user, write_session
 from pisess.cli.views import describe as d
 from pisess.cli.views.watch import _row as _watch_row
 from pisess.core import versions
@@ -202,7 +202,7 @@ def test_a_tool_results_first_line_is_its_stripped_texts_first():
 
     from pisess.core.model.kinds import _first_line
 
-    @settings(max_examples=300, deadline=None)
+    @settings(max_examples=examples(300), deadline=None)
     @given(st.text(alphabet=st.sampled_from(["a", "b", " ", "\n", "\t", "\r", "\u2028", "\x1c", "\u00a0", "é"])))
     def check(text):
         assert _first_line(text) == (text.strip().split("\n", 1)[0] if text else "")

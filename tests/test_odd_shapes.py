@@ -24,7 +24,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bench import shapes
-from conftest import cli_runner, invoke
+from conftest import cli_runner, examples, invoke
 from pisess.core.listing import summary
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -189,7 +189,7 @@ def test_memory_on_the_odd_shape_grows_as_on_pi_s(tmp_path, label):
     assert grown < bigger // 4, (label, peaks, bigger)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.binary(max_size=24).map(lambda b: bytes(b"ab\r\n"[x % 4] for x in b)))
 def test_the_listing_splits_lines_where_node_s_readline_does(data):
     """``summary._lines`` (``\\n`` first, then ``\\r`` in the pieces that hold one) is the regular
@@ -229,7 +229,7 @@ _entries = st.fixed_dictionaries({
     "name": _texts})
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.lists(_entries, min_size=1, max_size=5), st.lists(st.integers(0, 11), min_size=5, max_size=5),
        st.sampled_from([b"\n", b"\r\n"]))
 def test_the_skim_reads_each_line_as_a_whole_parse_without_its_images(tmp_path_factory, values, numbers, end):
@@ -319,7 +319,7 @@ def test_the_listing_s_whole_pass_gives_pi_s_answer_on_the_odd_shape(tmp_path, m
                                      and v["message"]["role"] in ("user", "assistant"))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.text(alphabet=st.sampled_from("AB/+z=é\"\\"), max_size=300), st.booleans(), st.booleans(), st.booleans(),
        st.sampled_from([7, 16, 64]))
 def test_an_escaped_string_is_counted_a_piece_at_a_time(monkeypatch, text, ascii_only, slashes, a_escaped, piece):
