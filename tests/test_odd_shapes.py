@@ -376,10 +376,25 @@ def _peak_rss(path: Path, label: str) -> int:
     return usage.ru_maxrss * 1024
 
 
-def _held_by_line(tmp_path: Path, label: str, kind: str, size: int) -> tuple[int, int]:
+@pytest.fixture(scope="module")
+def long_line(tmp_path_factory):
+    """``long_line(kind, size)``: ``_one_long_line``'s file, written once for the module's tests
+    (the commands read it with the cache off and write nothing; a 100 MB line took longer to make
+    than a command takes to read it)."""
+    made: dict[tuple[str, int], Path] = {}
+
+    def get(kind: str, size: int) -> Path:
+        if (kind, size) not in made:
+            made[kind, size] = _one_long_line(tmp_path_factory.mktemp(f"line-{kind}-{size}"), kind, size)
+        return made[kind, size]
+
+    return get
+
+
+def _held_by_line(long_line, label: str, kind: str, size: int) -> tuple[int, int]:
     """How much more memory the command takes on a file whose one line is ``size`` bytes longer."""
-    small = _one_long_line(tmp_path / "small", kind, 64 << 10)
-    big = _one_long_line(tmp_path / "big", kind, size)
+    small = long_line(kind, 64 << 10)
+    big = long_line(kind, size)
     return _peak_rss(big, label) - _peak_rss(small, label), big.stat().st_size - small.stat().st_size
 
 
@@ -388,20 +403,20 @@ LINE_TIMES = 8  # a line of text held as its bytes, its string (two bytes a char
 
 @pytest.mark.parametrize("kind", ["image", "text"])
 @pytest.mark.parametrize("label", ["ls --long", "tree", "context --json"])
-def test_one_long_line_costs_a_few_times_the_line(tmp_path, label, kind):
+def test_one_long_line_costs_a_few_times_the_line(long_line, label, kind):
     """A line of 4 MB (an image, or a tool's output with quotes and a non-ASCII mark) in the odd
     shape (CRLF, no final newline, escapes): each command holds at most a few copies of it, plus
     a block: the memory is bounded by the line, whatever reads it.  (tests/bench case 17 and the
     slow test below: the same for 100 MB.)"""
-    grown, longer = _held_by_line(tmp_path, label, kind, 4 << 20)
+    grown, longer = _held_by_line(long_line, label, kind, 4 << 20)
     assert grown < LINE_TIMES * longer + (16 << 20), (label, kind, grown >> 20, longer >> 20)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", ["image", "text"])
 @pytest.mark.parametrize("label", list(COMMANDS))
-def test_one_line_of_100_mb_costs_a_few_times_the_line(tmp_path, label, kind):
+def test_one_line_of_100_mb_costs_a_few_times_the_line(long_line, label, kind):
     """A real 100 MB line (one message with a 100 MB image or text), odd-shaped: every command
     holds no more than ``LINE_TIMES`` times the line; an image, never decoded, much less."""
-    grown, longer = _held_by_line(tmp_path, label, kind, 100 << 20)
+    grown, longer = _held_by_line(long_line, label, kind, 100 << 20)
     assert grown < (LINE_TIMES if kind == "text" else 5) * longer, (label, kind, grown >> 20, longer >> 20)
