@@ -7,8 +7,8 @@ install``) is not used: the tests launch Debian's ``chromium`` package (``/usr/b
 cannot go green by skipping them.
 
 One Chromium per xdist worker while its tests need one: started by the first test that asks for
-it and kept while the tests that follow ask too (the page's three modules are collected one after
-the other), closed before a test that does not (``pytest_runtest_setup``) and at the end.  One page
+it and kept while the tests that follow ask too (``tests/conftest.py`` runs the tests that use it
+one after the other), closed before a test that does not (``pytest_runtest_setup``) and at the end.  One page
 is reused by the tests that only navigate (``page``); tests that change the viewport, the media or
 watch requests and dialogs open a context of their own (``new_page``), closed at the end of the test.
 Never open under another test: while Playwright's sync API is open, its event loop is the main
@@ -114,13 +114,6 @@ _CHROMIUM = _Chromium()
 
 def uses_browser(item: pytest.Item) -> bool:
     return "browser" in getattr(item, "fixturenames", ())
-
-
-@pytest.hookimpl(trylast=True)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The tests that use the browser run last, one after the other (each module's in its order): a
-    worker starts Chromium once for them, not once per stretch between the other tests."""
-    items.sort(key=uses_browser)
 
 
 @pytest.hookimpl(tryfirst=True)  # (before the test's fixtures are set up)
