@@ -20,6 +20,7 @@ from pisess.core import js
 from pisess.core.analyses import page
 from pisess.core.model import kinds, text
 from pisess.core.model.text import as_text, one_line
+from test_js_dates import _one_line_whole
 
 # --- generated messages --------------------------------------------------------------------------
 
@@ -254,6 +255,14 @@ def test_a_remembered_minute_reads_as_the_general_rule(y, mo, d, h, mi, seconds)
         got, want = js.parse_date(stamp), js._parse_date_general(stamp)
         assert got == want and type(got) is type(want), stamp
         assert js.date_ms(stamp) == js.date_ms(js.JSArray([stamp]))  # (a string, or String() of a value)
+
+
+@settings(max_examples=500)
+@given(st.one_of(st.text(), st.lists(st.sampled_from(["ab", " ", "é", "\u00a0", "\u3000", "x" * 100, "\t", "😀"]))
+                 .map("".join)), WIDTHS)
+def test_a_line_is_cut_as_the_whole_text_folded(s, width):
+    """``one_line``'s short way for text that is a line already (printable, single spaces inside)."""
+    assert one_line(s, width) == _one_line_whole(s, width)
 
 
 _CONTROL = re.compile(f"[{text.CONTROL_CHARS}]|{text.LOOSE_JOINER}")

@@ -249,14 +249,22 @@ _CANONICAL = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\
 _MINUTES: dict = {}  # "YYYY-MM-DDTHH:MM:" of the canonical form -> its minute's time (a session's entries share few)
 
 
+def _in_known_minute(s: str) -> int | None:
+    """The time of ``s`` in ``toISOString``'s form when its minute was read before (``_MINUTES``)."""
+    minute_ms = _MINUTES.get(s[:17])
+    if minute_ms is not None and len(s) == 24 and s[19] == "." and s[23] == "Z":
+        sec_ms = s[17:19] + s[20:23]
+        if sec_ms.isdigit() and sec_ms.isascii() and sec_ms < "60000":  # (ASCII digits, seconds below 60)
+            return minute_ms + int(sec_ms)
+    return None
+
+
 def parse_date(s: str) -> float | None:
     """``Date.parse(s)`` for the ECMAScript date-time format (V8's rules); ``None`` for NaN."""
     if len(s) == 24:
-        minute_ms = _MINUTES.get(s[:17])
-        if minute_ms is not None and s[19] == "." and s[23] == "Z":
-            sec_ms = s[17:19] + s[20:23]
-            if sec_ms.isdigit() and sec_ms.isascii() and sec_ms < "60000":
-                return float(minute_ms + int(sec_ms))
+        known = _in_known_minute(s)
+        if known is not None:
+            return float(known)
         if _CANONICAL.match(s):
             month, day, hour, minute, sec = int(s[5:7]), int(s[8:10]), int(s[11:13]), int(s[14:16]), int(s[17:19])
             if 1 <= month <= 12 and 1 <= day <= 31 and hour < 24 and minute < 60 and sec < 60:
@@ -305,6 +313,9 @@ def date_ms(v: Any) -> float | int | None:
     """``new Date(v).getTime()``; ``None`` stands for NaN (JSON ``null``)."""
     t: float | None
     if type(v) is str:  # (pi's every timestamp)
+        known = _in_known_minute(v)
+        if known is not None:
+            return known  # (a whole number of milliseconds, as below)
         t = parse_date(v)
         if t is None:
             return None

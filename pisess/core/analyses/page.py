@@ -595,6 +595,15 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
     id_width = s.id_width
     labelled = s.labels
 
+    def word_code_of(k: kinds.Kind) -> int:
+        """The number of ``k``'s word and style in the page's ``words`` and ``styles``."""
+        code = word_code.get((k.word, k.style))
+        if code is None:
+            code = word_code[(k.word, k.style)] = len(words)
+            words.append(k.word)
+            styles.append(k.style)
+        return code
+
     def visit_message(pos: int, e: dict, m: dict, role: str) -> None:
         """``visit`` of a user's, an assistant's or a tool result's message entry, without redact:
         the same columns, each fact read once (the assistant's usage for its step and its tally)."""
@@ -605,13 +614,7 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
         types[pos] = code_t
         code = role_word.get(role)
         if code is None:
-            k = kinds.of_entry(e)
-            code = word_code.get((k.word, k.style))
-            if code is None:
-                code = word_code[(k.word, k.style)] = len(words)
-                words.append(k.word)
-                styles.append(k.style)
-            role_word[role] = code
+            code = role_word[role] = word_code_of(kinds.of_entry(e))
         word_of[pos] = code
         try:
             preview[pos] = kinds.message_line(m, PREVIEW, id_width)
@@ -660,13 +663,7 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
         if code_t is None:
             code_t = type_code[t if isinstance(t, str) else js.to_string(t)] = len(type_code)
         types[pos] = code_t
-        k = kinds.of_entry(ev)
-        code = word_code.get((k.word, k.style))
-        if code is None:
-            code = word_code[(k.word, k.style)] = len(words)
-            words.append(k.word)
-            styles.append(k.style)
-        word_of[pos] = code
+        word_of[pos] = word_code_of(kinds.of_entry(ev))
         try:
             preview[pos] = kinds.preview_line(ev, s.id_width, PREVIEW)
         except Exception:  # noqa: BLE001 - a preview is a courtesy; a strange value shows as nothing

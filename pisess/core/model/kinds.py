@@ -193,7 +193,11 @@ def _tool_result_preview(m: Any, id_width: int = 8) -> str:
 
 
 def _tool_result_preview_head(m: Any, limit: int | None) -> tuple[str, bool]:
-    text = content_text(m.get("content"))  # (whole: its lines are counted)
+    content = m.get("content")
+    block = content[0] if type(content) is list and len(content) == 1 else None
+    text = block.get("text") if type(block) is dict and block.get("type") == "text" else None
+    if type(text) is not str:  # (else the one text block is the content's text: as content_text joins it)
+        text = content_text(content)  # (whole: its lines are counted)
     lines = text.count("\n") + 1 if text else 0
     mark = "\u2717 error" if m.get("isError") else "\u2713"
     first = _first_line(text)
@@ -437,15 +441,18 @@ KINDS: tuple[Kind, ...] = (
     Kind("usage", None, "usage", "meta", versions.SYSTEM_MESSAGES, "dim", None, _usage_preview, _no_texts),
 )
 _BY_KEY: dict[tuple[str, str | None], Kind] = {}
+_LINES: dict = {}  # a role -> (its row, its preview's head function): message_line's, until a row changes
 
 
 def register(kind: Kind) -> None:
     """Add (or replace) a row: the one place a new kind goes in."""
     _BY_KEY[(kind.type, kind.role)] = kind
+    _LINES.clear()
 
 
 def unregister(type_: str, role: str | None = None) -> None:
     _BY_KEY.pop((type_, role), None)
+    _LINES.clear()
 
 
 for _k in KINDS:
@@ -529,8 +536,14 @@ def message_line(m: Any, width: int, id_width: int = 8) -> str:
     when the head does not decide the line (a head of mostly whitespace)."""
     if not isinstance(m, dict):
         return one_line(as_text(m), width)
-    k = of_message(m)
-    head = _PREVIEW_HEADS.get(k.preview)
+    role = m.get("role")
+    got = _LINES.get(role) if type(role) is str else None
+    if got is None:
+        k = of_message(m)
+        got = k, _PREVIEW_HEADS.get(k.preview)
+        if type(role) is str:
+            _LINES[role] = got
+    k, head = got
     if head is None or width <= 0:
         return one_line(k.preview(m, id_width), width)
     text, cut = head(m, head_chars(width) + 1)

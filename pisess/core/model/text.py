@@ -47,6 +47,10 @@ def visible(v: Any) -> str:
 def one_line(s: str, width: int) -> str:
     """``s`` on one line: whitespace folded, control characters made visible, cut to ``width`` with
     an ellipsis (no cut for a ``width`` of 0)."""
+    if (width <= 0 or len(s) <= 4 * width + 64) and s.isprintable() and "  " not in s and s[:1] != " " != s[-1:]:
+        # (a line already: the one whitespace printable text holds is the space, single and inside
+        # here, so there is nothing to fold or to show)
+        return s if width <= 0 or len(s) <= width else s[: max(1, width - 1)] + "\u2026"
     got = one_line_head(s, width)
     if got is not None:
         return got
