@@ -32,9 +32,15 @@ NUMBERS = st.one_of(st.integers(-5, 10**6), st.floats(allow_nan=True), st.just(-
                     st.booleans(), st.just("12"))
 
 
+def _pick(*strategies):
+    """One of ``strategies``, each as likely (``st.one_of`` flattens nested choices into one list:
+    a choice among many odd values would crowd out the blocks)."""
+    return st.integers(0, len(strategies) - 1).flatmap(lambda i: strategies[i])
+
+
 def _maybe(strategy):
     """A member's value, or the member missing (``DROP``)."""
-    return st.one_of(st.just(DROP), strategy)
+    return _pick(st.just(DROP), strategy, strategy)
 
 
 DROP = object()
@@ -45,26 +51,33 @@ def _object(**members):
         lambda d: {k: v for k, v in d.items() if v is not DROP})
 
 
-ARGUMENTS = st.one_of(
+ARGUMENTS = _pick(
     ODD,
     _object(path=st.one_of(TEXTS, ODD), content=TEXTS),
     _object(file_path=st.sampled_from(["a.py", "", "b/c.ts"]), oldText=TEXTS, newText=TEXTS),
     _object(command=st.one_of(st.sampled_from(["ls > out.txt", "echo x >> log 2>&1", "cat a > /dev/null"]), TEXTS)),
     st.dictionaries(st.sampled_from(["path", "x", "filePath"]), st.one_of(TEXTS, ODD), max_size=3),
 )
-BLOCKS = st.one_of(
-    _object(type=st.just("text"), text=st.one_of(TEXTS, TEXTS, ODD)),
-    _object(type=st.just("thinking"), thinking=TEXTS),
-    _object(type=st.just("toolCall"), id=st.one_of(st.sampled_from(["c1", "c2", "c3"]), ODD),
-            name=st.one_of(st.sampled_from(["write", "edit", "bash", "read", "Write"]), ODD), arguments=ARGUMENTS),
-    _object(type=st.just("image"), mimeType=st.sampled_from(["image/png", "x"]), data=st.sampled_from(["iVBORw==", ""])),
-    st.just({"type": "video"}), ODD, TEXTS,
+def _block(type_, **members):
+    """A content block of type ``type_``, its other members there or not."""
+    return _object(**members).map(lambda d: {"type": type_, **d})
+
+
+BLOCKS = _pick(
+    _block("text", text=st.one_of(TEXTS, TEXTS, ODD)),
+    _block("thinking", thinking=TEXTS),
+    _block("toolCall", id=st.one_of(st.sampled_from(["c1", "c2", "c3"]), ODD),
+           name=st.one_of(st.sampled_from(["write", "edit", "bash", "read", "Write"]), ODD), arguments=ARGUMENTS),
+    _block("image", mimeType=st.sampled_from(["image/png", "x"]), data=st.sampled_from(["iVBORw==", ""])),
+    _block("text", text=st.sampled_from(["", " ", "\n\t", "\u3000"])),
+    _object(type=ODD, text=TEXTS), ODD, TEXTS,
 )
-CONTENT = st.one_of(TEXTS, st.lists(BLOCKS, max_size=5), ODD)
-USAGE = st.one_of(_object(input=NUMBERS, output=NUMBERS, cacheRead=NUMBERS, cacheWrite=NUMBERS,
-                          cost=st.one_of(_object(total=NUMBERS), ODD)), ODD)
+CONTENT = _pick(st.lists(BLOCKS, min_size=1, max_size=5), st.lists(BLOCKS, min_size=1, max_size=5), TEXTS, ODD,
+                st.just([]))
+USAGE = _pick(_object(input=NUMBERS, output=NUMBERS, cacheRead=NUMBERS, cacheWrite=NUMBERS,
+                      cost=_pick(_object(total=NUMBERS), _object(total=NUMBERS), ODD)), ODD)
 MESSAGES = _object(
-    role=st.one_of(st.sampled_from(["user", "assistant", "toolResult", "assistant", "toolResult"]), ODD),
+    role=_pick(st.sampled_from(["user", "assistant", "toolResult", "assistant", "toolResult"]), ODD),
     content=CONTENT, usage=USAGE, stopReason=st.one_of(st.sampled_from(["stop", "toolUse", "error", "aborted"]), ODD),
     errorMessage=st.one_of(TEXTS, ODD), provider=st.one_of(st.sampled_from(["openai", "google"]), ODD),
     model=st.one_of(st.sampled_from(["gpt", "gemini"]), ODD), responseModel=st.one_of(st.just("gpt-r"), ODD),
@@ -142,6 +155,24 @@ def test_the_previews_are_as_they_were_written_whole(m):
     assert _outcome(kinds._tool_result_preview, m) == _outcome(_tool_result_preview_whole, m)
 
 
+LONG_TEXTS = st.lists(st.sampled_from(["word ", "x" * 150, " " * 90, "\n", "é", "\x1b"]), min_size=2, max_size=20).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(["assistant", "toolResult", "user"]),
+       st.lists(st.tuples(st.sampled_from(["text", "text", "image", "thinking", "toolCall", None]), LONG_TEXTS),
+                min_size=1, max_size=4),
+       st.sampled_from([None, "stop", "error"]), WIDTHS)
+def test_long_texts_make_the_whole_previews_line(role, blocks, stop, width):
+    """Texts longer than a line reads, one or several, after an error or not: each cut where
+    the line stops reading, and the line is the whole preview's."""
+    content = [{"type": t, "text": x} if t else {"text": x} for t, x in blocks]
+    m = {"role": role, "content": content, "toolName": "read", "stopReason": stop, "errorMessage": "bad"}
+    whole = {"assistant": _assistant_preview_whole, "toolResult": _tool_result_preview_whole,
+             "user": lambda m: _content_text_whole(m["content"])}[role](m)
+    assert kinds.message_line(m, width) == one_line(kinds.message_preview(m), width) == one_line(whole, width)
+
+
 def test_a_head_of_whitespace_takes_the_whole_preview():
     """A reply whose first few hundred characters fold to less than a line: the rest is read."""
     for t in (" " * 400 + "the answer", "\n" * 330 + "x" * 500, "a" + " " * 600 + "b" * 70):
@@ -185,6 +216,8 @@ def test_an_assistants_step_is_what_trace_reads(m):
     theirs: dict = {}
     assert _outcome(page._trace_item, e, mine) == _outcome(_trace_item_as_written, e, theirs)
     assert mine == theirs
+    left_out = _outcome(lambda: page._assistant_facts(m, True, {})[2])
+    assert left_out == _outcome(page._untexted, m) or left_out[0] == _outcome(page._did_tallied, e, "1.6.0")[0] == "raises"
 
 
 # --- the whole page, each entry the general way ------------------------------------------------------

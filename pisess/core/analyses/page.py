@@ -33,7 +33,7 @@ from ..js import UNDEF, get
 from ..model import kinds
 from ..model.placement import WHERE
 from ..model.text import one_line
-from ..model.trace import failure, finite, spent
+from ..model.trace import finite, spent
 from ..model.usage import usage_numbers
 from ..reading.images import image_chars
 from ..reading.jsonl import js_exponents
@@ -270,22 +270,11 @@ def _trace_item(e: Any, call_code: dict) -> Any:
         key = _key_text(get(m, "toolCallId"))
         return ["r", call_code.setdefault(key, len(call_code)), get(m, "isError") is True]
     if role == "assistant" and isinstance(m, dict):
-        return _assistant_step(m, usage_numbers(get(m, "usage")), call_code)
+        return _assistant_facts(m, True, call_code)[0]
     if role == "bashExecution" or t in ("compaction", "branch_summary", "custom_message"):
         tokens_in, tokens_out, cost = spent(e)
         return ["s", tokens_in, tokens_out, cost, None, []]
     return 0
-
-
-def _assistant_step(m: dict, usage: tuple | None, call_code: dict) -> list:
-    """``_trace_item`` of an assistant message ``m`` whose ``usage_numbers`` are ``usage`` (what
-    ``trace.spent`` reads of its entry)."""
-    got = usage or (None, None, None, None, None)
-    content = m.get("content")
-    calls = [call_code.setdefault(key, len(call_code))
-             for key in (_key_text(b.get("id")) for b in (content if isinstance(content, list) else [])
-                         if isinstance(b, dict) and b.get("type") == "toolCall")]
-    return ["s", int(finite(got[0])), int(finite(got[1])), float(finite(got[4])), failure(m), calls]
 
 
 def _did(e: Any, pi_version: str) -> Any:
@@ -302,43 +291,59 @@ def _did(e: Any, pi_version: str) -> Any:
         if role == "toolResult" and "usage" not in m:
             return {"f": 1} if m.get("isError") is True else 0
         if role == "assistant":
-            return _did_assistant(m, versions.since(pi_version, versions.SYSTEM_MESSAGES), usage_numbers(m.get("usage")))
+            return _assistant_facts(m, versions.since(pi_version, versions.SYSTEM_MESSAGES), {})[1]
     return _did_tallied(e, pi_version)
 
 
-def _did_assistant(m: dict, response_model: bool, usage: tuple | None) -> dict:
-    """``_did`` of an assistant message ``m`` whose ``usage_numbers`` are ``usage``, as
-    ``SideTally.add`` counts it (``fact_of``: named by its ``responseModel`` when
-    ``response_model``, pi 1.6's rule; its level its own, none inherited)."""
-    out: dict = {"a": 1}
-    if usage is not None:
-        cost = round(0.0 + (usage[4] or 0), 10)  # (the tally's sums from zero: -0.0 comes out 0.0, as there)
-        if cost:
-            out["$"] = cost
-        tokens = [0 + (usage[0] or 0), 0 + (usage[1] or 0), 0 + (usage[2] or 0), 0 + (usage[3] or 0)]
-        if any(tokens):
-            out["t"] = tokens
-    model = m.get("responseModel") if response_model and m.get("responseModel") is not None else m.get("model")
-    out["m"] = [model_name(m.get("provider"), model)]
-    level = m.get("thinkingLevel")
-    if isinstance(level, str) and level:
-        out["l"] = [level]
+def _assistant_facts(m: dict, response_model: bool, call_code: dict) -> tuple[list, dict, bool]:
+    """``_trace_item``, ``_did`` and ``_untexted`` of an assistant message ``m``'s entry, its usage
+    read once and its content in one pass: the step (``trace.spent``'s figures), what it adds to
+    a side as ``SideTally.add`` counts it (``fact_of``: named by its ``responseModel`` when
+    ``response_model``, pi 1.6's rule; its level its own, none inherited), whether pi's page
+    leaves it out."""
+    usage = usage_numbers(m.get("usage"))
     content = m.get("content")
+    codes: list = []
     calls: dict = {}
     files: list = []
+    has_text = isinstance(content, str) and bool(content.strip())
     for b in content if isinstance(content, list) else ():
-        if isinstance(b, dict) and b.get("type") == "toolCall":
+        if not isinstance(b, dict):
+            continue
+        t = b.get("type")
+        if t == "toolCall":
+            codes.append(call_code.setdefault(_key_text(b.get("id")), len(call_code)))
             raw = b.get("name")
             name = raw if isinstance(raw, str) else str(js.to_string(raw))
             calls[name] = calls.get(name, 0) + 1
             for f in files_of_call(name, b.get("arguments")):
                 if f not in files:
                     files.append(f)
+        elif t == "text" and not has_text:
+            text = b.get("text")
+            has_text = isinstance(text, str) and bool(text.strip())
+    got = usage or (None, None, None, None, None)
+    stop = m.get("stopReason")
+    step = ["s", int(finite(got[0])), int(finite(got[1])), float(finite(got[4])),
+            stop if stop in ("error", "aborted") else None, codes]
+    did: dict = {"a": 1}
+    if usage is not None:
+        cost = round(0.0 + (usage[4] or 0), 10)  # (the tally's sum starts at 0.0: a whole number comes out a float)
+        if cost:
+            did["$"] = cost
+        tokens = [usage[0] or 0, usage[1] or 0, usage[2] or 0, usage[3] or 0]
+        if any(tokens):
+            did["t"] = tokens
+    model = m.get("responseModel") if response_model and m.get("responseModel") is not None else m.get("model")
+    did["m"] = [model_name(m.get("provider"), model)]
+    level = m.get("thinkingLevel")
+    if isinstance(level, str) and level:
+        did["l"] = [level]
     if files:
-        out["w"] = files
+        did["w"] = files
     if calls:
-        out["k"] = calls
-    return out
+        did["k"] = calls
+    return step, did, not has_text and not (js.truthy(stop) and stop not in ("stop", "toolUse"))
 
 
 def _did_tallied(e: dict, pi_version: str) -> Any:
@@ -633,13 +638,12 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
             traced[pos] = ["r", call_code.setdefault(_key_text(m.get("toolCallId", UNDEF)), len(call_code)), failed]
             did[pos] = ({"f": 1} if failed else 0) if "usage" not in m else _did_tallied(e, pi_version)
         else:
-            usage = usage_numbers(m.get("usage"))
-            traced[pos] = _assistant_step(m, usage, call_code)
-            d = did[pos] = _did_assistant(m, response_model, usage)
-            for name in d["m"]:
-                models[name] = models.get(name, 0) + 1
-            d["m"] = [model_code.setdefault(name, len(model_code)) for name in d["m"]]
-            if _untexted(m):
+            traced[pos], d, left_out = _assistant_facts(m, response_model, call_code)
+            did[pos] = d
+            name = d["m"][0]  # (its one model)
+            models[name] = models.get(name, 0) + 1
+            d["m"] = [model_code.setdefault(name, len(model_code))]
+            if left_out:
                 untexted.append(pos)
         own_message.append(pos)
 
