@@ -8,7 +8,7 @@ context at a node is the context at its parent with the node's entry added to th
 * a ``compaction`` starts the selection again (``select_entries`` on the path, cut where its
   ``firstKeptEntryId`` first appears: the kept entries cost what they hold, not the whole path);
 * a ``context_edit`` (pi 1.6) changes the selected entries it targets (``apply_edit``);
-* any other entry appends what it projects to (``_project_one``, edited when an edit in the
+* any other entry appends what it projects to (``project_one``, edited when an edit in the
   selection targets it).
 
 Each entry is projected once, in file order, and every message is written once to a table; a
@@ -37,11 +37,11 @@ from ..errors import PisessError
 from ..js import UNDEF, get
 from ..model.context import (
     Context,
-    _project_one,
-    _Rules,
+    Rules,
     apply_edit,
     build_context,
     derive_state,
+    project_one,
     select_entries,
 )
 from ..model.paths import path_to_checkpoint
@@ -328,7 +328,7 @@ class Walk:
         self.s = session
         self.store = session.store
         self.table = table
-        self.rules = _Rules.of(session)
+        self.rules = Rules.of(session)
         n = len(self.store)
         self.n = n
         self.projected: list = [()] * n  # per position: message indexes, or a str (pi throws projecting it)
@@ -369,7 +369,7 @@ class Walk:
                     self.projected[pos] = (self.table.add(m),)
                     continue
             try:
-                produced = _project_one(e, 0, [e], self.harness, {}, rules)
+                produced = project_one(e, 0, [e], self.harness, {}, rules)
             except TypeError as err:
                 self.projected[pos] = str(err)
                 continue

@@ -517,9 +517,9 @@ def page_findings(session) -> list:
         ix = getattr(session.store, "ix", None)  # the compact index the session was read from: not read again
         if ix is not None and not ix.harness_error and ix.cli_plain:
             from .. import versions as pi_versions
-            from .validate import _validate_index
+            from .validate import validate_index
 
-            report = _validate_index(session.path, ix, pi_versions.parse(session.pi_version))
+            report = validate_index(session.path, ix, pi_versions.parse(session.pi_version))
         if report is None:
             report = validate_file(session.path, pi_version=session.pi_version)
     except PisessError:

@@ -100,7 +100,7 @@ def validate_file(path: str, *, mtime: float | None = None, now: float | None = 
 
     ix = cache.scan(path)  # scan_compact, from the cached prefix where the file checks out
     if ix is not None and not ix.harness_error and ix.cli_plain:
-        report = _validate_index(path, ix, versions.parse(pi_version))
+        report = validate_index(path, ix, versions.parse(pi_version))
         if report is not None:
             return report
     return validate_raw(scan_file(path), mtime=mtime, now=now, pi_version=pi_version)
@@ -554,7 +554,7 @@ def _pairing_findings(cli: Session, add: Add, not_made: list[int] | None = None,
                         store.line(u.position), None, eid))
 
 
-def _validate_index(path: str, ix: CompactIndex, version: PiVersion) -> FileReport | None:
+def validate_index(path: str, ix: CompactIndex, version: PiVersion) -> FileReport | None:
     """``validate_raw``'s report for a clean file, from its ``CompactIndex``: every line is JSON,
     truthy and accepted by the harness, the header a valid v3 one, so the line findings left are
     unknown types, and the tree findings are computed on positions (``None``: the line scan decides)."""

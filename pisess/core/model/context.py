@@ -297,7 +297,7 @@ class _Projected:
 def _project(session: Session, entries: list, projectors: Mapping[str, Projector] | None = None,
              sources: list | None = None) -> _Projected:
     harness = session.reader == "harness"
-    rules = _Rules.of(session)
+    rules = Rules.of(session)
     edits = _edits_in(entries) if rules.edits else {}
     out: list = []
     applied: dict = {}
@@ -309,7 +309,7 @@ def _project(session: Session, entries: list, projectors: Mapping[str, Projector
             if rules.newest_compaction_only and index > 0 and get(e, "type") == "compaction":
                 produced: list = []  # C.7: only the newest compaction emits
             else:
-                produced = _project_one(e, index, entries, harness, projectors or {}, rules)
+                produced = project_one(e, index, entries, harness, projectors or {}, rules)
                 edit = edits.get(js.key(get(e, "id"))) if edits else None
                 if edit is not None:
                     k = js.key(get(e, "id"))
@@ -328,7 +328,7 @@ def _project(session: Session, entries: list, projectors: Mapping[str, Projector
 
 
 @dataclass(frozen=True)
-class _Rules:
+class Rules:
     """The projection rules of the session's pi (the SDK reader's are pi 0.82's)."""
 
     system: bool  # C.2, C.5: system messages get content "", a compaction's systemMessage is emitted
@@ -336,9 +336,9 @@ class _Rules:
     newest_compaction_only: bool  # C.7
 
     @staticmethod
-    def of(session: Session) -> _Rules:
+    def of(session: Session) -> Rules:
         v = session.pi_version if session.reader == "cli" else versions.PI_0_82
-        return _Rules(since(v, versions.SYSTEM_MESSAGES), since(v, versions.CONTEXT_EDITS),
+        return Rules(since(v, versions.SYSTEM_MESSAGES), since(v, versions.CONTEXT_EDITS),
                       since(v, versions.CONTEXT_EDITS))
 
 
@@ -354,7 +354,7 @@ def _edits_in(entries: list) -> dict:
 def _edits_applied(session: Session, selected: list) -> list:
     """``(entry, edit, "hidden" | "edited")`` for the selected entries a ``context_edit`` in the
     selection changes (pi 1.6's rules; none with pi 0.82's).  Only the edits are read back whole."""
-    rules = _Rules.of(session)
+    rules = Rules.of(session)
     if not rules.edits:
         return []
     edits = _edits_in(selected)
@@ -381,7 +381,7 @@ def unseen_by_edits(session: Session, selected: list) -> list:
     message of an editable role, a custom message), and an edit whose replacement is not what the
     model sees (a later edit of the same target wins, or its target is not in the context or not
     editable)."""
-    if not _Rules.of(session).edits or not any(get(e, "type") == "context_edit" for e in selected):
+    if not Rules.of(session).edits or not any(get(e, "type") == "context_edit" for e in selected):
         return []
     position = session.store.position
     at = {id(e): position(e) for e in selected}  # (before full() reads an edit back: a new object)
@@ -433,7 +433,7 @@ def apply_edit(messages: list, edit: Any) -> list:
     return out
 
 
-def _project_one(e: Any, index: int, entries: list, harness: bool, projectors: Mapping, rules: _Rules) -> list:
+def project_one(e: Any, index: int, entries: list, harness: bool, projectors: Mapping, rules: Rules) -> list:
     t = get(e, "type")
     ts = lambda: js.date_ms(get(e, "timestamp"))  # noqa: E731 - evaluated only where pi does
     if t == "message":

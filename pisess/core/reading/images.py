@@ -66,7 +66,8 @@ class Elided(namedtuple("Elided", "path offset length pad escaped")):
         return self.length - self.escaped
 
 
-def _number(path: str) -> int:
+def path_number(path: str) -> int:
+    """The number placeholders name ``path`` by (in this process: a forked child's are its parent's)."""
     n = _numbers.get(path)
     if n is None:
         n = _numbers[path] = len(_paths)
@@ -128,7 +129,7 @@ def cut_range(buf: bytes | bytearray, lo: int, hi: int, offset: int, path: str,
                 continue
             pad = 2 if buf[end - 2:end] == b"==" else 1 if buf[end - 1] == 61 else 0  # 61: "="
         pieces += (buf[last:start],
-                   MARK_JSON + f"{_number(path)}:{offset + start - lo}:{end - start}:{pad + 3 * escaped}".encode())
+                   MARK_JSON + f"{path_number(path)}:{offset + start - lo}:{end - start}:{pad + 3 * escaped}".encode())
         last = end
         cuts += 1
     if not cuts:
@@ -249,7 +250,7 @@ def lean_line(fh: Any, offset: int, length: int, cuts: Sequence[int], path: str)
     makes it, read without the image bytes ``cuts`` (``jsonl.cuts_of``) names: what ``cut`` of the
     whole line gives, for a line unchanged since the cuts were found."""
     pieces: list = []
-    n = _number(path)
+    n = path_number(path)
     last = 0
     read, seek = fh.read, fh.seek
     for i in range(0, len(cuts), 3):

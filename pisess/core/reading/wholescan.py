@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from .blocks import copy_out, line_blocks
-from .images import LINE_MIN, _number, cut_range, data_strings, placed
+from .images import LINE_MIN, cut_range, data_strings, path_number, placed
 from .jsonl import RawFile, RawLine, is_blank, line_start_after, loads_lean, parse_json
 from .lines import NOT_JSON
 
@@ -134,7 +134,7 @@ def read_lines(path: str, fd: int, size: int, data: bytes = b"") -> tuple[RawFil
     read = lines[-1].offset + lines[-1].length if lines else 0
     sent = None
     if _mostly_images(scan.elided, read):
-        _number(path)  # (the child's placeholders name the file by the number it has here)
+        path_number(path)  # (the child's placeholders name the file by the number it has here)
         with parallel.Child(_sent_part, path, fd, size, split) as child:
             lines += rest
             sent = child.result()
