@@ -541,7 +541,7 @@ def message_line(m: Any, width: int, id_width: int = 8) -> str:
     if got is None:
         k = of_message(m)
         got = k, _PREVIEW_HEADS.get(k.preview)
-        if type(role) is str:
+        if type(role) is str and (_M, role) in _BY_KEY:  # (a made-up row is made again: no role of a file kept)
             _LINES[role] = got
     k, head = got
     if head is None or width <= 0:
