@@ -345,10 +345,27 @@ class Reader:
         raise AssertionError(f"no matching event; got {[(e['event'], e.get('line')) for e in got]}")
 
 
+_STARTED: list[subprocess.Popen] = []
+
+
+@pytest.fixture(autouse=True)
+def _no_watch_outlives_its_test():
+    """A watch a failed test left running is killed (one that missed its SIGINT ran on for minutes
+    after its test, holding up the run's end)."""
+    yield
+    while _STARTED:
+        proc = _STARTED.pop()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
 def _watch(path, *args):
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.Popen([sys.executable, "-m", "pisess", "watch", str(path), *args], stdout=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, "-m", "pisess", "watch", str(path), *args], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, env=env, cwd=REPO)
+    _STARTED.append(proc)
+    return proc
 
 
 def _offsets(src: Path) -> dict:
