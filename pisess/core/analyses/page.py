@@ -33,7 +33,7 @@ from ..js import UNDEF, get
 from ..model import kinds
 from ..model.placement import WHERE
 from ..model.text import one_line
-from ..model.trace import finite, spent
+from ..model.trace import failure, finite, spent
 from ..model.usage import usage_numbers
 from ..reading.images import image_chars
 from ..reading.jsonl import js_exponents
@@ -173,33 +173,17 @@ class _Messages:
             stored = js_exponents(raw) if left_out else raw  # (_dumps of the lean message: raw is its orjson)
             shape = texted_shape_key(m)
             if shape is None:
-                digest = hashlib.sha256(same_key(m)).digest()
-                self.same.append(digest)
-                self.shape.append(digest)
-                self.texts.append(-1)
+                self._classes(hashlib.sha256(same_key(m)).digest(), None, m)
             else:
                 # its diff key only tells it apart from messages of its shape and text length: made
                 # when one is met (here, or in ``settle`` from the stored form, which holds all of it:
                 # UNDRAWN is diff's metadata)
                 shape_digest = hashlib.sha256(shape).digest()
-                length = _text_length(m)
-                alike = (shape_digest, length)
-                later = stored is raw and alike not in self._alike
-                self._alike.add(alike)
-                self.same.append(_LATER if later else hashlib.sha256(same_key(m)).digest())
-                self.shape.append(shape_digest)
-                self.texts.append(length)
+                later = stored is raw and (shape_digest, _text_length(m)) not in self._alike
+                self._classes(_LATER if later else hashlib.sha256(same_key(m)).digest(), shape_digest, m)
             return escape_json(stored)
         same, shape = same_and_shape_keys(m)
-        digest = hashlib.sha256(same).digest()
-        self.same.append(digest)
-        if shape is None:
-            self.shape.append(digest)
-            self.texts.append(-1)
-        else:
-            self.shape.append(hashlib.sha256(shape).digest())
-            self.texts.append(_text_length(m))
-            self._alike.add((self.shape[-1], self.texts[-1]))
+        self._classes(hashlib.sha256(same).digest(), None if shape is None else hashlib.sha256(shape).digest(), m)
         v = _lean_images(m, self.images) if b'"image"' in state else m
         if isinstance(v, dict) and not UNDRAWN.isdisjoint(v):
             v = {k: x for k, x in v.items() if k not in UNDRAWN}
@@ -210,6 +194,18 @@ class _Messages:
             self.count(hits)
         return escape_json(_dumps(v))
 
+    def _classes(self, same: bytes, shape: bytes | None, m: Any) -> None:
+        """The next stored message's ``same`` and ``shape`` digests and text length (``shape``
+        ``None``: it has no text to leave out, its shape is its ``same``)."""
+        self.same.append(same)
+        if shape is None:
+            self.shape.append(same)
+            self.texts.append(-1)
+        else:
+            length = _text_length(m)
+            self.shape.append(shape)
+            self.texts.append(length)
+            self._alike.add((shape, length))
 
     def settle(self, table: MessageTable) -> None:
         """Each message's ``same`` digest that ``store`` left for later: a message whose shape and
@@ -324,8 +320,7 @@ def _assistant_facts(m: dict, response_model: bool, call_code: dict) -> tuple[li
             has_text = isinstance(text, str) and bool(text.strip())
     got = usage or (None, None, None, None, None)
     stop = m.get("stopReason")
-    step = ["s", int(finite(got[0])), int(finite(got[1])), float(finite(got[4])),
-            stop if stop in ("error", "aborted") else None, codes]
+    step = ["s", int(finite(got[0])), int(finite(got[1])), float(finite(got[4])), failure(m), codes]
     did: dict = {"a": 1}
     if usage is not None:
         cost = round(0.0 + (usage[4] or 0), 10)  # (the tally's sum starts at 0.0: a whole number comes out a float)

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 from .. import js, versions
 from ..js import get
+from ..reading.compact import DROPPED  # (the index scan notes calls by the same rule: one owner, on the floor below)
 
 # roles convertToLlm turns into user messages (C.4): each ends the tool flow, as a user message does
 AS_USER = frozenset(("bashExecution", "custom", "branchSummary", "compactionSummary"))
-SKIPPED = ("error", "aborted")  # transformMessages drops these assistant messages, their calls with them
+SKIPPED = DROPPED  # transformMessages drops these assistant messages, their calls with them
 
 
 def results_without_call(messages: list, pi_version: str = versions.CURRENT) -> list[int]:

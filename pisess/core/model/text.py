@@ -47,7 +47,7 @@ def visible(v: Any) -> str:
 def one_line(s: str, width: int) -> str:
     """``s`` on one line: whitespace folded, control characters made visible, cut to ``width`` with
     an ellipsis (no cut for a ``width`` of 0)."""
-    if (width <= 0 or len(s) <= 4 * width + 64) and s.isprintable() and "  " not in s and s[:1] != " " != s[-1:]:
+    if (width <= 0 or len(s) <= head_chars(width)) and s.isprintable() and "  " not in s and s[:1] != " " != s[-1:]:
         # (a line already: the one whitespace printable text holds is the space, single and inside
         # here, so there is nothing to fold or to show)
         return s if width <= 0 or len(s) <= width else s[: max(1, width - 1)] + "\u2026"
@@ -70,10 +70,10 @@ def one_line_head(s: str, width: int) -> str | None:
     """``one_line(s, width)`` when the first ``head_chars(width)`` characters of ``s`` decide it
     (``s`` is longer, and its head alone folds to more than ``width``), else ``None``.  So a
     prefix of a text longer than ``head_chars`` that this answers gives the whole text's line."""
-    if width > 0 and len(s) > 4 * width + 64:
+    if width > 0 and len(s) > head_chars(width):
         # (a preview of a long reply: folding and showing a prefix gives a prefix of the whole
         # text's line, so when that is already too long the rest of the text cannot matter)
-        head = visible(" ".join(s[:4 * width + 64].split()))
+        head = visible(" ".join(s[:head_chars(width)].split()))
         if len(head) > width:
             return head[: max(1, width - 1)] + "\u2026"
     return None

@@ -698,8 +698,8 @@ def _add_block(ix: CompactIndex, role_code: dict, starts: list, first_number: in
 
 
 _TURN_ROLES = frozenset(("assistant", "toolResult"))
-# the stop reasons of the assistant messages pi-ai drops, their calls with them (``model.pairing.SKIPPED``:
-# the reading floor does not import the model's)
+# the stop reasons of the assistant messages pi-ai drops, their calls with them (here, where the scan
+# notes answered calls; ``model.pairing.SKIPPED`` is this)
 DROPPED = ("error", "aborted")
 
 
