@@ -44,7 +44,9 @@ def _checks(pisess: Path, env: dict) -> None:
     package = Path(line.removeprefix("pi install ").strip("'"))
     assert (package / "extensions" / "pisess.ts").is_file() and (package / "skills" / "pisess" / "SKILL.md").is_file()
     assert not package.is_relative_to(CHECKOUT)  # the installed copy, not this checkout
-    script = _run([str(pisess), "--show-completion", "bash"], {**env, "SHELL": "/bin/bash"}).stdout
+    # from a bash, as a user types it: Typer names the shell by the process's ancestors, and a run
+    # started in the background of a script that has ended has none (its parent is init)
+    script = _run(["bash", "-c", '"$0" --show-completion; true', str(pisess)], {**env, "SHELL": "/bin/bash"}).stdout
     assert "_PISESS_COMPLETE" in script
 
 

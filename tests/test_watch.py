@@ -362,8 +362,11 @@ def _no_watch_outlives_its_test():
 
 def _watch(path, *args):
     env = {**os.environ, "PYTHONPATH": str(REPO)}
+    # (SIGINT as a terminal gives it: a shell without job control starts its background jobs with
+    # SIGINT ignored, children inherit that, and Python then never turns it into KeyboardInterrupt)
     proc = subprocess.Popen([sys.executable, "-m", "pisess", "watch", str(path), *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=env, cwd=REPO)
+                            stderr=subprocess.PIPE, env=env, cwd=REPO,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     _STARTED.append(proc)
     return proc
 
