@@ -499,11 +499,15 @@ def export_explorer(session, leaf_id: Any, opts: ExportOptions) -> Export:
         depends on the page's pass; a second of a session of screenshots, of the 200 MB session)."""
         return (*static_page(), page_findings(session), placements(session))
 
-    child = parallel.Child(beside) if parallel.workers() > 1 and session.raw.size >= PAGE_SPLIT_MIN else None
+    children: list = []
+
+    def start() -> None:
+        if parallel.workers() > 1 and session.raw.size >= PAGE_SPLIT_MIN:
+            children.append(parallel.Child(beside))
     try:
-        return _explorer(session, leaf_id, opts, child, static_page)
+        return _explorer(session, leaf_id, opts, children, static_page, start)
     finally:
-        if child is not None:
+        for child in children:
             child.cancel()
 
 
@@ -528,7 +532,7 @@ def page_findings(session) -> list:
             for f in report.findings]
 
 
-def _explorer(session, leaf_id: Any, opts: ExportOptions, child: Any, static_page: Any) -> Export:
+def _explorer(session, leaf_id: Any, opts: ExportOptions, children: list, static_page: Any, start: Any) -> Export:
     """``export_explorer``'s page; the static page, the findings and placements from ``child`` (a
     ``parallel.Child``, see ``beside``), or made here when there is none or it failed."""
     import tempfile
@@ -540,14 +544,14 @@ def _explorer(session, leaf_id: Any, opts: ExportOptions, child: Any, static_pag
     got: list = []
 
     def meanwhile() -> tuple:
-        got.append(child.result() if child is not None else None)
+        got.append(children[0].result() if children else None)
         if got[0] is None:
             return page_findings(session), None
         return got[0][2], got[0][3]
 
     spool = tempfile.TemporaryFile(prefix="pisess-page-")  # (the messages, until the page is written)
     data = page_data(session, PageOptions("inline" if opts.images else "omit", opts.redact, leaf_id),
-                     pisess_version=__version__, spool=spool, meanwhile=meanwhile)
+                     pisess_version=__version__, spool=spool, meanwhile=meanwhile, after_pass=start)
     static, static_secrets = got[0][:2] if got[0] is not None else static_page()
     data = replace(data, static_html=static)
     # without --redact only the leaf's context was scanned (the static page's export): its count warns

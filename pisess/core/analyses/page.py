@@ -547,7 +547,7 @@ def placements(session: Session) -> list:
 
 def page_data(session: Session, options: PageOptions = PageOptions(), *, findings: list | None = None,
               pisess_version: str = "", static_html: str = "", spool: Any = None,
-              meanwhile: Any = None) -> PageData:
+              meanwhile: Any = None, after_pass: Any = None) -> PageData:
     """Everything the page shows, as its JSON.  ``static_html``: the leaf's context as the static
     page (``export --no-script``), for the page's ``<noscript>``; ``spool``: a binary file the
     messages are written to as they are found (``MessageTable``), else they are kept in memory.
@@ -719,6 +719,8 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
             walk.project_all(s.complete_at(range(half, n)), visit)
         else:  # (its messages stay in its spool: the table reads them there, and closes it)
             _take_child_part(sent, half, walk, table, child_spool, encoder, images, facts)
+    if after_pass is not None:
+        after_pass()
     contexts = walk.run([-1 if (q := store.parent(p)) is None else q for p in range(n)]
                         if view.parents is None else list(view.parents))
     for pos, rest in views.items():
