@@ -423,12 +423,15 @@ def test_a_messages_same_and_shape_keys_are_diffs_own():
     check()
 
 
-def test_the_same_classes_made_later_are_diffs_classes(tmp_path):
-    """``_Messages.settle``: the "same" class of a message whose key waited (a text to leave out, a
-    lean dump read back exactly) is the class of diff's ``same_key``, as if each were made at
-    once: messages that differ only in metadata share one (one of them read back, the other made at
-    once: a big integer, a number JSON.stringify writes otherwise), a shape of its own is a class of
-    its own."""
+def test_the_classes_made_later_are_diffs_classes(tmp_path):
+    """``_Messages.settle``: the "same" and "changed" classes of a message whose keys waited (a text
+    to leave out, a lean dump read back exactly; a pre-key or a pre-key and text length met first)
+    are the classes of diff's ``same_key`` and ``shape_key``, as if each were made at once:
+    messages that differ only in metadata share one (one of them read back, the other made at
+    once: a big integer, a number JSON.stringify writes otherwise), a shape of its own is a class
+    of its own, a text left out can make the shape of a message without one.  Also when the
+    messages are stored by two encoders, the second's taken by the first (a forked child's half:
+    ``part``, ``take``), the pre-keys met in either."""
     import hashlib
 
     from hypothesis import given, settings
@@ -439,26 +442,43 @@ def test_the_same_classes_made_later_are_diffs_classes(tmp_path):
     from pisess.core.analyses.page import _back, _Images, _Messages
 
     texts = st.sampled_from(["a", "b", "</x>", "\u2028", ""])
-    content = st.one_of(texts, st.lists(st.one_of(st.fixed_dictionaries({"type": st.just("text"), "text": texts}),
-                                                  st.fixed_dictionaries({"type": st.just("toolCall"),
-                                                                         "id": st.sampled_from(["c1", "c2"])})),
-                                        max_size=3))
+    ids = st.sampled_from(["c1", "c2", 7])
+    block = st.one_of(st.fixed_dictionaries({"type": st.just("text"), "text": st.one_of(texts, st.just(3))}),
+                      st.fixed_dictionaries({"type": st.just("toolCall"), "id": ids}),
+                      st.fixed_dictionaries({"type": st.just("thinking"), "thinking": texts}),
+                      st.just("loose"))
+    content = st.one_of(texts, st.lists(block, max_size=3), st.none())
     message = st.fixed_dictionaries(
-        {"role": st.sampled_from(["user", "assistant", "toolResult"]), "content": content},
+        {"role": st.sampled_from(["user", "assistant", "toolResult", "bashExecution", 5]), "content": content},
         optional={"timestamp": st.sampled_from([0, 1, 2**60]), "usage": st.just({"input": 1}),
-                  "model": st.sampled_from(["m", "n"]), "x": st.sampled_from([1.5, 1e16, 2, "y"]), "summary": texts})
+                  "model": st.sampled_from(["m", "n"]), "x": st.sampled_from([1.5, 1e16, 2, "y"]), "summary": texts,
+                  "toolCallId": ids, "output": texts})
 
-    @settings(max_examples=300, deadline=None)
-    @given(ms=st.lists(message, max_size=12), spooled=st.booleans())
-    def check(ms, spooled):
+    def reference(ms):
+        enc = _Messages(_Images("omit"), False, None)
+        table = MessageTable(enc)
+        first: dict = {}
+        for m in ms:
+            first.setdefault(table.add(m), m)
+        return [first[i] for i in range(len(table))]
+
+    @settings(max_examples=400, deadline=None)
+    @given(ms=st.lists(message, max_size=12), spooled=st.booleans(), cut=st.integers(0, 12))
+    def check(ms, spooled, cut):
+        stored = reference(ms)
         with open(tmp_path / "spool", "w+b") as spool:
             enc = _Messages(_Images("omit"), False, None)
-            table = MessageTable(enc, spool if spooled else None)
-            first: dict = {}
-            for m in ms:
-                first.setdefault(table.add(m), m)
+            table = MessageTable(enc, spool if spooled or cut < len(ms) else None)
+            for m in ms[:cut]:
+                table.add(m)
+            if cut < len(ms):
+                theirs = _Messages(_Images("omit"), False, None)
+                their_table = MessageTable(theirs, open(tmp_path / "their-spool", "w+b"))
+                for m in ms[cut:]:
+                    their_table.add(m)
+                enc.take(theirs.part(), table.take(their_table.part(), their_table.spool))
             enc.settle(table)
-            stored = [first[i] for i in range(len(table))]
             assert _back(enc.same) == _back([hashlib.sha256(same_key(m)).digest() for m in stored])
             assert _back(enc.shape) == _back([hashlib.sha256(shape_key(m)).digest() for m in stored])
+            table.close()
     check()

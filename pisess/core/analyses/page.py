@@ -38,7 +38,7 @@ from ..model.usage import usage_numbers
 from ..reading.images import image_chars
 from ..reading.jsonl import js_exponents
 from ..reading.session import Session
-from .diff import SideTally, files_of_call, same_and_shape_keys, same_key, texted_shape_key
+from .diff import SideTally, files_of_call, same_and_shape_keys, same_key, shape_key
 from .explorer import Change, MessageTable, Walk, message_json, replay
 from .secrets import redact as redact_value
 from .stats import model_name
@@ -138,7 +138,9 @@ class _Messages:
         self.same: list = []  # per message stored: the digest of diff's key (two messages are "the same" by it)
         self.shape: list = []  # per message stored: the digest of diff's key without the text ("changed" when equal)
         self.texts = array("q")  # per message stored: its text's length where it has a text to leave out, else -1
-        self._alike: set = set()  # (shape, text length) of the messages with a text stored here
+        self.pres = array("q")  # per message stored: its pre-key (``_text_facts``)
+        self._pres: set = set()  # the pre-keys of the messages stored here
+        self._alike: set = set()  # (pre-key, text length) of the messages with a text stored here
 
     def key(self, m: Any) -> tuple:
         """``(digest, size, state)`` of message ``m``: equal digests for messages the page cannot
@@ -171,19 +173,26 @@ class _Messages:
         if type(state) is tuple:
             raw, left_out = state
             stored = js_exponents(raw) if left_out else raw  # (_dumps of the lean message: raw is its orjson)
-            shape = texted_shape_key(m)
-            if shape is None:
-                self._classes(hashlib.sha256(same_key(m)).digest(), None, m)
+            length, pre = _text_facts(m)
+            if length < 0:
+                same = hashlib.sha256(same_key(m)).digest()
+                self._classes(same, same, length, pre)
+            elif stored is not raw:
+                self._classes(hashlib.sha256(same_key(m)).digest(), hashlib.sha256(shape_key(m)).digest(),
+                              length, pre)
             else:
-                # its diff key only tells it apart from messages of its shape and text length: made
-                # when one is met (here, or in ``settle`` from the stored form, which holds all of it:
-                # UNDRAWN is diff's metadata)
-                shape_digest = hashlib.sha256(shape).digest()
-                later = stored is raw and (shape_digest, _text_length(m)) not in self._alike
-                self._classes(_LATER if later else hashlib.sha256(same_key(m)).digest(), shape_digest, m)
+                # its diff keys only tell it apart from messages of its pre-key (and text length):
+                # made when one is met (here, or in ``settle`` from the stored form, which holds all
+                # of it: UNDRAWN is diff's metadata)
+                shape = hashlib.sha256(shape_key(m)).digest() if pre in self._pres else _LATER
+                same = hashlib.sha256(same_key(m)).digest() if (pre, length) in self._alike else _LATER
+                self._classes(same, shape, length, pre)
             return escape_json(stored)
-        same, shape = same_and_shape_keys(m)
-        self._classes(hashlib.sha256(same).digest(), None if shape is None else hashlib.sha256(shape).digest(), m)
+        same_json, shape_json = same_and_shape_keys(m)
+        length, pre = _text_facts(m) if type(m) is dict else (-1, 0)
+        same_digest = hashlib.sha256(same_json).digest()
+        self._classes(same_digest, same_digest if shape_json is None else hashlib.sha256(shape_json).digest(),
+                      -1 if shape_json is None else length, pre)
         v = _lean_images(m, self.images) if b'"image"' in state else m
         if isinstance(v, dict) and not UNDRAWN.isdisjoint(v):
             v = {k: x for k, x in v.items() if k not in UNDRAWN}
@@ -194,49 +203,94 @@ class _Messages:
             self.count(hits)
         return escape_json(_dumps(v))
 
-    def _classes(self, same: bytes, shape: bytes | None, m: Any) -> None:
-        """The next stored message's ``same`` and ``shape`` digests and text length (``shape``
-        ``None``: it has no text to leave out, its shape is its ``same``)."""
+    def _classes(self, same: bytes, shape: bytes, length: int, pre: int) -> None:
+        """The next stored message's ``same`` and ``shape`` digests (``_LATER``: made in
+        ``settle``), its text length (-1: no text to leave out, its shape is its ``same``) and
+        pre-key (``_text_facts``)."""
         self.same.append(same)
-        if shape is None:
-            self.shape.append(same)
-            self.texts.append(-1)
-        else:
-            length = _text_length(m)
-            self.shape.append(shape)
-            self.texts.append(length)
-            self._alike.add((shape, length))
+        self.shape.append(shape)
+        self.texts.append(length)
+        self.pres.append(pre)
+        self._pres.add(pre)
+        if length >= 0:
+            self._alike.add((pre, length))
+
+    def part(self) -> tuple:
+        """What a forked child's encoder sends back (``take``): its messages' classes, as flat values."""
+        return b"".join(self.same), b"".join(self.shape), self.texts, self.pres
+
+    def take(self, part: tuple, remap: list) -> None:
+        """The classes of another encoder's messages (``part()`` of it), as its table's were taken
+        (``MessageTable.take``'s ``remap``): the ones new here follow this encoder's."""
+        their_same, their_shape, their_texts, their_pres = part
+        for j, i in enumerate(remap):
+            if i >= len(self.same):
+                self.same.append(their_same[j * 32:(j + 1) * 32])
+                self.shape.append(their_shape[j * 32:(j + 1) * 32])
+                self.texts.append(their_texts[j])
+                self.pres.append(their_pres[j])
 
     def settle(self, table: MessageTable) -> None:
-        """Each message's ``same`` digest that ``store`` left for later: a message whose shape and
-        text length no other message has is the same as none (two the same have both alike), a
-        mark of its own does; the others' from their stored forms (the lean message as it was
-        dumped: ``orjson`` reads back what it wrote, and ``same_key`` leaves out what the stored
+        """Each digest that ``store`` left for later: a message whose pre-key no other message
+        has has a shape no other has (the pre-key is a function of the shape key), and one whose
+        pre-key and text length no other has is the same as none (two the same have both alike):
+        a mark of its own does; the others' from their stored forms (the lean message as it was
+        dumped: ``orjson`` reads back what it wrote, and diff's keys leave out what the stored
         form leaves out, and more)."""
-        if _LATER not in self.same:
+        if _LATER not in self.same and _LATER not in self.shape:
             return
+        pres: dict = {}
         alike: dict = {}
-        for i, length in enumerate(self.texts):
+        for pre, length in zip(self.pres, self.texts):
+            pres[pre] = pres.get(pre, 0) + 1
             if length >= 0:
-                key = (self.shape[i], length)
-                alike[key] = alike.get(key, 0) + 1
-        for i, d in enumerate(self.same):
-            if d == _LATER:
-                self.same[i] = hashlib.sha256(same_key(orjson.loads(table.get(i)))).digest() \
-                    if alike[self.shape[i], self.texts[i]] > 1 else b"\0%d" % i  # (no digest: 32 bytes)
+                alike[pre, length] = alike.get((pre, length), 0) + 1
+        for i, (same, shape) in enumerate(zip(self.same, self.shape)):
+            if same != _LATER and shape != _LATER:
+                continue
+            pre = self.pres[i]
+            m = None
+            if shape == _LATER:
+                if pres[pre] > 1:
+                    m = orjson.loads(table.get(i))
+                    self.shape[i] = hashlib.sha256(shape_key(m)).digest()
+                else:
+                    self.shape[i] = b"\1%d" % i  # (no digest: 32 bytes)
+            if same == _LATER:
+                if alike[pre, self.texts[i]] > 1:
+                    self.same[i] = hashlib.sha256(same_key(orjson.loads(table.get(i)) if m is None else m)).digest()
+                else:
+                    self.same[i] = b"\0%d" % i
 
 
-def _text_length(m: dict) -> int:
-    """The length of message ``m``'s text (its content, or its text blocks', and its summary): alike
-    for two messages with one ``same_key``."""
-    content, summary = m.get("content"), m.get("summary")
+def _text_facts(m: dict) -> tuple[int, int]:
+    """Of message ``m``: the length of its text (its content, or its text blocks', and its
+    summary; alike for two messages with one ``same_key``), or -1 where it has no text to leave
+    out (diff's ``texted_shape_key`` is ``None``); and its pre-key, a hash of its role, tool call id and
+    tool calls' ids: equal for two messages whose shape keys are equal (or the one's shape key the
+    other's ``same_key``), and cheap."""
+    role, call, content, summary = m.get("role"), m.get("toolCallId"), m.get("content"), m.get("summary")
+    texted = "summary" in m or (role == "bashExecution" and "output" in m)
     length = len(summary) if isinstance(summary, str) else 0
+    calls: Any = ()
     if isinstance(content, str):
-        return length + len(content)
-    if not isinstance(content, list):
-        return length
-    return length + sum(len(t) for b in content if isinstance(b, dict) and b.get("type") == "text"
-                        and isinstance(t := b.get("text"), str))
+        texted = texted or bool(content)
+        length += len(content)
+    elif isinstance(content, list):
+        calls = []
+        for b in content:
+            if isinstance(b, dict):
+                t = b.get("type")
+                if t == "text":
+                    texted = True
+                    if isinstance(text := b.get("text"), str):
+                        length += len(text)
+                elif t == "toolCall":
+                    c = b.get("id")
+                    calls.append(c if type(c) is str else None)
+        calls = tuple(calls)
+    pre = hash((role if type(role) is str else None, call if type(call) is str else None, calls))
+    return (length if texted else -1), pre
 
 
 _LATER = bytes(32)  # (a message's ``same`` digest to be made in ``settle``; crosses a pipe as 32 bytes)
@@ -391,8 +445,7 @@ def _child_part(half: int, walk: Walk, table: MessageTable, encoder: _Messages, 
     if got is None:
         return None
     f = facts
-    return {"walk": got, "table": table.part(), "same": b"".join(encoder.same), "shape": b"".join(encoder.shape),
-            "texts": encoder.texts,
+    return {"walk": got, "table": table.part(), "classes": encoder.part(),
             "found": f["found"], "images": images.count, "models": f["models"],
             "codes": (list(f["type_code"]), list(f["word_code"]), list(f["model_code"]), list(f["call_code"])),
             "columns": [f[k][half:] for k in ("ids", "types", "word_of", "preview", "times", "traced", "did")],
@@ -408,12 +461,7 @@ def _take_child_part(sent: dict, half: int, walk: Walk, table: MessageTable, chi
     ones given here, its tallies added."""
     f = facts
     remap = table.take(sent["table"], child_spool)
-    their_same, their_shape, their_texts = sent["same"], sent["shape"], sent["texts"]
-    for j, i in enumerate(remap):
-        if i >= len(encoder.same):  # (new here: its classes follow this table's)
-            encoder.same.append(their_same[j * 32:(j + 1) * 32])
-            encoder.shape.append(their_shape[j * 32:(j + 1) * 32])
-            encoder.texts.append(their_texts[j])
+    encoder.take(sent["classes"], remap)
     walk.take(half, sent["walk"], remap)
     for tally, theirs in ((f["found"], sent["found"]), (f["models"], sent["models"])):
         for name, c in theirs.items():
