@@ -344,14 +344,26 @@ def test_a_big_sessions_page_made_with_forked_children_is_the_same_page(redact, 
     import os
 
     from pisess.core import parallel
+    from pisess.core.analyses import explorer
     from pisess.core.analyses import export as export_mod
     from pisess.core.analyses import page as page_mod
     from pisess.core.analyses.export import ExportOptions, export_session
 
     fixture = os.path.join(os.path.dirname(__file__), "fixtures", "diff", "sessions", "branchy.jsonl")
     forks = []
-    real_child = parallel.Child.__init__
-    monkeypatch.setattr(parallel.Child, "__init__", lambda self, fn, *a: forks.append(fn) or real_child(self, fn, *a))
+    events = []  # (in this process) forks, children's values read, the walk's run, the classes settled
+    real_child, real_result = parallel.Child.__init__, parallel.Child.result
+
+    def child(self, fn, *a):
+        forks.append(fn)
+        events.append("fork " + fn.__name__)
+        self.name = fn.__name__
+        real_child(self, fn, *a)
+    monkeypatch.setattr(parallel.Child, "__init__", child)
+    monkeypatch.setattr(parallel.Child, "result", lambda self: events.append("read " + self.name) or real_result(self))
+    real_run, real_settle = explorer.Walk.run, page_mod._Messages.settle
+    monkeypatch.setattr(explorer.Walk, "run", lambda self, *a: events.append("run") or real_run(self, *a))
+    monkeypatch.setattr(page_mod._Messages, "settle", lambda self, *a: events.append("settle") or real_settle(self, *a))
     validated = []  # (in this process: a child's calls are the child's)
     real_findings = export_mod.page_findings
     monkeypatch.setattr(export_mod, "page_findings", lambda s: validated.append(1) or real_findings(s))
@@ -368,8 +380,12 @@ def test_a_big_sessions_page_made_with_forked_children_is_the_same_page(redact, 
     monkeypatch.setattr(page_mod, "PAGE_SPLIT_MIN", 0)
     alone = page(1)
     assert not forks and validated == [1]
+    events.clear()
     assert page(2) == alone
     assert len(forks) == 2 and validated == [1]
+    # the side work starts once this process has taken its entries, before the child's are read
+    # (it needs none), and is read last, when nothing else is left to do here
+    assert events == ["fork second_half", "fork beside", "read second_half", "run", "settle", "read beside"]
 
 
 def test_what_the_commonest_entries_did_is_what_their_tally_says():

@@ -600,7 +600,9 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
     page (``export --no-script``), for the page's ``<noscript>``; ``spool``: a binary file the
     messages are written to as they are found (``MessageTable``), else they are kept in memory.
     ``meanwhile``: a function giving ``(findings, placements)`` made elsewhere (a forked child,
-    while the entries are taken here), called once they are; it stands for ``findings`` then.
+    while the entries are taken here), called as late as it can be; it stands for ``findings``
+    then.  ``after_pass``: called once this process has taken its entries (where a forked child
+    takes the others, before theirs are awaited).
     Secrets: with ``redact`` every string written is scanned and masked; without it nothing is
     scanned here (the scan costs more than the rest of the export)."""
     from ..model.tree import build_tree
@@ -761,6 +763,9 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
 
         with parallel.Child(second_half) as child:
             walk.project_all(s.complete_at(range(half)), visit)
+            if after_pass is not None:  # (it needs no fact of the pass: it starts while the child's are awaited)
+                after_pass()
+                after_pass = None
             sent = child.result()
         if sent is None:  # (the child failed, or its values would not survive the pipe: here then)
             child_spool.close()
@@ -782,9 +787,6 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
         got = contexts.projected[pos]
         entry_view[pos] = got[0] if isinstance(got, tuple) and len(got) == 1 else {"pi throws": got} \
             if isinstance(got, str) else {}
-    findings, places = meanwhile() if meanwhile is not None else (findings, None)
-    if places is None:
-        places = placements(s)
     rows = view.rows
     leaf_pos = next((rows.position(i) for i in rows.with_flag("leaf")), None)
     parents = [int(q) if q != p else -1 for p, q in enumerate(view.parents)]
@@ -825,7 +827,7 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
         "types": list(type_code), "type": types, "word": word_of, "words": words, "styles": styles,
         "preview": preview, "time": [t - first if isinstance(t, (int, float)) else None for t in times],
         "label": {str(k): v for k, v in labels.items()},
-        "places": list(WHERE), "place": places, "entry": entry_view,
+        "places": list(WHERE), "place": None, "entry": entry_view,  # (the place: below)
         # the rows' positions as steps from the row before (mostly 1)
         "rows": {"posStep": [p - q for p, q in zip(rows.pos, [-1, *rows.pos[:-1]])],
                  "indent": list(rows.indent), "flags": list(rows.flags),
@@ -834,11 +836,15 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
         "branch": branch,
         "ctx": [_change_json(c, p) for p, c in enumerate(contexts.changes)], "modelNames": list(model_code),
         "msize": table.sizes, "sameBack": _back(encoder.same), "shapeBack": _back(encoder.shape), "trace": traced, "did": did,
-        "findings": findings or [], "untexted": untexted,
+        "findings": None, "untexted": untexted,  # (below)
         # the SDK reader's paths stop at a compaction: where each node's begins (diff parts them there)
         "cut": _harness_starts(parents, ids, compactions) if s.reader == "harness" and compactions else None,
         "images": images.table,
     }
+    # (last: what is made meanwhile elsewhere is waited for when nothing else is left to do here)
+    findings, places = meanwhile() if meanwhile is not None else (findings, None)
+    doc["place"] = placements(s) if places is None else places
+    doc["findings"] = findings or []
     body = _dumps(doc)
     title = f"pi session {one_line(js.to_string(header.get('id') or ''), 0)[:8]}"
     if name:
