@@ -261,50 +261,47 @@ def visible_rows(page) -> list[str]:
 
 # One round trip per node for the every-node checks (a node is a few frames, not a dozen calls):
 # in the page, bring the node's row into view and click it (a node the filter hides: its link),
-# wait until the entry pane shows it, click the tab, wait a frame, read.
-CLICK_AND_READ = """async ([id, tab, read]) => {
+# wait until the entry pane shows it, then for each tab: click it, wait a frame, read.
+CLICK_AND_READ = """async ([id, tabs]) => {
   const frame = () => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
   const row = await (ROW_IN_VIEW_FN)(id);
   if (row) row.click();
   else location.hash = 'entry=' + encodeURIComponent(id);
   const shown = () => { const e = document.querySelector('[data-pane=entry]'); return e && e.dataset.entryId === id; };
   for (let i = 0; !shown(); i++) { if (i > 300) throw new Error('not shown: ' + id); await frame(); }
-  document.querySelector(`[data-tab=${tab}]`).click();
-  await frame();
-  return (READERS)[read](tab);
+  const read = [];
+  for (const [tab, reader] of tabs) {
+    document.querySelector(`[data-tab=${tab}]`).click();
+    await frame();
+    read.push((READERS)[reader](tab));
+  }
+  return read;
 }""".replace("ROW_IN_VIEW_FN", ROW_IN_VIEW)
 
 
-def click_and_read(page, node: str, tab: str, read: str) -> Any:
-    """Click ``node``'s row and its ``tab`` in the page, then read it (``read``: "context" or "ids")."""
+def click_and_read(page, node: str, *tabs: tuple[str, str]) -> list[Any]:
+    """Click ``node``'s row, then each (tab, reader) of ``tabs`` in turn, and read it (reader:
+    "context" or "ids"): one reading a tab."""
     readers = "{context: " + READ_CONTEXT + ", ids: " + READ_IDS + "}"
-    return page.evaluate(CLICK_AND_READ.replace("(READERS)", "(" + readers + ")"), [node, tab, read])
+    return page.evaluate(CLICK_AND_READ.replace("(READERS)", "(" + readers + ")"), [node, [list(t) for t in tabs]])
 
 
 def read_context(page, cli: Cli, session: Path, node: str) -> tuple[list[dict], dict]:
     """Click the node's tree row, show its Context tab: what the page draws, and what ``pisess context
     --leaf NODE --json`` says."""
-    got = click_and_read(page, node, "context", "context")
+    [got] = click_and_read(page, node, ("context", "context"))
     assert shown_node(page) == node
     return got, cli.json("context", str(session), "--leaf", node)
 
 
-# (the default run: the session with context edits and a compaction for the Context tab, the
-# example for the Path: a browser's second of CPU each)
-@pytest.mark.parametrize("session", _sessions_param(SESSIONS, {"edited.jsonl"}))
-def test_context_of_every_node_is_the_commands(session, cli, page, tmp_path):
-    nodes = unique_ids(tree_rows(cli, session))
-    assert nodes, "a session without entries tests nothing"
-    open_page(page, cli.export(session, tmp_path / "page.html"))
-    click_filter(page, "all")
-    for node in in_this_run(nodes):
-        got, doc = read_context(page, cli, session, node)
-        want = expected_context(doc)
-        assert [(m["id"] if w["id"] else None, m["role"], m["mark"]) for m, w in zip(got, want)] == \
-            [(w["id"], w["role"], w["mark"]) for w in want] and len(got) == len(want), node
-        for g, w in zip(got, want):
-            if w["blocks"] is not None:
-                assert drawn_blocks(g["blocks"]) == w["blocks"], (node, w["id"])
+def assert_context_is(got: list[dict], doc: dict, node: str) -> None:
+    """The Context tab's messages ``got`` are ``doc``'s, ``pisess context --leaf NODE --json``."""
+    want = expected_context(doc)
+    assert [(m["id"] if w["id"] else None, m["role"], m["mark"]) for m, w in zip(got, want)] == \
+        [(w["id"], w["role"], w["mark"]) for w in want] and len(got) == len(want), node
+    for g, w in zip(got, want):
+        if w["blocks"] is not None:
+            assert drawn_blocks(g["blocks"]) == w["blocks"], (node, w["id"])
 
 
 def root_chain(rows: list[dict], node: str) -> list[str]:
@@ -315,22 +312,29 @@ def root_chain(rows: list[dict], node: str) -> list[str]:
     return chain[::-1]
 
 
-@pytest.mark.parametrize("session", _sessions_param(SESSIONS, {EXAMPLES[-1].name}))
-def test_path_of_every_node_is_the_commands(session, cli, page, tmp_path):
-    """Path = ``pisess path --leaf NODE --json``'s entries; where that reader's path stops at a
-    compaction (``cutAtCheckpoint``: pi 0.82.1's SDK reader), the page may show the whole way from
-    the root, which ends with those entries."""
+# (the default run: the session with context edits and a compaction, a few of its nodes; the full
+# run every node of every session: one page and one click a node serve the two tabs)
+@pytest.mark.parametrize("session", _sessions_param(SESSIONS, {"edited.jsonl"}))
+def test_context_and_path_of_every_node_are_the_commands(session, cli, page, tmp_path):
+    """Click a node: its Path tab is ``pisess path --leaf NODE --json``'s entries (where that
+    reader's path stops at a compaction, ``cutAtCheckpoint``: pi 0.82.1's SDK reader, the page may
+    show the whole way from the root, which ends with those entries); its Context tab is ``pisess
+    context --leaf NODE --json``'s messages, text for text."""
     rows = tree_rows(cli, session)
+    nodes = unique_ids(rows)
+    assert nodes, "a session without entries tests nothing"
     open_page(page, cli.export(session, tmp_path / "page.html"))
     click_filter(page, "all")
-    for node in in_this_run(unique_ids(rows)):
-        shown = click_and_read(page, node, "path", "ids")
+    for node in in_this_run(nodes):
+        shown, got = click_and_read(page, node, ("path", "ids"), ("context", "context"))
+        assert shown_node(page) == node
         doc = cli.json("path", str(session), "--leaf", node)
         path_ids = [e["id"] for e in doc["entries"]]
         if doc.get("cutAtCheckpoint") and shown != path_ids:
             assert shown == root_chain(rows, node) and shown[-len(path_ids):] == path_ids, node
         else:
             assert shown == path_ids, node
+        assert_context_is(got, cli.json("context", str(session), "--leaf", node), node)
 
 
 EDITED = [p for p in SESSIONS if '"replacement":null' in p.read_text(encoding="utf-8")]
