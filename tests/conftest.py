@@ -231,6 +231,10 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 #: both workers build it; and the long page tests of the full run are not left for the end.
 SHARED_FIRST = ("test_hostile",)
 
+#: The full run's long poles (10-20 s each, the longest ones that use no browser): first of all, so
+#: that no worker starts one while the others are out of work.
+LONG_FIRST = ("test_core_paths.py::test_million_entry_chain_builds_path_and_context", "test_installs.py::test_pipx_install")
+
 
 #: The default run (seconds, for working) keeps this many cases of these tests, the first ones
 #: collected, and leaves the rest to the full run (``-m ''``, CI's), as if marked ``slow``: each
@@ -299,7 +303,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         raise pytest.UsageError(f"QUICK_CASES names tests that are not there: {', '.join(stale)}")
     from page_browser import uses_browser  # (here: imported first as the plugin below, asserts rewritten)
 
-    items.sort(key=lambda item: (getattr(getattr(item, "module", None), "__name__", "") not in SHARED_FIRST,
+    items.sort(key=lambda item: (f"{item.path.name}::{getattr(item, 'originalname', item.name)}" not in LONG_FIRST,
+                                 getattr(getattr(item, "module", None), "__name__", "") not in SHARED_FIRST,
                                  not uses_browser(item)))
 
 

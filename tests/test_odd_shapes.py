@@ -379,7 +379,7 @@ def _peak_rss(path: Path, label: str) -> int:
 @pytest.fixture(scope="module")
 def long_line(tmp_path_factory):
     """``long_line(kind, size)``: ``_one_long_line``'s file, written once for the module's tests
-    (the commands read it with the cache off and write nothing; a 100 MB line took longer to make
+    (the commands read it with the cache off and write nothing; a long line took longer to make
     than a command takes to read it)."""
     made: dict[tuple[str, int], Path] = {}
 
@@ -406,8 +406,8 @@ LINE_TIMES = 8  # a line of text held as its bytes, its string (two bytes a char
 def test_one_long_line_costs_a_few_times_the_line(long_line, label, kind):
     """A line of 4 MB (an image, or a tool's output with quotes and a non-ASCII mark) in the odd
     shape (CRLF, no final newline, escapes): each command holds at most a few copies of it, plus
-    a block: the memory is bounded by the line, whatever reads it.  (tests/bench case 17 and the
-    slow test below: the same for 100 MB.)"""
+    a block: the memory is bounded by the line, whatever reads it.  (The slow test below: the same
+    for 32 MB and every command.)"""
     grown, longer = _held_by_line(long_line, label, kind, 4 << 20)
     assert grown < LINE_TIMES * longer + (16 << 20), (label, kind, grown >> 20, longer >> 20)
 
@@ -415,8 +415,11 @@ def test_one_long_line_costs_a_few_times_the_line(long_line, label, kind):
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", ["image", "text"])
 @pytest.mark.parametrize("label", list(COMMANDS))
-def test_one_line_of_100_mb_costs_a_few_times_the_line(long_line, label, kind):
-    """A real 100 MB line (one message with a 100 MB image or text), odd-shaped: every command
-    holds no more than ``LINE_TIMES`` times the line; an image, never decoded, much less."""
-    grown, longer = _held_by_line(long_line, label, kind, 100 << 20)
+def test_one_line_of_32_mb_costs_a_few_times_the_line(long_line, label, kind):
+    """A real 32 MB line (one message with a 32 MB image or text), odd-shaped: every command holds
+    no more than ``LINE_TIMES`` times the line; an image, never decoded, much less.  (Measured
+    against the 64 KB line's run, the interpreter's own memory cancels out: the commands held at
+    most 0.2 times the line at 32 MB (less at 100 MB), in a third of the time; the hostile corpus's big
+    cases, ``PISESS_HOSTILE_BIG=1``, hold a 100 MB line.)"""
+    grown, longer = _held_by_line(long_line, label, kind, 32 << 20)
     assert grown < (LINE_TIMES if kind == "text" else 5) * longer, (label, kind, grown >> 20, longer >> 20)

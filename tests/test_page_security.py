@@ -117,6 +117,12 @@ OPEN_NODE = """(id) => { let link;
   location.hash = link; }"""
 
 
+# Every node in turn, a frame after each (the page drawn as a user sees it), in one round trip a tab
+OPEN_EVERY_NODE = """async (ids) => { const open = (OPEN_NODE_FN);
+  for (const id of ids) { open(id); await new Promise(r => requestAnimationFrame(() => r())); } }""".replace(
+    "OPEN_NODE_FN", OPEN_NODE)
+
+
 def visit_everything(page) -> None:
     """Every row clicked on every tab, the "all" filter, a search, a compare: the payloads get every
     chance to be drawn."""
@@ -124,9 +130,7 @@ def visit_everything(page) -> None:
     ids = page.evaluate("() => Array.from(document.querySelectorAll('[data-pane=tree] [data-row]')).map(r => r.dataset.entryId)")
     for tab in ("entry", "context", "path", "trace"):
         page.click(f"[data-tab={tab}]")
-        for entry_id in ids:
-            page.evaluate(OPEN_NODE, entry_id)
-            page.evaluate("() => new Promise(r => requestAnimationFrame(() => r()))")
+        page.evaluate(OPEN_EVERY_NODE, ids)
         for toggle in page.query_selector_all("details:not([open]) > summary"):
             if toggle.is_visible():
                 toggle.click()
