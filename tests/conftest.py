@@ -7,6 +7,8 @@ function-scoped fixtures) can ``from conftest import ...`` them; ``session_write
 
 from __future__ import annotations
 
+import ast
+import functools
 import json
 import os
 import shutil
@@ -120,6 +122,24 @@ def json_version(command: str, doc: dict) -> int:
     """The version ``doc``, printed by ``command`` (``"cache index"``: a subcommand), must say: the
     error document's when it is one (``unreadable`` beside the error), else the command's."""
     return ERROR_VERSION if "error" in doc and set(doc) <= {"version", "error", "unreadable"} else JSON_VERSIONS[command]
+
+
+# --- the package's source, as the tests that read its imports see it --------------------------------
+
+
+@functools.cache
+def python_tree(source: str) -> ast.Module:
+    """A module's text parsed, once a process (the tests that read the package's imports parsed
+    every module of it again each: a second and a half of the default run).  Shared: read it, never
+    change it."""
+    return ast.parse(source)
+
+
+@functools.cache
+def python_nodes(source: str) -> tuple[ast.AST, ...]:
+    """Every node of a module's text, in ``ast.walk``'s order, once a process (shared as
+    ``python_tree``)."""
+    return tuple(ast.walk(python_tree(source)))
 
 
 # --- golden files ----------------------------------------------------------------------------------

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import python_nodes, python_tree
+
 PACKAGE = Path(__file__).resolve().parent.parent / "pisess"
 #: Each core layer and the layers it may import at all (lazily too); every layer imports the base
 #: (errors, js, versions, ids, parallel), which imports no layer.
@@ -52,16 +54,11 @@ def _targets(mods: dict[str, Path], name: str, node: ast.AST) -> set[str]:
 
 
 @functools.cache
-def _tree(source: str) -> ast.Module:
-    return ast.parse(source)
-
-
-@functools.cache
 def _imports(source: str, lazy: bool) -> tuple[ast.Import | ast.ImportFrom, ...]:
     """The import statements of a module's text, at module level or anywhere (by text: a planted
     copy reads again only the file it changed)."""
-    tree = _tree(source)
-    return tuple(n for n in (ast.walk(tree) if lazy else tree.body) if isinstance(n, (ast.Import, ast.ImportFrom)))
+    nodes = python_nodes(source) if lazy else python_tree(source).body
+    return tuple(n for n in nodes if isinstance(n, (ast.Import, ast.ImportFrom)))
 
 
 def graph(root: Path = PACKAGE, *, lazy: bool = False) -> dict[str, set[str]]:
@@ -240,7 +237,7 @@ def private_names_imported(root: Path = PACKAGE) -> list[str]:
     with one leading underscore) anywhere in the package, lazy imports included."""
     found = []
     for name, path in modules(root).items():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in python_nodes(path.read_text(encoding="utf-8")):
             if isinstance(node, ast.ImportFrom) and node.module != "__future__":
                 found += [f"{name}: from {'.' * node.level}{node.module or ''} import {a.name}" for a in node.names
                           if a.name.startswith("_") and not a.name.startswith("__")]

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from answers_store import build_store
+from conftest import python_nodes
 from pisess.cli import lean_search
 from pisess.core.analyses import search
 
@@ -18,7 +19,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "pisess"
 
 
 def _imports(path: Path) -> list[ast.ImportFrom | ast.Import]:
-    return [n for n in ast.walk(ast.parse(path.read_text())) if isinstance(n, (ast.Import, ast.ImportFrom))]
+    return [n for n in python_nodes(path.read_text()) if isinstance(n, (ast.Import, ast.ImportFrom))]
 
 
 def test_one_public_search_files():
