@@ -348,6 +348,7 @@ def test_a_big_sessions_page_made_with_forked_children_is_the_same_page(redact, 
     from pisess.core.analyses import export as export_mod
     from pisess.core.analyses import page as page_mod
     from pisess.core.analyses.export import ExportOptions, export_session
+    from pisess.core.model import tree as tree_mod
 
     fixture = os.path.join(os.path.dirname(__file__), "fixtures", "diff", "sessions", "branchy.jsonl")
     forks = []
@@ -364,6 +365,8 @@ def test_a_big_sessions_page_made_with_forked_children_is_the_same_page(redact, 
     real_run, real_settle = explorer.Walk.run, page_mod._Messages.settle
     monkeypatch.setattr(explorer.Walk, "run", lambda self, *a: events.append("run") or real_run(self, *a))
     monkeypatch.setattr(page_mod._Messages, "settle", lambda self, *a: events.append("settle") or real_settle(self, *a))
+    real_tree = tree_mod.build_tree
+    monkeypatch.setattr(tree_mod, "build_tree", lambda *a, **k: events.append("tree") or real_tree(*a, **k))
     validated = []  # (in this process: a child's calls are the child's)
     real_findings = export_mod.page_findings
     monkeypatch.setattr(export_mod, "page_findings", lambda s: validated.append(1) or real_findings(s))
@@ -383,9 +386,9 @@ def test_a_big_sessions_page_made_with_forked_children_is_the_same_page(redact, 
     events.clear()
     assert page(2) == alone
     assert len(forks) == 2 and validated == [1]
-    # the side work starts once this process has taken its entries, before the child's are read
-    # (it needs none), and is read last, when nothing else is left to do here
-    assert events == ["fork second_half", "fork beside", "read second_half", "run", "settle", "read beside"]
+    # the tree and the side work are made once this process has taken its entries, before the
+    # child's are read (they need none), and the side work is read last, when nothing else is left
+    assert events == ["fork second_half", "tree", "fork beside", "read second_half", "run", "settle", "read beside"]
 
 
 def test_what_the_commonest_entries_did_is_what_their_tally_says():

@@ -86,9 +86,9 @@ class Child:
                 os.close(read_end)
                 import pickle
 
-                data = pickle.dumps(fn(*args), protocol=pickle.HIGHEST_PROTOCOL)
-                with os.fdopen(write_end, "wb") as out:
-                    out.write(data)
+                value = fn(*args)
+                with os.fdopen(write_end, "wb") as out:  # (written as it is pickled: read meanwhile)
+                    pickle.dump(value, out, protocol=pickle.HIGHEST_PROTOCOL)
                 code = 0
             finally:
                 os._exit(code)

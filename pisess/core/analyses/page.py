@@ -618,7 +618,6 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
 
     encoder = _Messages(images, options.redact, count)
     table = MessageTable(encoder, spool)
-    view = build_tree(s, leaf_id=options.leaf, full=True)
     ids: list = [None] * n
     types: list = [None] * n
     words: list = []
@@ -745,6 +744,7 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
     walk = Walk(s, table)
     half = _split_point(s, options, spool)
     if half is None:
+        view = build_tree(s, leaf_id=options.leaf, full=True)
         walk.project_all(s.complete_at(range(n)), visit)
     else:  # the second half in a forked child, meanwhile (each entry's facts are independent of the others')
         _ = s.id_width  # (worked out once, before the fork)
@@ -763,7 +763,10 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
 
         with parallel.Child(second_half) as child:
             walk.project_all(s.complete_at(range(half)), visit)
-            if after_pass is not None:  # (it needs no fact of the pass: it starts while the child's are awaited)
+            # the tree and the side work need no fact of the pass: the tree is made while the child
+            # may still be taking its entries (the CPU is this process's), then the side work starts
+            view = build_tree(s, leaf_id=options.leaf, full=True)
+            if after_pass is not None:
                 after_pass()
                 after_pass = None
             sent = child.result()
