@@ -438,8 +438,10 @@ class Walk:
         keys, types, projected, breaks_path = self.keys, self.types, self.projected, self.breaks_path
         special = ("compaction", "context_edit")
         stack: list = [(r, 0, None) for r in reversed(roots)]
+        push, pop, harness = stack.append, stack.pop, self.harness
+        new_segment, new_change = Segment._make, Change._make
         while stack:
-            pos, leaving, undo = stack.pop()
+            pos, leaving, undo = pop()
             if leaving == 1:  # (the usual node's undo: its segment and its place on the path)
                 segs.pop()
                 path.pop()
@@ -457,15 +459,19 @@ class Walk:
                 first_at[k] = len(path) - 1
             # (the SDK reader throws walking up to a parent that is missing: build_context says where)
             is_broken = (q >= 0 and broken[q]) or breaks_path[pos] or \
-                (self.harness and q < 0 and js.truthy(get(store[pos], "parentId")))
+                (harness and q < 0 and js.truthy(get(store[pos], "parentId")))
             got = projected[pos]
             if not is_broken and types[pos] not in special and type(got) is tuple and k not in edit_of:
                 # the usual node: its entry appends what it projects to (``_step``'s answer, made short)
-                seg = Segment(pos, got)
-                changes[pos] = Change(appended=(seg,))
+                seg = new_segment((pos, got, 0, ()))  # (_make: half the time of Segment(pos, got))
+                changes[pos] = new_change((False, (), (seg,), None))
                 segs.append(seg)
-                stack.append((pos, 1, fresh))
-                stack.extend((c, 0, None) for c in reversed(kids[pos]))
+                push((pos, 1, fresh))
+                below = kids[pos]
+                if len(below) == 1:  # (most nodes: a run of one child after another)
+                    push((below[0], 0, None))
+                else:
+                    stack.extend((c, 0, None) for c in reversed(below))
                 continue
             change: Change | None = None
             if not is_broken:
@@ -512,8 +518,7 @@ class Walk:
                 kept = path[first_at.get(js.key(get(e, "firstKeptEntryId")), len(path) - 1):]
             else:  # which of two entries of one id is found first depends on the whole path
                 kept = path
-            walk = [self.store[p] for p in kept]
-            return self._reset(select_entries(self.s, walk))
+            return self._reset(select_entries(self.s, self.store.take(kept)))
         replaced = []
         if t == "context_edit" and self.rules.edits:
             target = js.key(get(self.edits[pos], "targetId"))
