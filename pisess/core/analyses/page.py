@@ -237,30 +237,27 @@ class _Messages:
         a mark of its own does; the others' from their stored forms (the lean message as it was
         dumped: ``orjson`` reads back what it wrote, and diff's keys leave out what the stored
         form leaves out, and more)."""
-        if _LATER not in self.same and _LATER not in self.shape:
+        from collections import Counter
+
+        same, shape, texts, pres = self.same, self.shape, self.texts, self.pres
+        later = [i for i, d in enumerate(same) if d == _LATER]  # (a "changed" digest waits only where its "same" does)
+        if not later:
             return
-        pres: dict = {}
-        alike: dict = {}
-        for pre, length in zip(self.pres, self.texts):
-            pres[pre] = pres.get(pre, 0) + 1
-            if length >= 0:
-                alike[pre, length] = alike.get((pre, length), 0) + 1
-        for i, (same, shape) in enumerate(zip(self.same, self.shape)):
-            if same != _LATER and shape != _LATER:
-                continue
-            pre = self.pres[i]
+        sharing = Counter(pres)
+        alike = Counter(zip(pres, texts))  # (a message without a text, (pre, -1), is never asked)
+        for i in later:
+            pre = pres[i]
             m = None
-            if shape == _LATER:
-                if pres[pre] > 1:
+            if shape[i] == _LATER:
+                if sharing[pre] > 1:
                     m = orjson.loads(table.get(i))
-                    self.shape[i] = hashlib.sha256(shape_key(m)).digest()
+                    shape[i] = hashlib.sha256(shape_key(m)).digest()
                 else:
-                    self.shape[i] = b"\1%d" % i  # (no digest: 32 bytes)
-            if same == _LATER:
-                if alike[pre, self.texts[i]] > 1:
-                    self.same[i] = hashlib.sha256(same_key(orjson.loads(table.get(i)) if m is None else m)).digest()
-                else:
-                    self.same[i] = b"\0%d" % i
+                    shape[i] = i  # (a class of its own: no digest is a number)
+            if alike[pre, texts[i]] > 1:
+                same[i] = hashlib.sha256(same_key(orjson.loads(table.get(i)) if m is None else m)).digest()
+            else:
+                same[i] = i
 
 
 def _text_facts(m: dict) -> tuple[int, int]:
