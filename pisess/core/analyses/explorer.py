@@ -394,8 +394,8 @@ class Walk:
     def take(self, lo: int, part: dict, remap: list) -> None:
         """The positions from ``lo`` on as a child's ``part`` says, its message indexes mapped
         by ``remap`` (``MessageTable.take``)."""
-        self.projected[lo:] = [tuple(remap[i] for i in got) if type(got) is tuple else got
-                               for got in part["projected"]]
+        self.projected[lo:] = [((remap[got[0]],) if len(got) == 1 else tuple([remap[i] for i in got]))
+                               if type(got) is tuple else got for got in part["projected"]]
         self.breaks_path[lo:] = part["breaks"]
         self.keys[lo:] = part["keys"]
         self.types[lo:] = part["types"]
