@@ -526,3 +526,49 @@ def test_the_page_json_written_member_by_member_is_the_whole_written_at_once():
     def check(doc):
         assert _dumps_members(doc) == _dumps(doc)
     check()
+
+
+def test_the_branch_costs_are_each_subtrees_sums():
+    """``_branch_costs``: per child of a branch point, its subtree's entries, tokens and cost, the
+    cost summed as a child's subtree is added to its parent, the children in their order (a sum
+    of floats depends on it); the same whether each parent comes before its children (pi's files:
+    one pass from the end) or not."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from pisess.core.analyses.page import _branch_costs
+
+    @st.composite
+    def trees(draw):
+        n = draw(st.integers(1, 24))
+        order = draw(st.permutations(range(n))) if draw(st.booleans()) else list(range(n))  # (the order entries are made in)
+        parents = [-1] * n
+        for i, p in enumerate(order):
+            if i and draw(st.integers(0, 9)):
+                parents[p] = order[draw(st.integers(0, i - 1))]
+        usage = draw(st.lists(st.one_of(st.just(0), st.tuples(st.integers(0, 9), st.sampled_from(
+            [0.1, 0.2, 0.3, 1e-7, 0.0012000000000000001, 0.7, 1e16]))), min_size=n, max_size=n))
+        return parents, [list(u) if u else 0 for u in usage]
+
+    def whole(p, parents, usage):
+        kids = [c for c in range(len(parents)) if parents[c] == p]
+        size, tokens, cost = 1, *(usage[p] if usage[p] else (0, 0.0))
+        cost = 0.0 + cost
+        for c in kids:
+            s, t, k = whole(c, parents, usage)
+            size, tokens, cost = size + s, tokens + t, cost + k
+        return size, tokens, cost
+
+    @settings(max_examples=300, deadline=None)
+    @given(tree=trees())
+    def check(tree):
+        parents, usage = tree
+        expected = {}
+        for q in range(len(parents)):
+            kids = [c for c in range(len(parents)) if parents[c] == q]
+            if len(kids) > 1:
+                for c in kids:
+                    s, t, k = whole(c, parents, usage)
+                    expected[str(c)] = [s, t, round(k, 10)]
+        assert _branch_costs(parents, usage) == expected
+    check()

@@ -912,16 +912,6 @@ def _branch_costs(parents: list, usage: list) -> dict:
     for p, q in enumerate(parents):
         if q >= 0:
             kids.setdefault(q, []).append(p)
-    order: list = []
-    stack = [p for p in range(n) if parents[p] < 0]
-    seen = bytearray(n)
-    while stack:
-        p = stack.pop()
-        if seen[p]:
-            continue
-        seen[p] = 1
-        order.append(p)
-        stack.extend(kids.get(p, ()))
     size = [1] * n
     tokens = [0] * n
     cost = [0.0] * n
@@ -929,12 +919,39 @@ def _branch_costs(parents: list, usage: list) -> dict:
         u = usage[p]
         if u:
             tokens[p], cost[p] = u[0], u[1]
-    for p in reversed(order):
-        q = parents[p]
-        if q >= 0:
-            size[q] += size[p]
-            tokens[q] += tokens[p]
-            cost[q] += cost[p]
+    if all(q < p for p, q in enumerate(parents)):
+        # each parent before its children (pi's files): from the last position back every subtree
+        # is whole when its root is reached; a branch point adds its children in their order, as
+        # the walk below does (a sum of floats depends on it)
+        for p in range(n - 1, -1, -1):
+            cs = kids.get(p)
+            if cs is not None and len(cs) > 1:
+                for c in cs:
+                    size[p] += size[c]
+                    tokens[p] += tokens[c]
+                    cost[p] += cost[c]
+            q = parents[p]
+            if q >= 0 and len(kids[q]) == 1:
+                size[q] += size[p]
+                tokens[q] += tokens[p]
+                cost[q] += cost[p]
+    else:
+        order: list = []
+        stack = [p for p in range(n) if parents[p] < 0]
+        seen = bytearray(n)
+        while stack:
+            p = stack.pop()
+            if seen[p]:
+                continue
+            seen[p] = 1
+            order.append(p)
+            stack.extend(kids.get(p, ()))
+        for p in reversed(order):
+            q = parents[p]
+            if q >= 0:
+                size[q] += size[p]
+                tokens[q] += tokens[p]
+                cost[q] += cost[p]
     return {str(c): [size[c], tokens[c], round(cost[c], 10)]
             for q, cs in kids.items() if len(cs) > 1 for c in cs}
 
