@@ -117,10 +117,14 @@ OPEN_NODE = """(id) => { let link;
   location.hash = link; }"""
 
 
-# Every node in turn, a frame after each (the page drawn as a user sees it), in one round trip a tab
-OPEN_EVERY_NODE = """async (ids) => { const open = (OPEN_NODE_FN);
-  for (const id of ids) { open(id); await new Promise(r => requestAnimationFrame(() => r())); } }""".replace(
-    "OPEN_NODE_FN", OPEN_NODE)
+# Every node in turn, a frame after each (the page drawn as a user sees it), then every closed
+# section shown opened: in one round trip a tab (a click each, a round trip each, took a tenth of the test)
+OPEN_EVERY_NODE = """async (ids) => {
+  const open = (OPEN_NODE_FN), frame = () => new Promise(r => requestAnimationFrame(() => r()));
+  for (const id of ids) { open(id); await frame(); }
+  for (const toggle of document.querySelectorAll('details:not([open]) > summary')) {
+    if (toggle.getClientRects().length) toggle.click(); }
+  await frame(); }""".replace("OPEN_NODE_FN", OPEN_NODE)
 
 
 def visit_everything(page) -> None:
@@ -131,9 +135,6 @@ def visit_everything(page) -> None:
     for tab in ("entry", "context", "path", "trace"):
         page.click(f"[data-tab={tab}]")
         page.evaluate(OPEN_EVERY_NODE, ids)
-        for toggle in page.query_selector_all("details:not([open]) > summary"):
-            if toggle.is_visible():
-                toggle.click()
     if len(ids) >= 2:
         page.evaluate("""([a, b]) => {
             try { location.hash = `a=${encodeURIComponent(a)}&b=${encodeURIComponent(b)}&tab=compare`; }
