@@ -255,7 +255,7 @@ def test_a_child_that_fails_leaves_the_file_to_the_line_scan(tmp_path, monkeypat
     def broken(*a, **k):
         raise RuntimeError("the child dies before it sends anything")
 
-    monkeypatch.setattr(pickle, "dump", broken)  # only the forked child pickles (into the pipe)
+    monkeypatch.setattr(pickle, "dumps", broken)  # only the forked child pickles
     assert compact.scan_compact(str(path), workers=2) is None
     monkeypatch.setattr(compact.parallel, "cpus", lambda: 2)
     s = open_session(str(path), "harness", light=True)

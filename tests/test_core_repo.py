@@ -343,6 +343,6 @@ def test_list_shared_child_that_fails_is_read_by_the_parent(tmp_path, monkeypatc
     def broken(*a, **k):
         raise RuntimeError("the child dies before it sends anything")
 
-    monkeypatch.setattr(pickle, "dump", broken)  # only forked children pickle (into the pipe)
+    monkeypatch.setattr(pickle, "dumps", broken)  # only forked children pickle
     shared = list_sessions(str(tmp_path), CWD, pi_version=SDK)
     assert shared.sessions == one.sessions and len(shared.skipped) == len(one.skipped)

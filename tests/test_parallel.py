@@ -1,5 +1,5 @@
-"""``parallel.Child``: a forked child's value crosses the pipe as it is pickled; whatever goes
-wrong on the way makes the value ``None`` (the caller does that share itself), never half a value."""
+"""``parallel.Child``: a forked child's value crosses a pipe pickled; whatever goes wrong on the
+way makes the value ``None`` (the caller does that share itself), never half a value."""
 
 import os
 import sys
@@ -22,8 +22,8 @@ def test_a_childs_value_bigger_than_a_pipe_arrives_whole():
 
 
 def test_a_value_that_fails_to_pickle_half_way_is_none():
-    """The first megabytes are written before the part that cannot be pickled is met: what
-    arrived is not taken for a value."""
+    """Megabytes are pickled before the part that cannot be is met: no part of it is taken for
+    a value."""
     def half_picklable() -> list:
         return [_big(), lambda: None]
 
