@@ -15,7 +15,7 @@ from array import array
 from pathlib import Path
 
 import pytest
-from hypothesis import event, given, settings
+from hypothesis import event, example, given, settings
 from hypothesis import strategies as st
 
 from conftest import SHARDS, assistant, encode_line, entry, examples, header, message, user
@@ -369,10 +369,14 @@ def _appended(path: Path, start: int) -> list:
                                      min_size=1, max_size=4),
        style=st.sampled_from(["short", "long", "reused"]), reader=st.sampled_from(["auto", "harness", "cli"]),
        more=st.lists(_entry_line(), max_size=2))
+# (found by Hypothesis: the random line after the turns is itself a next turn, carried over rightly)
+@example(first=[_line(assistant("e0", None, text=""))], turns=[("user", "")], style="reused", reader="auto",
+         more=[_line(user("n0", "n1", text=""))])
 def test_kept_places_carried_over_an_append_are_the_places_of_the_grown_file(tmp_path, first, turns, style, reader,
                                                                              more):
     """Where the kept places go on after an append (``extend_places``), they are what placing the
-    grown file anew gives, entry for entry; anything else appended than pi's next turns is refused."""
+    grown file anew gives, entry for entry; anything else appended than pi's next turns is refused
+    (``more`` is random lines: blank ones, or by chance a next turn of its own)."""
     path = tmp_path / "s.jsonl"
     path.write_bytes(_line(header()) + b"".join(first))
     before = _places(path, reader)
@@ -384,7 +388,33 @@ def test_kept_places_carried_over_an_append_are_the_places_of_the_grown_file(tmp
     event("carried over" if got is not None else "placed anew")
     if got is not None:
         assert after is not None and _flat(got) == _flat(after)
-        assert all(rows.parsed(m) is rows.BLANK for m in more)  # (blank lines only)
+        grown = path.read_bytes()
+        assert _are_next_turns(grown[:len(grown) - len(b"".join(more))], more)
+
+
+def _are_next_turns(data: bytes, lines: list[bytes]) -> bool:
+    """Whether ``lines``, blank ones aside, are pi's next turns after the file ``data``: messages, each
+    the child of the entry written just before it, with a string id no entry has yet."""
+    seen = set()
+    for raw in data.split(b"\n"):
+        try:
+            v = json.loads(raw)
+        except ValueError:
+            continue
+        if isinstance(v, dict) and isinstance(v.get("id"), str):
+            seen.add(v["id"])
+    parent = _last_id(data)
+    for raw in lines:
+        v = rows.parsed(raw)
+        if v is rows.BLANK:
+            continue
+        eid = v.get("id") if isinstance(v, dict) else None
+        if not (isinstance(eid, str) and v.get("type") == "message" and v.get("parentId") == parent
+                and eid not in seen):
+            return False
+        seen.add(eid)
+        parent = eid
+    return True
 
 
 def test_kept_places_go_on_over_pis_next_turns(tmp_path):
