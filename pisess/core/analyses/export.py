@@ -494,9 +494,10 @@ def export_explorer(session, leaf_id: Any, opts: ExportOptions) -> Export:
             return f"<body><p>{html.escape(err.message)}</p></body>", {}
 
     def beside() -> tuple:
-        """What a big session's page takes from a forked child, made while this process takes the
-        entries: the static page and its secrets, validate's findings and search's placements (none
-        depends on the page's pass; a second of a session of screenshots, of the 200 MB session)."""
+        """What a big session's page takes from a forked child (``start``), made once this process
+        has taken its half of the entries, on the CPU the page's serial tail leaves idle (forked
+        before, it was a third process beside the two halves): the static page and its secrets,
+        validate's findings and search's placements (none depends on the page's pass)."""
         return (*static_page(), page_findings(session), placements(session))
 
     children: list = []
@@ -533,8 +534,9 @@ def page_findings(session) -> list:
 
 
 def _explorer(session, leaf_id: Any, opts: ExportOptions, children: list, static_page: Any, start: Any) -> Export:
-    """``export_explorer``'s page; the static page, the findings and placements from ``child`` (a
-    ``parallel.Child``, see ``beside``), or made here when there is none or it failed."""
+    """``export_explorer``'s page; the static page, the findings and placements from the child
+    ``start`` forks into ``children`` (a ``parallel.Child``, see ``beside``), or made here when there
+    is none or it failed."""
     import tempfile
     from dataclasses import replace
 
