@@ -338,15 +338,6 @@ def same_and_shape_keys(m: Any) -> tuple[bytes, bytes | None]:
     return same, None if untexted is None else same_key(untexted)
 
 
-def texted_shape_key(m: Any) -> bytes | None:
-    """``shape_key(m)`` of a message that has a text to leave out; ``None`` for one that has none
-    (its shape key is its ``same_key``)."""
-    if not isinstance(m, dict):
-        return None
-    untexted = _without_text(seen_part(m))
-    return None if untexted is None else same_key(untexted)
-
-
 def _without_text(seen: dict) -> dict | None:
     """``seen`` (a message's ``seen_part``) with every text left out, or ``None`` when it holds none."""
     content = seen.get("content")

@@ -263,7 +263,7 @@ class _Messages:
 def _text_facts(m: dict) -> tuple[int, int]:
     """Of message ``m``: the length of its text (its content, or its text blocks', and its
     summary; alike for two messages with one ``same_key``), or -1 where it has no text to leave
-    out (diff's ``texted_shape_key`` is ``None``); and its pre-key, a hash of its role, tool call id and
+    out (its shape key is then its ``same_key``); and its pre-key, a hash of its role, tool call id and
     tool calls' ids: equal for two messages whose shape keys are equal (or the one's shape key the
     other's ``same_key``), and cheap."""
     role, call, content, summary = m.get("role"), m.get("toolCallId"), m.get("content"), m.get("summary")
@@ -290,7 +290,7 @@ def _text_facts(m: dict) -> tuple[int, int]:
     return (length if texted else -1), pre
 
 
-_LATER = bytes(32)  # (a message's ``same`` digest to be made in ``settle``; crosses a pipe as 32 bytes)
+_LATER = bytes(32)  # (a message's digest to be made in ``settle``; crosses a pipe as 32 bytes)
 
 
 def _key_text(v: Any) -> str:
@@ -389,7 +389,7 @@ def _assistant_facts(m: dict, response_model: bool, call_code: dict) -> tuple[li
         did["w"] = files
     if calls:
         did["k"] = calls
-    return step, did, not has_text and not (js.truthy(stop) and stop not in ("stop", "toolUse"))
+    return step, did, _left_out(has_text, stop)
 
 
 def _did_tallied(e: dict, pi_version: str) -> Any:
@@ -550,7 +550,11 @@ def _untexted(m: dict) -> bool:
         has_text = isinstance(c, list) and any(
             isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str) and b["text"].strip()
             for b in c)
-    stop = get(m, "stopReason")
+    return _left_out(has_text, get(m, "stopReason"))
+
+
+def _left_out(has_text: bool, stop: Any) -> bool:
+    """pi's page's rule for an assistant message: no text, and it neither failed nor was aborted."""
     return not has_text and not (js.truthy(stop) and stop not in ("stop", "toolUse"))
 
 
