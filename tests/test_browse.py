@@ -197,35 +197,91 @@ def examples(tmp_path, monkeypatch):
     time.tzset()
 
 
-#: How often the pilot looks whether the app went idle between the keys of one press (Textual's
-#: default is 20 ms; its ``pause`` keeps it).
-KEY_POLL_S = 0.005
+async def _settle(app) -> None:
+    """Until the app has nothing left to do: every message pump of the screen (its widgets, and their
+    scroll bars, which Textual keeps out of the DOM) has handled what was queued, and what that
+    queued in turn; the screen has laid out and drawn what changed, and its callbacks after a
+    refresh have run.  A condition, not a time: Textual's ``pilot.pause`` waits until the process
+    has used no CPU for one polling interval (20 ms), which a loaded machine can also give a busy
+    app (a scroll bar not yet drawn in a golden screen, at load 7-8), and which costs the interval
+    at every key on an idle one."""
+    for _ in range(SETTLE_ROUNDS):
+        if app._exit or app._closing or not app.is_running:
+            return  # (the app is ending: its pumps take nothing more)
+        try:
+            screen = app.screen
+        except Exception:  # (no screen)
+            return
+        pumps = [app, *(w for widget in screen.walk_children(with_self=True) for w in (widget, *widget._get_virtual_dom()))]
+        if not _busy(app, screen, pumps):
+            return
+        await _drain(app, pumps)
+        if app.animator._animations:
+            await app.animator.wait_until_complete()
+        screen._on_timer_update()  # (what the screen's 1/60 s update timer calls: the layout, the drawing)
+    raise AssertionError(f"the app did not settle in {SETTLE_ROUNDS} rounds")
 
 
-@pytest.fixture(autouse=True)
-def _keys_typed_quickly(monkeypatch):
-    """Textual's pilot waits after each key of a press until the app has been idle for a polling
-    interval (under 1 ms of CPU in it), twice a key: at 20 ms that was most of these tests' time
-    (the scroll test: 13 s of 14 asleep).  Between the keys of one press these look every 5 ms, as
-    a quick typist's keys come; the ``pause`` a test takes before it reads the screen is Textual's
-    own (its interval outlasts a screen update, 1/60 s, whose callbacks lay a new screen out)."""
+#: Rounds of ``_settle`` before it gives up (a key takes 2-6).
+SETTLE_ROUNDS = 200
+
+
+def _busy(app, screen, pumps) -> bool:
+    return bool(any(not p._message_queue.empty() or p._next_callbacks for p in pumps) or app.animator._animations
+                or screen._callbacks or screen._dirty_widgets or screen._layout_required or screen._scroll_required
+                or screen._repaint_required or screen._recompose_required
+                or any(w._repaint_required or w._layout_required or w._scroll_required or w._refresh_styles_required
+                       for w in pumps[1:]))
+
+
+async def _drain(app, pumps) -> None:
+    """Each pump has handled what it had queued (a callback queued behind it has run), or the app
+    failed (its exception ends the test)."""
+    left = asyncio.Event()
+    count = 0
+
+    def done() -> None:
+        nonlocal count
+        count -= 1
+        if count == 0:
+            left.set()
+
+    for pump in pumps:
+        count += bool(pump.call_later(done))
+    if count:
+        waits = [asyncio.ensure_future(left.wait()), asyncio.ensure_future(app._exception_event.wait())]
+        _, pending = await asyncio.wait(waits, timeout=30, return_when=asyncio.FIRST_COMPLETED)
+        for w in pending:
+            w.cancel()
+        assert len(pending) < len(waits), "the app's pumps did not drain in 30 s"
+    else:
+        await asyncio.sleep(0)
+
+
+def _key(name: str):
+    """The key event Textual's pilot sends for ``name`` (a key name or a character)."""
+    import unicodedata
+
+    from textual import events
+    from textual.keys import REPLACED_KEYS, _character_to_key, _get_unicode_name_from_key
+
+    if len(name) == 1 and not name.isalnum():
+        name = _character_to_key(name)
     try:
-        from textual import _wait, app
-    except ImportError:  # (no textual: the tests that need it skip)
-        return
-    if not hasattr(app, "wait_for_idle") or not hasattr(_wait, "SLEEP_IDLE"):  # another Textual: slower, not different
-        return
+        char: str | None = unicodedata.lookup(_get_unicode_name_from_key(REPLACED_KEYS.get(name, name)))
+    except KeyError:
+        char = name if len(name) == 1 else None
+    return events.Key(name, char)
 
-    async def idle_after_a_key(min_sleep: float = 0.0, max_sleep: float = 1.0) -> None:
-        start = time.monotonic()
-        while True:
-            cpu = time.process_time()
-            await asyncio.sleep(KEY_POLL_S)
-            elapsed = time.monotonic() - start
-            if elapsed >= max_sleep or (elapsed > min_sleep and time.process_time() - cpu < _wait.SLEEP_IDLE):
-                return
 
-    monkeypatch.setattr(app, "wait_for_idle", idle_after_a_key)
+async def _press(app, *keys: str) -> None:
+    """Each key handled, and the screen drawn after it, before the next (a typist's keys: the app
+    draws between them), then settled; ``_burst`` hands them over at once."""
+    for name in keys:
+        event = _key(name)
+        event.set_sender(app)
+        app.post_message(event)
+        await _settle(app)
 
 
 def _app(root: Path, path: str | None, at=None):
@@ -244,17 +300,14 @@ def test_the_session_screen_opens_at_the_leaf_and_moves(examples):
 
     async def go():
         app = _app(examples, path)
-        async with app.run_test(size=(100, 30)) as pilot:
-            await pilot.pause()
+        async with app.run_test(size=(100, 30)):
+            await _settle(app)
             first = _screen_text(app)
-            await pilot.press("k", "k")
-            await pilot.pause()
+            await _press(app, "k", "k")
             moved = _screen_text(app)
-            await pilot.press("g")
-            await pilot.pause()
+            await _press(app, "g")
             top = _screen_text(app)
-            await pilot.press("L")
-            await pilot.pause()
+            await _press(app, "L")
             back = _screen_text(app)
             return first, moved, top, back
 
@@ -274,22 +327,17 @@ def test_context_trace_compare_and_help_screens(examples):
     async def go():
         app = _app(examples, path)
         out = {}
-        async with app.run_test(size=(100, 30)) as pilot:
-            await pilot.pause()
-            await pilot.press("c")
-            await pilot.pause()
+        async with app.run_test(size=(100, 30)):
+            await _settle(app)
+            await _press(app, "c")
             out["context"] = _screen_text(app)
-            await pilot.press("escape", "t")
-            await pilot.pause()
+            await _press(app, "escape", "t")
             out["trace"] = _screen_text(app)
-            await pilot.press("escape", "d", "k", "k", "k", "d")
-            await pilot.pause()
+            await _press(app, "escape", "d", "k", "k", "k", "d")
             out["compare"] = _screen_text(app)
-            await pilot.press("escape", "question_mark")
-            await pilot.pause()
+            await _press(app, "escape", "question_mark")
             out["help"] = _screen_text(app)
-            await pilot.press("escape", "q")
-            await pilot.pause()
+            await _press(app, "escape", "q")
             out["running"] = app.is_running
         return out
 
@@ -307,13 +355,11 @@ def test_fold_search_and_copy(examples):
 
     async def go():
         app = _app(examples, path)
-        async with app.run_test(size=(100, 30)) as pilot:
-            await pilot.pause()
-            await pilot.press("slash", *"reverted", "enter")
-            await pilot.pause()
+        async with app.run_test(size=(100, 30)):
+            await _settle(app)
+            await _press(app, "slash", *"reverted", "enter")
             hit = _screen_text(app)
-            await pilot.press("y")
-            await pilot.pause()
+            await _press(app, "y")
             copied = app.clipboard
             return hit, copied
 
@@ -329,13 +375,11 @@ def test_fork_writes_a_new_file_that_validates(examples, monkeypatch):
 
     async def go():
         app = _app(examples, path)
-        async with app.run_test(size=(100, 30)) as pilot:
-            await pilot.pause()
-            await pilot.press("k", "f")
-            await pilot.pause()
+        async with app.run_test(size=(100, 30)):
+            await _settle(app)
+            await _press(app, "k", "f")
             asked = _screen_text(app)
-            await pilot.press("y")
-            await pilot.pause()
+            await _press(app, "y")
             return asked
 
     asked = _run(go())
@@ -353,26 +397,35 @@ def test_a_live_append_shows_up_and_the_selection_stays(examples):
 
     async def go():
         app = _app(examples, path)
-        async with app.run_test(size=(100, 30)) as pilot:
-            await pilot.pause()
-            await pilot.press("k")
-            await pilot.pause()
+        async with app.run_test(size=(100, 30)):
+            await _settle(app)
+            await _press(app, "k")
             with open(path, "a") as f:
                 f.write(json.dumps(user("feedbeef", "05241346", "one more thing")) + "\n")
-            await pilot.pause(1.5)
-            return _screen_text(app)
+            return await _screen_once(app, lambda screen: "feedbeef" in screen, within=3.0)
 
     after = _run(go())
     assert "feedbeef" in after and "one more thing" in after
     assert "tool 2577ebee" in after  # still the selected entry's detail
 
 
-async def _three_up(pilot) -> None:
+async def _screen_once(app, shows, within: float) -> str:
+    """The screen once ``shows`` it, settled, looked at every 50 ms (what a timer of the app brings),
+    or as it is after ``within`` seconds."""
+    end = time.monotonic() + within
+    while True:
+        await _settle(app)
+        screen = _screen_text(app)
+        if shows(screen) or time.monotonic() > end:
+            return screen
+        await asyncio.sleep(0.05)
+
+
+async def _three_up(app) -> None:
     """The app drawn, then the selection three entries above the leaf (an entry the appends and
     the rewrite of the follow tests leave in place)."""
-    await pilot.pause()
-    await pilot.press("k", "k", "k")
-    await pilot.pause()
+    await _settle(app)
+    await _press(app, "k", "k", "k")
 
 
 @pytest.mark.parametrize("cached", [pytest.param("cache", marks=pytest.mark.slow), "no cache"], indirect=True)
@@ -396,20 +449,19 @@ def test_live_appends_keep_the_selection_and_the_scroll(examples, monkeypatch, c
         with open(path, "ab") as f:
             f.write(data)
         app.screen._follow()  # (what the one-second timer calls)
-        await pilot.pause()
+        await _settle(app)
         return seen(app)
 
     async def go():
         app = _app(examples, path)
         async with app.run_test(size=(100, 30)) as pilot:
-            await _three_up(pilot)
+            await _three_up(app)
             out = [seen(app)]
             line = json.dumps(user("feedbeef", "05241346", "one more thing")).encode()
             out.append(await append(app, pilot, line[:30]))
             out.append(await append(app, pilot, line[30:] + b"\n" +
                                     json.dumps(assistant("cafe0001", "feedbeef", "on it")).encode() + b"\n"))
-            await pilot.press("g", "j", "j")
-            await pilot.pause()
+            await _press(app, "g", "j", "j")
             out.append(seen(app))
             out.append(await append(app, pilot, json.dumps(user("cafe0002", "cafe0001", "more")).encode() + b"\n"))
             return out
@@ -435,12 +487,12 @@ def test_a_rewritten_file_is_read_again_and_the_selection_kept_by_id(examples):
 
     async def go():
         app = _app(examples, path)
-        async with app.run_test(size=(100, 30)) as pilot:
-            await _three_up(pilot)
+        async with app.run_test(size=(100, 30)):
+            await _three_up(app)
             data = Path(path).read_bytes()
             Path(path).write_bytes(data[:data.rstrip(b"\n").rfind(b"\n") + 1])  # the last entry gone
             app.screen._follow()
-            await pilot.pause()
+            await _settle(app)
             return app.screen._selected_id(), _screen_text(app)
 
     selected, screen = _run(go())
@@ -453,16 +505,14 @@ def test_a_rewritten_file_is_read_again_and_the_selection_kept_by_id(examples):
 def test_the_sessions_screen_lists_filters_and_opens(examples):
     async def go():
         app = _app(examples, None)
-        async with app.run_test(size=(100, 30)) as pilot:
-            await pilot.pause()
+        async with app.run_test(size=(100, 30)):
+            await _settle(app)
             listed = _screen_text(app)
-            await pilot.press(*"7e43")
-            await pilot.pause()
+            await _press(app, *"7e43")
             filtered = _screen_text(app)
-            await pilot.press("enter")  # (in the filter box: opens the session it leaves selected)
-            await pilot.pause()
+            await _press(app, "enter")  # (in the filter box: opens the session it leaves selected)
             opened = _screen_text(app)
-            await pilot.press("tab")
+            await _press(app, "tab")
             return listed, filtered, opened
 
     listed, filtered, opened = _run(go())
@@ -520,11 +570,10 @@ def test_screens_match_golden(examples, session, keys, name):
 
     async def go():
         app = _app(examples, path)
-        async with app.run_test(size=(100, 30)) as pilot:
-            await pilot.pause()
+        async with app.run_test(size=(100, 30)):
+            await _settle(app)
             if keys:
-                await pilot.press(*keys)
-                await pilot.pause()
+                await _press(app, *keys)
             return _screen_text(app)
 
     check_golden(f"browse_{name}.txt", _run(go()) + "\n")
@@ -534,13 +583,11 @@ def test_screens_match_golden(examples, session, keys, name):
 def test_the_sessions_text_search_lists_hits_and_opens_at_one(examples):
     async def go():
         app = _app(examples, None)
-        async with app.run_test(size=(100, 30)) as pilot:
-            await pilot.pause()
-            await pilot.press("slash", *"reverted", "enter")
-            await pilot.pause()
+        async with app.run_test(size=(100, 30)):
+            await _settle(app)
+            await _press(app, "slash", *"reverted", "enter")
             hits = _screen_text(app)
-            await pilot.press("enter")
-            await pilot.pause()
+            await _press(app, "enter")
             return hits, _screen_text(app)
 
     hits, opened = _run(go())
@@ -635,23 +682,19 @@ def test_the_highlighted_row_is_the_entry_the_keys_act_on(examples, size, moves)
     async def go():
         app = _app(examples, path)
         seen = []
-        async with app.run_test(size=size) as pilot:
-            await pilot.pause()
+        async with app.run_test(size=size):
+            await _settle(app)
             for keys in moves:
-                await pilot.press(*keys)
-                await pilot.pause()
+                await _press(app, *keys)
                 tree, detail = app.screen.query_one("#tree"), app.screen.query_one("#detail")
-                await pilot.press("y")
-                await pilot.pause()
+                await _press(app, "y")
                 seen.append((keys, _highlighted(app, tree), _region_text(app, detail).split("\n")[0],
                              app.clipboard, _thumbs(app, tree)))
-            await pilot.press("c")
-            await pilot.pause()
+            await _press(app, "c")
             context = _screen_text(app).split("\n")[0]
-            await pilot.press("escape", "f")
-            await pilot.pause()
+            await _press(app, "escape", "f")
             fork = _screen_text(app)
-            await pilot.press("n")
+            await _press(app, "n")
             return seen, context, fork
 
     seen, context, fork = _run(go())
@@ -681,19 +724,16 @@ def test_the_sessions_screen_opens_the_highlighted_session(examples, size):
         app = BrowseApp(path=None, at=None, root=str(examples / "sessions"), cwd="/work/proj", reader="auto",
                         pi_version="1.6.0")
         out = []
-        async with app.run_test(size=size) as pilot:
-            await pilot.pause()
+        async with app.run_test(size=size):
+            await _settle(app)
             for keys in [("G", "k", "k"), ("g",), ("k",), ("pagedown", "j"), ("G", "j", "pageup")]:
-                await pilot.press(*keys)
-                await pilot.pause()
+                await _press(app, *keys)
                 rows = app.screen.query_one("#sessions")
                 highlighted = _highlighted(app, rows)
                 thumbs = _thumbs(app, rows)
-                await pilot.press("enter")
-                await pilot.pause()
+                await _press(app, "enter")
                 out.append((keys, highlighted, _screen_text(app).split("\n")[0], thumbs))
-                await pilot.press("escape")
-                await pilot.pause()
+                await _press(app, "escape")
         return out
 
     for keys, highlighted, title, thumbs in _run(go()):
@@ -709,15 +749,14 @@ def test_the_sessions_screen_opens_the_highlighted_session(examples, size):
 KEY_NAMES = {"/": "slash", "\r": "enter", "\x1b": "escape", " ": "space", "?": "question_mark"}
 
 
-async def _burst(app, pilot, keys: str) -> None:
+async def _burst(app, keys: str) -> None:
     """Every key of ``keys`` queued before the app handles the first (as the terminal driver queues
     what arrives in one read), then the app left to settle."""
     from textual import events
 
     for ch in keys:
         app.post_message(events.Key(KEY_NAMES.get(ch, ch), None if ch == "\x1b" else ch))
-    await pilot.pause()
-    await pilot.pause()
+    await _settle(app)
 
 
 # (the default run types them at once, as the terminal hands over a paste or a fast typist's keys;
@@ -732,20 +771,18 @@ def test_keys_after_slash_go_to_the_search_box(examples, how):
 
     async def go():
         app = _app(examples, path)
-        async with app.run_test(size=(100, 30)) as pilot:
-            await pilot.pause()
+        async with app.run_test(size=(100, 30)):
+            await _settle(app)
             if how == "burst":
-                await _burst(app, pilot, "/safety")
+                await _burst(app, "/safety")
             else:
-                await pilot.press(*"/safety")
-                await pilot.pause()
+                await _press(app, *"/safety")
             box = app.screen.query_one("#search")
             typed = box.value, box.has_focus, type(app.screen).__name__
             if how == "burst":
-                await _burst(app, pilot, "\x1b/revert\r")
+                await _burst(app, "\x1b/revert\r")
             else:
-                await pilot.press("escape", *"/revert", "enter")
-                await pilot.pause()
+                await _press(app, "escape", *"/revert", "enter")
             return typed, _screen_text(app), app.screen.query_one("#search").display
 
     typed, screen, box_shown = _run(go())
@@ -763,12 +800,11 @@ def test_a_confirmation_takes_no_key_typed_before_it_was_drawn(examples):
 
     async def go():
         app = _app(examples, path)
-        async with app.run_test(size=(100, 30)) as pilot:
-            await pilot.pause()
-            await _burst(app, pilot, "kfy")
+        async with app.run_test(size=(100, 30)):
+            await _settle(app)
+            await _burst(app, "kfy")
             asked, written = _screen_text(app), set(os.listdir(folder)) - before
-            await pilot.press("y")
-            await pilot.pause()
+            await _press(app, "y")
             return asked, written, set(os.listdir(folder)) - before
 
     asked, early, late = _run(go())
@@ -790,7 +826,7 @@ def _run_app(examples, keys_then_look, path=CLI_FILE, at=None, size=(100, 30), *
         settings.update(kw)
         app = BrowseApp(**settings)
         async with app.run_test(size=size) as pilot:
-            await pilot.pause()
+            await _settle(app)
             return await keys_then_look(app, pilot)
 
     return _run(go())
@@ -800,11 +836,9 @@ def test_h_folds_a_side_branch_whole_and_l_opens_it(examples):
     """On the first row of a side branch (``├─○ b5624c3e``: 27 entries, drawn ``│ ○`` below it) ``h``
     folds all of it into one row; the next side branch stays; ``l`` opens it again."""
     async def look(app, pilot):
-        await pilot.press("h")
-        await pilot.pause()
+        await _press(app, "h")
         folded = _screen_text(app), app.screen._selected_id()
-        await pilot.press("l")
-        await pilot.pause()
+        await _press(app, "l")
         return folded, _screen_text(app)
 
     (folded, selected), opened = _run_app(examples, look, at="b5624c3e")
@@ -817,17 +851,16 @@ def test_h_folds_a_side_branch_whole_and_l_opens_it(examples):
 def test_the_sessions_filter_takes_fast_keys_esc_clears_it_enter_opens(examples):
     async def look(app, pilot):
         out = {}
-        await _burst(app, pilot, "7e4")
+        await _burst(app, "7e4")
         out["typed"] = _screen_text(app).split("\n")[0]
-        await _burst(app, pilot, "\x1b")
+        await _burst(app, "\x1b")
         out["cleared"] = _screen_text(app).split("\n")[0]
-        await _burst(app, pilot, "7e43")
+        await _burst(app, "7e43")
         out["again"] = _screen_text(app).split("\n")[0]
-        await _burst(app, pilot, "\r")
+        await _burst(app, "\r")
         out["opened"] = _screen_text(app).split("\n")[0]
-        await pilot.press("escape")
-        await pilot.pause()
-        await _burst(app, pilot, "/reverted")
+        await _press(app, "escape")
+        await _burst(app, "/reverted")
         out["content"] = (app.screen.query_one("#content").value, app.screen.query_one("#search").value,
                           app.screen.query_text)
         return out
@@ -844,11 +877,9 @@ def test_after_a_resize_the_selection_is_in_view_and_the_entry_pane_rewrapped(ex
     """120x30 at the leaf, two up, then 80x24: the selected row is on screen and highlighted, and
     the entry pane reads as a fresh start at 80x24 on that entry draws it."""
     async def look(app, pilot):
-        await pilot.press("k", "k")
-        await pilot.pause()
+        await _press(app, "k", "k")
         await pilot.resize_terminal(80, 24)
-        await pilot.pause()
-        await pilot.pause()
+        await _settle(app)
         return _highlighted(app, app.screen.query_one("#tree")), _region_text(app, app.screen.query_one("#detail"))
 
     async def fresh(app, pilot):
@@ -890,8 +921,7 @@ def test_the_key_bar_keeps_help_and_quit(examples, width):
 
 def test_a_text_pages_bar_says_j_and_k_scroll(examples):
     async def look(app, pilot):
-        await pilot.press("c")  # the context page: a text with no cursor
-        await pilot.pause()
+        await _press(app, "c")  # the context page: a text with no cursor
         return _screen_text(app).splitlines()[-1]
 
     bar = _run_app(examples, look, size=(80, 24))
@@ -906,11 +936,9 @@ def test_big_y_quotes_the_path_and_keeps_the_sessions_dir(examples):
     shutil.copy(examples / "sessions" / CLI_FILE, spaced)
 
     async def look(app, pilot):
-        await pilot.press("Y")
-        await pilot.pause()
+        await _press(app, "Y")
         leaf = app.clipboard
-        await pilot.press("k", "Y")
-        await pilot.pause()
+        await _press(app, "k", "Y")
         return leaf, app.clipboard
 
     leaf, other = _run_app(examples, look, path=str(spaced), sessions_dir="my sessions")
@@ -927,11 +955,9 @@ def test_fork_of_a_file_outside_the_root_goes_beside_it_as_pis_does(examples, tm
     shutil.copy(examples / "sessions" / CLI_FILE, elsewhere / "s.jsonl")
 
     async def look(app, pilot):
-        await pilot.press("f")
-        await pilot.pause()
+        await _press(app, "f")
         asked = _screen_text(app)
-        await pilot.press("y")
-        await pilot.pause()
+        await _press(app, "y")
         return asked
 
     asked = _run_app(examples, look, path=str(elsewhere / "s.jsonl"))
@@ -957,11 +983,9 @@ def test_the_context_screen_is_context_leaf_and_originals_only_on_a_toggle(examp
     nothing it does not (no "hidden" items); ``o`` adds what edits hid, and the title says so."""
 
     async def look(app, pilot):
-        await pilot.press("c")
-        await pilot.pause()
+        await _press(app, "c")
         plain = _screen_text(app)
-        await pilot.press("o")
-        await pilot.pause()
+        await _press(app, "o")
         return plain, _screen_text(app)
 
     plain, flipped = _run_app(examples, look, size=(100, 80))
@@ -981,8 +1005,7 @@ def test_the_context_screen_is_context_leaf_and_originals_only_on_a_toggle(examp
 
 def test_the_help_keeps_its_columns_at_80(examples):
     async def look(app, pilot):
-        await pilot.press("question_mark")
-        await pilot.pause()
+        await _press(app, "question_mark")
         return _screen_text(app)
 
     lines = _run_app(examples, look, size=(80, 70)).splitlines()
@@ -994,8 +1017,7 @@ def test_the_help_keeps_its_columns_at_80(examples):
 
 def test_tab_gives_j_and_k_to_the_entry_pane(examples):
     async def look(app, pilot):
-        await pilot.press("k", "k", "tab", "j", "j", "j")
-        await pilot.pause()
+        await _press(app, "k", "k", "tab", "j", "j", "j")
         pane = app.screen.query_one("#detail")
         return app.screen._selected_id(), pane.scroll_offset.y
 
@@ -1018,17 +1040,17 @@ def test_an_empty_session_and_thinking_say_what_they_are(examples, tmp_path):
     assert "\u25b8 thinking" in shown and "ponder the dates" in shown
 
 
-#: (the compare screen's in the slow run: 1.5 s of CPU to draw 300 rows; the default run draws it
-#: in test_context_trace_compare_and_help_screens)
+#: (the compare screen's in the slow run; the default run draws it in test_context_trace_compare_and_help_screens)
 @pytest.mark.parametrize("keys", [pytest.param(("c",), id="context"),
                                   pytest.param(("d", "g", "d"), id="compare", marks=pytest.mark.slow)])
 def test_no_message_names_an_option_browse_does_not_take(examples, keys):
+    """Every line of the page (the screen, and the page's lines scrolled out of it: a screen of 300
+    rows drawn took 1.5 s of CPU) names no option of the commands that browse does not take."""
     async def look(app, pilot):
-        await pilot.press(*keys)
-        await pilot.pause()
-        return _screen_text(app)
+        await _press(app, *keys)
+        return _screen_text(app) + "\n" + "\n".join(line.text for line in app.screen.query_one("#page").lines)
 
-    page = _run_app(examples, look, size=(120, 300))
+    page = _run_app(examples, look, size=(120, 30))
     assert "more line" in page  # (a block cut: what it says about it)
     assert not re.search(r"--(full|json|thinking|force|redact)\b", page), page
 
@@ -1039,10 +1061,8 @@ def test_no_message_names_an_option_browse_does_not_take(examples, keys):
                                   pytest.param(("slash", "a"), id="search box")])
 def test_ctrl_c_exits_130_everywhere(examples, keys):
     async def look(app, pilot):
-        await pilot.press(*keys)
-        await pilot.pause()
-        await pilot.press("ctrl+c")
-        await pilot.pause()
+        await _press(app, *keys)
+        await _press(app, "ctrl+c")
         return app.return_code
 
     assert _run_app(examples, look) == 130
@@ -1055,7 +1075,7 @@ def test_a_damaged_append_is_not_called_a_rewrite(examples):
         with open(path, "ab") as f:
             f.write(b"this is not json\n")
         app.screen._follow()
-        await pilot.pause()
+        await _settle(app)
         return _screen_text(app)
 
     screen = _run_app(examples, look)
@@ -1116,7 +1136,7 @@ def test_browse_at_an_unknown_or_ambiguous_entry_is_an_error(examples, monkeypat
                                          (("compare", "b12728a1"), "compare abf7491b with b12728a1")])
 def test_the_app_opens_on_the_screen_asked_for(examples, then, title):
     async def look(app, pilot):
-        await pilot.pause()
+        await _settle(app)
         return _screen_text(app).split("\n")[0], type(app.screen_stack[-2]).__name__
 
     first, below = _run_app(examples, look, at="abf7491b", then=then)
