@@ -12,18 +12,37 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "fork") or not sys.platform.star
                                 reason="forked children: Linux only (parallel.workers)")
 
 
+def _pipe_bytes() -> int:
+    """What a pipe holds before its writer waits (64 KiB on Linux unless raised)."""
+    import fcntl
+
+    read_end, write_end = os.pipe()
+    try:
+        return fcntl.fcntl(write_end, fcntl.F_GETPIPE_SZ)
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+
+
 def _big() -> dict:
-    return {"rows": [[i, str(i) * 3, {"k": i}] for i in range(200_000)], "blob": b"x" * (3 << 20)}
+    """A value whose pickle is a few pipes' worth: rows of mixed objects and a blob.  Past a
+    pipe's capacity the child's write waits on the parent's read, so any size beyond it shows
+    that the parent reads while the child writes and reads to the end (200,000 rows, 10 MB,
+    showed nothing more and cost a second of pickling)."""
+    return {"rows": [[i, str(i) * 3, {"k": i}] for i in range(3_000)], "blob": b"x" * (96 << 10)}
 
 
 def test_a_childs_value_bigger_than_a_pipe_arrives_whole():
+    import pickle
+
+    assert len(pickle.dumps(_big(), protocol=pickle.HIGHEST_PROTOCOL)) > 2 * _pipe_bytes()
     with parallel.Child(_big) as child:
         assert child.result() == _big()
 
 
 def test_a_value_that_fails_to_pickle_half_way_is_none():
-    """Megabytes are pickled before the part that cannot be is met: no part of it is taken for
-    a value."""
+    """A few pipes' worth is pickled before the part that cannot be is met (written as pickled,
+    it would be in the pipe already): no part of it is taken for a value."""
     def half_picklable() -> list:
         return [_big(), lambda: None]
 
