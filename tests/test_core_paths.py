@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import gc
 import time
 
 import pytest
@@ -272,12 +273,21 @@ def test_million_entry_chain_builds_path_and_context(tmp_path, n):
     del parts
     path = tmp_path / "long.jsonl"
     path.write_bytes(data)
-    raw = scan_bytes(data, str(path))  # one parse shared by both readers
-    del data
-    for reader in ("harness", "cli"):
-        s = open_session(str(path), reader, raw=raw)
-        ctx = build_context(s)
-        assert len(ctx.path) == n
-        assert ctx.path[0]["id"] == "0" and ctx.path[-1]["id"] == "end"
-        assert [m["content"] for m in ctx.messages] == ["first", "last"]
-        del s, ctx
+    # The cycle collector off, as the CLI runs (``cli.app.main``): a million entries' dicts make it
+    # re-walk the test process's whole heap (pytest's and Hypothesis's objects too) again and
+    # again, 40% of the CPU here and more under xdist, for no cycle (the claim is the recursion).
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        raw = scan_bytes(data, str(path))  # one parse shared by both readers
+        del data
+        for reader in ("harness", "cli"):
+            s = open_session(str(path), reader, raw=raw)
+            ctx = build_context(s)
+            assert len(ctx.path) == n
+            assert ctx.path[0]["id"] == "0" and ctx.path[-1]["id"] == "end"
+            assert [m["content"] for m in ctx.messages] == ["first", "last"]
+            del s, ctx
+    finally:
+        if collecting:
+            gc.enable()
