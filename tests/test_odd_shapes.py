@@ -120,71 +120,173 @@ def test_validate_names_what_differs_and_nothing_else(monkeypatch, both):
 
 # --- bounded memory ---------------------------------------------------------------------------------------------
 
-_CHILD = r"""
-import os, sys, tracemalloc
-from pisess.core.analyses import du
-from pisess.core.analyses.search import scan
-from pisess.core.listing import summary
-from pisess.core.reading import compact, jsonl, wholescan
-BLOCK = 64 << 10  # the reads' blocks (and the file search reads whole), scaled down as the files are
-jsonl.CHUNK = compact._BLOCK_BYTES = wholescan.BLOCK = summary._BLOCK = scan.BLOCK = du.BLOCK = BLOCK
-scan.search_file.__kwdefaults__["small"] = BLOCK
+_SERVER = r"""
+import importlib, json, os, sys, traceback
 from pisess.cli.app import main
-out, sys.argv = sys.argv[1], ["pisess", *sys.argv[2:]]
-tracemalloc.start()
-try:
-    main()
-except SystemExit:
-    pass
-finally:
-    peak = tracemalloc.get_traced_memory()[1]
-    with open(out, "w") as fh:
-        fh.write(str(peak))
+
+
+def run(argv, env, scaled, traced, err):  # pisess ARGV in this forked child: its exit code, its traced peak
+    os.environ.update(env)
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 0)
+    os.dup2(null, 1)
+    os.dup2(os.open(err, os.O_WRONLY | os.O_CREAT | os.O_TRUNC), 2)
+    if scaled:
+        from pisess.core.analyses import du
+        from pisess.core.analyses.search import scan
+        from pisess.core.listing import summary
+        from pisess.core.reading import compact, jsonl, wholescan
+        BLOCK = 64 << 10  # the reads' blocks (and the file search reads whole), scaled down as the files are
+        jsonl.CHUNK = compact._BLOCK_BYTES = wholescan.BLOCK = summary._BLOCK = scan.BLOCK = du.BLOCK = BLOCK
+        scan.search_file.__kwdefaults__["small"] = BLOCK
+    if traced:
+        import tracemalloc
+        tracemalloc.start()
+    sys.argv = ["pisess", *argv]
+    code = 1
+    try:
+        main()
+    except SystemExit as end:
+        code = end.code if isinstance(end.code, int) else 0 if end.code is None else 1
+    except BaseException:
+        traceback.print_exc()
+    peak = tracemalloc.get_traced_memory()[1] if traced else 0
+    sys.stdout.flush()
+    sys.stderr.flush()
+    return code, peak
+
+
+for request in sys.stdin:
+    argv, env, scaled, traced, err, warm = json.loads(request)
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_end)
+        code, peak = 1, 0
+        try:
+            code, peak = run(argv, env, scaled, traced, err)
+        finally:
+            os.write(write_end, ("\n".join(sys.modules) if warm else str(peak)).encode())
+            os._exit(code)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as fh:
+        said = fh.read().decode()
+    _, status, _ = os.wait4(pid, 0)
+    if warm:  # what the command imported, imported here
+        for name in said.split("\n"):
+            try:
+                importlib.import_module(name)
+            except Exception:  # (an alias such as os.path's; a name a module put there)
+                pass
+    sys.stdout.write(json.dumps([os.waitstatus_to_exitcode(status), 0 if warm else int(said)]) + "\n")
+    sys.stdout.flush()
 """
 
 
-def _peak(path: Path, label: str, tmp: Path) -> int:
-    out = tmp / "peak"
-    env = {**os.environ, "PISESS_CACHE": "off", "PISESS_JOBS": "1", "COLUMNS": "100", "NO_COLOR": "1"}
-    with open(os.devnull, "wb") as sink:
-        subprocess.run([sys.executable, "-c", _CHILD, str(out), *_argv(label, path)], stdout=sink,
-                       stderr=subprocess.PIPE, env=env, cwd=ROOT, check=True)
-    return int(out.read_text())
+class Children:
+    """Runs each measured command in a child forked from one process that has loaded what the
+    commands load.  A fresh process for each run started an interpreter and imported Typer, Rich
+    and the command's modules under ``tracemalloc``: a third of a CPU-second each, most of a run
+    here, and the same modules for the small file and the big one, so no part of what grows.
+    Before it measures a command, the process runs it on small files of each shape and imports
+    what it imported: a module left to load in a measured run would stand as a peak of its own
+    (Rich's Unicode tables: 2 MB) over the first file's.  A child's peak is then the command's
+    own memory.  (A fresh process's also held the modules loaded so far, which lifted the views,
+    loaded last, over the read's peak: a view's growth with the file showed there from its first
+    megabyte, here once it passes the read's peak.  Planted, holding every block read, or every
+    odd-shaped image uncut, fails the same cases either way.)"""
+
+    def __init__(self, tmp: Path) -> None:
+        self.err = str(tmp / "stderr")
+        env = {**os.environ, "PISESS_CACHE": "off", "COLUMNS": "100", "NO_COLOR": "1"}
+        self.server = subprocess.Popen([sys.executable, "-c", _SERVER], stdin=subprocess.PIPE,
+                                       stdout=subprocess.PIPE, env=env, cwd=ROOT, text=True)
+        self.small = (_write(tmp / "pi", 2, "pi", 8), _write(tmp / "odd", 2, "odd", 8))
+        self.warm: set[str] = set()
+
+    def peak(self, label: str, path: Path) -> tuple[int, int, str]:
+        """The command's exit code on ``path``, its peak of traced Python memory (the reads'
+        blocks scaled down to 64 KiB, one process) and its stderr."""
+        if label not in self.warm:
+            for small in self.small:
+                self._ask(_argv(label, small), scaled=True, traced=False, warm=True)
+            self.warm.add(label)
+        code, peak = self._ask(_argv(label, path), scaled=True, traced=True, warm=False)
+        return code, peak, Path(self.err).read_text(errors="replace")
+
+    def _ask(self, argv: list[str], *, scaled: bool, traced: bool, warm: bool) -> tuple[int, int]:
+        assert self.server.stdin is not None and self.server.stdout is not None
+        env = {"PISESS_JOBS": "1"}
+        self.server.stdin.write(json.dumps([argv, env, scaled, traced, self.err, warm]) + "\n")
+        self.server.stdin.flush()
+        reply = self.server.stdout.readline()
+        assert reply, "the measuring process ended"
+        code, peak = json.loads(reply)
+        return code, peak
+
+    def close(self) -> None:
+        assert self.server.stdin is not None
+        self.server.stdin.close()
+        self.server.wait(timeout=60)
 
 
-def _growth(tmp_path: Path, label: str, small: int, big: int, image_kb: int, shape: str = "odd") -> tuple[int, int, list[int]]:
+@pytest.fixture(scope="module")
+def children(tmp_path_factory):
+    c = Children(tmp_path_factory.mktemp("children"))
+    yield c
+    c.close()
+
+
+@pytest.fixture(scope="module")
+def sessions(tmp_path_factory):
+    """``sessions(turns, shape, image_kb)``: ``_write``'s file, written once for the module's tests
+    (each in a root of its own, which ``ls`` lists; the commands read it with the cache off)."""
+    made: dict[tuple[int, str, int], Path] = {}
+
+    def get(turns: int, shape: str, image_kb: int) -> Path:
+        if (turns, shape, image_kb) not in made:
+            made[turns, shape, image_kb] = _write(tmp_path_factory.mktemp(f"{shape}{turns}"), turns, shape, image_kb)
+        return made[turns, shape, image_kb]
+
+    return get
+
+
+def _growth(children: Children, sessions, label: str, small: int, big: int, image_kb: int,
+            shape: str = "odd") -> tuple[int, int, list[int]]:
     """How much the command's peak grows, and the file, from ``small`` to ``big`` turns."""
     peaks, sizes = [], []
     for turns in (small, big):
-        path = _write(tmp_path / f"{shape}{turns}", turns, shape, image_kb)
+        path = sessions(turns, shape, image_kb)
         sizes.append(path.stat().st_size)
-        peaks.append(_peak(path, label, tmp_path))
+        code, peak, err = children.peak(label, path)
+        assert code == 0 and "Traceback" not in err, (label, err[-2000:])
+        peaks.append(peak)
     return peaks[1] - peaks[0], sizes[1] - sizes[0], peaks
 
 
-#: The default run's commands (two processes each, 0.6 s of CPU): one of each way a file is read,
-#: through the index (tree), by the search's scan, into entries (context); the slow run all ten.
+#: The default run's commands (0.1-0.2 CPU-s each): one of each way a file is read, through the
+#: index (tree), by the search's scan, into entries (context); the slow run all ten.
 MEMORY_QUICK = ("tree", "search", "context --json")
 
 
 @pytest.mark.parametrize("label", [pytest.param(c, marks=() if c in MEMORY_QUICK else pytest.mark.slow)
                                    for c in COMMANDS])
-def test_memory_is_bounded_by_a_line_not_by_the_file(tmp_path, label):
+def test_memory_is_bounded_by_a_line_not_by_the_file(children, sessions, label):
     """The odd-shaped file grown from 6 to 24 turns of 64 KB images (0.7 to 2.7 MB, 98% of it
     images' base64): the command's peak grows by less than half of what the file grows by: it
     holds no image, and no block of the file beyond one (what grows is the entries' text and
     structure, as on a file written by pi)."""
-    grown, bigger, peaks = _growth(tmp_path, label, 6, 24, 64)
+    grown, bigger, peaks = _growth(children, sessions, label, 6, 24, 64)
     assert grown < bigger // 2, (label, peaks, bigger)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("label", list(COMMANDS))
-def test_memory_on_the_odd_shape_grows_as_on_pi_s(tmp_path, label):
+def test_memory_on_the_odd_shape_grows_as_on_pi_s(children, sessions, label):
     """From 20 to 160 turns (2.3 to 18 MB): the odd shape's peak grows by no more than the pi
     shape's does (the entries), plus a tenth of what the file grows by."""
-    grown, bigger, peaks = _growth(tmp_path, label, 20, 160, 64)
-    pi_grown, _, pi_peaks = _growth(tmp_path, label, 20, 160, 64, shape="pi")
+    grown, bigger, peaks = _growth(children, sessions, label, 20, 160, 64)
+    pi_grown, _, pi_peaks = _growth(children, sessions, label, 20, 160, 64, shape="pi")
     assert grown < pi_grown + bigger // 10, (label, peaks, pi_peaks, bigger)
     assert grown < bigger // 4, (label, peaks, bigger)
 
