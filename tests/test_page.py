@@ -259,61 +259,54 @@ def visible_rows(page) -> list[str]:
 # --- Context, Path, Compare, branch costs: every node --------------------------------------------------
 
 
-# One round trip per node for the every-node checks (a node is a few frames, not a dozen calls):
-# in the page, bring the node's row into view and click it (a node the filter hides: its link),
-# wait until the entry pane shows it, then for each tab: click it, wait a frame, read.
-CLICK_AND_READ = """async ([id, tabs]) => {
-  const frame = () => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
-  const row = await (ROW_IN_VIEW_FN)(id);
-  if (row) row.click();
-  else location.hash = 'entry=' + encodeURIComponent(id);
-  const shown = () => { const e = document.querySelector('[data-pane=entry]'); return e && e.dataset.entryId === id; };
-  for (let i = 0; !shown(); i++) { if (i > 300) throw new Error('not shown: ' + id); await frame(); }
-  const read = [];
-  for (const [tab, reader] of tabs) {
-    document.querySelector(`[data-tab=${tab}]`).click();
-    await frame();
-    read.push((READERS)[reader](tab));
+# The every-node pass, in one round trip: each node's row brought into view and clicked (a node the
+# filter hides: its link), its open tab read, then each other tab clicked and read (the tab last
+# read stays open for the next node: a node's click draws one tab, each tab is read after the
+# click that drew it).  The page draws in the click's handler, so each read follows its click with
+# no frame between (a frame after each click changed no read: every node of every session of the
+# full run, path and context).  The virtual tree draws the rows of a scroll position in its scroll
+# handler, which the browser calls at the next frame; here it is called at once, by the scroll
+# event dispatched after scrolling.
+ROW_IN_VIEW_NOW = """(id) => {
+  const find = () => Array.from(document.querySelectorAll('[data-pane=tree] [data-row]'))
+    .find(r => r.dataset.entryId === id && r.getClientRects().length);
+  let row = find();
+  const sc = (SCROLLER_FN)();
+  for (let top = 0; !row && sc && top < sc.scrollHeight; top += Math.max(1, Math.floor(sc.clientHeight / 2))) {
+    sc.scrollTop = top; sc.dispatchEvent(new Event('scroll')); row = find();
   }
-  return read;
-}""".replace("ROW_IN_VIEW_FN", ROW_IN_VIEW)
+  if (row) row.scrollIntoView({block: 'center'});
+  return row || null;
+}""".replace("SCROLLER_FN", SCROLLER)
+READ_NODES = """async ([ids, tabs]) => {
+  const readers = {context: READ_CONTEXT_FN, ids: READ_IDS_FN}, out = [];
+  const shown = (id) => { const e = document.querySelector('[data-pane=entry]'); return e && e.dataset.entryId === id; };
+  for (const id of ids) {
+    const row = (ROW_IN_VIEW_NOW_FN)(id);
+    if (row) row.click();
+    else location.hash = 'entry=' + encodeURIComponent(id);
+    // (a link is followed in a task of the browser's: waited for, a task at a time, 10 s at most)
+    for (const until = performance.now() + 10000; !shown(id); await new Promise(r => setTimeout(r))) {
+      if (performance.now() > until) throw new Error('not shown: ' + id);
+    }
+    const read = [document.querySelector('[data-pane=entry]').dataset.entryId];
+    const open = tabs.findIndex(([tab]) => document.querySelector(`[data-tab=${tab}]`).getAttribute('aria-selected') === 'true');
+    for (const k of tabs.keys()) {
+      const at = (Math.max(open, 0) + k) % tabs.length, [tab, reader] = tabs[at];
+      if (at !== open) document.querySelector(`[data-tab=${tab}]`).click();
+      read[1 + at] = readers[reader](tab);
+    }
+    out.push(read);
+  }
+  return out;
+}""".replace("ROW_IN_VIEW_NOW_FN", ROW_IN_VIEW_NOW).replace("READ_CONTEXT_FN", READ_CONTEXT).replace("READ_IDS_FN", READ_IDS)
 
 
-def click_and_read(page, node: str, *tabs: tuple[str, str]) -> list[Any]:
-    """Click ``node``'s row, then each (tab, reader) of ``tabs`` in turn, and read it (reader:
-    "context" or "ids"): one reading a tab."""
-    readers = "{context: " + READ_CONTEXT + ", ids: " + READ_IDS + "}"
-    return page.evaluate(CLICK_AND_READ.replace("(READERS)", "(" + readers + ")"), [node, [list(t) for t in tabs]])
-
-
-# The every-node pass, started in a page and left running there (the page's script reads on while
-# the test starts the next page's): each node's entry pane, then the reading of each tab.
-START_READING = """([ids, tabs]) => { const readOne = CLICK_AND_READ_FN;
-  window.__pisessReads = (async () => { const out = [];
-    for (const id of ids) { const read = await readOne([id, tabs]);
-      out.push([document.querySelector('[data-pane=entry]').dataset.entryId, ...read]); }
-    return out; })(); }"""
-
-#: How many pages read a long session's nodes at once, each in a context of its own (a page in
-#: the background of its context draws no frame).  A node is mostly frames waited for: in four
-#: pages the 40 first nodes of one-branchy-082 took 2.3 s instead of 4.4 s.
-PAGES_AT_ONCE = 4
-
-
-def read_every_node(pages: list, nodes: list[str], *tabs: tuple[str, str]) -> dict[str, list]:
-    """``click_and_read`` for each node, the nodes shared in runs among ``pages`` (open on the
-    same page and filter), which read at once: {node: [the node the entry pane shows, then the
-    reading of each tab]}."""
-    readers = "{context: " + READ_CONTEXT + ", ids: " + READ_IDS + "}"
-    start = START_READING.replace("CLICK_AND_READ_FN", CLICK_AND_READ.replace("(READERS)", "(" + readers + ")"))
-    size = -(-len(nodes) // len(pages))
-    shares = [nodes[k:k + size] for k in range(0, len(nodes), size)]
-    for page, share in zip(pages, shares):
-        page.evaluate(start, [share, [list(t) for t in tabs]])
-    read: dict[str, list] = {}
-    for page, share in zip(pages, shares):
-        read.update(zip(share, page.evaluate("() => window.__pisessReads")))
-    return read
+def read_nodes(page, nodes: list[str], *tabs: tuple[str, str]) -> dict[str, list]:
+    """Click each of ``nodes`` in turn and read each (tab, reader) of ``tabs`` (reader: "context"
+    or "ids"), the open one first, clicking the others, all in one round trip: {node: [the node the
+    entry pane shows, then the reading of each tab, in the order of ``tabs``]}."""
+    return dict(zip(nodes, page.evaluate(READ_NODES, [nodes, [list(t) for t in tabs]])))
 
 
 def assert_context_is(got: list[dict], doc: dict, node: str) -> None:
@@ -337,7 +330,7 @@ def root_chain(rows: list[dict], node: str) -> list[str]:
 # (the default run: the session with context edits and a compaction, a few of its nodes; the full
 # run every node of every session: one page and one click a node serve the two tabs)
 @pytest.mark.parametrize("session", _sessions_param(SESSIONS, {"edited.jsonl"}))
-def test_context_and_path_of_every_node_are_the_commands(session, cli, page, new_page, tmp_path):
+def test_context_and_path_of_every_node_are_the_commands(session, cli, page, tmp_path):
     """Click a node: its Path tab is ``pisess path --leaf NODE --json``'s entries (where that
     reader's path stops at a compaction, ``cutAtCheckpoint``: pi 0.82.1's SDK reader, the page may
     show the whole way from the root, which ends with those entries); its Context tab is ``pisess
@@ -347,11 +340,9 @@ def test_context_and_path_of_every_node_are_the_commands(session, cli, page, new
     assert nodes, "a session without entries tests nothing"
     out = cli.export(session, tmp_path / "page.html")
     chosen = in_this_run(nodes)
-    pages = [page, *(new_page() for _ in range(min(PAGES_AT_ONCE, 1 + len(chosen) // 10) - 1))]
-    for each in pages:
-        open_page(each, out)
-        click_filter(each, "all")
-    read = read_every_node(pages, chosen, ("path", "ids"), ("context", "context"))
+    open_page(page, out)
+    click_filter(page, "all")
+    read = read_nodes(page, chosen, ("path", "ids"), ("context", "context"))
     for node in chosen:
         entry_pane, shown, got = read[node]
         assert entry_pane == node
@@ -385,7 +376,7 @@ def test_original_toggle_shows_what_edits_hide(session, cli, page, tmp_path):
         if not doc.get("omittedEntryIds"):
             continue  # (nothing hidden: the page's context of it is the every-node test's)
         checked += 1
-        [got] = click_and_read(page, node, ("context", "context"))
+        [[_shown, got]] = read_nodes(page, [node], ("context", "context")).values()
         assert shown_node(page) == node
         page.click("[data-toggle=original]")
         page.evaluate(NEXT_FRAME)
