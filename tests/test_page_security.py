@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from conftest import assistant, cli_runner, entry, header, invoke, message, user, write_session
-from page_browser import file_url
+from page_browser import ACTION_TIMEOUT_MS, file_url
 
 HERE = Path(__file__).resolve().parent
 
@@ -79,8 +79,8 @@ class Watched:
     """A page in its own context that records requests and dialogs (and answers dialogs, so that
     one cannot hang the test)."""
 
-    def __init__(self, new_page, **options):
-        self.page = new_page(**options)
+    def __init__(self, page):
+        self.page = page
         self.requests: list[str] = []
         self.dialogs: list[str] = []
         self.page.on("request", lambda r: self.requests.append(r.url))
@@ -90,6 +90,11 @@ class Watched:
     def _dialog(self, dialog) -> None:
         self.dialogs.append(dialog.message)
         dialog.dismiss()
+
+    def forget(self) -> None:
+        """Empty the records, for the next test."""
+        self.requests.clear()
+        self.dialogs.clear()
 
     def open(self, path: Path) -> None:
         self.page.goto(file_url(path))
@@ -117,32 +122,52 @@ OPEN_NODE = """(id) => { let link;
   location.hash = link; }"""
 
 
-# Every node in turn, a frame after each (the page drawn as a user sees it), then every closed
-# section shown opened: in one round trip a tab (a click each, a round trip each, took a tenth of the test)
-OPEN_EVERY_NODE = """async (ids) => {
+# The filter "all", then on every tab every node in turn, a frame after each (the page drawn as a user
+# sees it), every closed section shown opened; then a compare: in one round trip (a Playwright click a
+# tab, each a round trip with its own waits, took a fifth of the test)
+VISIT_EVERY_NODE = """async () => {
   const open = (OPEN_NODE_FN), frame = () => new Promise(r => requestAnimationFrame(() => r()));
-  for (const id of ids) { open(id); await frame(); }
-  for (const toggle of document.querySelectorAll('details:not([open]) > summary')) {
-    if (toggle.getClientRects().length) toggle.click(); }
-  await frame(); }""".replace("OPEN_NODE_FN", OPEN_NODE)
+  document.querySelector('[data-filter=all]').click();
+  const ids = Array.from(document.querySelectorAll('[data-pane=tree] [data-row]')).map(r => r.dataset.entryId);
+  for (const tab of ['entry', 'context', 'path', 'trace']) {
+    document.querySelector(`[data-tab=${tab}]`).click();
+    for (const id of ids) { open(id); await frame(); }
+    for (const toggle of document.querySelectorAll('details:not([open]) > summary')) {
+      if (toggle.getClientRects().length) toggle.click(); }
+    await frame();
+  }
+  if (ids.length >= 2) {
+    try { location.hash = `a=${encodeURIComponent(ids[0])}&b=${encodeURIComponent(ids[ids.length - 1])}&tab=compare`; }
+    catch (e) { /* an id no URL can hold */ }
+    // (the link is followed in a task of the browser's: the compare shown, or 10 frames at most)
+    for (let i = 0; i < 10 && document.querySelector('[data-pane=compare]').hidden; i++) await frame();
+    await frame();
+  }
+}""".replace("OPEN_NODE_FN", OPEN_NODE)
 
 
 def visit_everything(page) -> None:
     """Every row clicked on every tab, the "all" filter, a search, a compare: the payloads get every
     chance to be drawn."""
-    page.click("[data-filter=all]")
-    ids = page.evaluate("() => Array.from(document.querySelectorAll('[data-pane=tree] [data-row]')).map(r => r.dataset.entryId)")
-    for tab in ("entry", "context", "path", "trace"):
-        page.click(f"[data-tab={tab}]")
-        page.evaluate(OPEN_EVERY_NODE, ids)
-    if len(ids) >= 2:
-        page.evaluate("""([a, b]) => {
-            try { location.hash = `a=${encodeURIComponent(a)}&b=${encodeURIComponent(b)}&tab=compare`; }
-            catch (e) { /* an id no URL can hold */ } }""", [ids[0], ids[-1]])
-        page.evaluate("() => new Promise(r => requestAnimationFrame(() => r()))")
+    page.evaluate(VISIT_EVERY_NODE)
     page.fill("[data-search-input]", "pwned")
     page.press("[data-search-input]", "Enter")
     page.evaluate("() => new Promise(r => requestAnimationFrame(() => r()))")
+
+
+#: The watched page of this process's browser (a context a test took a sixth of a hostile case's
+#: time): every test opens its page in it anew, with the records emptied.
+_WATCHED: list[Watched] = []
+
+
+@pytest.fixture()
+def watched(browser) -> Watched:
+    if not _WATCHED or _WATCHED[0].page.is_closed() or _WATCHED[0].page.context.browser is not browser:
+        context = browser.new_context(viewport={"width": 1280, "height": 800})
+        context.set_default_timeout(ACTION_TIMEOUT_MS)
+        _WATCHED[:] = [Watched(context.new_page())]
+    _WATCHED[0].forget()
+    return _WATCHED[0]
 
 
 def export(monkeypatch, session: str, out: Path, *options: str) -> tuple[int, Path]:
@@ -184,10 +209,9 @@ def test_embedded_data_escapes_what_would_end_or_break_a_script(monkeypatch, tmp
 
 # (the default run: images inline, the page with the most to draw; without images in the slow run)
 @pytest.mark.parametrize("images", [pytest.param("omit", marks=pytest.mark.slow), "inline"])
-def test_payloads_never_run_request_or_open_dialogs(monkeypatch, tmp_path, new_page, images):
+def test_payloads_never_run_request_or_open_dialogs(monkeypatch, tmp_path, watched, images):
     code, out = export(monkeypatch, hostile_session(tmp_path), tmp_path / "page.html", "--images", images)
     assert code == 0
-    watched = Watched(new_page)
     watched.open(out)
     text = watched.page.inner_text("body")
     assert "window.__pwned=2" in text and "<img src" in text, "the payloads are shown as text"
@@ -195,10 +219,9 @@ def test_payloads_never_run_request_or_open_dialogs(monkeypatch, tmp_path, new_p
     watched.assert_clean(out)
 
 
-def test_no_script_page_of_payloads_runs_nothing(monkeypatch, tmp_path, new_page):
+def test_no_script_page_of_payloads_runs_nothing(monkeypatch, tmp_path, watched):
     code, out = export(monkeypatch, hostile_session(tmp_path), tmp_path / "page.html", "--no-script")
     assert code == 0
-    watched = Watched(new_page)
     watched.page.goto(file_url(out))
     assert "window.__pwned=2" in watched.page.inner_text("body")
     watched.assert_clean(out)
@@ -228,7 +251,7 @@ def hostile_corpus(tmp_path_factory):
 
 @pytest.mark.parametrize("case", [pytest.param(c, marks=() if c in QUICK_CASES else pytest.mark.slow)
                                   for c in gen.case_names(False) if c not in TOO_BIG | NOT_FILES])
-def test_pages_of_hostile_sessions_are_inert(case, hostile_corpus, monkeypatch, tmp_path, new_page):
+def test_pages_of_hostile_sessions_are_inert(case, hostile_corpus, monkeypatch, tmp_path, watched):
     path = hostile_corpus["cases"][case].path
     assert Path(path).is_file()
     code, out = export(monkeypatch, path, tmp_path / "page.html")
@@ -236,7 +259,6 @@ def test_pages_of_hostile_sessions_are_inert(case, hostile_corpus, monkeypatch, 
     if code != 0:
         assert not out.exists(), "a refused export leaves no page"
         return
-    watched = Watched(new_page)
     watched.open(out)
     visit_everything(watched.page)
     watched.assert_clean(out)
