@@ -416,6 +416,29 @@ def _pairs(nodes: list[str], leaves: list[str], leaf: str, rng: random.Random, n
     return pairs
 
 
+# Each pair's compare opened by its link and read as soon as it is shown, all pairs in one round
+# trip: the page draws the compare in the link's handler (a frame more changed no read: every
+# pair of every session of the full run).
+READ_COMPARES = """async (pairs) => {
+  const out = [];
+  for (const [a, b, url] of pairs) {
+    location.href = url;
+    const shown = () => { const c = document.querySelector('[data-pane=compare]');
+      return c && c.dataset.a === a && c.dataset.b === b && c.getClientRects().length > 0; };
+    // (a link is followed in a task of the browser's: waited for, a task at a time, 10 s at most)
+    for (const until = performance.now() + 10000; !shown(); await new Promise(r => setTimeout(r))) {
+      if (performance.now() > until) throw new Error('not shown: ' + a + ' ' + b);
+    }
+    const c = document.querySelector('[data-pane=compare]');
+    out.push({parted: c.dataset.partedAfter, relation: c.dataset.relation,
+      ops: Array.from(c.querySelectorAll('[data-op]')).map(r => [r.dataset.op, r.dataset.entryIdA, r.dataset.entryIdB]),
+      stats: Array.from(c.querySelectorAll('[data-stat][data-side]'))
+        .map(s => [s.dataset.stat, s.dataset.side, s.dataset.value])});
+  }
+  return out;
+}"""
+
+
 @pytest.mark.parametrize("session", _sessions_param(SESSIONS, {EXAMPLES[-1].name}))
 def test_compare_of_sampled_pairs_is_diff(session, cli, page, tmp_path):
     rows = tree_rows(cli, session)
@@ -426,18 +449,10 @@ def test_compare_of_sampled_pairs_is_diff(session, cli, page, tmp_path):
     leaf = cli.json("context", str(session))["leafId"]
     out = cli.export(session, tmp_path / "page.html")
     open_page(page, out)
-    for a, b in _pairs(nodes, leaves, leaf, random.Random(session.name), 4):
+    pairs = _pairs(nodes, leaves, leaf, random.Random(session.name), 4)
+    panes = page.evaluate(READ_COMPARES, [[a, b, file_url(out, f"#a={a}&b={b}&tab=compare")] for a, b in pairs])
+    for (a, b), pane in zip(pairs, panes, strict=True):
         diff = cli.json("diff", str(session), a, b, ok=(0, 1))  # 1: the contexts differ
-        page.goto(file_url(out, f"#a={a}&b={b}&tab=compare"))
-        page.wait_for_function(
-            "([a, b]) => { const c = document.querySelector('[data-pane=compare]');"
-            " return c && c.dataset.a === a && c.dataset.b === b && c.getClientRects().length > 0; }", arg=[a, b])
-        page.evaluate(NEXT_FRAME)
-        pane = page.evaluate("""() => { const c = document.querySelector('[data-pane=compare]');
-            return {parted: c.dataset.partedAfter, relation: c.dataset.relation,
-              ops: Array.from(c.querySelectorAll('[data-op]')).map(r => [r.dataset.op, r.dataset.entryIdA, r.dataset.entryIdB]),
-              stats: Array.from(c.querySelectorAll('[data-stat][data-side]'))
-                .map(s => [s.dataset.stat, s.dataset.side, s.dataset.value])}; }""")
         assert pane["relation"] == diff["relation"], (a, b)
         assert pane["parted"] == (diff["partedAfter"] or ""), (a, b)
         contexts = [cli.json("context", str(session), "--leaf", x) for x in (a, b)]
