@@ -205,6 +205,8 @@ def _reads_as_the_cli_reads():
 
 def pytest_configure(config: pytest.Config) -> None:
     _compile_once_for_every_run(config)
+    if config.getoption("dist", "no") != "no" and not hasattr(config, "workerinput"):
+        return  # (xdist's controller runs no test: Hypothesis, 0.3-0.9 s of its start before the workers', is the workers')
     # Hypothesis imported only now, after the line above: pytest rewrites the asserts of every
     # module of a plugin's distribution (Hypothesis' 70 modules), and keeps the result only where it
     # may write compiled files: imported at the top, each run rewrote it anew (a second of CPU).
@@ -254,12 +256,14 @@ def pytest_unconfigure(config: pytest.Config) -> None:
             os.environ[k] = v
 
 
-#: Modules whose tests share what costs seconds to build once per process (the hostile corpora):
-#: their tests run first, in one worker's share, then the tests that use the browser (a Chromium
-#: started once for them: ``page_browser``).  xdist hands each worker a run of consecutive tests
-#: and steals from the end of a queue, so a module where the collection splits in two would have
-#: both workers build it; and the long page tests of the full run are not left for the end.
-SHARED_FIRST = ("test_hostile",)
+#: Modules whose tests share what costs seconds to build once per process (the hostile corpora;
+#: every module of the package parsed, ``python_nodes``: 0.8 s of CPU): their tests run first, in
+#: one worker's share, then the tests that use the browser (a Chromium started once for them:
+#: ``page_browser``).  xdist hands each worker a run of consecutive tests and steals from the end
+#: of a queue, so a module where the collection splits in two (or two modules that share a
+#: build, far apart) would have both workers build it; and the long page tests of the full run
+#: are not left for the end.
+SHARED_FIRST = ("test_hostile", "test_import_graph", "test_search_front_door", "test_output")
 
 #: The full run's long poles (10-20 s each, the longest ones that use no browser): first of all, so
 #: that no worker starts one while the others are out of work.

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import entry, header, message, user, write_session
+from conftest import entry, header, message, python_nodes, user, write_session
 from pisess.cli.output import Printer, soft
 from pisess.cli.views.export import export_summary
 from pisess.cli.views.fork import fork_view
@@ -26,9 +26,9 @@ from pisess.core.reading.session import open_session
 CLI = Path(__file__).parent.parent / "pisess" / "cli"
 
 
-def _writes_to_stdout(tree: ast.AST) -> list[str]:
+def _writes_to_stdout(nodes: tuple[ast.AST, ...]) -> list[str]:
     found = []
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Call):
             f = node.func
             name = ast.unparse(f)
@@ -46,7 +46,7 @@ def test_only_the_printer_writes_to_stdout():
     for path in paths:
         if path.name == "output.py":
             continue
-        hits = _writes_to_stdout(ast.parse(path.read_text()))
+        hits = _writes_to_stdout(python_nodes(path.read_text()))  # (parsed once a process: conftest)
         if hits:
             offenders[str(path.relative_to(CLI))] = hits
     assert offenders == {}
