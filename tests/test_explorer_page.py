@@ -481,7 +481,7 @@ def test_the_classes_made_later_are_diffs_classes(tmp_path):
             first.setdefault(table.add(m), m)
         return [first[i] for i in range(len(table))]
 
-    @settings(max_examples=400, deadline=None)
+    @settings(max_examples=examples(400), deadline=None)
     @given(ms=st.lists(message, max_size=12), spooled=st.booleans(), cut=st.integers(0, 12))
     def check(ms, spooled, cut):
         stored = reference(ms)
@@ -521,7 +521,7 @@ def test_the_page_json_written_member_by_member_is_the_whole_written_at_once():
                                                            st.dictionaries(texts, inner, max_size=3)), max_leaves=12)
     members = st.one_of(values, st.lists(texts, max_size=5))
 
-    @settings(max_examples=300, deadline=None)  # (cheap: microseconds an example)
+    @settings(max_examples=examples(300), deadline=None)
     @given(doc=st.dictionaries(st.sampled_from(["v", "preview", "ids", "meta", "did", "e1"]), members, max_size=6))
     def check(doc):
         assert _dumps_members(doc) == _dumps(doc)
@@ -559,7 +559,7 @@ def test_the_branch_costs_are_each_subtrees_sums():
             size, tokens, cost = size + s, tokens + t, cost + k
         return size, tokens, cost
 
-    @settings(max_examples=300, deadline=None)
+    @settings(max_examples=examples(300), deadline=None)
     @given(tree=trees())
     def check(tree):
         parents, usage = tree
