@@ -161,42 +161,46 @@ def open_page(page, path: Path, fragment: str = "") -> None:
 
 
 # The tree may draw only the rows in view (a long session's tree is virtual): these scroll its
-# scroller (the nearest scrolling ancestor of a row) a half screen at a time, a frame after each.
+# scroller (the nearest scrolling ancestor of a row) a half screen at a time.
 SCROLLER = """() => { let sc = document.querySelector('[data-pane=tree] [data-row]');
   const scrolls = e => e.scrollHeight > e.clientHeight + 1 && /(auto|scroll)/.test(getComputedStyle(e).overflowY);
   while (sc && !scrolls(sc)) sc = sc.parentElement;
   return sc; }"""
-SCAN_ROWS = """async () => {
-  const frame = () => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+# (the tree draws the rows of a scroll position in its scroll handler, which the browser calls at
+# the next frame: the scan calls it at once, by the scroll event dispatched after each scroll; with
+# two frames after each instead, every filter of the filters' sessions, at 1280 and 400 px, read
+# the same rows)
+SCAN_ROWS = """() => {
   const sc = (SCROLLER_FN)(), seen = new Set(), order = [];
   const take = () => Array.from(document.querySelectorAll('[data-pane=tree] [data-row]'))
     .filter(r => r.getClientRects().length).sort((a, b) => a.getBoundingClientRect().top - b.getBoundingClientRect().top)
     .forEach(r => { if (!seen.has(r.dataset.entryId)) { seen.add(r.dataset.entryId); order.push(r.dataset.entryId); } });
+  const scrollTo = (top) => { sc.scrollTop = top; sc.dispatchEvent(new Event('scroll')); };
   if (!sc) { take(); return order; }
   const keep = sc.scrollTop;
   for (let top = 0; ; top += Math.max(1, Math.floor(sc.clientHeight / 2))) {
-    sc.scrollTop = top; await frame(); take();
+    scrollTo(top); take();
     if (top + sc.clientHeight >= sc.scrollHeight) break;
   }
-  sc.scrollTop = keep; await frame();
+  scrollTo(keep);
   return order;
 }""".replace("SCROLLER_FN", SCROLLER)
 # The node's row, drawn and scrolled to the middle of the tree (scrolling the virtual tree from
-# the top until it is drawn), or null: the filter hides it.
-ROW_IN_VIEW = """async (id) => {
-  const frame = () => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+# the top until it is drawn, the scroll handler called at once as in SCAN_ROWS), or null: the
+# filter hides it.
+ROW_IN_VIEW = """(id) => {
   const find = () => Array.from(document.querySelectorAll('[data-pane=tree] [data-row]'))
     .find(r => r.dataset.entryId === id && r.getClientRects().length);
   let row = find();
   const sc = (SCROLLER_FN)();
   for (let top = 0; !row && sc && top < sc.scrollHeight; top += Math.max(1, Math.floor(sc.clientHeight / 2))) {
-    sc.scrollTop = top; await frame(); row = find();
+    sc.scrollTop = top; sc.dispatchEvent(new Event('scroll')); row = find();
   }
   if (row) row.scrollIntoView({block: 'center'});
   return row || null;
 }""".replace("SCROLLER_FN", SCROLLER)
 REVEAL = """async (id) => {
-  const row = await (ROW_IN_VIEW_FN)(id);
+  const row = (ROW_IN_VIEW_FN)(id);
   if (row) await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
   return !!row;
 }""".replace("ROW_IN_VIEW_FN", ROW_IN_VIEW)
@@ -265,25 +269,12 @@ def visible_rows(page) -> list[str]:
 # read stays open for the next node: a node's click draws one tab, each tab is read after the
 # click that drew it).  The page draws in the click's handler, so each read follows its click with
 # no frame between (a frame after each click changed no read: every node of every session of the
-# full run, path and context).  The virtual tree draws the rows of a scroll position in its scroll
-# handler, which the browser calls at the next frame; here it is called at once, by the scroll
-# event dispatched after scrolling.
-ROW_IN_VIEW_NOW = """(id) => {
-  const find = () => Array.from(document.querySelectorAll('[data-pane=tree] [data-row]'))
-    .find(r => r.dataset.entryId === id && r.getClientRects().length);
-  let row = find();
-  const sc = (SCROLLER_FN)();
-  for (let top = 0; !row && sc && top < sc.scrollHeight; top += Math.max(1, Math.floor(sc.clientHeight / 2))) {
-    sc.scrollTop = top; sc.dispatchEvent(new Event('scroll')); row = find();
-  }
-  if (row) row.scrollIntoView({block: 'center'});
-  return row || null;
-}""".replace("SCROLLER_FN", SCROLLER)
+# full run, path and context).
 READ_NODES = """async ([ids, tabs]) => {
   const readers = {context: READ_CONTEXT_FN, ids: READ_IDS_FN}, out = [];
   const shown = (id) => { const e = document.querySelector('[data-pane=entry]'); return e && e.dataset.entryId === id; };
   for (const id of ids) {
-    const row = (ROW_IN_VIEW_NOW_FN)(id);
+    const row = (ROW_IN_VIEW_FN)(id);
     if (row) row.click();
     else location.hash = 'entry=' + encodeURIComponent(id);
     // (a link is followed in a task of the browser's: waited for, a task at a time, 10 s at most)
@@ -300,7 +291,7 @@ READ_NODES = """async ([ids, tabs]) => {
     out.push(read);
   }
   return out;
-}""".replace("ROW_IN_VIEW_NOW_FN", ROW_IN_VIEW_NOW).replace("READ_CONTEXT_FN", READ_CONTEXT).replace("READ_IDS_FN", READ_IDS)
+}""".replace("ROW_IN_VIEW_FN", ROW_IN_VIEW).replace("READ_CONTEXT_FN", READ_CONTEXT).replace("READ_IDS_FN", READ_IDS)
 
 
 def read_nodes(page, nodes: list[str], *tabs: tuple[str, str]) -> dict[str, list]:
