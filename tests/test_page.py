@@ -347,6 +347,20 @@ def test_context_and_path_of_every_node_are_the_commands(session, cli, page, tmp
         assert_context_is(got, cli.json("context", str(session), "--leaf", node), node)
 
 
+# Each node clicked and its context read, then the "original" toggle clicked and the context read,
+# then clicked again and read, all nodes in one round trip: the page draws in the toggle's handler
+# (a frame after each toggle changed no read: every node of the full run's sessions with edits).
+TOGGLE_AND_READ = """async (ids) => {
+  const readNodes = READ_NODES_FN, out = [];
+  const toggled = () => { document.querySelector('[data-toggle=original]').click(); return (READ_CONTEXT_FN)(); };
+  for (const id of ids) {
+    const [[shown, got]] = await readNodes([[id], [['context', 'context']]]);
+    out.push([shown, got, toggled(), toggled()]);
+  }
+  return out;
+}""".replace("READ_NODES_FN", READ_NODES).replace("READ_CONTEXT_FN", READ_CONTEXT)
+
+
 EDITED = [p for p in SESSIONS if '"replacement":null' in p.read_text(encoding="utf-8")]
 
 
@@ -356,29 +370,23 @@ def test_original_toggle_shows_what_edits_hide(session, cli, page, tmp_path):
     ``data-mark="hidden"`` (exactly ``omittedEntryIds``), the model's messages unchanged around them."""
     open_page(page, cli.export(session, tmp_path / "page.html"))
     click_filter(page, "all")
-    checked = 0
     nodes = unique_ids(tree_rows(cli, session))
     # the full run every node; the default run from the last back, until three nodes with hidden
     # messages are checked (the edits sit late in a session)
     enough = len(nodes) if in_this_run(nodes) == nodes else 3
+    docs: dict[str, dict] = {}
     for node in nodes if enough == len(nodes) else nodes[::-1]:
-        if checked == enough:
+        if len(docs) == enough:
             break
         doc = cli.json("context", str(session), "--leaf", node)
-        if not doc.get("omittedEntryIds"):
-            continue  # (nothing hidden: the page's context of it is the every-node test's)
-        checked += 1
-        [[_shown, got]] = read_nodes(page, [node], ("context", "context")).values()
-        assert shown_node(page) == node
-        page.click("[data-toggle=original]")
-        page.evaluate(NEXT_FRAME)
-        with_hidden = page.evaluate(READ_CONTEXT)
-        assert {m["id"] for m in with_hidden if m["mark"] == "hidden"} == set(doc["omittedEntryIds"]), node
+        if doc.get("omittedEntryIds"):  # (nothing hidden: the page's context of it is the every-node test's)
+            docs[node] = doc
+    assert docs, "no node of this session has a message hidden by an edit"
+    for node, (shown, got, with_hidden, without) in zip(docs, page.evaluate(TOGGLE_AND_READ, list(docs)), strict=True):
+        assert shown == node
+        assert {m["id"] for m in with_hidden if m["mark"] == "hidden"} == set(docs[node]["omittedEntryIds"]), node
         assert [m for m in with_hidden if m["mark"] != "hidden"] == got, node
-        page.click("[data-toggle=original]")
-        page.evaluate(NEXT_FRAME)
-        assert page.evaluate(READ_CONTEXT) == got, node
-    assert checked, "no node of this session has a message hidden by an edit"
+        assert without == got, node
 
 
 def aligned_rows(diff: dict, context_a: dict, context_b: dict) -> list[list]:
