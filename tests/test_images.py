@@ -302,8 +302,14 @@ def _peak(fn) -> int:
         tracemalloc.stop()
 
 
+@pytest.fixture(scope="module")
+def screenshot_files(tmp_path_factory) -> dict[int, str]:
+    """Sessions of 8 and 32 screenshot turns, written once for the module (the reads only read)."""
+    return {turns: write_session(tmp_path_factory.mktemp(f"shots{turns}"), screenshots(turns)) for turns in (8, 32)}
+
+
 @pytest.mark.parametrize("what", ["context", "export", "ls --long", "listing"])
-def test_memory_grows_with_the_text_not_with_the_images(tmp_path, monkeypatch, what):
+def test_memory_grows_with_the_text_not_with_the_images(screenshot_files, monkeypatch, what):
     """Peak Python memory of the core read on 8 and on 32 screenshots of 400 KB (3.3 and 13 MB of
     base64), the reads' blocks scaled down from 8 MiB to 1 MiB as the files are: far below the
     file, and the 24 more images add less than two images' size (a block's cut varies)."""
@@ -330,9 +336,7 @@ def test_memory_grows_with_the_text_not_with_the_images(tmp_path, monkeypatch, w
 
     peaks = []
     for turns in (8, 32):
-        d = tmp_path / str(turns)
-        d.mkdir()
-        path = write_session(d, screenshots(turns))
+        path = screenshot_files[turns]
         run(path)  # (imports and first-use caches outside the measure)
         peaks.append(_peak(lambda p=path: run(p)))
     # context and export hold no block of the file; the two listings read 1 MiB blocks here
