@@ -181,6 +181,7 @@ def _child_main(args: list, env: dict, out_fd: int, err_fd: int, as_user: tuple 
         sys.argv = ["pisess", *args]
         code = 0
         try:
+            _use_prebuilt()
             from pisess.cli.app import main
 
             main()
@@ -300,36 +301,106 @@ def run_pisess(args: list, env: dict, **kw) -> Result:
     return run_many([args], env, **kw)[0]
 
 
-def _warm_up(env: dict, sample: str, root: str) -> None:
-    """Run every command once in this process so forked children start warm (imports, caches).
-    ``ls`` lists a root of the sample alone: listing the corpus is the tests' job (seconds)."""
-    from pisess.cli.app import app
+def _run_here(args: list, env: dict) -> None:
+    """``pisess ARGS`` in this process as a child runs it (``main``: the lean path of search, then
+    the app), its output thrown away, under ``env``; what ``main`` sets for its process (the
+    collector, SIGPIPE, the read and cache settings) put back after."""
+    import gc
 
-    alone = os.path.join(os.path.dirname(root), "warm-up")
-    os.makedirs(os.path.join(alone, "--warm--"))
-    shutil.copy(sample, os.path.join(alone, "--warm--"))
-    saved_env, saved = dict(os.environ), (sys.stdout, sys.stderr)
+    from pisess.cli.app import main
+    from pisess.core import parallel
+    from pisess.core.reading import cache
+
+    saved_env, streams, argv = dict(os.environ), (sys.stdout, sys.stderr), sys.argv
+    settings, collecting, sigpipe = (parallel.current(), cache.current()), gc.isenabled(), signal.getsignal(signal.SIGPIPE)
     os.environ.clear()
     os.environ.update(env)
+    sys.argv = ["pisess", *args]
+    sys.stdout = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="surrogateescape")
+    sys.stderr = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="backslashreplace")
     try:
-        for args in (["context", sample, "--json"], ["context", sample, "--no-pager"], ["tree", sample, "--no-pager"],
-                     ["tree", sample, "--json"], ["path", sample], ["path", sample, "--json"], ["validate", sample],
-                     ["validate", sample, "--json"], ["ls", "--sessions-dir", alone, "--all"],
-                     ["fork", sample, "u1", "--dry-run", "--sessions-dir", root],
-                     ["fork", sample, "u1", "--dry-run", "--json", "--sessions-dir", root],
-                     # error paths too (a child that drops privileges may not reach the stdlib)
-                     ["tree", root, "--json"], ["context", root], ["validate", root + "/nonexistent.jsonl", "--json"],
-                     ["ls", "--sessions-dir", root + "/nonexistent", "--json"]):
-            sys.stdout = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
-            sys.stderr = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
-            try:
-                app(args, standalone_mode=False, prog_name="pisess")
-            except BaseException:  # noqa: BLE001 - only a warm-up; the tests see the real outcome
-                pass
+        main()
+    except BaseException:  # noqa: BLE001 - only a warm-up; the tests see the real outcome
+        pass
     finally:
-        sys.stdout, sys.stderr = saved
+        sys.stdout, sys.stderr = streams
+        sys.argv = argv
         os.environ.clear()
         os.environ.update(saved_env)
+        parallel.configure(settings[0])
+        cache.configure(settings[1])
+        signal.signal(signal.SIGPIPE, sigpipe)
+        if collecting:
+            gc.enable()
+
+
+def _warm_up(env: dict, sample: str, root: str) -> None:
+    """Run every command once in this process so forked children start warm (imports, caches,
+    the interpreter's specialised code: a search child took 14 ms of CPU without, 9.5 with):
+    the file commands with each reader, ls, fork, stats, du and search (literal, -i, regex),
+    without a cache and through one written then read, in a directory of its own (removed
+    after), and the error paths.  ``ls`` lists a root of the sample alone: listing the corpus
+    is the tests' job (seconds).  Then the command of each child is built once (``_prebuild``)."""
+    from pisess.core.analyses.search import update
+
+    base = os.path.dirname(root)
+    alone = os.path.join(base, "warm-up")
+    os.makedirs(os.path.join(alone, "--warm--"))
+    shutil.copy(sample, os.path.join(alone, "--warm--"))
+    where = ["--sessions-dir", root]
+    runs = [[*cmd, "--reader", reader, *where, *out] for cmd in (["context", sample], ["tree", sample],
+                                                                   ["path", sample], ["fork", sample, "u1", "--dry-run"])
+            for reader in READERS for out in (["--json"], ["--no-pager", "--lenient"] if cmd[0] != "fork" else [])]
+    runs += [["validate", sample], ["validate", sample, "--json"], ["validate", sample, "--format", "github"],
+             ["ls", "--sessions-dir", alone, "--all"], ["ls", "--sessions-dir", alone, "--all", "--long", "--json"],
+             ["stats", sample, "--json"], ["du", sample, "--json"],
+             *[["search", *pat, sample, "--json", *where] for pat in INDEX_PATTERNS],
+             ["search", "ion", "--all", "--sessions-dir", alone, "--json"]]
+    # error paths too (a child that drops privileges may not reach the stdlib)
+    errors = [["tree", root, "--json"], ["context", root], ["validate", root + "/nonexistent.jsonl", "--json"],
+              ["ls", "--sessions-dir", root + "/nonexistent", "--json"]]
+    xdg = os.path.join(base, "warm-up-cache")
+    cached = {**env, "XDG_CACHE_HOME": xdg, "PISESS_CACHE": "all"}
+    try:
+        for e in ({**env, "PISESS_CACHE": "off"}, cached, cached):  # (without, then written, then read)
+            for args in runs:
+                _run_here(args, e)
+        for args in errors:
+            _run_here(args, env)
+    finally:
+        shutil.rmtree(xdg, ignore_errors=True)
+    update.carried.clear()  # (what this process carried over, for its own files: a child starts without)
+    _prebuild()
+
+
+#: The commands a forked child runs, built here once (``_prebuild``) instead of in each child: the
+#: app of one command (``pisess.cli.app.build``) and its click command (``typer.main.get_command``),
+#: a tenth of a small file's run.  A child is a fork: it finds them as built, never run.
+_PREBUILT_APPS: dict = {}
+_PREBUILT_COMMANDS: dict = {}
+
+
+def _prebuild() -> None:
+    import typer.main
+
+    from pisess.cli import app as app_module
+
+    for name in (*app_module.COMMANDS, *app_module.GROUPS):
+        one = app_module.build([name])
+        _PREBUILT_APPS[(name,)] = one
+        _PREBUILT_COMMANDS[id(one)] = typer.main.get_command(one)
+
+
+def _use_prebuilt() -> None:
+    """In a forked child: ``build`` and ``get_command`` answer from what ``_prebuild`` made."""
+    import typer.main
+
+    from pisess.cli import app as app_module
+
+    build, get_command = app_module.build, typer.main.get_command
+    app_module.build = lambda names=(*app_module.COMMANDS, *app_module.GROUPS): (
+        _PREBUILT_APPS.get(tuple(names)) or build(names))
+    typer.main.get_command = lambda one: _PREBUILT_COMMANDS.get(id(one)) or get_command(one)
 
 
 # --- snapshots: nothing may change --------------------------------------------------------------------
@@ -645,11 +716,32 @@ def check_results(invs: list, results: list, changes: list, *, extra=None) -> li
 
 
 def run_and_check(c: Corpus, invs: list, watch: list, *, extra=None, hash_files: bool = True,
-                  timeout: float = TIMEOUT, exec_: bool | None = None) -> list:
+                  timeout: float = TIMEOUT, exec_: bool | None = None, keep: dict | None = None) -> list:
+    """The failures of ``invs`` run on ``c``; ``keep``: where to keep the results, by argv."""
     w = Watch(watch, c.root, hash_files)
     timeouts = [min(timeout, KNOWN_HANG_TIMEOUT) if known_hang(i.key, i.mode) else timeout for i in invs]
     results = run_many([i.args for i in invs], c.env, timeout=timeouts, exec_=exec_)
+    if keep is not None:
+        keep.update((tuple(i.args), r) for i, r in zip(invs, results))
     return check_results(invs, results, w.changes(), extra=extra)
+
+
+#: ``test_file``'s runs of a file the default cache settings leave alone, by argv: they are runs
+#: without a cache, which ``test_file_warm_cache`` compares its runs through the cache with.
+UNCACHED: dict = {}
+
+
+def left_alone_by_the_default_cache(path: str) -> bool:
+    """The default settings neither read nor write a cache entry of ``path`` (``cache.scan``): a
+    file below ``Settings.smallest`` (64 KiB), or no regular file.  A file command run with them
+    is then a run without a cache."""
+    from pisess.core.reading import cache
+
+    try:
+        st = os.stat(path)
+    except OSError:
+        return True
+    return not stat.S_ISREG(st.st_mode) or st.st_size < cache.Settings.smallest
 
 
 # --- per-file matrix ------------------------------------------------------------------------------
@@ -725,8 +817,9 @@ def case_extra(c: Corpus, name: str):
 
 FILE_COMMANDS = ("tree", "path", "context", "fork", "validate")
 
-#: The per-file matrix forks ~20 children per case; the default run keeps a sample (terminal escapes
-#: for each reader, raw control bytes, a glued line, a parent cycle) and the rest is marked slow.
+#: The per-file matrix forks ~20 children per case; the default run keeps a sample and the rest is
+#: marked slow: of these cases, the first commands conftest's ``QUICK_CASES`` keeps (terminal escapes
+#: for each reader, in tree, path, context and fork).
 QUICK_CASES = ("escapes", "glued")  # the default run's share (seconds); CI runs every case with -m ''
 #: Of the read-only pass, the case that tempts a reader most into writing: "initialising" an empty file.
 QUICK_RO_CASES = ("empty",)
@@ -734,8 +827,10 @@ SLOW = pytest.mark.slow
 
 
 def quick_or_slow(names, quick) -> list:
-    """``names`` as parameters, those not in ``quick`` marked slow."""
-    return [n if n in quick else pytest.param(n, marks=SLOW) for n in names]
+    """``names`` as parameters, those not in ``quick`` marked slow; those in ``quick`` first, as
+    conftest's ``QUICK_CASES`` keeps the first cases collected of a test it names (the slow ones
+    first, it kept none)."""
+    return [n for n in quick if n in names] + [pytest.param(n, marks=SLOW) for n in names if n not in quick]
 
 
 def test_the_quick_sample_is_in_the_corpus():
@@ -750,7 +845,8 @@ def test_file(corpus_rw, name, command):
     c = corpus_rw
     case = c.case(name)
     invs = file_invocations(c, name, command)
-    failures = run_and_check(c, invs, watch_paths(case), extra=case_extra(c, name))
+    keep = UNCACHED if left_alone_by_the_default_cache(case.path) else None
+    failures = run_and_check(c, invs, watch_paths(case), extra=case_extra(c, name), keep=keep)
     assert not failures, "\n\n".join(failures)
 
 
@@ -1184,7 +1280,11 @@ def test_file_warm_cache(corpus_rw, tmp_path, name):
     warm_env = {**c.env, "XDG_CACHE_HOME": str(tmp_path / "xdg"), "PISESS_CACHE": "all"}
     w = Watch(watch_paths(case), c.root, True)
     args = [i.args for i in invs]
-    off = run_many(args, {**c.env, "PISESS_CACHE": "off"})
+    # without a cache: test_file's runs of the file where it made them (see UNCACHED), the rest here
+    shared = left_alone_by_the_default_cache(case.path)
+    todo = [a for a in args if not (shared and tuple(a) in UNCACHED)]
+    ran = dict(zip(map(tuple, todo), run_many(todo, {**c.env, "PISESS_CACHE": "off"})))
+    off = [ran.get(tuple(a)) or UNCACHED[tuple(a)] for a in args]
     run_many(args, warm_env)  # cold: the entries and summaries written
     warm = run_many(args, warm_env)
     # (stats and du are held to the run without a cache only: a file they skip exits non-zero

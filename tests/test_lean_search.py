@@ -135,7 +135,7 @@ def test_the_lean_path_imports_no_typer_click_or_rich(root):
     """A warm search through the console script: hits printed, and not one of typer, click, rich
     (or any module of theirs) imported."""
     args = ["search", "date", *S, "--cwd", CWD]
-    run(root, args, lean=True, cache="probe")  # (the index built)
+    run_main(root, args, lean=True, cache="probe")  # (the index built: in this process, as a child builds it)
     code, out, err, imported = run(root, args, lean=True, cache="probe")
     assert code == 0 and "\u00bbdate\u00ab".encode() in out and b"see a hit in context" in err
     assert imported == []
@@ -154,7 +154,7 @@ def test_the_console_script_ends_as_the_app_ends(root, args):
     the same stdout, stderr and exit code as the app (every byte flushed); into a full disk, the
     same error and exit code."""
     cache = "console"
-    run(root, args, lean=True, cache=cache)  # (the index built)
+    run_main(root, args, lean=True, cache=cache)  # (the index built: in this process, as a child builds it)
     _, app_out, app_err, _ = want = run(root, args, lean=False, cache=cache)
     env = {k: v for k, v in os.environ.items()
            if k not in ("COLUMNS", "NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE", "PYTHONUNBUFFERED")}  # (buffered, as most run)
@@ -190,7 +190,7 @@ def test_a_warm_search_imports_nothing_it_does_not_use(root, names):
         names = [str(next((root / "sessions" / "--home-you-projects-webapp--").glob("*.jsonl")).relative_to(root))]
     args = ["search", "date", *S, *names]
     cache = "warm-" + "-".join(n.strip("-/") for n in names[:1]).replace("/", "_")
-    run(root, args, lean=True, cache=cache)  # (the index built)
+    run_main(root, args, lean=True, cache=cache)  # (the index built: in this process, as a child builds it)
     probe = root / f"modules-{os.getpid()}.json"
     code, out, err, imported = run(root, args, lean=True, cache=cache, env={"_LEAN_MODULES": str(probe)})
     assert code == 0 and "\u00bbdate\u00ab".encode() in out and imported == []
@@ -333,7 +333,7 @@ def test_the_console_script_prints_what_the_app_prints(root, args):
 def test_a_terminal_or_colour_draws_the_rich_view_without_typer(root):
     """``--color always``: the Rich view (colour), still without Typer or Click."""
     args = ["search", "date", *S, "--cwd", CWD, "--color", "always"]
-    run(root, args, lean=True, cache="colour")
+    run_main(root, args, lean=True, cache="colour")  # (the index built: in this process, as a child builds it)
     code, out, err, imported = run(root, args, lean=True, cache="colour")
     assert code == 0 and b"\x1b[" in out and imported == ["rich"]
     assert run(root, args, lean=False, cache="colour")[:3] == (code, out, err)
