@@ -53,7 +53,7 @@ import tempfile
 import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pytest
@@ -726,9 +726,10 @@ def run_and_check(c: Corpus, invs: list, watch: list, *, extra=None, hash_files:
     return check_results(invs, results, w.changes(), extra=extra)
 
 
-#: ``test_file``'s runs of a file the default cache settings leave alone, by argv: they are runs
-#: without a cache, which ``test_file_warm_cache`` compares its runs through the cache with.
-UNCACHED: dict = {}
+#: ``test_file``'s runs (forks, the corpus' environment) of the files the default cache settings
+#: leave alone, by argv: runs without a cache, which ``test_file_warm_cache`` compares its runs
+#: through the cache with, and the forked side of ``test_exec_parity``.
+FILE_RUNS: dict = {}
 
 
 def left_alone_by_the_default_cache(path: str) -> bool:
@@ -845,7 +846,7 @@ def test_file(corpus_rw, name, command):
     c = corpus_rw
     case = c.case(name)
     invs = file_invocations(c, name, command)
-    keep = UNCACHED if left_alone_by_the_default_cache(case.path) else None
+    keep = FILE_RUNS if left_alone_by_the_default_cache(case.path) else None
     failures = run_and_check(c, invs, watch_paths(case), extra=case_extra(c, name), keep=keep)
     assert not failures, "\n\n".join(failures)
 
@@ -1159,7 +1160,10 @@ def test_exec_parity(corpus_rw):
     w = Watch([c.case(n).path for n in PARITY_CASES], c.root)
     r_exec = run_many([i.args for i in invs], c.env, exec_=True)
     failures = check_results(invs, r_exec, w.changes())
-    r_fork = run_many([i.args for i in invs], c.env, exec_=False)
+    # the forks: test_file's where it made them (FILE_RUNS: the same argv, the same environment)
+    todo = [i.args for i in invs if EXEC_ALL or tuple(i.args) not in FILE_RUNS]
+    ran = dict(zip(map(tuple, todo), run_many(todo, c.env, exec_=False)))
+    r_fork = [ran.get(tuple(i.args)) or FILE_RUNS[tuple(i.args)] for i in invs]
     for inv, a, b in zip(invs, r_exec, r_fork):
         if a.code != b.code:
             failures.append(f"exit code differs, exec {a.code} / fork {b.code}:\n    {a.describe()}\n"
@@ -1269,8 +1273,9 @@ QUICK_WARM_CASES = ("glued",)
 @pytest.mark.parametrize("name", quick_or_slow(CASE_NAMES, QUICK_WARM_CASES))
 def test_file_warm_cache(corpus_rw, tmp_path, name):
     """Every file command (and stats, du) through a cache its first run wrote (small files
-    indexed too, ``PISESS_CACHE=all``): the checks above hold, and stdout and the exit code are
-    those of the run without a cache (but for fork, whose new session id differs on every run)."""
+    indexed too, ``PISESS_CACHE=all``): the checks above hold for the run that writes the cache
+    and the run that reads it, and the latter's stdout and exit code are those of the run without
+    a cache (but for fork, whose new session id differs on every run)."""
     c = corpus_rw
     case = c.case(name)
     invs = [i for command in FILE_COMMANDS for i in file_invocations(c, name, command)]
@@ -1280,17 +1285,18 @@ def test_file_warm_cache(corpus_rw, tmp_path, name):
     warm_env = {**c.env, "XDG_CACHE_HOME": str(tmp_path / "xdg"), "PISESS_CACHE": "all"}
     w = Watch(watch_paths(case), c.root, True)
     args = [i.args for i in invs]
-    # without a cache: test_file's runs of the file where it made them (see UNCACHED), the rest here
+    # without a cache: test_file's runs of the file where it made them (see FILE_RUNS), the rest here
     shared = left_alone_by_the_default_cache(case.path)
-    todo = [a for a in args if not (shared and tuple(a) in UNCACHED)]
+    todo = [a for a in args if not (shared and tuple(a) in FILE_RUNS)]
     ran = dict(zip(map(tuple, todo), run_many(todo, {**c.env, "PISESS_CACHE": "off"})))
-    off = [ran.get(tuple(a)) or UNCACHED[tuple(a)] for a in args]
-    run_many(args, warm_env)  # cold: the entries and summaries written
+    off = [ran.get(tuple(a)) or FILE_RUNS[tuple(a)] for a in args]
+    cold = run_many(args, warm_env)  # the entries and summaries written
     warm = run_many(args, warm_env)
     # (stats and du are held to the run without a cache only: a file they skip exits non-zero
     # with a skipped list, not the error object the file commands' contract asks for)
     files = [k for k, i in enumerate(invs) if i.key[1] in FILE_COMMANDS]
-    failures = check_results([invs[k] for k in files], [warm[k] for k in files], w.changes(),
+    failures = check_results([replace(invs[k], label=f"{invs[k].label} ({when})") for when in ("cold", "warm")
+                              for k in files], [cold[k] for k in files] + [warm[k] for k in files], w.changes(),
                              extra=case_extra(c, name))
     failures += [f"{i.label}: through the warm cache exit {a.code}, stdout {a.out[:300]!r}; without it exit "
                  f"{b.code}, stdout {b.out[:300]!r}" for i, a, b in zip(invs, warm, off)

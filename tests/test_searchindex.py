@@ -929,16 +929,26 @@ def test_a_killed_background_indexer_leaves_a_usable_index(tmp_path, background,
         assert again.pop("via") == "index" and again == {k: v for k, v in want.items() if k != "via"}
 
 
-def test_the_background_indexer_ends_quietly_where_its_cache_is_gone(tmp_path):
+def _background_here(listing: Path, monkeypatch) -> tuple:
+    """``pisess cache index --background LISTING`` in this process: (exit code, stdout, stderr).
+    For a run that must end before it indexes: one that went on would lower this process's
+    priority (``os.nice``), which is refused here as the failure it is."""
+    monkeypatch.setattr(os, "nice", lambda n: pytest.fail("the background indexer went on to index"))
+    r = RUNNER.invoke(__import__("pisess.cli.app", fromlist=["app"]).app, ["cache", "index", "--background", str(listing)],
+                      catch_exceptions=False)
+    return r.exit_code, r.stdout, r.stderr
+
+
+def test_the_background_indexer_ends_quietly_where_its_cache_is_gone(tmp_path, monkeypatch):
     """A background indexer whose cache directory was removed (a test's temporary directory, a
     cache cleared by hand) ends at once, making nothing again; files that are gone are skipped."""
     import subprocess
     import sys
 
     gone = tmp_path / "gone" / "pisess"
+    with monkeypatch.context() as m:  # (ends before it indexes: run in this process)
+        assert _background_here(gone / ".tmp-x.idx", m) == (0, "", "") and not (tmp_path / "gone").exists()
     run = [sys.executable, "-m", "pisess", "cache", "index", "--background"]
-    r = subprocess.run([*run, str(gone / ".tmp-x.idx")], capture_output=True, timeout=60, check=False)
-    assert (r.returncode, r.stdout, r.stderr) == (0, b"", b"") and not (tmp_path / "gone").exists()
     where = tmp_path / "cache"
     where.mkdir(mode=0o700)
     listing = where / ".tmp-y.idx"
@@ -955,20 +965,16 @@ def test_the_background_indexer_ends_quietly_where_its_cache_is_gone(tmp_path):
     con.close()
 
 
-def test_the_background_indexer_takes_only_a_list_a_search_wrote_into_the_cache(tmp_path):
+def test_the_background_indexer_takes_only_a_list_a_search_wrote_into_the_cache(tmp_path, monkeypatch):
     """``cache index --background LIST`` reads and removes only a list file ``indexer.start`` writes:
     named ``.tmp-*`` in the cache directory.  A file of the user's given by hand is left as it is."""
-    import subprocess
-    import sys
-
     where = tmp_path / "cache"
     where.mkdir()
-    run = [sys.executable, "-m", "pisess", "cache", "index", "--background"]
     mine = [tmp_path / "notes.txt", where / "notes.idx", where / ".tmp-z.idx"]  # (the last: no indexer lock held)
-    for f in mine:
+    for f in mine:  # (each ends before it indexes: run in this process)
         f.write_bytes(str(tmp_path / "a.jsonl").encode())
-        r = subprocess.run([*run, str(f)], capture_output=True, timeout=60, check=False)
-        assert (r.returncode, r.stderr) == (0, b"") and f.exists(), f
+        code, _, err = _background_here(f, monkeypatch)
+        assert (code, err) == (0, "") and f.exists(), f
     assert not (where / database.NAME).exists()
 
 
