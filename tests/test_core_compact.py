@@ -25,15 +25,26 @@ EXAMPLES = 60  # a full run's examples for the cheapest property (conftest.examp
 TS = "2026-07-25T09:00:00.000Z"
 
 
+# (the strategies that do not depend on what was drawn, made once: a draw then costs no lookup
+# in Hypothesis's cache of strategies, a fifth of the generation; the choices are the same)
+_N, _PICK, _KIND, _IMAGE_N = st.integers(1, 120), st.integers(0, 30), st.integers(0, 15), st.integers(1, 30)
+_LABEL, _NAME = st.sampled_from(["keep", " x ", ""]), st.sampled_from(["n1", " n2 ", ""])
+_ROLE, _TYPE = st.sampled_from(["user", 5, None]), st.sampled_from(["mystery", "compaction", "leaf", "custom"])
+_IMAGE_TYPE = st.sampled_from(["image", "imag\u0065", "text"])
+_BLANK_ONE_IN, _BLANK = st.integers(0, 25), st.sampled_from(["", "   ", "\t"])
+_VALUE_ONE_IN, _VALUE = st.integers(0, 60), st.sampled_from(["null", "0", "false", '""', "[]", "5", '"text"', "{oops"])
+_LEAF_ONE_IN = st.integers(0, 4)
+
+
 @st.composite
 def many_entry_files(draw):
     """Mostly plain messages, with the lines the index must not store as plain mixed in."""
-    n = draw(st.integers(1, 120))
+    n = draw(_N)
     lines: list = [header()]
     ids: list = []
     for i in range(n):
         eid = f"{i:08x}"
-        pick = draw(st.integers(0, 30))
+        pick = draw(_PICK)
         if ids and pick == 0:
             eid = draw(st.sampled_from(ids))  # a duplicate id: the last occurrence wins
         parent = None if not ids or pick == 1 else ids[-1] if pick < 20 else draw(st.sampled_from(ids))
@@ -41,7 +52,7 @@ def many_entry_files(draw):
             parent = f"{i + 1:08x}"  # the next entry's id: a parent that comes later
         if pick == 3:
             parent = "gone"
-        kind = draw(st.integers(0, 15))
+        kind = draw(_KIND)
         if kind <= 6:
             line = user(eid, parent, f"u{i}") if kind % 2 else assistant(eid, parent, f"a{i}")
         elif kind == 7:
@@ -53,27 +64,27 @@ def many_entry_files(draw):
             line = user(eid, parent, "x", extra=1)  # a sixth key
         elif kind == 10:
             line = entry("label", eid, parent, targetId=draw(st.sampled_from(ids)) if ids else eid,
-                         label=draw(st.sampled_from(["keep", " x ", ""])))
+                         label=draw(_LABEL))
         elif kind == 11:
-            line = entry("session_info", eid, parent, name=draw(st.sampled_from(["n1", " n2 ", ""])))
+            line = entry("session_info", eid, parent, name=draw(_NAME))
         elif kind == 12:
-            line = entry("message", eid, parent, message={"role": draw(st.sampled_from(["user", 5, None]))})
+            line = entry("message", eid, parent, message={"role": draw(_ROLE)})
         elif kind == 13:
-            line = entry(draw(st.sampled_from(["mystery", "compaction", "leaf", "custom"])), eid, parent,
+            line = entry(draw(_TYPE), eid, parent,
                          firstKeptEntryId=draw(st.sampled_from(ids)) if ids else "none", summary="S",
                          tokensBefore=5, targetId=draw(st.sampled_from(ids + ["gone"])) if ids else "gone")
         elif kind == 14:
             line = user(eid, draw(st.sampled_from(ids)) if ids else parent, "x")  # may close a cycle
         else:  # base64 images, one spelled so that the bytes "image" are not in the line
-            line = user(eid, parent, [{"type": "image", "data": "QUJD" * draw(st.integers(1, 30)), "mimeType": "x/y"},
-                                      {"type": draw(st.sampled_from(["image", "imag\u0065", "text"])), "data": "Rg=="}])
+            line = user(eid, parent, [{"type": "image", "data": "QUJD" * draw(_IMAGE_N), "mimeType": "x/y"},
+                                      {"type": draw(_IMAGE_TYPE), "data": "Rg=="}])
         lines.append(line)
         ids.append(eid)
-        if draw(st.integers(0, 25)) == 0:
-            lines.append(draw(st.sampled_from(["", "   ", "\t"])))
-        if draw(st.integers(0, 60)) == 0:  # values the cli drops or keeps though they are no objects
-            lines.append(draw(st.sampled_from(["null", "0", "false", '""', "[]", "5", '"text"', "{oops"])))
-    if draw(st.integers(0, 4)) == 0:
+        if draw(_BLANK_ONE_IN) == 0:
+            lines.append(draw(_BLANK))
+        if draw(_VALUE_ONE_IN) == 0:  # values the cli drops or keeps though they are no objects
+            lines.append(draw(_VALUE))
+    if draw(_LEAF_ONE_IN) == 0:
         lines.append(entry("leaf", f"{n:08x}", None, targetId=draw(st.sampled_from(ids))))
     return lines
 
