@@ -264,9 +264,9 @@ def _growth(children: Children, sessions, label: str, small: int, big: int, imag
     return peaks[1] - peaks[0], sizes[1] - sizes[0], peaks
 
 
-#: The default run's commands (0.1-0.2 CPU-s each): one of each way a file is read, through the
-#: index (tree), by the search's scan, into entries (context); the slow run all ten.
-MEMORY_QUICK = ("tree", "search", "context --json")
+#: The default run's command (0.2 CPU-s with the measuring process): the read into entries, which
+#: holds the most; the slow run all ten (through the index: tree; by the search's scan: search).
+MEMORY_QUICK = ("context --json",)
 
 
 @pytest.mark.parametrize("label", [pytest.param(c, marks=() if c in MEMORY_QUICK else pytest.mark.slow)
