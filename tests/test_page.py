@@ -62,11 +62,18 @@ def _sessions_param(sessions: list[Path], quick: set[str] = QUICK) -> list[Any]:
 # --- the commands' answers ----------------------------------------------------------------------------
 
 
+#: The pages of the sessions in the repository, by session: each made once a process (in
+#: ``Cli.page_of``) for the tests that read it (every node, compare, branch costs, the toggle, the
+#: filters, the keys...), which only read it.
+_PAGES: dict[str, Path] = {}
+
+
 class Cli:
     """``pisess ... --json`` in-process, as a user's terminal runs it."""
 
-    def __init__(self, monkeypatch):
+    def __init__(self, monkeypatch, pages: Path):
         self.runner = cli_runner(monkeypatch)
+        self.pages = pages
 
     def json(self, *args: str, ok: tuple = (0,)) -> Any:
         result = invoke(self.runner, *args, "--json")
@@ -78,10 +85,21 @@ class Cli:
         assert result.exit_code == 0, result.output
         return out
 
+    def page_of(self, session: Path) -> Path:
+        """``export SESSION --format html`` of a session of the repository, made once a process."""
+        if str(session) not in _PAGES:
+            _PAGES[str(session)] = self.export(session, self.pages / f"{len(_PAGES)}.html")
+        return _PAGES[str(session)]
+
+
+@pytest.fixture(scope="session")
+def _pages_dir(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("pages")
+
 
 @pytest.fixture()
-def cli(monkeypatch) -> Cli:
-    return Cli(monkeypatch)
+def cli(monkeypatch, _pages_dir) -> Cli:
+    return Cli(monkeypatch, _pages_dir)
 
 
 def tree_rows(cli: Cli, session: Path) -> list[dict]:
@@ -156,7 +174,13 @@ NEXT_FRAME = "() => new Promise(r => requestAnimationFrame(() => r()))"
 
 
 def open_page(page, path: Path, fragment: str = "") -> None:
-    page.goto(file_url(path, fragment))
+    """Load the page at ``path`` anew (a fresh load, also where ``page`` shows it already: the
+    pages are shared among tests, and a link to the same page with another fragment is only
+    followed in it), then wait until it is ready."""
+    url = file_url(path, fragment)
+    if page.url.split("#")[0] == url.split("#")[0]:
+        page.goto("about:blank")
+    page.goto(url)
     page.wait_for_function("() => document.documentElement.dataset.ready === '1'")  # (a function: CSP forbids eval)
 
 
@@ -330,7 +354,7 @@ def test_context_and_path_of_every_node_are_the_commands(session, cli, page, tmp
     rows = tree_rows(cli, session)
     nodes = unique_ids(rows)
     assert nodes, "a session without entries tests nothing"
-    out = cli.export(session, tmp_path / "page.html")
+    out = cli.page_of(session)
     chosen = in_this_run(nodes)
     open_page(page, out)
     click_filter(page, "all")
@@ -368,7 +392,7 @@ EDITED = [p for p in SESSIONS if '"replacement":null' in p.read_text(encoding="u
 def test_original_toggle_shows_what_edits_hide(session, cli, page, tmp_path):
     """With the "original" toggle on, the messages a context edit hides are drawn in place with
     ``data-mark="hidden"`` (exactly ``omittedEntryIds``), the model's messages unchanged around them."""
-    open_page(page, cli.export(session, tmp_path / "page.html"))
+    open_page(page, cli.page_of(session))
     click_filter(page, "all")
     nodes = unique_ids(tree_rows(cli, session))
     # the full run every node; the default run from the last back, until three nodes with hidden
@@ -447,7 +471,7 @@ def test_compare_of_sampled_pairs_is_diff(session, cli, page, tmp_path):
     parents = Counter(r["parentId"] for r in rows)
     leaves = [i for i in nodes if parents[i] == 0]
     leaf = cli.json("context", str(session))["leafId"]
-    out = cli.export(session, tmp_path / "page.html")
+    out = cli.page_of(session)
     open_page(page, out)
     pairs = _pairs(nodes, leaves, leaf, random.Random(session.name), 4)
     panes = page.evaluate(READ_COMPARES, [[a, b, file_url(out, f"#a={a}&b={b}&tab=compare")] for a, b in pairs])
@@ -486,7 +510,7 @@ def test_branch_costs_are_stats_by_branch(session, cli, page, tmp_path):
 
     below = {c for p, cs in children.items() if p is not None and len(cs) >= 2 for c in cs}
     roots = set(children.get(None, []))
-    open_page(page, cli.export(session, tmp_path / "page.html"))
+    open_page(page, cli.page_of(session))
     drawn = page.evaluate("""() => Array.from(document.querySelectorAll('[data-branch-cost]')).map(e =>
         [e.dataset.entryId, e.dataset.entries, e.dataset.tokens, e.dataset.cost])""")
     by_first = {first: (entries, tokens, cost) for first, entries, tokens, cost in drawn}
@@ -511,7 +535,7 @@ BRANCHY = ROOT / "tests" / "fixtures" / "writers" / "one-branchy-16.jsonl"
 def branchy(cli, tmp_path) -> tuple[Path, list[dict], str]:
     rows = tree_rows(cli, BRANCHY)
     leaf = cli.json("context", str(BRANCHY))["leafId"]
-    return cli.export(BRANCHY, tmp_path / "branchy.html"), rows, leaf
+    return cli.page_of(BRANCHY), rows, leaf
 
 
 def test_page_opens_on_the_leaf_with_its_context(branchy, page, cli):
@@ -538,7 +562,7 @@ def test_counts_of_one_are_singular(cli, page, tmp_path):
         children[r["parentId"]] = children.get(r["parentId"], 0) + 1
     assert sum(1 for p, n in children.items() if p is not None and n >= 2) == 1  # the fixture this needs
     root = rows[0]["id"]
-    open_page(page, cli.export(webapp, tmp_path / "webapp.html"), f"#entry={root}&tab=path")
+    open_page(page, cli.page_of(webapp), f"#entry={root}&tab=path")
     facts = page.inner_text("header .facts")
     assert "1 branch point" in facts and "1 branch points" not in facts
     path_pane = page.inner_text("[data-pane=path]")
@@ -653,7 +677,7 @@ def test_filters_are_pis_five(session, cli, page, tmp_path):
     entries = _entries(session)
     leaf = cli.json("context", str(session))["leafId"]
     tree_order = [r["id"] for r in rows]
-    open_page(page, cli.export(session, tmp_path / "page.html"))
+    open_page(page, cli.page_of(session))
     for name in ("user", "labeled", "no-tools", "all", "default"):
         click_filter(page, name)
         assert page.get_attribute(f"[data-filter={name}]", "aria-pressed") == "true"
@@ -734,7 +758,7 @@ def test_search_query_in_the_url_is_searched_on_open(branchy, page, cli):
 
 def test_search_placements_cover_compacted_and_edited(cli, page, tmp_path):
     session = ROOT / "tests" / "fixtures" / "diff" / "sessions" / "edited.jsonl"
-    out = cli.export(session, tmp_path / "edited.html")
+    out = cli.page_of(session)
     open_page(page, out)
     placements: set[str] = set()
     queries = _queries(cli, session, ("the", "test", "tests", "file", "cache", "read", "date", "async", "error"))
@@ -776,7 +800,6 @@ def test_messages_of_the_leaf_come_first_and_the_rest_is_drawn_once_read(cli, pa
             if w["blocks"] is not None:
                 assert drawn_blocks(g["blocks"]) == w["blocks"], (node, w["id"])
     query = _queries(cli, session, ("the", "test", "tests", "file", "cache", "read", "date", "async", "error"))[0]
-    page.goto("about:blank")
     open_page(page, out, f"#q={query}")
     want = {(h["entryId"], h["where"]) for h in cli.json("search", query, str(session))["hits"]}
     assert {tuple(h) for h in _hits(page)} == want
@@ -872,10 +895,9 @@ def test_narrow_window_puts_the_tree_in_a_drawer(branchy, new_page):
     wait_shown(page, first)
 
 
-def test_print_shows_the_selected_context(branchy, new_page, cli):
+def test_print_shows_the_selected_context(branchy, page, cli):
     out, rows, leaf = branchy
     node = next(r["id"] for r in rows if r["type"] == "message" and not r["active"] and r["id"] != leaf)
-    page = new_page()
     open_page(page, out, f"#entry={node}&tab=trace")
     lines = plain_lines(cli.json("context", str(BRANCHY), "--leaf", node))
     page.emulate_media(media="print")
@@ -936,7 +958,7 @@ def test_screenshot_of_the_page(cli, new_page, tmp_path):
     node = next(r["id"] for r in reversed(rows) if r["type"] == "message" and not r["active"])
     width, height = SCREENSHOT_SIZE
     page = new_page(viewport={"width": width, "height": height}, color_scheme="light")
-    open_page(page, cli.export(session, tmp_path / "page.html"), f"#entry={node}&tab=context")
+    open_page(page, cli.page_of(session), f"#entry={node}&tab=context")
     wait_shown(page, node)
     png = page.screenshot()
     assert _png_size(png) == SCREENSHOT_SIZE
