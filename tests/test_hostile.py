@@ -334,43 +334,59 @@ def _run_here(args: list, env: dict) -> None:
             gc.enable()
 
 
-def _warm_up(env: dict, sample: str, root: str) -> None:
-    """Run every command once in this process so forked children start warm (imports, caches,
-    the interpreter's specialised code: a search child took 14 ms of CPU without, 9.5 with):
-    the file commands with each reader, ls, fork, stats, du and search (literal, -i, regex),
-    without a cache and through one written then read, in a directory of its own (removed
-    after), and the error paths.  ``ls`` lists a root of the sample alone: listing the corpus
-    is the tests' job (seconds).  Then the command of each child is built once (``_prebuild``)."""
+#: The parts of ``warm_up`` this process ran.
+_WARMED: set = set()
+
+
+def warm_up(c: Corpus, part: str) -> None:
+    """Run the commands of ``part`` once in this process, so that the forked children that follow
+    start warm (imports, caches, the interpreter's specialised code: a search child took 14 ms of
+    CPU without, 9.5 with).  ``files``, with the first corpus: the file commands with each reader,
+    --json and human, validate, ls and the error paths, then the command of each child is built
+    once (``_prebuild``); ``search``, before the first search test: a literal, -i and regexes,
+    without a cache, then through an index built and then read; ``cache``, before the first run
+    through a cache: the file commands, stats and du through a cache written then read.  Caches
+    lie in a directory of their own, removed after; ``ls`` lists a root of the sample alone
+    (listing the corpus is the tests' job: seconds)."""
     from pisess.core.analyses.search import update
 
+    if part in _WARMED:
+        return
+    _WARMED.add(part)
+    sample, root, env = c.case("valid").path, c.root, c.env
     base = os.path.dirname(root)
     alone = os.path.join(base, "warm-up")
-    os.makedirs(os.path.join(alone, "--warm--"))
-    shutil.copy(sample, os.path.join(alone, "--warm--"))
+    if not os.path.isdir(alone):
+        os.makedirs(os.path.join(alone, "--warm--"))
+        shutil.copy(sample, os.path.join(alone, "--warm--"))
     where = ["--sessions-dir", root]
-    runs = [[*cmd, "--reader", reader, *where, *out] for cmd in (["context", sample], ["tree", sample],
-                                                                   ["path", sample], ["fork", sample, "u1", "--dry-run"])
-            for reader in READERS for out in (["--json"], ["--no-pager", "--lenient"] if cmd[0] != "fork" else [])]
-    runs += [["validate", sample], ["validate", sample, "--json"], ["validate", sample, "--format", "github"],
-             ["ls", "--sessions-dir", alone, "--all"], ["ls", "--sessions-dir", alone, "--all", "--long", "--json"],
-             ["stats", sample, "--json"], ["du", sample, "--json"],
-             *[["search", *pat, sample, "--json", *where] for pat in INDEX_PATTERNS],
-             ["search", "ion", "--all", "--sessions-dir", alone, "--json"]]
-    # error paths too (a child that drops privileges may not reach the stdlib)
-    errors = [["tree", root, "--json"], ["context", root], ["validate", root + "/nonexistent.jsonl", "--json"],
-              ["ls", "--sessions-dir", root + "/nonexistent", "--json"]]
+    files = [[*cmd, "--reader", reader, *where, *out] for cmd in (["context", sample], ["tree", sample],
+                                                                    ["path", sample], ["fork", sample, "u1", "--dry-run"])
+             for reader in READERS for out in (["--json"], ["--no-pager", "--lenient"] if cmd[0] != "fork" else [])]
+    files += [["validate", sample], ["validate", sample, "--json"], ["validate", sample, "--format", "github"]]
     xdg = os.path.join(base, "warm-up-cache")
     cached = {**env, "XDG_CACHE_HOME": xdg, "PISESS_CACHE": "all"}
+    off = {**env, "PISESS_CACHE": "off"}
+    summaries = [["stats", sample, "--json"], ["du", sample, "--json"]]
+    runs = {
+        "files": [(env, files + [["ls", "--sessions-dir", alone, "--all"], ["ls", "--sessions-dir", alone, "--all", "--long"],
+                                 # error paths too (a child that drops privileges may not reach the stdlib)
+                                 ["tree", root, "--json"], ["context", root], ["validate", root + "/nonexistent.jsonl",
+                                                                                "--json"],
+                                 ["ls", "--sessions-dir", root + "/nonexistent", "--json"]])],
+        "search": [(e, [*[["search", *pat, sample, "--json", *where] for pat in INDEX_PATTERNS],
+                        ["search", "ion", "--all", "--sessions-dir", alone, "--json"]]) for e in (off, cached, cached)],
+        "cache": [(off, summaries), *[(cached, files + summaries) for _ in range(2)]],  # (written, then read)
+    }[part]
     try:
-        for e in ({**env, "PISESS_CACHE": "off"}, cached, cached):  # (without, then written, then read)
-            for args in runs:
+        for e, todo in runs:
+            for args in todo:
                 _run_here(args, e)
-        for args in errors:
-            _run_here(args, env)
     finally:
         shutil.rmtree(xdg, ignore_errors=True)
     update.carried.clear()  # (what this process carried over, for its own files: a child starts without)
-    _prebuild()
+    if part == "files":
+        _prebuild()
 
 
 #: The commands a forked child runs, built here once (``_prebuild``) instead of in each child: the
@@ -554,15 +570,9 @@ def _destroy_corpus(c: Corpus) -> None:
     shutil.rmtree(os.path.dirname(c.root), ignore_errors=True)
 
 
-_WARM = False
-
-
 def _corpus(readonly: bool):
-    global _WARM
     c = _build_corpus(readonly)
-    if not _WARM:  # also with PISESS_HOSTILE_EXEC=1: test_unreadable forks its unprivileged children
-        _warm_up(c.env, c.case("valid").path, c.root)
-        _WARM = True
+    warm_up(c, "files")  # (also with PISESS_HOSTILE_EXEC=1: test_unreadable forks its unprivileged children)
     return c
 
 
@@ -1283,6 +1293,7 @@ def test_file_warm_cache(corpus_rw, tmp_path, name):
         invs = [i for i in invs if i.mode == "json"]
     invs += [Inv([cmd, case.path, "--json"], "json", (name, cmd), f"{cmd} --json (cache)") for cmd in ("stats", "du")]
     warm_env = {**c.env, "XDG_CACHE_HOME": str(tmp_path / "xdg"), "PISESS_CACHE": "all"}
+    warm_up(c, "cache")
     w = Watch(watch_paths(case), c.root, True)
     args = [i.args for i in invs]
     # without a cache: test_file's runs of the file where it made them (see FILE_RUNS), the rest here
@@ -1319,6 +1330,7 @@ def test_search_through_the_index(corpus_rw, tmp_path, name):
     case = c.case(name)
     args = [["search", *pat, case.path, "--json", "--sessions-dir", c.root] for pat in INDEX_PATTERNS]
     warm_env = {**c.env, "XDG_CACHE_HOME": str(tmp_path / "xdg")}
+    warm_up(c, "search")
     off = run_many(args, {**c.env, "PISESS_CACHE": "off"})
     cold = run_many(args, warm_env)
     warm = run_many(args, warm_env)
@@ -1339,6 +1351,7 @@ def test_search_the_whole_corpus_through_the_index(corpus_rw, tmp_path, pattern)
     c = corpus_rw
     args = [["search", *pattern, "--all", "--json", "--sessions-dir", c.root]]
     warm_env = {**c.env, "XDG_CACHE_HOME": str(tmp_path / "xdg")}
+    warm_up(c, "search")
     off = run_many(args, {**c.env, "PISESS_CACHE": "off"})
     for runs in (run_many(args, warm_env), run_many(args, warm_env)):
         for a, x, y in zip(args, runs, off):

@@ -907,6 +907,8 @@ def test_no_background_indexer_without_the_cache(tmp_path, background, monkeypat
     assert not background.procs and not where.exists()
 
 
+@pytest.mark.slow  # a real indexer, 12 MB, killed after half a second; in-process, the default run has
+# test_a_transaction_cut_short_leaves_the_index_as_it_was
 def test_a_killed_background_indexer_leaves_a_usable_index(tmp_path, background, monkeypatch):
     """An indexer killed mid-way leaves the index as its last finished batch (transaction) left
     it: the next search brings it up to date and answers what the scan answers."""
