@@ -205,6 +205,7 @@ async def _settle(app) -> None:
     has used no CPU for one polling interval (20 ms), which a loaded machine can also give a busy
     app (a scroll bar not yet drawn in a golden screen, at load 7-8), and which costs the interval
     at every key on an idle one."""
+    confirmed = False
     for _ in range(SETTLE_ROUNDS):
         if app._exit or app._closing or not app.is_running:
             return  # (the app is ending: its pumps take nothing more)
@@ -214,20 +215,40 @@ async def _settle(app) -> None:
             return
         pumps = [app, *(w for widget in screen.walk_children(with_self=True) for w in (widget, *widget._get_virtual_dom()))]
         if not _busy(app, screen, pumps):
-            return
-        await _drain(app, pumps)
+            if confirmed:
+                return
+            # nothing queued or pending: a pump may still be inside a handler (awaiting), which a
+            # callback queued behind it outwaits
+            await _drain(app, pumps)
+            confirmed = True
+            continue
+        confirmed = False
+        for _ in range(YIELDS):  # (the pumps go on with what they hold, no message added)
+            await asyncio.sleep(0)
+        if _queued(pumps):
+            await _drain(app, pumps)  # (what is left waited for, not spun on)
+            continue
         if app.animator._animations:
             await app.animator.wait_until_complete()
         screen._on_timer_update()  # (what the screen's 1/60 s update timer calls: the layout, the drawing)
     raise AssertionError(f"the app did not settle in {SETTLE_ROUNDS} rounds")
 
 
-#: Rounds of ``_settle`` before it gives up (a key takes 2-6).
-SETTLE_ROUNDS = 200
+#: Turns of the event loop a busy round gives the app before it looks again (a callback queued
+#: behind every pump, as ``_drain`` does, is a message more for each: a tenth of these tests' CPU).
+YIELDS = 4
+
+
+#: Rounds of ``_settle`` before it gives up (a key takes 2-10).
+SETTLE_ROUNDS = 500
+
+
+def _queued(pumps) -> bool:
+    return any(not p._message_queue.empty() or p._next_callbacks for p in pumps)
 
 
 def _busy(app, screen, pumps) -> bool:
-    return bool(any(not p._message_queue.empty() or p._next_callbacks for p in pumps) or app.animator._animations
+    return bool(_queued(pumps) or app.animator._animations
                 or screen._callbacks or screen._dirty_widgets or screen._layout_required or screen._scroll_required
                 or screen._repaint_required or screen._recompose_required
                 or any(w._repaint_required or w._layout_required or w._scroll_required or w._refresh_styles_required
