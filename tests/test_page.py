@@ -18,6 +18,7 @@ import random
 import re
 import shutil
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -691,15 +692,18 @@ def test_filters_are_pis_five(session, cli, page, tmp_path):
 WORDS = ("tests", "cache", "pagination", "date", "UTC", "README", "endpoint", "helper", "summary", "commit")
 
 
-def _queries(cli: Cli, session: Path, words: tuple = WORDS) -> list[str]:
-    """Words whose hits do not change with case: the page's search and ``pisess search`` then
-    cannot differ by how each folds case."""
-    out = []
+def _each_query(cli: Cli, session: Path, words: tuple = WORDS) -> Iterator[str]:
+    """The words whose hits do not change with case, in turn: the page's search and ``pisess
+    search`` then cannot differ by how each folds case (the words after one are searched for only
+    when asked: a search is some 30 ms)."""
     for word in words:
         hits = cli.json("search", word, str(session), ok=(0, 1))["hits"]  # 1: no hit
         if hits and hits == cli.json("search", word, str(session), "-i", ok=(0, 1))["hits"]:
-            out.append(word)
-    return out
+            yield word
+
+
+def _queries(cli: Cli, session: Path, words: tuple = WORDS) -> list[str]:
+    return list(_each_query(cli, session, words))
 
 
 def _hits(page) -> list[tuple[str, str]]:
@@ -748,7 +752,7 @@ def test_search_hits_placements_marks_and_n(branchy, page, cli):
 
 def test_search_query_in_the_url_is_searched_on_open(branchy, page, cli):
     out, _rows, _leaf = branchy
-    query = _queries(cli, BRANCHY)[0]
+    query = next(_each_query(cli, BRANCHY))
     want = {(h["entryId"], h["where"]) for h in cli.json("search", query, str(BRANCHY))["hits"]}
     open_page(page, out, f"#q={query}")
     page.wait_for_function("() => document.querySelectorAll('[data-pane=search] [data-hit]').length > 0")
@@ -799,7 +803,7 @@ def test_messages_of_the_leaf_come_first_and_the_rest_is_drawn_once_read(cli, pa
         for g, w in zip(got, want):
             if w["blocks"] is not None:
                 assert drawn_blocks(g["blocks"]) == w["blocks"], (node, w["id"])
-    query = _queries(cli, session, ("the", "test", "tests", "file", "cache", "read", "date", "async", "error"))[0]
+    query = next(_each_query(cli, session, ("the", "test", "tests", "file", "cache", "read", "date", "async", "error")))
     open_page(page, out, f"#q={query}")
     want = {(h["entryId"], h["where"]) for h in cli.json("search", query, str(session))["hits"]}
     assert {tuple(h) for h in _hits(page)} == want
