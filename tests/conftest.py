@@ -205,8 +205,10 @@ def _reads_as_the_cli_reads():
 
 def pytest_configure(config: pytest.Config) -> None:
     _compile_once_for_every_run(config)
-    if config.getoption("dist", "no") != "no" and not hasattr(config, "workerinput"):
-        return  # (xdist's controller runs no test: Hypothesis, 0.3-0.9 s of its start before the workers', is the workers')
+    if config.getoption("dist", "no") != "no" and not hasattr(config, "workerinput") \
+            and config.getoption("hypothesis_profile", None) is None:
+        return  # (xdist's controller runs no test: Hypothesis, 0.3-0.9 s of its start before the workers', is the
+        #          workers'; unless a profile is named, which Hypothesis' plugin loads here too)
     # Hypothesis imported only now, after the line above: pytest rewrites the asserts of every
     # module of a plugin's distribution (Hypothesis' 70 modules), and keeps the result only where it
     # may write compiled files: imported at the top, each run rewrote it anew (a second of CPU).
