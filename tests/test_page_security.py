@@ -101,15 +101,16 @@ class Watched:
         self.page.wait_for_function("() => document.documentElement.dataset.ready === '1'", timeout=30_000)
 
     def assert_clean(self, path: Path) -> None:
-        assert self.page.evaluate("() => window.__pwned") is None, "a session's script ran"
-        assert self.page.evaluate("() => parent.__pwned") is None
+        pwned, parent_pwned, csp, links, srcs = self.page.evaluate("""() => [window.__pwned ?? null, parent.__pwned ?? null,
+            window.__csp, Array.from(document.querySelectorAll('[href]')).map(a => a.getAttribute('href')),
+            Array.from(document.querySelectorAll('[src]')).map(e => e.getAttribute('src'))]""")  # (one round trip)
+        assert pwned is None, "a session's script ran"
+        assert parent_pwned is None
         assert self.dialogs == [], f"dialogs opened: {self.dialogs}"
         assert set(self.requests) <= {file_url(path)}, f"the page requested {set(self.requests) - {file_url(path)}}"
-        assert self.page.evaluate("() => window.__csp") == [], "CSP violations"
-        links = self.page.evaluate("() => Array.from(document.querySelectorAll('[href]')).map(a => a.getAttribute('href'))")
+        assert csp == [], "CSP violations"
         bad = [h for h in links if not re.match(r"(?i)^(https?:|mailto:|#|\?)", h.strip())]
         assert bad == [], f"links other than http(s):, mailto: and the page's own: {bad}"
-        srcs = self.page.evaluate("() => Array.from(document.querySelectorAll('[src]')).map(e => e.getAttribute('src'))")
         assert all(s.startswith("data:image/") for s in srcs), srcs
 
 
