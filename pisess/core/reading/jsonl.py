@@ -440,7 +440,8 @@ def iter_blocks(path: str, tick=None, chunk_size: int | None = None, start: int 
     ``start``/``stop`` read a byte range (``start`` at a line's first byte)."""
     fd, _ = open_fd(path)
     try:
-        for buf, end, offset in line_blocks(fd, start, stop, chunk_size or CHUNK, tick):
+        # (the file's size as the hint: a small file gets a buffer its size, not a zeroed 8 MiB)
+        for buf, end, offset in line_blocks(fd, start, stop, chunk_size or CHUNK, tick, size_hint=os.fstat(fd).st_size):
             if buf[end - 1] == 10:
                 yield offset, _lines(buf, end - 1), True
                 continue

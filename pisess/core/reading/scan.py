@@ -45,7 +45,7 @@ def file_blocks(path: str, tick: Callable[[int], None] | None, block: int) -> It
     ``buffer[:end]`` from file offset ``offset``; one buffer reused.  Failures are ``PisessError``."""
     fd, _ = open_fd(path)
     try:
-        yield from line_blocks(fd, block=block, tick=tick)
+        yield from line_blocks(fd, block=block, tick=tick, size_hint=os.fstat(fd).st_size)  # (as iter_blocks)
     except OSError as e:
         raise storage_error(path, e) from None
     finally:
