@@ -297,10 +297,6 @@ def run_many(jobs: list, env: dict, *, timeout=TIMEOUT, exec_: bool | None = Non
     return _fork_many(jobs, env, timeouts, parallel, as_user, mem_limit)
 
 
-def run_pisess(args: list, env: dict, **kw) -> Result:
-    return run_many([args], env, **kw)[0]
-
-
 def _run_here(args: list, env: dict) -> None:
     """``pisess ARGS`` in this process as a child runs it (``main``: the lean path of search, then
     the app), its output thrown away, under ``env``; what ``main`` sets for its process (the

@@ -438,10 +438,10 @@ def iter_blocks(path: str, tick=None, chunk_size: int | None = None, start: int 
     ``tick(bytes)`` is called after each read.  Per-line work stays in the caller's loop: a
     generator step per line costs as much as the split itself on files of a million short lines.
     ``start``/``stop`` read a byte range (``start`` at a line's first byte)."""
-    fd, _ = open_fd(path)
+    fd, st = open_fd(path)
     try:
         # (the file's size as the hint: a small file gets a buffer its size, not a zeroed 8 MiB)
-        for buf, end, offset in line_blocks(fd, start, stop, chunk_size or CHUNK, tick, size_hint=os.fstat(fd).st_size):
+        for buf, end, offset in line_blocks(fd, start, stop, chunk_size or CHUNK, tick, size_hint=st.st_size):
             if buf[end - 1] == 10:
                 yield offset, _lines(buf, end - 1), True
                 continue

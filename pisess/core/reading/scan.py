@@ -43,9 +43,9 @@ if TYPE_CHECKING:
 def file_blocks(path: str, tick: Callable[[int], None] | None, block: int) -> Iterator[tuple[bytearray, int, int]]:
     """``blocks.line_blocks`` of the session file ``path``: ``(buffer, end, offset)``, whole lines in
     ``buffer[:end]`` from file offset ``offset``; one buffer reused.  Failures are ``PisessError``."""
-    fd, _ = open_fd(path)
+    fd, st = open_fd(path)
     try:
-        yield from line_blocks(fd, block=block, tick=tick, size_hint=os.fstat(fd).st_size)  # (as iter_blocks)
+        yield from line_blocks(fd, block=block, tick=tick, size_hint=st.st_size)  # (as iter_blocks)
     except OSError as e:
         raise storage_error(path, e) from None
     finally:
