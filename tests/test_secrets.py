@@ -15,6 +15,8 @@ import string
 import uuid
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from conftest import assistant, header, user, write_session
@@ -185,6 +187,53 @@ def test_redact_value_copies_and_skips_image_data():
     assert out["content"][0]["text"] == "t [REDACTED:github_token]"
     assert out["content"][1]["data"] == token and v["content"][0]["text"] == "t " + token
     assert len(found) == 1
+
+
+def _redacted_by_recursion(v, top=True, skip=frozenset()):
+    """What ``redact`` gives, written the plain recursive way (for values of a few levels)."""
+    if isinstance(v, str):
+        return redact_text(v, find_secrets(v))
+    if isinstance(v, dict):
+        image = v.get("type") == "image"
+        return {k: x if (image and k == "data") or (top and k in skip) else _redacted_by_recursion(x, False)
+                for k, x in v.items()}
+    if isinstance(v, list):
+        return [_redacted_by_recursion(x, False) for x in v]
+    return v
+
+
+_TOKEN = "gh" + "p_" + "a1B2" * 9
+_json_values = st.recursive(
+    st.none() | st.integers() | st.sampled_from(["x", "say " + _TOKEN, _TOKEN, "image", "data"]),
+    lambda inner: st.lists(inner, max_size=3)
+    | st.dictionaries(st.sampled_from(["type", "data", "id", "text", "k"]), inner, max_size=3),
+    max_leaves=12)
+
+
+@given(_json_values, st.sampled_from([frozenset(), frozenset({"id", "text"})]))
+def test_redact_is_the_recursive_redaction_and_leaves_its_input_alone(value, skip):
+    """Every string masked where its secrets are (not image data, not a skipped top-level member),
+    every container on the way to a masked string copied, the input unchanged; by way of the walk
+    that keeps its way as links (thousands of levels)."""
+    before = json.dumps(value)
+    out, found = redact(value, skip=skip)
+    assert out == _redacted_by_recursion(value, True, skip)
+    assert json.dumps(value) == before
+    assert len(found) == json.dumps(out).count("[REDACTED:")
+
+
+def test_a_secret_thousands_of_levels_down_is_masked_in_a_copy():
+    deepest = [{"text": _TOKEN}, "ok"]
+    v: object = deepest
+    for _ in range(5000):
+        v = [v]
+    out, found = redact({"details": v})
+    assert [m.kind for m in found] == ["github_token"]
+    inner = out["details"]
+    for _ in range(5000):
+        inner = inner[0]
+    assert inner == [{"text": "[REDACTED:github_token]"}, "ok"]
+    assert deepest == [{"text": _TOKEN}, "ok"] and inner is not deepest
 
 
 def test_fingerprint_is_sha256_of_kind_and_secret():
