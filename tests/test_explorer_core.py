@@ -11,7 +11,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import examples, write_session
-from pisess.core.analyses.explorer import EDITED, HIDDEN, MessageTable, message_json, node_contexts, replay
+from pisess.core.analyses.explorer import (
+    EDITED,
+    HIDDEN,
+    Change,
+    MessageTable,
+    Segment,
+    message_json,
+    node_contexts,
+    replay,
+)
 from pisess.core.errors import PisessError
 from pisess.core.js import get
 from pisess.core.model.context import build_context
@@ -29,6 +38,10 @@ def check_every_node(path: str, reader: str = "auto", pi_version: str = "1.6.0")
     table = MessageTable()
     contexts = node_contexts(s, table)
     checked = 0
+    for pos, c in enumerate(contexts.changes):  # (the usual node's change, kept short, is the Change it stands for)
+        if type(contexts.changes.steps[pos]) is tuple:
+            assert contexts.changes.steps[pos] == contexts.projected[pos]
+            assert c == Change(appended=(Segment(pos, contexts.projected[pos]),)) and type(c) is Change
     for pos, e in enumerate(s.store):
         eid = get(e, "id")
         if s.position(s.lookup(eid)) != pos:  # (another entry of the same id is the one an id names)
@@ -115,6 +128,33 @@ def test_replay_equals_build_context_on_random_trees(lines, reader, pi_version):
 
     with tempfile.TemporaryDirectory() as d:
         check_every_node(write_session(d, lines), reader, pi_version)
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(edited_trees(), st.sampled_from(["cli", "harness"]))
+def test_the_pages_changes_are_each_nodes_change_as_the_page_reads_it(lines, reader):
+    """The page writes the usual node's change as its messages as they are (``Changes.steps``):
+    every node's is ``_change_json`` of its ``Change``, the general way."""
+    import tempfile
+
+    import orjson
+
+    from pisess.core.analyses import page
+    from pisess.core.analyses.explorer import Walk
+
+    seen: list = []
+    real_run = Walk.run
+
+    def run(self, parents):
+        seen.append(real_run(self, parents))
+        return seen[-1]
+
+    with tempfile.TemporaryDirectory() as d, pytest.MonkeyPatch.context() as mp:
+        mp.setattr(Walk, "run", run)
+        s = open_session(write_session(d, lines), reader, light=True, images="lean")
+        doc = orjson.loads(page.page_data(s).rest)
+    changes = seen[0].changes
+    assert doc["ctx"] == [page._change_json(changes[p], p) for p in range(len(changes))]
 
 
 def test_the_sdk_reader_walk_is_incremental_too():

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import hashlib
 from array import array
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -263,12 +263,31 @@ def message_json(m: Any) -> bytes:
         return orjson.dumps(str(m))
 
 
+class Changes(Sequence):
+    """Per store position its ``Change``.  ``steps`` holds the usual node's change (its own entry
+    appends what it projects to, nothing else) as just those message indexes, a plain tuple (a
+    ``Change`` is a subclass): made a ``Change`` when asked (most nodes are usual; the page
+    writes them as they are, and a Segment and a Change for each cost more than the walk else)."""
+
+    def __init__(self, steps: list) -> None:
+        self.steps = steps
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    def __getitem__(self, pos: int) -> Change:  # type: ignore[override]
+        c = self.steps[pos]
+        if type(c) is tuple:
+            return Change(appended=(Segment(pos % len(self.steps), c),))
+        return c
+
+
 @dataclass(frozen=True)
 class Contexts:
     """Per store position: the parent it hangs from (-1: a root), and its ``Change``."""
 
     parents: list
-    changes: list
+    changes: Changes
     fallback: int  # nodes whose context is build_context's answer written whole
     projected: list  # per position: the message indexes its entry projects to (a str: pi throws projecting it)
 
@@ -277,14 +296,19 @@ def replay(contexts: Contexts, pos: int) -> list[Segment] | str:
     """The segments of the context at ``pos`` (or the error pi raises there), from the changes."""
     chain = []
     p = pos
+    steps = contexts.changes.steps
     while p >= 0:
         chain.append(p)
-        if contexts.changes[p].starts:
+        c = steps[p]
+        if type(c) is not tuple and c.starts:
             break
         p = contexts.parents[p]
     segs: list = []
     for p in reversed(chain):
-        c = contexts.changes[p]
+        c = steps[p]
+        if type(c) is tuple:  # (the usual node's: ``Changes``)
+            segs.append(Segment(p, c))
+            continue
         if c.error is not None:
             if p == pos:
                 return c.error
@@ -439,7 +463,6 @@ class Walk:
         special = ("compaction", "context_edit")
         stack: list = [(r, 0, None) for r in reversed(roots)]
         push, pop, harness = stack.append, stack.pop, self.harness
-        new_segment, new_change = Segment._make, Change._make
         while stack:
             pos, leaving, undo = pop()
             if leaving == 1:  # (the usual node's undo: its segment and its place on the path)
@@ -462,10 +485,10 @@ class Walk:
                 (harness and q < 0 and js.truthy(get(store[pos], "parentId")))
             got = projected[pos]
             if not is_broken and types[pos] not in special and type(got) is tuple and k not in edit_of:
-                # the usual node: its entry appends what it projects to (``_step``'s answer, made short)
-                seg = new_segment((pos, got, 0, ()))  # (_make: half the time of Segment(pos, got))
-                changes[pos] = new_change((False, (), (seg,), None))
-                segs.append(seg)
+                # the usual node: its entry appends what it projects to (``_step``'s answer, made
+                # short: ``Changes``; on ``segs`` its position stands for ``Segment(pos, got)``)
+                changes[pos] = got
+                segs.append(pos)
                 push((pos, 1, fresh))
                 below = kids[pos]
                 if len(below) == 1:  # (most nodes: a run of one child after another)
@@ -492,7 +515,7 @@ class Walk:
             if changes[pos] is None:
                 changes[pos] = self._fallback(pos)
                 fallback += 1
-        return Contexts(parents, changes, fallback, self.projected)
+        return Contexts(parents, Changes(changes), fallback, self.projected)
 
     def _pop_path(self, path: list, first_at: dict, k: Any, fresh: bool):
         def undo() -> None:
@@ -523,8 +546,9 @@ class Walk:
         if t == "context_edit" and self.rules.edits:
             target = js.key(get(self.edits[pos], "targetId"))
             for i, seg in enumerate(segs):
-                if self.key(seg.entry) == target:
-                    got = self.segment(seg.entry, i, pos)
+                entry = seg if type(seg) is int else seg.entry  # (a usual node's position: ``run``)
+                if self.key(entry) == target:
+                    got = self.segment(entry, i, pos)
                     if isinstance(got, str):
                         return None
                     replaced.append((i, got))

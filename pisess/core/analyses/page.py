@@ -838,7 +838,9 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
                  "indents": [g + c for g, c in rows.indents], "flagSets": [sorted(f) for f in rows.flag_sets],
                  "active": list(rows.active)},
         "branch": branch,
-        "ctx": [_change_json(c, p) for p, c in enumerate(contexts.changes)], "modelNames": list(model_code),
+        # (the usual node's change is its messages, as the page reads it: ``explorer.Changes``)
+        "ctx": [c if type(c) is tuple else _change_json(c, p) for p, c in enumerate(contexts.changes.steps)],
+        "modelNames": list(model_code),
         "msize": table.sizes, "sameBack": _back(encoder.same), "shapeBack": _back(encoder.shape), "trace": traced, "did": did,
         "findings": None, "untexted": untexted,  # (below)
         # the SDK reader's paths stop at a compaction: where each node's begins (diff parts them there)
