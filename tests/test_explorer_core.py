@@ -98,6 +98,19 @@ def test_cost_grows_with_entries_not_context_length(tmp_path):
     assert contexts.fallback == 0
 
 
+def test_a_compaction_keeping_from_another_branch_keeps_no_entry_of_it(tmp_path):
+    """The walk forgets where an entry stood on the path once it leaves its branch: a compaction
+    on a sibling branch whose ``firstKeptEntryId`` names it keeps what ``build_context`` keeps."""
+    from conftest import assistant, entry, header, user
+
+    lines: list = [header(), user("u0", None), assistant("a0", "u0"),
+                   user("u1", "a0", "first branch"), assistant("a1", "u1"),
+                   user("u2", "a0", "second branch"), assistant("a2", "u2"), user("u3", "a2"),
+                   entry("compaction", "c1", "u3", summary="s", firstKeptEntryId="u1", tokensBefore=5),
+                   user("u4", "c1")]
+    assert check_every_node(write_session(tmp_path, lines)) == 9
+
+
 @st.composite
 def edited_trees(draw):
     """``session_trees`` with pi 1.6's context edits (hiding, replacing, of any entry) among them."""

@@ -465,37 +465,51 @@ class Walk:
         push, pop, harness = stack.append, stack.pop, self.harness
         while stack:
             pos, leaving, undo = pop()
-            if leaving == 1:  # (the usual node's undo: its segment and its place on the path)
-                segs.pop()
-                path.pop()
-                if undo:
-                    del first_at[keys[pos]]
+            if leaving == 1:  # (a run of usual nodes' undo: their places on the path, segments and first places)
+                del path[pos:]
+                del segs[undo[0]:]
+                for k in undo[1]:
+                    del first_at[k]
                 continue
             if leaving:
                 undo()
                 continue
+            # a run of usual nodes, each the only child of the one before: each one's entry appends
+            # what it projects to (``_step``'s answer, made short: ``Changes``; on ``segs`` its
+            # position stands for ``Segment(pos, got)``), and the run is undone at once
+            start, start_segs, firsts = len(path), len(segs), []
             q = parents[pos]
+            below = None
+            while True:
+                k = keys[pos]
+                got = projected[pos]
+                # (the SDK reader throws walking up to a parent that is missing: build_context says where)
+                if (q >= 0 and broken[q]) or breaks_path[pos] or types[pos] in special or type(got) is not tuple \
+                        or k in edit_of or (harness and q < 0 and js.truthy(get(store[pos], "parentId"))):
+                    below = None
+                    break
+                if k not in first_at:
+                    first_at[k] = len(path)
+                    firsts.append(k)
+                path.append(pos)
+                changes[pos] = got
+                segs.append(pos)
+                below = kids[pos]
+                if len(below) != 1:
+                    break
+                q, pos = pos, below[0]
+            if len(path) > start:
+                push((start, 1, (start_segs, firsts)))
+            if below is not None:  # (the run ended at a usual node with other than one child)
+                stack.extend((c, 0, None) for c in reversed(below))
+                continue
             k = keys[pos]
             path.append(pos)
             fresh = k not in first_at
             if fresh:
                 first_at[k] = len(path) - 1
-            # (the SDK reader throws walking up to a parent that is missing: build_context says where)
             is_broken = (q >= 0 and broken[q]) or breaks_path[pos] or \
                 (harness and q < 0 and js.truthy(get(store[pos], "parentId")))
-            got = projected[pos]
-            if not is_broken and types[pos] not in special and type(got) is tuple and k not in edit_of:
-                # the usual node: its entry appends what it projects to (``_step``'s answer, made
-                # short: ``Changes``; on ``segs`` its position stands for ``Segment(pos, got)``)
-                changes[pos] = got
-                segs.append(pos)
-                push((pos, 1, fresh))
-                below = kids[pos]
-                if len(below) == 1:  # (most nodes: a run of one child after another)
-                    push((below[0], 0, None))
-                else:
-                    stack.extend((c, 0, None) for c in reversed(below))
-                continue
             change: Change | None = None
             if not is_broken:
                 change = self._step(pos, store[pos], segs, edit_of, path, first_at)
