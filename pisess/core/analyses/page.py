@@ -243,18 +243,23 @@ class _Messages:
         later = [i for i, d in enumerate(same) if d == _LATER]  # (a "changed" digest waits only where its "same" does)
         if not later:
             return
-        sharing = Counter(pres)
-        alike = Counter(zip(pres, texts))  # (a message without a text, (pre, -1), is never asked)
-        for i in later:
-            pre = pres[i]
+        shared = {pre for pre, count in Counter(pres).items() if count > 1}
+        asked = []
+        for i in later:  # (most: a pre-key of its own, so neither class is shared)
+            if pres[i] in shared:
+                asked.append(i)
+            else:  # (a class of its own: no digest is a number)
+                if shape[i] == _LATER:
+                    shape[i] = i
+                same[i] = i
+        # (two alike share a pre-key; a message without a text, (pre, -1), is never asked)
+        alike = Counter((pre, length) for pre, length in zip(pres, texts) if pre in shared) if asked else {}
+        for i in asked:
             m = None
             if shape[i] == _LATER:
-                if sharing[pre] > 1:
-                    m = orjson.loads(table.get(i))
-                    shape[i] = hashlib.sha256(shape_key(m)).digest()
-                else:
-                    shape[i] = i  # (a class of its own: no digest is a number)
-            if alike[pre, texts[i]] > 1:
+                m = orjson.loads(table.get(i))
+                shape[i] = hashlib.sha256(shape_key(m)).digest()
+            if alike[pres[i], texts[i]] > 1:
                 same[i] = hashlib.sha256(same_key(orjson.loads(table.get(i)) if m is None else m)).digest()
             else:
                 same[i] = i
