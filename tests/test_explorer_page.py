@@ -274,9 +274,10 @@ _SPLIT_SESSIONS = [p for p in _every_session() if p.stat().st_size > 2000]
     w in p.read_text(encoding="utf-8") for w in ('"context_edit"', '"compaction"', '"label"'))][:8],
     ids=lambda p: p.name)
 @pytest.mark.parametrize("redact", [False, True])
-def test_the_pass_shared_with_a_forked_child_writes_the_same_page(session, redact, monkeypatch, tmp_path):
+def test_the_pass_shared_with_a_forked_child_writes_the_same_page(session, redact, monkeypatch, tmp_path, refused=False):
     """A big session's entries are taken half in a forked child (``_split_point``): the page's data
-    is byte for byte what one pass writes (message numbers, classes, codes, every column)."""
+    is byte for byte what one pass writes (message numbers, classes, codes, every column); the
+    child's part crosses the pipe marshalled (``refused``: pickled, where marshal refuses a value)."""
     from pisess.core import parallel
     from pisess.core.analyses import explorer
     from pisess.core.analyses import page as page_mod
@@ -292,13 +293,26 @@ def test_the_pass_shared_with_a_forked_child_writes_the_same_page(session, redac
     taken = []
     real_take = explorer.Walk.take
     monkeypatch.setattr(explorer.Walk, "take", lambda self, *a: taken.append(1) or real_take(self, *a))
+    sent = []
+    real_take_part = page_mod._take_child_part
+    monkeypatch.setattr(page_mod, "_take_child_part", lambda part, *a: sent.append(type(part)) or real_take_part(part, *a))
+    if refused:  # (a value marshal does not take: the part goes pickled)
+        def refuse(value):
+            raise ValueError("unmarshallable object")
+        monkeypatch.setattr(page_mod.marshal, "dumps", refuse)
     previous = parallel.configure(parallel.Settings(jobs=2))
     try:
         one, shared = data(False), data(True)
     finally:
         parallel.configure(previous)
     assert taken  # (the child's half was taken, not done again here)
+    assert sent == [dict if refused else bytes]
     assert shared == one
+
+
+@pytest.mark.parametrize("session", _SPLIT_SESSIONS[:2], ids=lambda p: p.name)
+def test_a_childs_part_that_marshal_refuses_goes_pickled(session, monkeypatch, tmp_path):
+    test_the_pass_shared_with_a_forked_child_writes_the_same_page(session, False, monkeypatch, tmp_path, refused=True)
 
 
 def _message_dicts():
