@@ -584,5 +584,9 @@ def test_the_branch_costs_are_each_subtrees_sums():
                 for c in kids:
                     s, t, k = whole(c, parents, usage)
                     expected[str(c)] = [s, t, round(k, 10)]
-        assert _branch_costs(parents, usage) == expected
+        got = _branch_costs(parents, usage)
+        assert got == expected
+        # (in the page's order: the branch points as their first child comes, each one's children in order)
+        points = sorted({parents[int(c)] for c in expected}, key=lambda q: parents.index(q))
+        assert list(got) == [str(c) for q in points for c in range(len(parents)) if parents[c] == q]
     check()

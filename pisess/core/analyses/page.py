@@ -948,35 +948,45 @@ def _sum(usage: list, positions: Any) -> list:
 def _branch_costs(parents: list, usage: list) -> dict:
     """At each branch point, per child: [entries, tokens, cost] of the subtree it starts (what that
     branch holds and cost).  Keyed by the child's position."""
+    import operator
+    from itertools import compress
+
     n = len(parents)
-    kids: dict = {}
-    for p, q in enumerate(parents):
-        if q >= 0:
-            kids.setdefault(q, []).append(p)
+    met: set = set()
+    branching: set = set()  # (a parent met twice)
+    for q in parents:
+        if q in met:
+            branching.add(q)
+        else:
+            met.add(q)
+    branching.discard(-1)
+    kids: dict = {}  # branch point -> its children, the branch points in the order their first child comes
+    for p in compress(range(n), map(branching.__contains__, parents)):
+        kids.setdefault(parents[p], []).append(p)
     size = [1] * n
-    tokens = [0] * n
-    cost = [0.0] * n
-    for p in range(n):
-        u = usage[p]
-        if u:
-            tokens[p], cost[p] = u[0], u[1]
-    if all(q < p for p, q in enumerate(parents)):
+    tokens = [u[0] if u else 0 for u in usage]
+    cost = [u[1] if u else 0.0 for u in usage]
+    if all(map(operator.lt, parents, range(n))):
         # each parent before its children (pi's files): from the last position back every subtree
         # is whole when its root is reached; a branch point adds its children in their order, as
         # the walk below does (a sum of floats depends on it)
         for p in range(n - 1, -1, -1):
             cs = kids.get(p)
-            if cs is not None and len(cs) > 1:
+            if cs is not None:
                 for c in cs:
                     size[p] += size[c]
                     tokens[p] += tokens[c]
                     cost[p] += cost[c]
             q = parents[p]
-            if q >= 0 and len(kids[q]) == 1:
+            if q >= 0 and q not in kids:  # (its only child)
                 size[q] += size[p]
                 tokens[q] += tokens[p]
                 cost[q] += cost[p]
     else:
+        children: dict = {}
+        for p, q in enumerate(parents):
+            if q >= 0:
+                children.setdefault(q, []).append(p)
         order: list = []
         stack = [p for p in range(n) if parents[p] < 0]
         seen = bytearray(n)
@@ -986,15 +996,14 @@ def _branch_costs(parents: list, usage: list) -> dict:
                 continue
             seen[p] = 1
             order.append(p)
-            stack.extend(kids.get(p, ()))
+            stack.extend(children.get(p, ()))
         for p in reversed(order):
             q = parents[p]
             if q >= 0:
                 size[q] += size[p]
                 tokens[q] += tokens[p]
                 cost[q] += cost[p]
-    return {str(c): [size[c], tokens[c], round(cost[c], 10)]
-            for q, cs in kids.items() if len(cs) > 1 for c in cs}
+    return {str(c): [size[c], tokens[c], round(cost[c], 10)] for cs in kids.values() for c in cs}
 
 
 # --- the HTML file ------------------------------------------------------------------------------------
