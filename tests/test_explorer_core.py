@@ -167,7 +167,7 @@ def test_the_pages_changes_are_each_nodes_change_as_the_page_reads_it(lines, rea
         s = open_session(write_session(d, lines), reader, light=True, images="lean")
         doc = orjson.loads(page.page_data(s).rest)
     changes = seen[0].changes
-    assert doc["ctx"] == [page._change_json(changes[p], p) for p in range(len(changes))]
+    assert doc["ctx"] == orjson.loads(orjson.dumps([page._change_json(changes[p], p) for p in range(len(changes))]))
 
 
 def test_the_sdk_reader_walk_is_incremental_too():

@@ -611,7 +611,7 @@ def _change_json(c: Change, pos: int) -> Any:
     if c.replaced:
         out["p"] = [[i, _seg(s)] for i, s in c.replaced]
     if c.appended:
-        out["a"] = [_seg(s) for s in c.appended]
+        out["a"] = [[s.entry, s.messages] if not s.mark else _seg(s) for s in c.appended]  # (a tuple: an array)
     return out
 
 
