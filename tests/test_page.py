@@ -774,22 +774,33 @@ def test_search_placements_cover_compacted_and_edited(cli, page, tmp_path):
     assert len(placements) >= 3, placements  # more than active/branch: the fixture holds a compaction and an edit
 
 
-def test_messages_of_the_leaf_come_first_and_the_rest_is_drawn_once_read(cli, page, tmp_path, monkeypatch):
-    """One message per element: the leaf's context's elements come before the page's script, the
-    others after it, so that the page is drawn before the browser has read the bulk.  A deep link
-    (a fresh load) to a node whose messages come after the script draws its context whole once
-    they are read (ready says when), and a search in the URL waits for the whole page."""
+def _page_of_one_message_an_element(cli: Cli, tmp_path: Path, monkeypatch) -> tuple[Path, Path]:
+    """The edited session's page with one message per element (``CHUNK_BYTES`` 1), and the session."""
     from pisess.core.analyses import page as page_module
 
     monkeypatch.setattr(page_module, "CHUNK_BYTES", 1)
     session = ROOT / "tests" / "fixtures" / "diff" / "sessions" / "edited.jsonl"
-    out = cli.export(session, tmp_path / "chunks.html")
+    return cli.export(session, tmp_path / "chunks.html"), session
+
+
+def test_messages_of_the_leaf_come_before_the_script(cli, tmp_path, monkeypatch):
+    """One message per element: the leaf's context's elements come before the page's script, the
+    others after it, so that the page is drawn before the browser has read the bulk (what the
+    browser then does with the late ones: the test below, in the full run)."""
+    out, session = _page_of_one_message_an_element(cli, tmp_path, monkeypatch)
     html = out.read_text(encoding="utf-8")
     script_at = html.index("<script>")
     early = re.findall(r'id="pisess-m([0-9]+)"', html[:script_at])
     late = re.findall(r'id="pisess-m([0-9]+)"', html[script_at:])
     leaf_doc = cli.json("context", str(session))
     assert 0 < len(early) <= len(leaf_doc["messages"]) + 2 and late  # (+2: what edits hide, the entry itself)
+
+
+def test_messages_of_the_leaf_come_first_and_the_rest_is_drawn_once_read(cli, page, tmp_path, monkeypatch):
+    """A deep link (a fresh load) to a node whose messages come after the script (the test above)
+    draws its context whole once they are read (ready says when), and a search in the URL waits
+    for the whole page."""
+    out, session = _page_of_one_message_an_element(cli, tmp_path, monkeypatch)
     nodes = unique_ids(tree_rows(cli, session))
     # each node's link opened in the page's copy the node before was not opened in: a document of
     # its own, a fresh load (a third cheaper than a fresh load by way of about:blank)
