@@ -394,7 +394,7 @@ QUICK_CASES = {
     "test_hostile.py::test_file_warm_cache": 0,  # test_cache: every view through the cache is the fresh read
     "test_core_compact.py::test_du_on_the_index_reports_what_the_line_scan_reports": 0,  # validate's twin stays
     "test_import_graph.py::test_a_planted_import_up_a_floor_is_reported": 3,
-    "test_odd_shapes.py::test_one_long_line_costs_a_few_times_the_line": 1,  # the image line; the text line's bound, full run
+    "test_odd_shapes.py::test_one_long_line_costs_a_few_times_the_line": 0,  # ..._bounded_by_a_line_not_by_the_file
     "test_lean_search.py::test_the_console_script_ends_as_the_app_ends": 0,  # the in-process run sees what a child sees
     "test_lean_search.py::test_the_lean_path_prints_what_the_app_prints": 1,  # every shape, plain; the settings: full run
     "test_explorer_page.py::test_the_pass_shared_with_a_forked_child_writes_the_same_page": 6,
