@@ -469,12 +469,15 @@ def _child_part(half: int, walk: Walk, table: MessageTable, encoder: _Messages, 
 
 def _flat(part: tuple) -> tuple:
     """A table's or an encoder's ``part`` with its arrays as their bytes (``marshal`` would write
-    them so, and read them back as bytes): ``_unflat`` makes them arrays again."""
-    return tuple(x.tobytes() if type(x) is array else x for x in part)
+    them so, and read them back as bytes), and the places of those arrays: ``_unflat`` makes them
+    arrays again (the places travel with the part, not restated where it is read)."""
+    return tuple(x.tobytes() if type(x) is array else x for x in part), \
+        tuple(i for i, x in enumerate(part) if type(x) is array)
 
 
-def _unflat(part: tuple, arrays: range) -> tuple:
-    """``_flat``'s ``part`` with the items at ``arrays`` made arrays of 64-bit integers again."""
+def _unflat(flat: tuple) -> tuple:
+    """``_flat``'s part with its arrays (of 64-bit integers) made again."""
+    part, arrays = flat
     out = list(part)
     for i in arrays:
         out[i] = array("q")
@@ -492,8 +495,8 @@ def _take_child_part(sent: bytes | dict, half: int, walk: Walk, table: MessageTa
     if type(sent) is bytes:
         sent = marshal.loads(sent)
     assert type(sent) is dict
-    remap = table.take(_unflat(sent["table"], range(1, 4)), child_spool)  # (digests, sizes, offsets, lengths)
-    encoder.take(_unflat(sent["classes"], range(2, 4)), remap)  # (same, shape, texts, pre-keys)
+    remap = table.take(_unflat(sent["table"]), child_spool)
+    encoder.take(_unflat(sent["classes"]), remap)
     walk.take(half, sent["walk"], remap)
     for tally, theirs in ((f["found"], sent["found"]), (f["models"], sent["models"])):
         for name, c in theirs.items():
