@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 Reader = Literal["harness", "cli"]
 READERS: tuple[Reader, ...] = ("harness", "cli")
 HEADER_PREFIX = "Invalid JSONL session file {path}: "
+_RUN_BLOCK = 1 << 20  # bytes of a run of lines read at once (``Session.complete_at``)
 
 
 @dataclass(frozen=True)
@@ -142,6 +143,71 @@ class Session:
         """``(position, entry complete)`` for ``positions`` (ascending), without keeping them;
         with ``worth``, only the entries for which ``worth(position, bytes of the line)`` holds
         (asked before a parse; an entry held complete already is taken as it is)."""
+        if worth is None and type(positions) is range and positions.step == 1 and len(positions) > 1:
+            return self._complete_run(positions)
+        return self._complete_each(positions, worth, batch)
+
+    def _complete_run(self, positions: range) -> Iterator[tuple[int, Any]]:
+        """``complete_at`` of a run of positions (a page's pass over every entry): their lines lie
+        one after the other, so they are read a block at a time (not a seek and a read a line), a
+        line shorter than ``LINE_MIN`` parsed where it lies in the block as ``parse_back`` parses it
+        (``parse_json``: such a line has no image to cut) and checked as it checks it, and no light
+        entry is made for an entry the store has not built (its id is the store's).  Longer lines,
+        and a line the block does not hold whole, are read as ``complete_at`` reads each one."""
+        from orjson import JSONDecodeError, loads
+
+        from .images import LINE_MIN
+        from .jsonl import parse_json, storage_error
+
+        store, raw = self.store, self.raw
+        offsets, lengths = store.spans()
+        peek = store._peek  # (the entry if the store built it: a light one is not made here)
+        ids: Sequence[Any] | None = None
+        cuts = raw.cuts if raw.images == "lean" else None
+        view = memoryview(bytearray(_RUN_BLOCK))
+        base = held = 0  # the block holds the file's bytes base:base + held
+        try:
+            fh = open(raw.path, "rb", buffering=0)
+        except OSError as err:
+            raise storage_error(raw.path, err, "re-read") from None
+        with fh:
+            for pos in positions:
+                e = peek(pos)
+                if e is None:
+                    if ids is None:
+                        ids = store.string_ids()
+                    expect = ids[pos]
+                    if expect is None:  # (an id that is no string: its light entry says what it is)
+                        e = store[pos]
+                if e is not None:
+                    if type(e) is not Light:
+                        yield pos, e
+                        continue
+                    expect = e.get("id", None)
+                    offset, length = e.offset, e.length
+                else:
+                    offset, length = offsets[pos], lengths[pos]
+                end = offset + length
+                if length < LINE_MIN and not (cuts and offset in cuts):
+                    if offset < base or end > base + held:
+                        fh.seek(offset)
+                        base, held = offset, fh.readinto(view) or 0
+                    if end <= base + held:
+                        line = view[offset - base:end - base]
+                        try:
+                            v = loads(line)
+                        except (JSONDecodeError, RecursionError):  # (what JSON.parse reads and orjson refuses)
+                            v = parse_json(bytes(line))
+                        if type(v) is not dict or v.get("id", None) != expect:
+                            v = raw.parse_back(store[pos] if e is None else e, bytes(line))  # (raises as it does)
+                        yield pos, v
+                        continue
+                light = store[pos] if e is None else e
+                for _, data in raw.lines_of([light]):
+                    yield pos, raw.parse_back(light, data)
+
+    def _complete_each(self, positions: Sequence[int], worth: Callable[[int, bytes], bool] | None,
+                       batch: int) -> Iterator[tuple[int, Any]]:
         store = self.store
         pending: list = []
 

@@ -46,6 +46,10 @@ class EntryStore(Protocol):
     def take(self, positions: Iterable[int]) -> list:
         """The entries at ``positions`` (valid ones), in that order."""
 
+    def _peek(self, pos: int) -> Any:
+        """The entry at ``pos`` where the store has made it already (light or complete), else
+        ``None`` (``Session.complete_at`` of a run makes no light entry it would drop at once)."""
+
     def find(self, entry_id: Any) -> int | None:
         """The position of ``byId.get(entry_id)`` (last occurrence wins), or ``None``."""
 
