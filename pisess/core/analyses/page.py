@@ -176,7 +176,9 @@ class _Messages:
             stored = js_exponents(raw) if left_out else raw  # (_dumps of the lean message: raw is its orjson)
             length, pre = _text_facts(m)
             if length < 0:
-                same = hashlib.sha256(same_key(m)).digest()
+                # (no text: its shape is its same key; both wait for ``settle`` where its pre-key is
+                # met first, as a text's do: most such messages are an assistant's calls alone)
+                same = hashlib.sha256(same_key(m)).digest() if stored is not raw or pre in self._pres else _LATER
                 self._classes(same, same, length, pre)
             elif stored is not raw:
                 self._classes(hashlib.sha256(same_key(m)).digest(), hashlib.sha256(shape_key(m)).digest(),
@@ -257,9 +259,14 @@ class _Messages:
                 if shape[i] == _LATER:
                     shape[i] = i
                 same[i] = i
-        # (two alike share a pre-key; a message without a text, (pre, -1), is never asked)
+        # (two alike share a pre-key)
         alike = Counter((pre, length) for pre, length in zip(pres, texts) if pre in shared) if asked else {}
         for i in asked:
+            if texts[i] < 0:  # (no text: its shape is its same key)
+                digest = hashlib.sha256(same_key(orjson.loads(table.get(i)))).digest()
+                shape[i] = digest
+                same[i] = digest if alike[pres[i], -1] > 1 else i
+                continue
             m = None
             if shape[i] == _LATER:
                 m = orjson.loads(table.get(i))
