@@ -439,3 +439,46 @@ def test_a_run_imports_only_the_command_it_runs(tmp_path):
     assert p.returncode == 0, p.stderr
     assert "--no-cache" in p.stdout and "--reader" in p.stdout
     assert p.stderr.strip() == "['pisess.cli.commands.cache_cmd', 'pisess.cli.commands.context_cmd']"
+
+
+# The console script, and the same run ended as the interpreter ends it, an exit handler beside
+# each: the console's run must not reach the handler (it ends without the interpreter's teardown,
+# ``app._end_at_once``) and must print every byte all the same (stdout into a pipe is buffered).
+_ENDED_BY = """import atexit, sys
+atexit.register(lambda: sys.stderr.write("torn down\\n"))
+from pisess.cli.app import console, main
+end, sys.argv = sys.argv[1], ["pisess", *sys.argv[2:]]
+console() if end == "console" else main()
+"""
+
+
+@pytest.mark.parametrize("args", [["context", "EXAMPLE"], ["validate", "EXAMPLES", "--json"],
+                                  ["tree", "/nonexistent/x.jsonl"]], ids=["long output", "exit 1", "error"])
+def test_the_console_script_ends_a_run_at_once_with_every_byte_printed(args):
+    """A run of the app (not only search's lean path) ends at once: the same stdout, stderr and exit
+    code as the run the interpreter ends, without its teardown; into a full disk, the same error
+    and exit code (the flush that fails leaves the ending to the interpreter)."""
+    examples = Path(__file__).resolve().parent.parent / "pisess" / "examples" / "sessions"
+    args = [str(next(examples.rglob("*.jsonl"))) if a == "EXAMPLE" else str(examples) if a == "EXAMPLES" else a
+            for a in args]
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "PYTHONUNBUFFERED")}
+    env.update(PISESS_CACHE="off", NO_COLOR="1")
+    import subprocess
+    import sys
+
+    def ended_by(how: str, **kw) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-c", _ENDED_BY, how, *args], env=env, stdin=subprocess.DEVNULL,
+                              timeout=120, **({"capture_output": True} | kw))
+
+    console, interpreter = ended_by("console"), ended_by("main")
+    assert interpreter.stderr.endswith(b"torn down\n") and b"torn down" not in console.stderr
+    assert (console.returncode, console.stdout, console.stderr) == \
+        (interpreter.returncode, interpreter.stdout, interpreter.stderr.removesuffix(b"torn down\n"))
+    assert console.stdout or args[0] == "tree"  # (all of it held in the buffer until the end: under 8 KiB)
+    if os.path.exists("/dev/full") and args[0] == "context":
+        full = []
+        for how in ("console", "main"):
+            with open("/dev/full", "wb") as out:
+                got = ended_by(how, capture_output=False, stdout=out, stderr=subprocess.PIPE)
+            full.append((got.returncode, got.stderr.removesuffix(b"torn down\n")))
+        assert full[0] == full[1] and full[0][0] != 0 and b"No space left" in full[0][1]
