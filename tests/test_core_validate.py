@@ -288,3 +288,52 @@ def test_file_replaced_while_read_is_an_io_condition(tmp_path, monkeypatch):
     with pytest.raises(PisessError) as e:
         validate_file(path)
     assert e.value.code == "storage"
+
+
+def test_a_kept_entry_not_among_the_compactions_ancestors(tmp_path):
+    """first_kept_not_on_path: a compaction keeping from an entry above it (of a string id or a
+    number id) is no finding; one keeping from an entry of another branch is one, at the
+    compaction's line."""
+    lines = [header(), user("a", None), assistant("b", "a"), user("x", "a"),
+             entry("compaction", "c1", "b", firstKeptEntryId="a", summary="S", tokensBefore=5),
+             entry("compaction", "c2", "c1", firstKeptEntryId="x", summary="S", tokensBefore=5),
+             entry("compaction", 7, "c2", firstKeptEntryId="b", summary="S", tokensBefore=5),
+             entry("compaction", "c3", 7, firstKeptEntryId=7, summary="S", tokensBefore=5)]
+    found = sorted(f.line for f in validate(tmp_path, lines).findings if f.code == "first_kept_not_on_path")
+    assert found == [6]
+
+
+def test_is_ancestor_by_the_stores_ids_is_as_by_the_entries():
+    """``_is_ancestor`` given the store's string ids answers as it does reading each entry's id, for
+    every compaction and label of files with duplicate ids, parents that come later, cycles and
+    entries that are not messages (what ``many_entry_files`` draws)."""
+    import os
+    import tempfile
+
+    from hypothesis import given, settings
+
+    from conftest import examples, session_bytes
+    from pisess.core.analyses.validate import _is_ancestor
+    from pisess.core.errors import PisessError
+    from pisess.core.reading.session import open_session
+    from test_core_compact import many_entry_files
+
+    @settings(max_examples=examples(60), deadline=None)
+    @given(many_entry_files())
+    def check(lines):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "s.jsonl")
+            with open(path, "wb") as fh:
+                fh.write(session_bytes(lines))
+            for light in (True, False):
+                try:
+                    s = open_session(path, "cli", light=light)
+                except PisessError:
+                    return
+                ids = s.store.string_ids()
+                for p in range(len(s.store)):
+                    e = s.store[p]
+                    if isinstance(e, dict):
+                        for target in (e.get("firstKeptEntryId"), e.get("targetId"), e.get("id"), 7):
+                            assert _is_ancestor(s, e, target, ids) == _is_ancestor(s, e, target)
+    check()

@@ -7,7 +7,7 @@ block: does the SDK open it, what does the ``pi`` command drop), and what is wro
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -747,6 +747,7 @@ def _entry_findings(cli: Session, where: Iterable[tuple[int, int]], add: Add) ->
     (``(position, line)`` pairs)."""
     entries = cli.store
     first_entry = entries[0] if len(entries) else None
+    ids = None  # (the store's string ids, taken at the first compaction)
     for pos, line in where:
         e = entries[pos]
         if not isinstance(e, dict):
@@ -775,13 +776,17 @@ def _entry_findings(cli: Session, where: Iterable[tuple[int, int]], add: Add) ->
                             "not in the file", line, None, eid))
         elif t == "compaction":
             fk = e.get("firstKeptEntryId", UNDEF)
-            if js.truthy(fk) and not js.strict_eq(fk, e.get("id", UNDEF)) and not _is_ancestor(cli, e, fk):
+            if ids is None:
+                ids = entries.string_ids()
+            if js.truthy(fk) and not js.strict_eq(fk, e.get("id", UNDEF)) and not _is_ancestor(cli, e, fk, ids):
                 add(Finding("warning", "first_kept_not_on_path", f"compaction {eid} keeps from {js.to_string(fk)}, "
                             "which is not among its ancestors: nothing before it is kept", line, None, eid))
 
 
-def _is_ancestor(cli: Session, entry: Any, target_id: Any) -> bool:
-    """Is an entry above ``entry`` (not ``entry`` itself) the one with id ``target_id``?"""
+def _is_ancestor(cli: Session, entry: Any, target_id: Any, ids: Sequence[Any] | None = None) -> bool:
+    """Is an entry above ``entry`` (not ``entry`` itself) the one with id ``target_id``?  ``ids``:
+    the store's ``string_ids``, where the caller has them (a string id is then compared without
+    building the entries on the way: a compaction's walk up a long path made one each)."""
     store = cli.store
     pos = store.position(entry)
     if pos is None:  # not one of the session's entries: its parent is looked up
@@ -790,6 +795,8 @@ def _is_ancestor(cli: Session, entry: Any, target_id: Any) -> bool:
         above: Iterable[int] = [] if up is None else [up, *ancestors(store, up)]
     else:
         above = ancestors(store, pos)
+    if ids is not None and type(target_id) is str:  # (=== a string: only that string, never an id of another type)
+        return any(p != pos and ids[p] == target_id for p in above)
     return any(p != pos and js.strict_eq(get(store[p], "id"), target_id) for p in above)
 
 
