@@ -636,7 +636,7 @@ def placements(session: Session) -> list:
     from ..model.placement import place
 
     code = {w: i for i, w in enumerate(WHERE)}
-    return [code[w] for w in place(session).where]
+    return [code[w] for w in place(session, branches=False).where]  # (the page finds its branches itself)
 
 
 def page_data(session: Session, options: PageOptions = PageOptions(), *, findings: list | None = None,
