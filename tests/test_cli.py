@@ -452,8 +452,11 @@ console() if end == "console" else main()
 """
 
 
-@pytest.mark.parametrize("args", [["context", "EXAMPLE"], ["validate", "EXAMPLES", "--json"],
-                                  ["tree", "/nonexistent/x.jsonl"]], ids=["long output", "exit 1", "error"])
+# (the default run: the printed view, into a pipe and a full disk; the exit codes 1 and 2 the full run)
+@pytest.mark.parametrize("args", [["context", "EXAMPLE"],
+                                  pytest.param(["validate", "EXAMPLES", "--json"], marks=pytest.mark.slow),
+                                  pytest.param(["tree", "/nonexistent/x.jsonl"], marks=pytest.mark.slow)],
+                         ids=["long output", "exit 1", "error"])
 def test_the_console_script_ends_a_run_at_once_with_every_byte_printed(args):
     """A run of the app (not only search's lean path) ends at once: the same stdout, stderr and exit
     code as the run the interpreter ends, without its teardown; into a full disk, the same error
