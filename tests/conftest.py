@@ -238,8 +238,8 @@ def _clear_old_runs_meanwhile(config: pytest.Config) -> None:
     the end of every run on a machine that runs the tests often (profiled: half the time from the
     last test to the summary).  The same deletion, by pytest's own function with its own lock
     rules, is made here in a thread at the lowest priority while the tests run (0.3-0.5 s of the
-    kernel's time, spread over the run); pytest's at the end then finds nothing left.  Not where the run was given
-    its ``--basetemp`` (then there are no numbered directories)."""
+    kernel's time, spread over the run); pytest's at the end then finds nothing left.  Not where
+    the run was given its ``--basetemp`` (then there are no numbered directories)."""
     import threading
 
     try:

@@ -56,10 +56,10 @@ def test_pipx_install(tmp_path: Path) -> None:
     # pipx in a venv of its own, as a user has it (its dependencies stay out of the test venv); made
     # with uv, which is in the test extra: a venv with pip in it and pip installing pipx took a
     # quarter of the test's CPU, and neither is what the test is about (pipx makes its own venvs)
-    _run([_tool("uv"), "venv", "-q", "--python", sys.executable, str(tmp_path / "pipx-venv")],
-         {**env, "UV_CACHE_DIR": str(tmp_path / "uv-cache")})
+    uv_env = {**env, "UV_CACHE_DIR": str(tmp_path / "uv-cache")}
+    _run([_tool("uv"), "venv", "-q", "--python", sys.executable, str(tmp_path / "pipx-venv")], uv_env)
     _run([_tool("uv"), "pip", "install", "-q", "--python", str(tmp_path / "pipx-venv" / "bin" / "python"), "pipx"],
-         {**env, "UV_CACHE_DIR": str(tmp_path / "uv-cache")})
+         uv_env)
     _run([str(tmp_path / "pipx-venv" / "bin" / "pipx"), "install", f"{CHECKOUT}[tui]"], env)
     _checks(tmp_path / "bin" / "pisess", env)
 

@@ -466,9 +466,10 @@ class Walk:
         while stack:
             pos, leaving, undo = pop()
             if leaving == 1:  # (a run of usual nodes' undo: their places on the path, segments and first places)
-                del path[pos:]
-                del segs[undo[0]:]
-                for k in undo[1]:
+                start, (start_segs, firsts) = pos, undo  # (pushed below as (start, 1, (start_segs, firsts)))
+                del path[start:]
+                del segs[start_segs:]
+                for k in firsts:
                     del first_at[k]
                 continue
             if leaving:
