@@ -466,9 +466,10 @@ def tmp_path(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFa
     temporary directory, kept as pytest keeps them (the ``all`` retention policy, the default this
     suite runs with).  Numbered by this process's count, where pytest's ``make_numbered_dir`` lists
     the whole base directory at every test for the next free number: a worker of the default run
-    makes about 600 of them, and the lists cost 1.4 ms a test, mostly in the kernel (1,768 tests
-    that only take a ``tmp_path``: 5.6 -> 4.6 CPU-s, 3.8 -> 2.8 s).  A sanitized name holds no
-    ``-``, so ``name-N`` is no other test's."""
+    makes about 600 of them, and the lists cost about 0.8 ms a test, most of it in the kernel
+    (1,768 tests that only take a ``tmp_path``, two workers: 6.0 -> 4.7 CPU-s; in the suite itself
+    the gain is within the machine's swings).  A sanitized name holds no ``-``, so ``name-N`` is no
+    other test's."""
     name = re.sub(r"[\W]", "_", request.node.name)[:30]
     path = tmp_path_factory.getbasetemp() / f"{name}-{next(_TMP_PATHS)}"
     path.mkdir(mode=0o700)

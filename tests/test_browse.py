@@ -983,8 +983,9 @@ def test_fork_of_a_file_outside_the_root_goes_beside_it_as_pis_does(examples, tm
 
     async def look(app, pilot):
         await _press(app, "f")
-        asked = _screen_text(app), app.screen.lines[-1].plain  # (the question as written: the
-        await _press(app, "y")                                  # screen folds a long path anywhere)
+        # the question as the screen shows it, and as written (the screen folds a long path anywhere)
+        asked = _screen_text(app), app.screen.lines[-1].plain
+        await _press(app, "y")
         return asked
 
     asked, question = _run_app(examples, look, path=str(elsewhere / "s.jsonl"))
