@@ -433,6 +433,25 @@ def test_cli_jsonl_and_leaf(runner, src, tmp_path):
     assert run(runner, "validate", str(out)).exit_code == 0
 
 
+def test_only_a_jsonl_export_imports_uuid6(src, tmp_path):
+    """md and html make no new session, so their runs leave uuid6 unimported (with the
+    importlib.metadata it reads its version from: 30 ms of every export's start); jsonl, pi's
+    /clone, imports it for the new session's id (checked a UUIDv7 above).  One process runs the
+    three in turn."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom pisess.cli.app import run\nsrc, out = sys.argv[1:]\n"
+            "for fmt in ('md', 'html', 'jsonl'):\n"
+            "    run(['export', src, '-f', fmt, '-o', out + '.' + fmt])\n"
+            "    print(fmt, 'uuid6' in sys.modules)")
+    p = subprocess.run([sys.executable, "-c", code, src, str(tmp_path / "out")], capture_output=True, text=True,
+                       timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split("\n")[:3] == ["md False", "html False", "jsonl True"], p.stdout
+    assert all((tmp_path / f"out.{fmt}").exists() for fmt in ("md", "html", "jsonl"))
+
+
 def test_cli_warns_about_secrets_and_json_shape(runner, tmp_path):
     """Unredacted secrets are counted on stderr; --json describes the export (content when on stdout)."""
     src = write_session(tmp_path, [header(), msg("u1", None, 1, {"role": "user", "content": "DB_PASSWORD=hunter2!x"})])

@@ -67,12 +67,15 @@ def export(
     reader = common.check_reader(reader)
     w = common.where(sessions_dir, cwd)
     path = common.resolve_session(session, w, sessions_dir, pi_version)
-    import uuid6
+    new_id = ""
+    if fmt == "jsonl":  # (only pi's /clone is a new session with an id; uuid6 costs 30 ms to import)
+        import uuid6
 
+        new_id = str(uuid6.uuid7())
     run = export_session(path, fmt, leaf=leaf, reader=reader, pi_version=pi_version,
                          options=ExportOptions(max_lines=max_lines, images=images == "inline", redact=redact, system=system,
                                                script=not no_script),
-                         new_id=str(uuid6.uuid7()), now_iso=now_iso())
+                         new_id=new_id, now_iso=now_iso())
     if not json_out:
         common.report_dropped(run.path, run.dropped_lines)
     written = write_export(output, run.export.data, force=force) if output else None
