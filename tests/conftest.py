@@ -10,10 +10,8 @@ from __future__ import annotations
 import ast
 import atexit
 import functools
-import itertools
 import json
 import os
-import re
 import shutil
 import sys
 import time
@@ -454,26 +452,6 @@ def examples(full: int) -> int:
     from hypothesis import settings
 
     return max(min(full, 5), full * settings.default.max_examples // 100)
-
-
-#: The number of the next ``tmp_path`` this process makes.
-_TMP_PATHS = itertools.count()
-
-
-@pytest.fixture
-def tmp_path(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """pytest's ``tmp_path``: a new directory for the test, named after it, in the run's base
-    temporary directory, kept as pytest keeps them (the ``all`` retention policy, the default this
-    suite runs with).  Numbered by this process's count, where pytest's ``make_numbered_dir`` lists
-    the whole base directory at every test for the next free number: a worker of the default run
-    makes about 600 of them, and the lists cost about 0.8 ms a test, most of it in the kernel
-    (1,768 tests that only take a ``tmp_path``, two workers: 6.0 -> 4.7 CPU-s; in the suite itself
-    the gain is within the machine's swings).  A sanitized name holds no ``-``, so ``name-N`` is no
-    other test's."""
-    name = re.sub(r"[\W]", "_", request.node.name)[:30]
-    path = tmp_path_factory.getbasetemp() / f"{name}-{next(_TMP_PATHS)}"
-    path.mkdir(mode=0o700)
-    return path
 
 
 @pytest.fixture(autouse=True, scope="session")
