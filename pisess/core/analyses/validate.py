@@ -747,7 +747,7 @@ def _entry_findings(cli: Session, where: Iterable[tuple[int, int]], add: Add) ->
     (``(position, line)`` pairs)."""
     entries = cli.store
     first_entry = entries[0] if len(entries) else None
-    ids = None  # (the store's string ids, taken at the first compaction)
+    ids = None  # (the store's string ids, taken at the first kept entry looked for)
     for pos, line in where:
         e = entries[pos]
         if not isinstance(e, dict):
@@ -776,9 +776,11 @@ def _entry_findings(cli: Session, where: Iterable[tuple[int, int]], add: Add) ->
                             "not in the file", line, None, eid))
         elif t == "compaction":
             fk = e.get("firstKeptEntryId", UNDEF)
+            if not js.truthy(fk) or js.strict_eq(fk, e.get("id", UNDEF)):
+                continue
             if ids is None:
                 ids = entries.string_ids()
-            if js.truthy(fk) and not js.strict_eq(fk, e.get("id", UNDEF)) and not _is_ancestor(cli, e, fk, ids):
+            if not _is_ancestor(cli, e, fk, ids):
                 add(Finding("warning", "first_kept_not_on_path", f"compaction {eid} keeps from {js.to_string(fk)}, "
                             "which is not among its ancestors: nothing before it is kept", line, None, eid))
 
