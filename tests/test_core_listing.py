@@ -72,25 +72,22 @@ def ids(listing):
 # --- last activity ---------------------------------------------------------------------------------
 
 
-def test_activity_is_the_newest_user_or_assistant_message_time():
+def test_activity_is_the_newest_user_or_assistant_message_time(tmp_path):
     """modified = max over user/assistant messages with content of message.timestamp (a number),
     else the entry's timestamp; tool results, custom messages and other entries do not count."""
     body = chat(2) + [entry("message", "tr", "a1", ts=t(50), message={"role": "toolResult", "content": []}),
                       entry("custom_message", "cm", "tr", ts=t(55), customType="x", content="c"),
                       entry("model_change", "mc", "cm", ts=t(59), provider="p", modelId="m")]
-    info = _info(body)
+    info = _info(body, tmp_path)
     assert info.read == "file"  # small: read whole
     assert info.modified_ms() == ms(t(4))
     a = assistant("a9", "mc", "late", ts=t(40))  # no message.timestamp: the entry's time counts
     del a["message"]["timestamp"]
-    assert _info(body + [a]).modified_ms() == ms(t(40))
+    assert _info(body + [a], tmp_path / "late").modified_ms() == ms(t(40))
 
 
-def _info(body, tmp=None, hdr=None, **kw):
-    import tempfile
-
-    d = tmp or tempfile.mkdtemp()
-    p = write_session(d, [hdr or header(id="s", timestamp=t(0), cwd=CWD), *body], name="s.jsonl")
+def _info(body, tmp, hdr=None, **kw):
+    p = write_session(tmp, [hdr or header(id="s", timestamp=t(0), cwd=CWD), *body], name="s.jsonl")
     return read_cli_info(p, **kw)
 
 

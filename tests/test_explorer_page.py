@@ -7,6 +7,7 @@ import base64
 import hashlib
 import json
 import re
+import tempfile
 
 import pytest
 
@@ -142,10 +143,13 @@ def test_open_writes_a_temporary_file_and_opens_it(tmp_path, monkeypatch):
     import webbrowser
 
     monkeypatch.setattr(webbrowser, "open", lambda url: opened.append(url) or True)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "temp"))  # (its new directory: made there, not left in /tmp)
+    (tmp_path / "temp").mkdir()
     out = invoke(cli_runner(monkeypatch, PISESS_CACHE="off"), "export", "--format", "html", "--open", _session(tmp_path))
     assert out.exit_code == 0, out.stderr
     assert len(opened) == 1 and opened[0].startswith("file://") and opened[0].endswith(".html")
     assert opened[0][len("file://"):] in out.stderr.replace("\n", "")
+    assert opened[0].startswith((tmp_path / "temp").as_uri() + "/pisess-page-")
 
 
 @pytest.mark.parametrize("bad", [["--images", "some"], ["--format", "md", "--open"]])
