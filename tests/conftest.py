@@ -206,7 +206,7 @@ def _reads_as_the_cli_reads():
 
 def pytest_configure(config: pytest.Config) -> None:
     _compile_once_for_every_run(config)
-    _quick_run_files_in_memory(config)
+    _temporary_files_in_memory(config)
     if hasattr(config, "workerinput") and "coverage" not in sys.modules:
         atexit.register(_leave_at_once)
     if config.getoption("dist", "no") != "no" and not hasattr(config, "workerinput") \
@@ -222,56 +222,6 @@ def pytest_configure(config: pytest.Config) -> None:
                               suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
     settings.register_profile("quick", settings.get_profile("full"), max_examples=10)
     settings.load_profile("quick" if "not slow" in (config.getoption("markexpr") or "") else "full")
-
-
-#: The thread that deletes the old runs' temporary directories (``_clear_old_runs_meanwhile``).
-_CLEARING: list = []
-
-
-def pytest_sessionstart(session: pytest.Session) -> None:
-    if not hasattr(session.config, "workerinput"):
-        _clear_old_runs_meanwhile(session.config)
-
-
-def _clear_old_runs_meanwhile(config: pytest.Config) -> None:
-    """pytest deletes the temporary directories of the runs before the last three when a run ends,
-    in the controller, after every test: the default run's is ~7,600 files, 1.2 s of unlinks at
-    the end of every run on a machine that runs the tests often (profiled: half the time from the
-    last test to the summary).  The same deletion, by pytest's own function with its own lock
-    rules, is made here in a thread at the lowest priority while the tests run (0.3-0.5 s of the
-    kernel's time, spread over the run); pytest's at the end then finds nothing left.  Not where
-    the run was given its ``--basetemp`` (then there are no numbered directories)."""
-    import threading
-
-    try:
-        from _pytest.pathlib import LOCK_TIMEOUT, cleanup_numbered_dir
-    except ImportError:  # (a pytest without them: it deletes them at the end, as it always did)
-        return
-    factory = getattr(config, "_tmp_path_factory", None)
-    if factory is None or factory._given_basetemp is not None:
-        return
-    basetemp = factory.getbasetemp()  # (this run's, numbered: what xdist would make next)
-    keep = int(config.getini("tmp_path_retention_count"))
-    if config.getini("tmp_path_retention_policy") == "none" or keep == 0:
-        return  # (pytest then deletes this run's too, which must wait for the end)
-    dead_before = basetemp.stat().st_mtime - LOCK_TIMEOUT
-
-    def clear() -> None:
-        try:
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)  # (Linux: this thread only)
-        except (AttributeError, OSError):
-            pass
-        cleanup_numbered_dir(basetemp.parent, "pytest-", keep, dead_before)
-
-    thread = threading.Thread(target=clear, name="clear-old-runs", daemon=True)
-    thread.start()
-    _CLEARING.append(thread)
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_sessionfinish(session: pytest.Session) -> None:
-    for thread in _CLEARING:  # (before pytest's own deletion: never two at once over one directory)
-        thread.join()
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
@@ -304,10 +254,10 @@ def _compile_once_for_every_run(config: pytest.Config) -> None:
     os.environ["PYTHONPYCACHEPREFIX"] = where
 
 
-#: The memory file system the default run's temporary files go to (``_quick_run_files_in_memory``).
+#: The memory file system the tests' temporary files go to (``_temporary_files_in_memory``).
 MEMORY_FS = "/dev/shm"
-#: What it must have free: the default run writes ~110 MB (7,500 files) and pytest keeps three runs.
-MEMORY_FS_FREE = 1 << 30
+#: What it must have free: the full run holds up to ~600 MB at once (the default run ~110 MB).
+MEMORY_FS_FREE = 2 << 30
 
 
 def _file_system_type(path: str) -> str | None:
@@ -325,19 +275,19 @@ def _file_system_type(path: str) -> str | None:
     return best[1] if best else None
 
 
-def _quick_run_files_in_memory(config: pytest.Config) -> None:
-    """The default run's temporary files (every ``tmp_path``, the spools and caches of the pisess
-    processes it starts) go to a memory file system when the temporary directory is on a disk.
-    Each run creates ~7,500 files and deletes the run's of three runs before: on this machine's
-    ext4, mounted without a journal, the kernel then looks past every inode deleted in the last
-    minutes for each new one (``find_inode_bit``, ``recently_deleted``: 17% of a run's samples
-    under ``perf``), so the run slowed with every run before it (kernel time 5 s on a fresh
-    machine, 13 s after a dozen runs; on ``/dev/shm`` 4.6-4.9 s whatever came before).  Not for the
-    full run (``-m ''``: installs and big inputs, which pytest's three kept runs would hold in
-    memory), nor where ``TMPDIR``, ``--basetemp`` or ``PYTEST_DEBUG_TEMPROOT`` says where they go,
-    nor where that file system is small; the workers and children inherit the choice."""
-    if "not slow" not in (config.getoption("markexpr") or "") or hasattr(config, "workerinput") \
-            or config.getoption("basetemp", None) \
+def _temporary_files_in_memory(config: pytest.Config) -> None:
+    """The run's temporary files (every ``tmp_path``, the spools and caches of the pisess processes
+    it starts) go to a memory file system when the temporary directory is on a disk.  A run
+    creates thousands of files and deletes as many (the default run ~7,500): on this machine's
+    ext4, mounted without a journal, the kernel looks past every inode deleted in the last minutes
+    for each new one (``find_inode_bit``, ``recently_deleted``: 17% of a default run's samples
+    under ``perf``), so each run slowed the ones after it (the default run's kernel time 5 s on a
+    fresh machine, 13 s after a dozen runs; on ``/dev/shm`` 4.6-5.2 s whatever came before; the
+    full run 232 s on the disk, 176 s there).  What a run leaves is pytest's to keep
+    (``tmp_path_retention_policy = "failed"``: a run that passed, nothing).  Not where ``TMPDIR``,
+    ``--basetemp`` or ``PYTEST_DEBUG_TEMPROOT`` says where they go, nor where that file system is
+    small (a container's 64 MB); the workers and the children inherit the choice."""
+    if hasattr(config, "workerinput") or config.getoption("basetemp", None) \
             or any(os.environ.get(k) for k in ("TMPDIR", "TEMP", "TMP", "PYTEST_DEBUG_TEMPROOT")):
         return
     import tempfile
@@ -356,7 +306,7 @@ def _quick_run_files_in_memory(config: pytest.Config) -> None:
     tempfile.tempdir = None  # (worked out again from TMPDIR at its next use)
 
 
-#: The environment ``_quick_run_files_in_memory`` changed, to put back at the end of the run.
+#: The environment ``_temporary_files_in_memory`` changed, to put back at the end of the run.
 _TEMP_ENV: dict[str, str | None] = {}
 
 
