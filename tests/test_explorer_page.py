@@ -409,6 +409,41 @@ def test_a_big_sessions_page_made_with_forked_children_is_the_same_page(redact, 
     assert events == ["fork second_half", "tree", "fork beside", "read second_half", "run", "settle", "read beside"]
 
 
+def test_the_findings_a_forked_child_made_are_kept_in_the_cache(tmp_path, monkeypatch):
+    """validate's findings of a big session's page are made in a forked child (``beside``); what
+    it keeps in the cache is handed back and written with this process's cache, so the next
+    export reads them there instead of making them again."""
+    import os
+
+    from pisess.core import parallel
+    from pisess.core.analyses import page as page_mod
+    from pisess.core.analyses import unpaired
+    from pisess.core.analyses.export import export_session
+    from pisess.core.reading import cache
+
+    fixture = os.path.join(os.path.dirname(__file__), "fixtures", "diff", "sessions", "branchy.jsonl")
+    made = []  # (in this process only: the child's calls are the child's)
+    real_made = unpaired.results_not_made
+    monkeypatch.setattr(unpaired, "results_not_made", lambda *a: made.append(1) or real_made(*a))
+    monkeypatch.setattr(page_mod, "PAGE_SPLIT_MIN", 0)
+    previous = cache.configure(cache.Settings(directory=str(tmp_path / "cache"), smallest=0))
+    try:
+        def page(jobs: int) -> bytes:
+            settings = parallel.configure(parallel.Settings(jobs=jobs))
+            try:
+                run = export_session(fixture, "html", new_id="x", now_iso="2026-01-01T00:00:00.000Z")
+                return b"".join(run.export.data)
+            finally:
+                parallel.configure(settings)
+                cache.flush()  # (as the CLI does after each command)
+
+        forked = page(2)
+        assert made == []  # made in the child
+        assert page(1) == forked and made == []  # read from the cache the child's summaries went to
+    finally:
+        cache.configure(previous)
+
+
 def test_what_the_commonest_entries_did_is_what_their_tally_says():
     """``_did``'s short way for user messages and tool results without usage gives what the
     entry's ``SideTally`` gives, for every entry of the shipped sessions and some odd ones."""

@@ -497,8 +497,11 @@ def export_explorer(session, leaf_id: Any, opts: ExportOptions) -> Export:
         """What a big session's page takes from a forked child (``start``), made once this process
         has taken its half of the entries, on the CPU the page's serial tail leaves idle (forked
         before, it was a third process beside the two halves): the static page and its secrets,
-        validate's findings and search's placements (none depends on the page's pass)."""
-        return (*static_page(), page_findings(session), placements(session))
+        validate's findings and search's placements (none depends on the page's pass), and the
+        summaries it kept (validate's), which the cache here writes."""
+        from ..reading import cache
+
+        return (*static_page(), page_findings(session), placements(session), cache.made_here())
 
     children: list = []
 
@@ -549,6 +552,9 @@ def _explorer(session, leaf_id: Any, opts: ExportOptions, children: list, static
         got.append(children[0].result() if children else None)
         if got[0] is None:
             return page_findings(session), None
+        from ..reading import cache
+
+        cache.keep_made(got[0][4])
         return got[0][2], got[0][3]
 
     spool = tempfile.TemporaryFile(prefix="pisess-page-")  # (the messages, until the page is written)

@@ -527,9 +527,32 @@ def remember(path: str, kind: str, value: Any) -> None:
         return
     if not print_:
         return
-    b = _bundle(_settings.directory, path, kind)
+    memo = (_settings.directory, os.path.dirname(os.path.abspath(path)), kind)
+    b = _bundle_at(*memo)
     b[1][path] = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, print_, blob)
     b[2] = True
+    _made.append((memo, path))
+
+
+#: The summaries kept here since the cache was last written: (bundle, path), for ``made_here``.
+_made: list = []
+
+
+def made_here() -> list:
+    """The summaries this process kept since the cache was last written (``flush``), as plain
+    values: what a forked child made, which its parent keeps (``keep_made``) and writes; they
+    would otherwise end with the child, and each run would make them again."""
+    return [(memo, path, _bundles[memo][1][path]) for memo, path in _made
+            if memo in _bundles and path in _bundles[memo][1]]
+
+
+def keep_made(made: list) -> None:
+    """Keep what ``made_here`` gave in another process (a forked child of this one), for ``flush``."""
+    for memo, path, record in made:
+        if memo[0] == _settings.directory:
+            b = _bundle_at(*memo)
+            b[1][path] = record
+            b[2] = True
 
 
 def _bundle(directory: str, path: str, kind: str) -> list:
@@ -641,6 +664,7 @@ def flush() -> None:
     bundles = list(_bundles.items())
     _bundles.clear()
     _seen.clear()
+    _made.clear()
     written, _evicted_before = set(), set(_evicted)
     _evicted.clear()
     for (directory, where, kind), (target, records, dirty) in bundles:
