@@ -487,6 +487,7 @@ def summary(path: str, kind: str, compute: Callable[[], Any]) -> Any:
 
 
 _seen: dict = {}  # (path, kind) -> the stat of the file when it was looked up (``remember`` compares)
+_made: list = []  # (bundle, path) of the summaries kept since the cache was last written: ``made_here``
 
 
 def recall(path: str, kind: str) -> tuple[Any] | None:
@@ -532,10 +533,6 @@ def remember(path: str, kind: str, value: Any) -> None:
     b[1][path] = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, print_, blob)
     b[2] = True
     _made.append((memo, path))
-
-
-#: The summaries kept here since the cache was last written: (bundle, path), for ``made_here``.
-_made: list = []
 
 
 def made_here() -> list:
