@@ -260,19 +260,20 @@ MEMORY_FS = "/dev/shm"
 MEMORY_FS_FREE = 2 << 30
 
 
-def _file_system_type(path: str) -> str | None:
-    """The type of the file system ``path`` is on (``/proc/self/mounts``: Linux), else ``None``."""
+def _file_system_of(path: str) -> tuple[str, set[str]] | None:
+    """The type and mount options of the file system ``path`` is on (``/proc/self/mounts``:
+    Linux), else ``None``."""
     try:
         with open("/proc/self/mounts", encoding="utf-8", errors="replace") as fh:
-            mounts = [line.split()[1:3] for line in fh if len(line.split()) >= 3]
+            mounts = [line.split()[1:4] for line in fh if len(line.split()) >= 4]
     except OSError:
         return None
     real, best = os.path.realpath(path), None
-    for point, kind in mounts:
+    for point, kind, options in mounts:
         point = point.replace("\\040", " ")
         if (real == point or real.startswith(point.rstrip("/") + "/")) and (best is None or len(point) >= len(best[0])):
-            best = (point, kind)
-    return best[1] if best else None
+            best = (point, kind, options)
+    return (best[1], set(best[2].split(","))) if best else None
 
 
 def _temporary_files_in_memory(config: pytest.Config) -> None:
@@ -286,15 +287,16 @@ def _temporary_files_in_memory(config: pytest.Config) -> None:
     full run 232 s on the disk, 176 s there).  What a run leaves is pytest's to keep
     (``tmp_path_retention_policy = "failed"``: a run that passed, nothing).  Not where ``TMPDIR``,
     ``--basetemp`` or ``PYTEST_DEBUG_TEMPROOT`` says where they go, nor where that file system is
-    small (a container's 64 MB); the workers and the children inherit the choice."""
+    small (a container's 64 MB) or runs no program; the workers and the children inherit the choice."""
     if hasattr(config, "workerinput") or config.getoption("basetemp", None) \
             or any(os.environ.get(k) for k in ("TMPDIR", "TEMP", "TMP", "PYTEST_DEBUG_TEMPROOT")):
         return
     import tempfile
 
-    if _file_system_type(tempfile.gettempdir()) in (None, "tmpfs", "ramfs") \
-            or _file_system_type(MEMORY_FS) != "tmpfs" or not os.access(MEMORY_FS, os.W_OK | os.X_OK):
-        return
+    here, memory = _file_system_of(tempfile.gettempdir()), _file_system_of(MEMORY_FS)
+    if here is None or here[0] in ("tmpfs", "ramfs") or memory is None or memory[0] != "tmpfs" \
+            or "noexec" in memory[1] or not os.access(MEMORY_FS, os.W_OK | os.X_OK):
+        return  # (noexec: tests run what they write there, a venv's Python, a recording script)
     try:
         st = os.statvfs(MEMORY_FS)
     except OSError:
