@@ -260,20 +260,23 @@ MEMORY_FS = "/dev/shm"
 MEMORY_FS_FREE = 2 << 30
 
 
-def _file_system_of(path: str) -> tuple[str, set[str]] | None:
-    """The type and mount options of the file system ``path`` is on (``/proc/self/mounts``:
-    Linux), else ``None``."""
+def _file_systems_of(*paths: str) -> list[tuple[str, set[str]] | None]:
+    """The type and mount options of the file system each path is on (``/proc/self/mounts``,
+    read once: Linux), ``None`` where it cannot tell."""
     try:
         with open("/proc/self/mounts", encoding="utf-8", errors="replace") as fh:
-            mounts = [line.split()[1:4] for line in fh if len(line.split()) >= 4]
+            mounts = [f[1:4] for f in map(str.split, fh) if len(f) >= 4]
     except OSError:
-        return None
-    real, best = os.path.realpath(path), None
-    for point, kind, options in mounts:
-        point = point.replace("\\040", " ")
-        if (real == point or real.startswith(point.rstrip("/") + "/")) and (best is None or len(point) >= len(best[0])):
-            best = (point, kind, options)
-    return (best[1], set(best[2].split(","))) if best else None
+        return [None] * len(paths)
+    out: list = []
+    for path in paths:
+        real, best = os.path.realpath(path), None
+        for point, kind, options in mounts:  # (the longest mount point holding it; of equal ones, the last mounted)
+            point = point.replace("\\040", " ")
+            if (real == point or real.startswith(point.rstrip("/") + "/")) and (best is None or len(point) >= len(best[0])):
+                best = (point, kind, options)
+        out.append((best[1], set(best[2].split(","))) if best else None)
+    return out
 
 
 def _temporary_files_in_memory(config: pytest.Config) -> None:
@@ -293,7 +296,7 @@ def _temporary_files_in_memory(config: pytest.Config) -> None:
         return
     import tempfile
 
-    here, memory = _file_system_of(tempfile.gettempdir()), _file_system_of(MEMORY_FS)
+    here, memory = _file_systems_of(tempfile.gettempdir(), MEMORY_FS)
     if here is None or here[0] in ("tmpfs", "ramfs") or memory is None or memory[0] != "tmpfs" \
             or "noexec" in memory[1] or not os.access(MEMORY_FS, os.W_OK | os.X_OK):
         return  # (noexec: tests run what they write there, a venv's Python, a recording script)

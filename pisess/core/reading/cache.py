@@ -471,7 +471,7 @@ def _store_summaries(note: Prefix) -> None:
 # the same fingerprint (the index's check; the whole file up to 64 KiB).
 
 BUNDLE = ".sum"
-_bundles: dict = {}  # (directory, kind) -> [bundle path, {path: record}, dirty]
+_bundles: dict = {}  # (directory, where, kind) -> [bundle path, {path: record}, dirty]
 
 
 def summary(path: str, kind: str, compute: Callable[[], Any]) -> Any:
@@ -539,8 +539,7 @@ def made_here() -> list:
     """The summaries this process kept since the cache was last written (``flush``), as plain
     values: what a forked child made, which its parent keeps (``keep_made``) and writes; they
     would otherwise end with the child, and each run would make them again."""
-    return [(memo, path, _bundles[memo][1][path]) for memo, path in _made
-            if memo in _bundles and path in _bundles[memo][1]]
+    return [(memo, path, _bundles[memo][1][path]) for memo, path in _made]  # (flush clears both)
 
 
 def keep_made(made: list) -> None:
