@@ -125,6 +125,21 @@ def test_compaction_system_message_comes_first_and_kept_system_messages_go(tmp_p
     assert roles(old.messages)[0] == "compactionSummary"
 
 
+def test_a_null_message_in_the_kept_range_throws_as_pi_does(tmp_path):
+    """C.6 reads ``entry.message.role`` of every message entry in the kept range: a null message
+    there is pi 1.6.0's TypeError (its own code, checked), a PisessError naming the entry and its
+    line here: the context fails with it, and the tree, which marks the context's entries, says so
+    above the rows (it raised a bare TypeError: a property test met one)."""
+    from pisess.core.model.tree import build_tree
+
+    lines = [header(), user("u1", None), message("n1", "u1", None), comp("c1", "n1", "u1"), user("u2", "c1")]
+    with pytest.raises(PisessError, match=r"reading 'role'.*entry n1") as got:
+        ctx16(tmp_path, lines)
+    assert got.value.line == 3
+    view = build_tree(open16(tmp_path, lines))
+    assert "reading 'role'" in view.leaf_error and "entry n1" in view.leaf_error
+
+
 def test_only_the_newest_compaction_emits(tmp_path):
     """C.7's example: selection [c2, u2, c1, u3]; 1.6 drops S1, 0.82.1 kept it."""
     lines = [header(), user("u1", None, "one"), user("u2", "u1", "two"), comp("c1", "u2", "u2", "S1"),

@@ -244,7 +244,14 @@ def select_entries(session: Session, path: list) -> list:
     idx = next(i for i, e in enumerate(path) if js.strict_eq(get(e, "id"), comp_id))
     kept = _kept_before(path, idx, first_kept)
     if since(session.pi_version, versions.SYSTEM_MESSAGES):  # C.6: the checkpoint's systemMessage replaces them
-        kept = [e for e in kept if not _is_system_message(e)]
+        not_system = []
+        for e in kept:
+            try:
+                if not _is_system_message(e):
+                    not_system.append(e)
+            except TypeError as err:  # (a message entry whose message is null: pi reads entry.message.role)
+                raise _located(session, e, err) from None
+        kept = not_system
     return [comp, *kept, *path[idx + 1:]]
 
 
