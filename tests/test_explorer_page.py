@@ -301,7 +301,7 @@ def test_the_pass_shared_with_a_forked_child_writes_the_same_page(session, redac
     real_take_part = page_mod._take_child_part
     monkeypatch.setattr(page_mod, "_take_child_part", lambda part, *a: sent.append(type(part)) or real_take_part(part, *a))
     if refused:  # (a value marshal does not take: the part goes pickled)
-        def refuse(value):
+        def refuse(value, version=None):
             raise ValueError("unmarshallable object")
         monkeypatch.setattr(page_mod.marshal, "dumps", refuse)
     previous = parallel.configure(parallel.Settings(jobs=2))

@@ -164,3 +164,34 @@ def test_a_later_part_alone_and_parts_joined_give_one_pass(tmp_path, seed):
     second.add_all(values[cut:])
     first.extend(second)
     assert same(first.state(), usage_fold(values))
+
+
+def test_usage_numbers_reads_every_field_as_the_generic_rule_does():
+    """``usage_numbers``'s short way for a usage as pi writes it (every field a number) answers
+    what the field-by-field rule answers, for the odd values too (a bool, a string, NaN, a missing
+    field, a subclass of dict)."""
+    from pisess.core.model.usage import TOKENS, _number, usage_numbers
+
+    def generic(u):
+        if not isinstance(u, dict):
+            return None
+        cost = u.get("cost")
+        return (*(_number(u.get(k)) for k in TOKENS), _number(cost.get("total")) if isinstance(cost, dict) else None)
+
+    class Sub(dict):
+        pass
+
+    rng = random.Random(7)
+    nan = float("nan")
+    for i in range(3000):
+        u = usage(rng, odd=i % 2 == 0)
+        if i % 7 == 0:
+            u[rng.choice(list(TOKENS))] = nan
+        if i % 11 == 0:
+            u["cost"] = rng.choice([None, 3, {"total": nan}, {}])
+        for value in (u, Sub(u)):
+            got, want = usage_numbers(value), generic(value)
+            assert len(got) == 5
+            for a, b in zip(got, want):
+                assert a is b or a == b and type(a) is type(b), (u, got, want)
+    assert usage_numbers(None) is None and usage_numbers([1]) is None

@@ -51,9 +51,10 @@ class Stream:
     """An export written piece by piece as it is iterated (the explorer page: its messages are read
     back from a spool, never held whole); ``size`` counts the bytes that went by."""
 
-    def __init__(self, pieces: Iterator[Any]) -> None:
+    def __init__(self, pieces: Iterator[Any], held: Any = None) -> None:
         self._pieces = pieces
         self.size = 0
+        self.held = held  # (what the pieces were made from: freed with the stream, see PageData.held)
 
     def __iter__(self) -> Iterator[bytes]:
         for piece in self.spans():
@@ -571,7 +572,7 @@ def _explorer(session, leaf_id: Any, opts: ExportOptions, children: list, static
         finally:
             data.table.close()
             spool.close()
-    return Export("html", Stream(pieces()), session.reader, data.leaf_id, None, data.messages, secrets, opts.redact)
+    return Export("html", Stream(pieces(), data.held), session.reader, data.leaf_id, None, data.messages, secrets, opts.redact)
 
 
 def export_branch(session, leaf_id: Any, *, new_id: str, now_iso: str, source_path: str,

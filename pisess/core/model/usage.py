@@ -27,7 +27,12 @@ def usage_numbers(u: Any) -> tuple | None:
     if not isinstance(u, dict):
         return None
     cost = u.get("cost")
-    return (*(_number(u.get(k)) for k in TOKENS), _number(cost.get("total")) if isinstance(cost, dict) else None)
+    got = (u.get("input"), u.get("output"), u.get("cacheRead"), u.get("cacheWrite"),
+           cost.get("total") if isinstance(cost, dict) else None)
+    for v in got:  # (as pi writes a usage, every field a number: the page's pass reads one per assistant message)
+        if type(v) is not int and (type(v) is not float or v != v):
+            return tuple(_number(x) for x in got)
+    return got
 
 
 def entry_usage(e: Any, pi_version: str = versions.CURRENT) -> tuple | None:
