@@ -319,6 +319,131 @@ def test_a_childs_part_that_marshal_refuses_goes_pickled(session, monkeypatch, t
     test_the_pass_shared_with_a_forked_child_writes_the_same_page(session, False, monkeypatch, tmp_path, refused=True)
 
 
+def _gathered_and_own_pass(path: str, parts: int, monkeypatch, tmp_path, reader: str = "auto") -> tuple:
+    """The page's data of ``path`` made from the pass taken during the open's parse (``parts``: the
+    scan in one part, or two with the second in a forked child) and from its own pass after a
+    plain open, and whether the first was used (``Walk.adopt``)."""
+    from pisess.core import parallel
+    from pisess.core.analyses import explorer
+    from pisess.core.analyses import page as page_mod
+    from pisess.core.reading import compact
+    from pisess.core.reading.session import open_session
+
+    adopted: list = []
+    real_adopt = explorer.Walk.adopt
+    monkeypatch.setattr(explorer.Walk, "adopt", lambda self, part: adopted.append(1) or real_adopt(self, part))
+    monkeypatch.setattr(compact, "SPLIT_MIN", 0 if parts == 2 else 1 << 62)
+    monkeypatch.setattr(page_mod, "PAGE_SPLIT_MIN", 1 << 62)  # (the own pass in this process alone)
+
+    def data(gather: bool) -> tuple:
+        gathering = page_mod.PageGathering("1.6.0") if gather else None
+        try:
+            s = open_session(path, reader, light=True, pi_version="1.6.0", images="lean", gather=gathering)
+            with open(tmp_path / f"spool-{gather}", "w+b") as spool:
+                d = page_mod.page_data(s, page_mod.PageOptions(), spool=spool,
+                                       gathered=s.store.gathered() if gather else None)
+                return d.rest, b"\n".join(d.table.json_lines()), d.secrets, d.images, d.fallback
+        finally:
+            if gathering is not None:
+                gathering.close()
+
+    previous = parallel.configure(parallel.Settings(jobs=2))
+    try:
+        own = data(False)
+        assert not adopted
+        return data(True), own, bool(adopted)
+    finally:
+        parallel.configure(previous)
+
+
+@pytest.mark.parametrize("session", _SPLIT_SESSIONS[:6] + [p for p in _SPLIT_SESSIONS[6:] if any(
+    w in p.read_text(encoding="utf-8") for w in ('"context_edit"', '"compaction"', '"label"'))][:8],
+    ids=lambda p: p.name)
+@pytest.mark.parametrize("parts", [1, 2])
+def test_the_pass_taken_during_the_opens_parse_writes_the_same_page(session, parts, monkeypatch, tmp_path):
+    """``PageGathering``: the page's pass taken as the open parses the file, in one part or with the
+    second half in the scan's forked child, gives the page's data byte for byte as the page's own
+    pass after the open (message numbers, classes, codes, every column); it is used wherever the
+    file is read by the cli reader (the SDK reader's files are left to the own pass)."""
+    from pisess.core.reading.session import open_session
+
+    gathered, own, adopted = _gathered_and_own_pass(str(session), parts, monkeypatch, tmp_path)
+    assert gathered == own
+    assert adopted == (open_session(str(session), "auto", light=True).reader == "cli")
+
+
+def test_what_the_gathered_pass_leaves_to_the_session_is_added(monkeypatch, tmp_path):
+    """What a part read before the session cannot know, added once it is read, as the own pass has
+    it: labels (of entries in either half), the originals of messages an edit in the other half
+    targets (the edit after them), and previews that name ids where two ids share 8 characters
+    (the width is then 9, not the part's guess)."""
+    from conftest import entry
+
+    lines: list = [header()]
+    parent = None
+    for i in range(40):
+        eid = f"id{i:06d}a" if i != 30 else "id000001b"  # (id000001a and id000001b: a width of 9)
+        lines.append(user(eid, parent, f"question {i} " + "x" * 300) if i % 2 == 0 else
+                     assistant(eid, parent, f"answer {i} " + "y" * 300))
+        parent = eid
+    lines.append(entry("compaction", "cmp00001", parent, summary="so far", firstKeptEntryId="id000001b",
+                       tokensBefore=1000))
+    lines.append(entry("label", "lbl00001", "cmp00001", targetId="id000002a", label="early"))
+    lines.append(entry("label", "lbl00002", "lbl00001", targetId="id000036a", label="late"))
+    lines.append(entry("context_edit", "edt00001", "lbl00002", targetId="id000004a",
+                       replacement={"role": "user", "content": "edited", "timestamp": 1}))
+    lines.append(entry("context_edit", "edt00002", "edt00001", targetId="id000038a", replacement=None))
+    lines.append(user("id000099a", "edt00002", "last"))
+    path = write_session(tmp_path, lines)
+    for parts in (1, 2):
+        gathered, own, adopted = _gathered_and_own_pass(path, parts, monkeypatch, tmp_path)
+        assert adopted and gathered == own
+        doc = json.loads(gathered[0])
+        assert doc["meta"]["idWidth"] == 9
+        assert sorted(doc["label"].values()) == ["early", "late"]
+        assert any("keeps from id000001b" in p for p in doc["preview"])
+
+
+def test_a_line_cut_for_its_images_leaves_the_pass_to_the_page(monkeypatch, tmp_path):
+    """A message line long enough for the scan to cut its images out (``lean_of``) makes the part
+    give up: the page takes its own pass, and the page is the same."""
+    image = base64.b64encode(bytes(range(256)) * 120).decode()  # (30 kB of base64: a long line)
+    blocks = [{"type": "text", "text": "this"}, {"type": "image", "data": image, "mimeType": "image/png"}]
+    lines: list = [header(), user("u1", None, "look"), user("u2", "u1", blocks), assistant("a1", "u2", "seen")]
+    path = write_session(tmp_path, lines)
+    for parts in (1, 2):
+        gathered, own, adopted = _gathered_and_own_pass(path, parts, monkeypatch, tmp_path)
+        assert not adopted and gathered == own
+
+
+def test_a_file_the_sdk_reader_reads_leaves_the_pass_to_the_page(monkeypatch, tmp_path):
+    """The part assumes the cli reader's view (its rules, pi 1.6's): under ``--reader harness``, and
+    under ``auto`` for a file holding a record only the SDK writes (a ``leaf`` entry, met by either
+    part), the page takes its own pass, and the page is the same."""
+    from conftest import entry
+    from pisess.core.analyses import page as page_mod
+
+    lines: list = [header(), user("u1", None, "hello"), assistant("a1", "u1", "hi")]
+    path = write_session(tmp_path, lines)
+    gathered, own, adopted = _gathered_and_own_pass(path, 1, monkeypatch, tmp_path, reader="harness")
+    assert not adopted and gathered == own
+    given = []  # (the parts' give-ups in this process)
+    real = page_mod.PageGather._give_up
+    monkeypatch.setattr(page_mod.PageGather, "_give_up", lambda self: given.append(1) or real(self))
+    for at in (1, 40):
+        lines = [header()]
+        parent = None
+        for i in range(50):
+            lines.append(user(f"u{i}", parent, "q " * 50) if i != at else entry("leaf", f"u{i}", parent, targetId="u0"))
+            parent = f"u{i}"
+        path = write_session(tmp_path, lines, name=f"sdk-{at}.jsonl")
+        for parts in (1, 2):
+            given.clear()
+            gathered, own, adopted = _gathered_and_own_pass(path, parts, monkeypatch, tmp_path)
+            assert not adopted and gathered == own
+            assert given or (parts == 2 and at == 40)  # (the child's part gave up: its own process's call)
+
+
 def _message_dicts():
     from hypothesis import strategies as st
 
@@ -358,7 +483,10 @@ def test_a_message_size_and_identity_come_from_one_dump():
 def test_a_big_sessions_page_made_with_forked_children_is_the_same_page(redact, monkeypatch):
     """Past ``PAGE_SPLIT_MIN`` the static page (the leaf's context, its secrets), validate's findings
     and half of the entries are made in forked children, not in the process that waits for them:
-    the file written is the one a single process writes."""
+    the file written is the one a single process writes.  The entries' half is the open's (the
+    page's pass taken during its parse, ``PageGathering``: the second half of the file in the scan's
+    child), or, where that pass is not taken (``--redact``, or a part that does not fit), the page's
+    own pass's."""
     import os
 
     from pisess.core import parallel
@@ -398,15 +526,28 @@ def test_a_big_sessions_page_made_with_forked_children_is_the_same_page(redact, 
         finally:
             parallel.configure(previous)
 
+    from pisess.core.reading import compact
+
     monkeypatch.setattr(page_mod, "PAGE_SPLIT_MIN", 0)
+    monkeypatch.setattr(compact, "SPLIT_MIN", 0)  # (the open's scan in two parts too)
     alone = page(1)
     assert not forks and validated == [1]
-    events.clear()
-    assert page(2) == alone
-    assert len(forks) == 2 and validated == [1]
     # the tree and the side work are made once this process has taken its entries, before the
     # child's are read (they need none), and the side work is read last, when nothing else is left
-    assert events == ["fork second_half", "tree", "fork beside", "read second_half", "run", "settle", "read beside"]
+    own_pass = ["fork _second_half", "read _second_half", "fork second_half", "tree", "fork beside",
+                "read second_half", "run", "settle", "read beside"]
+    for fits in ([True, False] if not redact else [False]):
+        if not fits:
+            monkeypatch.setattr(page_mod.PageGather, "fits", lambda self, *a: False)
+        events.clear()
+        forks.clear()
+        assert page(2) == alone
+        assert validated == [1]
+        if fits:  # (the side work starts at once: the entries were taken as the open read them)
+            assert events == ["fork _second_half", "read _second_half", "fork beside", "tree", "run", "settle",
+                              "read beside"]
+        else:
+            assert events == own_pass
 
 
 def test_the_findings_a_forked_child_made_are_kept_in_the_cache(tmp_path, monkeypatch):

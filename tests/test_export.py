@@ -520,16 +520,16 @@ def test_an_output_export_would_refuse_is_refused_before_the_session_is_read(tmp
 
 
 def test_a_run_that_ends_at_once_keeps_the_exports_values_until_then(monkeypatch):
-    """``app.outlive``: what the export made is kept to the end of a process that ends with
+    """``output.outlive``: what the export made is kept to the end of a process that ends with
     ``os._exit`` (never freed one by one), and not kept in a run that returns (tests, a caller in
     this process: kept there, it would only grow)."""
-    from pisess.cli import app as app_mod
+    from pisess.cli import output
 
-    monkeypatch.setattr(app_mod, "_outliving", [])
+    monkeypatch.setattr(output, "_outliving", [])
     value = object()
-    monkeypatch.setattr(app_mod, "_ends_at_once", [False])
-    app_mod.outlive(value)
-    assert app_mod._outliving == []
-    monkeypatch.setattr(app_mod, "_ends_at_once", [True])
-    app_mod.outlive(value)
-    assert app_mod._outliving == [value]
+    monkeypatch.setattr(output, "ENDS_AT_ONCE", [False])
+    output.outlive(value)
+    assert output._outliving == []
+    monkeypatch.setattr(output, "ENDS_AT_ONCE", [True])
+    output.outlive(value)
+    assert output._outliving == [value]

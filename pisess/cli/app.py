@@ -167,18 +167,6 @@ def _hint_at_a_path(e: NoSuchOption, args: list[str]) -> None:
         e.possibilities = None
 
 
-_outliving: list = []  # (outlive)
-_ends_at_once = [False]
-
-
-def outlive(value: object) -> None:
-    """Keep ``value`` until the process ends, when it ends at once (``console``, ``_end_at_once``):
-    a command's working values are then never freed one by one (the 200 MB session's page export:
-    a million objects, 46 ms).  In a run that returns (tests, a caller in this process) nothing."""
-    if _ends_at_once[0]:
-        _outliving.append(value)
-
-
 def console() -> None:
     """The console script (and ``python -m pisess``): ``main``, a run that returned ended without
     the interpreter's teardown."""
@@ -204,7 +192,9 @@ def main(lean: bool = True, end_at_once: bool = False) -> None:
     # validate, stats, du and ls --long was the same without it.  The library leaves the
     # collector alone; only this process turns it off.
     gc.disable()
-    _ends_at_once[0] = end_at_once
+    from pisess.cli import output
+
+    output.ENDS_AT_ONCE[0] = end_at_once  # (output.outlive)
     # The library reads in one process; this one shares big reads among forked children as the
     # CPUs allow (PISESS_JOBS=1 turns that off).
     from pisess.core import parallel

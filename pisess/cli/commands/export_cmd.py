@@ -79,7 +79,7 @@ def export(
     if not json_out:
         common.report_dropped(run.path, run.dropped_lines)
     written = write_export(output, run.export.data, force=force) if output else None
-    from pisess.cli.app import outlive
+    from pisess.cli.output import outlive
 
     outlive(run)  # (the page's working values)
     from pisess.cli.output import Printer, talk

@@ -364,13 +364,64 @@ class Walk:
         self.keys: list = [None] * n  # js.key of each entry's id
         self.types: list = [None] * n
 
+    @classmethod
+    def of_part(cls, reading: Any, table: MessageTable) -> Walk:
+        """A walk of a part of the file read before its session is (``page.PageGather``, during the
+        open's one parse): ``project_all`` over entries numbered from 0, its lists grown by
+        ``grow`` first; ``reading`` stands for the session where ``Rules.of`` and ``derive_state``
+        ask (the cli reader's view).  What needs the whole file (the entries an edit targets) is
+        left to the session's walk, which ``adopt``s this one."""
+        w = cls.__new__(cls)
+        w.s, w.table, w.rules, w.n = reading, table, Rules.of(reading), 0
+        w.store = None  # type: ignore[assignment]  # (no session yet: nothing asks the store)
+        w.projected, w.breaks_path, w.edits, w.originals = [], bytearray(), {}, {}
+        w.unique_ids, w.harness, w.keys, w.types = False, False, [], []
+        return w
+
+    def grow(self, more: int) -> None:
+        """Room for ``more`` entries after those of a part's walk (``of_part``)."""
+        self.projected += [()] * more
+        self.breaks_path += bytes(more)
+        self.keys += [None] * more
+        self.types += [None] * more
+        self.n += more
+
+    def adopt(self, part: Walk) -> None:
+        """What ``part`` (``of_part``, its parts taken) took of every entry of the session, as
+        ``project_all`` would have taken it here; then the originals of the entries an edit
+        targets (``originals_at``)."""
+        self.projected, self.breaks_path, self.keys, self.types = part.projected, part.breaks_path, part.keys, part.types
+        self.edits, self.originals = part.edits, part.originals
+        targets = self.edit_targets()
+        if targets:
+            self.originals_at(self.s.complete_at([p for p, k in enumerate(self.keys) if k in targets]))
+
+    def edit_targets(self) -> set:
+        """``js.key`` of every id a ``context_edit`` of the session targets."""
+        ix = getattr(self.store, "ix", None)  # a compact index keeps every entry but plain messages apart
+        others = ix.extras.values() if ix is not None else self.store
+        return {js.key(get(e, "targetId")) for e in others if get(e, "type") == "context_edit"}
+
+    def originals_at(self, entries: Iterator[tuple[int, Any]]) -> None:
+        """The messages each of ``entries`` produces, kept as the originals an edit replaces (as
+        ``project_all`` keeps them where it knows the targets)."""
+        for pos, e in entries:
+            if type(self.projected[pos]) is not tuple:  # (pi throws projecting it: no originals)
+                continue
+            m = e.get("message") if type(e) is dict and e.get("type") == "message" else None
+            if type(m) is dict and m.get("content") is not None:
+                self.originals[pos] = [m]
+            else:
+                self.originals[pos] = project_one(e, 0, [e], self.harness, {}, self.rules)
+
     def key(self, pos: int) -> Any:
         return self.keys[pos]
 
-    def project_all(self, entries: Iterator[tuple[int, Any]], visit: Any = None) -> None:
-        ix = getattr(self.store, "ix", None)  # a compact index keeps every entry but plain messages apart
-        others = ix.extras.values() if ix is not None else self.store
-        targets = {js.key(get(e, "targetId")) for e in others if get(e, "type") == "context_edit"}
+    def project_all(self, entries: Iterator[tuple[int, Any]], visit: Any = None, targets: Any = None) -> None:
+        """Each entry's messages (``projected``) and what else the walk needs of it; ``targets``:
+        the ids edits target (``edit_targets``, by default)."""
+        if targets is None:
+            targets = self.edit_targets()
         rules, s = self.rules, self.s
         for pos, e in entries:
             if visit is not None:

@@ -476,9 +476,10 @@ def export_context(ctx, fmt: str, opts: ExportOptions = ExportOptions()) -> Expo
                   opts.redact)
 
 
-def export_explorer(session, leaf_id: Any, opts: ExportOptions) -> Export:
+def export_explorer(session, leaf_id: Any, opts: ExportOptions, gathering: Any = None) -> Export:
     """The explorer page of the whole tree (``pisess.core.analyses.page``), opening on ``leaf_id``
-    (``UNDEF``: the session's leaf)."""
+    (``UNDEF``: the session's leaf).  ``gathering``: the ``page.PageGathering`` the session was
+    opened with (its pass taken during the open's parse, where the read took it)."""
     from .. import parallel
     from .page import PAGE_SPLIT_MIN, placements
 
@@ -510,7 +511,7 @@ def export_explorer(session, leaf_id: Any, opts: ExportOptions) -> Export:
         if parallel.workers() > 1 and session.raw.size >= PAGE_SPLIT_MIN:
             children.append(parallel.Child(beside))
     try:
-        return _explorer(session, leaf_id, opts, children, static_page, start)
+        return _explorer(session, leaf_id, opts, children, static_page, start, gathering)
     finally:
         for child in children:
             child.cancel()
@@ -537,7 +538,8 @@ def page_findings(session) -> list:
             for f in report.findings]
 
 
-def _explorer(session, leaf_id: Any, opts: ExportOptions, children: list, static_page: Any, start: Any) -> Export:
+def _explorer(session, leaf_id: Any, opts: ExportOptions, children: list, static_page: Any, start: Any,
+              gathering: Any = None) -> Export:
     """``export_explorer``'s page; the static page, the findings and placements from the child
     ``start`` forks into ``children`` (a ``parallel.Child``, see ``beside``), or made here when there
     is none or it failed."""
@@ -559,8 +561,15 @@ def _explorer(session, leaf_id: Any, opts: ExportOptions, children: list, static
         return got[0][2], got[0][3]
 
     spool = tempfile.TemporaryFile(prefix="pisess-page-")  # (the messages, until the page is written)
-    data = page_data(session, PageOptions("inline" if opts.images else "omit", opts.redact, leaf_id),
-                     pisess_version=__version__, spool=spool, meanwhile=meanwhile, after_pass=start)
+    try:
+        data = page_data(session, PageOptions("inline" if opts.images else "omit", opts.redact, leaf_id),
+                         pisess_version=__version__, spool=spool, meanwhile=meanwhile, after_pass=start,
+                         gathered=session.store.gathered() if gathering is not None else None)
+    except BaseException:
+        spool.close()
+        if gathering is not None:
+            gathering.close()
+        raise
     static, static_secrets = got[0][:2] if got[0] is not None else static_page()
     data = replace(data, static_html=static)
     # without --redact only the leaf's context was scanned (the static page's export): its count warns
@@ -572,6 +581,8 @@ def _explorer(session, leaf_id: Any, opts: ExportOptions, children: list, static
         finally:
             data.table.close()
             spool.close()
+            if gathering is not None:
+                gathering.close()
     return Export("html", Stream(pieces(), data.held), session.reader, data.leaf_id, None, data.messages, secrets, opts.redact)
 
 
@@ -646,6 +657,15 @@ def check_export_request(fmt: str, output: str | None, force: bool) -> None:
         check_export_target(output, force)  # (before minutes of reading a big session, not after)
 
 
+def _sdk_header(path: str) -> bool:
+    """Does ``path`` begin with a header only pi's SDK writes (``--reader auto`` reads the file with
+    the SDK's reader)?"""
+    from ..reading.jsonl import first_line_value
+
+    v = first_line_value(path)
+    return isinstance(v, dict) and v.get("type") == "session" and "metadata" in v
+
+
 def export_session(path: str, fmt: str, *, leaf: str | None = None, reader: str = "auto",
                    pi_version: str = versions.CURRENT, options: ExportOptions = ExportOptions(),
                    new_id: str, now_iso: str) -> ExportRun:
@@ -661,16 +681,28 @@ def export_session(path: str, fmt: str, *, leaf: str | None = None, reader: str 
     from ..reading.session import open_session
 
     # md and html draw an image as one line (or embed it, read then): its base64 stays in the file
-    s = open_session(path, reader, light=True, pi_version=pi_version, images="whole" if fmt == "jsonl" else "lean")
-    leaf_id = UNDEF if leaf is None else s.entry_id(leaf, option="--leaf")
-    if fmt == "jsonl":
-        cli = s if s.reader == "cli" else open_session(path, "cli", light=True, pi_version=pi_version)
-        result = export_branch(cli, leaf_of(s) if leaf_id is UNDEF else leaf_id, new_id=new_id, now_iso=now_iso,
-                               source_path=os.path.abspath(path), redact=options.redact)
-    elif fmt == "html" and options.script:
-        result = export_explorer(s, leaf_id, options)
-    else:
-        result = export_context(build_context(s, leaf_id, full_path=False), fmt, options)
+    gathering = None
+    if fmt == "html" and options.script and not options.redact and not options.images and reader != "harness" \
+            and not (reader == "auto" and _sdk_header(path)):
+        from .page import PageGathering
+
+        gathering = PageGathering(pi_version, reader)  # (the page's pass, taken during the open's one parse)
+    try:
+        s = open_session(path, reader, light=True, pi_version=pi_version,
+                         images="whole" if fmt == "jsonl" else "lean", gather=gathering)
+        leaf_id = UNDEF if leaf is None else s.entry_id(leaf, option="--leaf")
+        if fmt == "jsonl":
+            cli = s if s.reader == "cli" else open_session(path, "cli", light=True, pi_version=pi_version)
+            result = export_branch(cli, leaf_of(s) if leaf_id is UNDEF else leaf_id, new_id=new_id, now_iso=now_iso,
+                                   source_path=os.path.abspath(path), redact=options.redact)
+        elif fmt == "html" and options.script:
+            result = export_explorer(s, leaf_id, options, gathering)  # (which closes the gathering's spools)
+        else:
+            result = export_context(build_context(s, leaf_id, full_path=False), fmt, options)
+    except BaseException:
+        if gathering is not None:
+            gathering.close()
+        raise
     return ExportRun(path, s.reader, s.pi_version, s.id_width, result, list(s.dropped_lines))
 
 

@@ -38,6 +38,7 @@ from ..model.trace import failure, finite, spent
 from ..model.usage import usage_numbers
 from ..reading.images import image_chars
 from ..reading.jsonl import js_exponents
+from ..reading.lines import SDK_ONLY_TYPES, sdk_only_entry
 from ..reading.session import Session
 from .diff import SideTally, files_of_call, same_and_shape_keys, same_key, shape_key
 from .explorer import Change, MessageTable, Walk, message_json, replay
@@ -550,6 +551,206 @@ def _take_child_part(sent: bytes | dict, half: int, walk: Walk, table: MessageTa
     f["views"].update(sent["views"])
 
 
+# --- the pass taken during the open's one parse --------------------------------------------------
+
+_ID_WIDTH = 8  # a part's guess at ``Session.id_width`` (its least): a non-message entry's preview names ids so
+
+
+def _no_secrets(matches: list) -> None:  # (a part takes no redacted page: nothing is counted)
+    pass
+
+
+class _PartRead:
+    """What ``Rules.of`` and ``derive_state`` ask of a session, for a part of the file read before
+    its session is: the cli reader's view under rules ``pi_version`` (``PageGather.fits`` checks the
+    session is read so); an entry that throws has no line to name here (only that it throws is kept)."""
+
+    reader = "cli"
+    path = ""
+
+    def __init__(self, pi_version: str) -> None:
+        self.pi_version = pi_version
+
+    def line_of(self, entry: Any) -> None:
+        return None
+
+    def full(self, entry: Any) -> Any:
+        return entry
+
+
+class PageGathering:
+    """``open_session(gather=...)`` for an explorer page (``page_data(gathered=...)``): the page's
+    pass over the entries taken during the open's one parse of the file, a part at a time, instead
+    of parsing every line again after it (the 200 MB session's lines: 0.5 CPU-s).  The first part's
+    messages go to one spool, a later part's (the half a forked child scans) to the other; both are
+    made here, before the scan forks, and closed by ``close`` (after the page is written)."""
+
+    # (compact.scan_compact) the first part takes more: the later one, a forked child's, writes its
+    # page's part and the index's, which the first waits for
+    first_share = 0.54
+
+    def __init__(self, pi_version: str, reader: str = "auto") -> None:
+        self.rules = versions.of_reader("cli", versions.parse(pi_version))
+        self.auto = reader == "auto"  # (the reader is chosen by what the file holds: see PageGather.add_all)
+        self.spools = (tempfile.TemporaryFile(prefix="pisess-page-"), tempfile.TemporaryFile(prefix="pisess-page-"))
+
+    def __call__(self, start: int) -> PageGather:
+        return PageGather(self.spools, self.rules, start == 0, self.auto)
+
+    def close(self) -> None:
+        for spool in self.spools:
+            spool.close()
+
+
+class PageGather:
+    """The page's pass over the entries of a part of the file (``PageGathering``): ``add_all`` takes
+    them as the scan parses them, with ``page_data``'s own ``visit`` and ``Walk.project_all``; a later
+    part (a forked child's) crosses the pipe as ``_child_part`` writes it and is taken as
+    ``_take_child_part`` takes it (``extend``).  What needs the whole session waits for it
+    (``page_data``: labels, the originals of the entries an edit targets, the previews of
+    non-message entries where the ids' width is not 8).
+
+    A part gives up (``void``: the page is then made as without it) on a line the scan cut the
+    images out of (the page reads those as ``complete_at`` does), on a record only the SDK writes
+    where the reader is chosen by the file (``auto``: the SDK's reader then), and where its values
+    would not cross the pipe; ``fits`` says whether the session was read as the part assumed."""
+
+    def __init__(self, spools: tuple, rules: str, first: bool, auto: bool = False) -> None:
+        self.first = first
+        self.auto = auto
+        self.void = False
+        self.count = 0  # entries taken
+        self.rules = rules
+        self.images = _Images("omit")
+        self.encoder = _Messages(self.images, False, _no_secrets)
+        self.table = MessageTable(self.encoder, spools[0] if first else spools[1])
+        self.later_spool = spools[1]
+        self.walk = Walk.of_part(_PartRead(rules), self.table)
+        self.facts, self._visit = _pass_of(0, PageOptions(), rules, _ID_WIDTH, None, _no_secrets, {})
+        self._columns = [self.facts[k] for k in ("ids", "types", "word_of", "preview", "times", "traced", "did")]
+        self._no_targets: frozenset = frozenset()  # (the ids edits target: left to page_data, Walk.adopt)
+
+    def add_all(self, values: list, cut: bool = False) -> None:
+        """Take the next entries of the part (complete, in file order)."""
+        if self.void:
+            return
+        if cut or (self.auto and _sdk_only_in(values)):
+            # (a lean line is read back as the page reads it; a record only the SDK writes makes
+            # --reader auto read the file with the SDK's reader: the page's own pass then)
+            self._give_up()
+            return
+        k = len(values)
+        ids, types, word_of, preview, times, traced, did = self._columns
+        ids += [None] * k
+        types += [None] * k
+        word_of += [0] * k
+        preview += [""] * k
+        times += [None] * k
+        traced += [0] * k
+        did += [0] * k
+        self.walk.grow(k)
+        try:
+            self.walk.project_all(enumerate(values, self.count), self._visit, self._no_targets)
+        except Exception:  # noqa: BLE001 - a gatherer never fails the read: the page's own pass, after it, says what is wrong
+            self._give_up()
+            return
+        self.count += k
+
+    def _give_up(self) -> None:
+        self.void = True
+        self.facts = {}
+        self._columns = []
+
+    def extend(self, later: PageGather | _SentPart) -> None:
+        """Take ``later``, the part after this one, as if its entries had been taken here."""
+        if self.void or later.void:
+            self._give_up()
+            return
+        sent = later.sent
+        if sent is None:
+            self._give_up()
+            return
+        half = self.count
+        _take_child_part(_shifted(sent, half), half, self.walk, self.table, self.later_spool, self.encoder,
+                         self.images, self.facts)
+        self.walk.n = half + later.count
+        self.count = half + later.count
+
+    @property
+    def sent(self) -> bytes | dict | None:
+        """This part as ``_child_part`` writes a forked child's (``None``: void, or it would not
+        cross the pipe)."""
+        return None if self.void else _child_part(0, self.walk, self.table, self.encoder, self.images, self.facts)
+
+    def __reduce__(self) -> tuple:
+        # (a forked child's part crosses the pipe inside its index: written as _child_part writes it)
+        return _SentPart, (self.sent, self.void, self.count)
+
+    def fits(self, session: Session, options: PageOptions) -> bool:
+        """Was the session read as this (first, whole) part assumed, for the page ``options`` ask?"""
+        return (not self.void and self.first and self.count == len(session.store) and session.reader == "cli"
+                and session.pi_version == self.rules and options.images == "omit" and not options.redact
+                and not any(k is not None and type(k) is not str for k in self.walk.keys))  # (see Walk.part)
+
+    def close(self) -> None:
+        self.table.close()
+
+
+def _sdk_only_in(values: list) -> bool:
+    """Is one of ``values`` an entry only pi's SDK writes (``lines.sdk_only_entry``)?"""
+    for v in values:
+        if type(v) is dict and v.get("type") in _SDK_CANDIDATES and sdk_only_entry(v):
+            return True
+    return False
+
+
+_SDK_CANDIDATES = frozenset((*SDK_ONLY_TYPES, "compaction"))
+
+
+class _SentPart:
+    """A later part of a ``PageGather`` as it came over the pipe (``PageGather.__reduce__``)."""
+
+    def __init__(self, sent: bytes | dict | None, void: bool, count: int) -> None:
+        self.sent, self.void, self.count = sent, void, count
+
+
+def _shifted(sent: bytes | dict, half: int) -> dict:
+    """A later part's ``_child_part`` with the positions it names (numbered from its first entry)
+    numbered from ``half``."""
+    if type(sent) is bytes:
+        sent = marshal.loads(sent)
+    assert type(sent) is dict
+    if not half:
+        return sent
+    for key in ("labels", "compactions", "views"):
+        sent[key] = {p + half: v for p, v in sent[key].items()}
+    for key in ("untexted", "own"):
+        sent[key] = [p + half for p in sent[key]]
+    walk = sent["walk"]
+    for key in ("edits", "originals"):
+        walk[key] = {p + half: v for p, v in walk[key].items()}
+    return sent
+
+
+def _add_what_needs_the_session(s: Session, walk: Walk, facts: dict) -> None:
+    """What a pass taken during the open (``PageGather``) left for the session: the labels, and the
+    previews of non-message entries where the ids' width is not the part's guess (``Walk.adopt``
+    adds the originals of the entries an edit targets)."""
+    if s.labels:
+        labels = facts["labels"]
+        for pos, k in enumerate(walk.keys):
+            hit = s.labels.get(k)
+            if hit and hit[1] is not None:
+                labels[pos] = hit[1]
+    if s.id_width != _ID_WIDTH:
+        preview = facts["preview"]
+        for pos, e in s.complete_at([p for p, t in enumerate(walk.types) if t != "message"]):
+            try:
+                preview[pos] = kinds.preview_line(e, s.id_width, PREVIEW)
+            except Exception:  # noqa: BLE001 - as visit's
+                preview[pos] = ""
+
+
 def _recoded(item: Any, call_map: list) -> Any:
     """A trace item of a child's, its call numbers as numbered here."""
     if not item or item[0] == "u":
@@ -649,31 +850,14 @@ def placements(session: Session) -> list:
     return [code[w] for w in place(session, branches=False).where]  # (the page finds its branches itself)
 
 
-def page_data(session: Session, options: PageOptions = PageOptions(), *, findings: list | None = None,
-              pisess_version: str = "", static_html: str = "", spool: Any = None,
-              meanwhile: Any = None, after_pass: Any = None) -> PageData:
-    """Everything the page shows, as its JSON.  ``static_html``: the leaf's context as the static
-    page (``export --no-script``), for the page's ``<noscript>``; ``spool``: a binary file the
-    messages are written to as they are found (``MessageTable``), else they are kept in memory.
-    ``meanwhile``: a function giving ``(findings, placements)`` made elsewhere (a forked child,
-    while the entries are taken here), called as late as it can be; it stands for ``findings``
-    then.  ``after_pass``: called once this process has taken its entries (where a forked child
-    takes the others, before theirs are awaited).
-    Secrets: with ``redact`` every string written is scanned and masked; without it nothing is
-    scanned here (the scan costs more than the rest of the export)."""
-    from ..model.tree import build_tree
-    s = session
-    store = s.store
-    n = len(store)
-    images = _Images(options.images)
-    found: dict = {}
-
-    def count(matches: list) -> None:
-        for m in matches:
-            found[m.kind] = found.get(m.kind, 0) + 1
-
-    encoder = _Messages(images, options.redact, count)
-    table = MessageTable(encoder, spool)
+def _pass_of(n: int, options: PageOptions, pi_version: str, id_width: int, session: Session | None,
+             count: Any, found: dict) -> tuple[dict, Any]:
+    """The page's columns for ``n`` entries (``facts``) and ``visit(pos, entry)``, which fills them
+    in for one entry (``Walk.project_all`` calls it before it projects the entry).  ``session``:
+    where labels are looked up (``None``: a part read before the session, ``PageGather``; then
+    ``_add_what_needs_the_session`` adds them); ``id_width``: the width of the ids a non-message
+    entry's preview names; ``count``: given the secrets found, with ``redact``, which it tallies in
+    ``found``.  A part's columns grow in place (``PageGather.add_all``)."""
     ids: list = [None] * n
     types: list = [None] * n
     words: list = []
@@ -682,23 +866,22 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
     styles: list = []
     preview: list = [""] * n
     times: list = [None] * n
-    entry_view: list = [0] * n
     labels: dict = {}
     type_code: dict = {}
     model_code: dict = {}
     traced: list = [0] * n
     call_code: dict = {}  # a tool call id (_key_text) -> its number in the trace
-    pi_version = s.pi_version
     did: list = [0] * n
-    own_message: list = []  # message entries whose view cannot be their projection (see below)
+    own_message: list = []  # message entries whose view cannot be their projection (see page_data)
     untexted: list = []  # assistant messages pi's export page never lists (see _untexted)
     compactions: dict = {}  # position -> (retainedTail truthy, firstKeptEntryId): _harness_starts
     models: dict = {}
+    views: dict = {}  # position -> the members of a non-message entry
 
     response_model = versions.since(pi_version, versions.SYSTEM_MESSAGES)  # (fact_of's naming rule)
     role_word: dict = {}  # a message role -> its word's code (the kind of a message entry is its role's)
-    id_width = s.id_width
-    labelled = s.labels
+    labelled = session.labels if session is not None else None
+    label_of = session.label_of if session is not None else None
 
     def word_code_of(k: kinds.Kind) -> int:
         """The number of ``k``'s word and style in the page's ``words`` and ``styles``."""
@@ -726,8 +909,8 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
         except Exception:  # noqa: BLE001 - as visit's
             preview[pos] = ""
         times[pos] = js.date_ms(e.get("timestamp", UNDEF))
-        if labelled:
-            label = s.label_of(e.get("id", UNDEF))
+        if label_of is not None and labelled:
+            label = label_of(e.get("id", UNDEF))
             if label is not None:
                 labels[pos] = label
         if role == "user":
@@ -769,11 +952,11 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
         types[pos] = code_t
         word_of[pos] = word_code_of(kinds.of_entry(ev))
         try:
-            preview[pos] = kinds.preview_line(ev, s.id_width, PREVIEW)
+            preview[pos] = kinds.preview_line(ev, id_width, PREVIEW)
         except Exception:  # noqa: BLE001 - a preview is a courtesy; a strange value shows as nothing
             preview[pos] = ""
         times[pos] = js.date_ms(get(e, "timestamp"))
-        label = s.label_of(get(e, "id"))
+        label = label_of(get(e, "id")) if label_of is not None else None
         if label is not None:
             if options.redact:
                 label, hits = redact_value(label)
@@ -796,41 +979,89 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
             rest = {k2: v for k2, v in (ev.items() if isinstance(ev, dict) else ()) if k2 not in STRUCTURE}
             views[pos] = rest
 
-    views: dict = {}  # position -> the members of a non-message entry
-    walk = Walk(s, table)
-    half = _split_point(s, options, spool)
-    if half is None:
+    facts = {"ids": ids, "types": types, "word_of": word_of, "preview": preview, "times": times,
+             "traced": traced, "did": did, "found": found, "models": models, "labels": labels,
+             "compactions": compactions, "untexted": untexted, "own": own_message, "views": views,
+             "type_code": type_code, "word_code": word_code, "model_code": model_code,
+             "call_code": call_code, "words": words, "styles": styles}
+    return facts, visit
+
+
+def page_data(session: Session, options: PageOptions = PageOptions(), *, findings: list | None = None,
+              pisess_version: str = "", static_html: str = "", spool: Any = None,
+              meanwhile: Any = None, after_pass: Any = None, gathered: PageGather | None = None) -> PageData:
+    """Everything the page shows, as its JSON.  ``static_html``: the leaf's context as the static
+    page (``export --no-script``), for the page's ``<noscript>``; ``spool``: a binary file the
+    messages are written to as they are found (``MessageTable``), else they are kept in memory.
+    ``meanwhile``: a function giving ``(findings, placements)`` made elsewhere (a forked child,
+    while the entries are taken here), called as late as it can be; it stands for ``findings``
+    then.  ``after_pass``: called once this process has taken its entries (where a forked child
+    takes the others, before theirs are awaited).  ``gathered``: the pass taken during the open's
+    parse (``PageGathering``), used where it ``fits`` (and closed where it does not).
+    Secrets: with ``redact`` every string written is scanned and masked; without it nothing is
+    scanned here (the scan costs more than the rest of the export)."""
+    from ..model.tree import build_tree
+    s = session
+    store = s.store
+    n = len(store)
+    found: dict = {}
+
+    def count(matches: list) -> None:
+        for m in matches:
+            found[m.kind] = found.get(m.kind, 0) + 1
+
+    if gathered is not None and not gathered.fits(s, options):
+        gathered.close()  # (its spools: nothing of it is used)
+        gathered = None
+    if gathered is not None:  # the pass was taken during the open's one parse: what needed the session is added
+        images, encoder, table, facts = gathered.images, gathered.encoder, gathered.table, gathered.facts
+        if after_pass is not None:
+            after_pass()
+            after_pass = None
+        walk = Walk(s, table)
+        walk.adopt(gathered.walk)
         view = build_tree(s, leaf_id=options.leaf, full=True)
-        walk.project_all(s.complete_at(range(n)), visit)
-    else:  # the second half in a forked child, meanwhile (each entry's facts are independent of the others')
-        _ = s.id_width  # (worked out once, before the fork)
-        child_spool = tempfile.TemporaryFile(prefix="pisess-page-")
-
-        facts = {"ids": ids, "types": types, "word_of": word_of, "preview": preview, "times": times,
-                 "traced": traced, "did": did, "found": found, "models": models, "labels": labels,
-                 "compactions": compactions, "untexted": untexted, "own": own_message, "views": views,
-                 "type_code": type_code, "word_code": word_code, "model_code": model_code,
-                 "call_code": call_code, "words": words, "styles": styles}
-
-        def second_half() -> bytes | dict | None:
-            table.spool_to(child_spool)
-            walk.project_all(s.complete_at(range(half, n)), visit)
-            return _child_part(half, walk, table, encoder, images, facts)
-
-        with parallel.Child(second_half) as child:
-            walk.project_all(s.complete_at(range(half)), visit)
-            # the tree and the side work need no fact of the pass: the tree is made while the child
-            # may still be taking its entries (the CPU is this process's), then the side work starts
+        _add_what_needs_the_session(s, walk, facts)
+    else:
+        images = _Images(options.images)
+        encoder = _Messages(images, options.redact, count)
+        table = MessageTable(encoder, spool)
+        facts, visit = _pass_of(n, options, s.pi_version, s.id_width, s, count, found)
+        walk = Walk(s, table)
+        half = _split_point(s, options, spool)
+        if half is None:
             view = build_tree(s, leaf_id=options.leaf, full=True)
-            if after_pass is not None:
-                after_pass()
-                after_pass = None
-            sent = child.result()
-        if sent is None:  # (the child failed, or its values would not survive the pipe: here then)
-            child_spool.close()
-            walk.project_all(s.complete_at(range(half, n)), visit)
-        else:  # (its messages stay in its spool: the table reads them there, and closes it)
-            _take_child_part(sent, half, walk, table, child_spool, encoder, images, facts)
+            walk.project_all(s.complete_at(range(n)), visit)
+        else:  # the second half in a forked child, meanwhile (each entry's facts are independent of the others')
+            _ = s.id_width  # (worked out once, before the fork)
+            child_spool = tempfile.TemporaryFile(prefix="pisess-page-")
+
+            def second_half() -> bytes | dict | None:
+                table.spool_to(child_spool)
+                walk.project_all(s.complete_at(range(half, n)), visit)
+                return _child_part(half, walk, table, encoder, images, facts)
+
+            with parallel.Child(second_half) as child:
+                walk.project_all(s.complete_at(range(half)), visit)
+                # the tree and the side work need no fact of the pass: the tree is made while the child
+                # may still be taking its entries (the CPU is this process's), then the side work starts
+                view = build_tree(s, leaf_id=options.leaf, full=True)
+                if after_pass is not None:
+                    after_pass()
+                    after_pass = None
+                sent = child.result()
+            if sent is None:  # (the child failed, or its values would not survive the pipe: here then)
+                child_spool.close()
+                walk.project_all(s.complete_at(range(half, n)), visit)
+            else:  # (its messages stay in its spool: the table reads them there, and closes it)
+                _take_child_part(sent, half, walk, table, child_spool, encoder, images, facts)
+    ids, types, word_of, preview, times, traced, did = (facts[k] for k in (
+        "ids", "types", "word_of", "preview", "times", "traced", "did"))
+    labels, compactions, untexted, own_message, views, models = (facts[k] for k in (
+        "labels", "compactions", "untexted", "own", "views", "models"))
+    type_code, model_code, words, styles = facts["type_code"], facts["model_code"], facts["words"], facts["styles"]
+    found = facts["found"]
+    entry_view: list = [0] * n
     if after_pass is not None:
         after_pass()
     contexts = walk.run([-1 if (q := store.parent(p)) is None else q for p in range(n)]

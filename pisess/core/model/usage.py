@@ -147,6 +147,7 @@ class UsageGather:
     earlier part's, so the additions happen in file order, as in one pass."""
 
     __slots__ = ("direct", "totals", "throws", "_codes", "_values", "_keys", "_code_of")
+    first_share = 0.51  # (compact.scan_compact: what its later part sends is little)
 
     def __init__(self, start: int = 0) -> None:
         self.direct = start == 0
@@ -157,8 +158,9 @@ class UsageGather:
         self._keys: list[str] = []
         self._code_of: dict[str, int] = {}
 
-    def add_all(self, values: list) -> None:
-        """Take the entries ``values`` (complete, in file order)."""
+    def add_all(self, values: list, cut: bool = False) -> None:
+        """Take the entries ``values`` (complete, in file order; ``cut``: some lean, which a
+        usage is not cut from)."""
         if self.throws is not None:
             return
         # (type() is, not isinstance, in this hot loop: mypy cannot narrow through it, hence Any)

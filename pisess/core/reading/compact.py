@@ -26,7 +26,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import accumulate, compress, islice, repeat
 from operator import add, and_, eq, ge, not_, sub
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 
@@ -269,7 +269,7 @@ class CompactIndex:
 
 
 def scan_compact(path: str, *, workers: int | None = None,
-                 gather: Callable[[int], Any] | None = None) -> CompactIndex | None:
+                 gather: Gathering | None = None) -> CompactIndex | None:
     """Index ``path``; ``None`` when it is not a well-formed v3 session (the line scan
     then reads it).  The strict harness checks and the cli's keep/drop rules run in this pass.
 
@@ -278,14 +278,17 @@ def scan_compact(path: str, *, workers: int | None = None,
     library's default is one, the CLI's as many as the CPUs).
 
     ``gather(start)`` makes an object for the part of the file from byte ``start``: its
-    ``add_all(values)`` is given every parsed entry in file order (the header is not an entry),
-    its ``extend(later)`` the object of the part after it; the index keeps it as ``gathered``.  A
+    ``add_all(values, cut)`` is given every parsed entry in file order (the header is not an entry;
+    ``cut``: some of these values are lines ``lean_of`` cut the images out of),
+    its ``extend(later)`` the object of the part after it; the index keeps it as ``gathered``.
+    ``gather.first_share``: the share of the file's bytes the first part takes (``FIRST_SHARE``:
+    what the later part sends costs it the rest; a gatherer's own part adds to that).  A
     summary of whole entries is then taken from the scan's one parse instead of reading back."""
     try:
         if workers is None:
             workers = parallel.workers()
         if workers > 1 and hasattr(os, "fork"):
-            split = _split_point(path)
+            split = _split_point(path, FIRST_SHARE if gather is None else gather.first_share)
             if split is not None:
                 return _scan_halves(path, split, gather)
         return scan_part(path, gather=gather)
@@ -293,12 +296,25 @@ def scan_compact(path: str, *, workers: int | None = None,
         forget_shared()
 
 
+class Gathering(Protocol):
+    """What ``scan_compact(gather=...)`` takes: the maker of each part's gatherer (``__call__``,
+    with the part's first byte), and the share of the file the first part takes."""
+
+    first_share: float
+
+    def __call__(self, start: int) -> Any: ...
+
+
 SPLIT_MIN = 48 << 20  # below this a fork, and sending half an index back, cost more than they save
 
 
-def _split_point(path: str) -> int | None:
-    """The first line start after 51% of the file (the child reads from there), if the file is big
-    enough to be read in two parts."""
+# the first part's share of the file's bytes: the child (from there to the end) also pickles its part
+FIRST_SHARE = 0.51
+
+
+def _split_point(path: str, share: float = FIRST_SHARE) -> int | None:
+    """The first line start after ``share`` of the file (the child reads from there), if the file is
+    big enough to be read in two parts."""
     try:
         fd, st = open_fd(path)  # (a FIFO would block a plain open; the scan reports what is wrong)
     except PisessError:
@@ -308,8 +324,7 @@ def _split_point(path: str) -> int | None:
             size = st.st_size
             if size < SPLIT_MIN:
                 return None
-            # the child (from there to the end) also pickles its part: a little less for it
-            return line_start_after(fh.fileno(), size * 51 // 100, size)
+            return line_start_after(fh.fileno(), int(size * share), size)
         except OSError:
             return None  # the scan itself reports what is wrong
 
@@ -317,7 +332,7 @@ def _split_point(path: str) -> int | None:
 _Sent = tuple[CompactIndex, str | None, list]  # the child's part as it crosses the pipe, see _second_half
 
 
-def _second_half(path: str, split: int, gather: Callable[[int], Any] | None = None) -> _Sent | None:
+def _second_half(path: str, split: int, gather: Gathering | None = None) -> _Sent | None:
     """The child's part, made cheap to send: its id map is rebuilt from the ids on the other side,
     the ids travel as one joined string where they can (``None``: they are in the index), the extras
     as ``(position, value, offset, length)`` (``_received`` puts both back)."""
@@ -352,7 +367,7 @@ def _received(sent: _Sent) -> CompactIndex:
     return half
 
 
-def _scan_halves(path: str, split: int, gather: Callable[[int], Any] | None = None) -> CompactIndex | None:
+def _scan_halves(path: str, split: int, gather: Gathering | None = None) -> CompactIndex | None:
     """The first half here, the second in a forked child that sends its index back."""
     with parallel.Child(_second_half, path, split, gather) as child:
         first = scan_part(path, stop=split, gather=gather)
@@ -453,7 +468,7 @@ _BLOCK_BYTES = 1 << 20  # bytes read at once (the 8 MiB of the line scan cost 25
 
 
 def scan_part(path: str, start: int = 0, stop: int | None = None, expect_header: bool = True,
-              gather: Callable[[int], Any] | None = None) -> CompactIndex | None:
+              gather: Gathering | None = None) -> CompactIndex | None:
     """The index of the bytes ``start:stop`` of ``path`` (``start`` at a line's first byte), the
     header first unless ``expect_header`` is false; ``None`` as ``scan_compact``.  Parts are put
     together with ``join_parts``; ``gather`` as ``scan_compact``."""
@@ -473,6 +488,7 @@ def scan_part(path: str, start: int = 0, stop: int | None = None, expect_header:
         for lo in range(0, len(parts), _CHUNK_LINES):
             chunk = parts[lo:lo + _CHUNK_LINES]
             numbered = range(lo, lo + len(chunk))
+            cut = False  # (a value of the chunk is a line with its images cut out)
             if max(map(len, chunk)) >= LINE_MIN:
                 for k in compress(numbered, map(ge, map(len, chunk), repeat(LINE_MIN))):
                     where, lean = lean_of(parts[k])
@@ -480,6 +496,7 @@ def scan_part(path: str, start: int = 0, stop: int | None = None, expect_header:
                         ix.cuts[starts[k] + k] = where
                         if lean is not None:  # (a message: the index keeps none of its content)
                             chunk[k - lo] = lean
+                            cut = True
             # The common case without a Python step per line: every line parses to an object.
             # Plain message candidates are sorted from the rest; their fields are checked and
             # stored column by column in _add_block.
@@ -491,10 +508,10 @@ def scan_part(path: str, start: int = 0, stop: int | None = None, expect_header:
                 ks, vs, xs = _sort_lines(chunk, lo)
                 if take is not None:
                     merged = sorted([*zip(ks, vs), *xs], key=lambda kv: kv[0])
-                    take([v for _, v in (merged[1:] if need_header else merged)])  # (the first value is the header)
+                    take([v for _, v in (merged[1:] if need_header else merged)], cut)  # (the first value is the header)
             else:
                 if take is not None:
-                    take(vals[1:] if need_header else vals)
+                    take(vals[1:] if need_header else vals, cut)
                 ks = list(compress(numbered, mask))
                 vs = list(compress(vals, mask))
                 xs = list(compress(zip(numbered, vals), map(not_, mask))) if len(vs) < len(vals) else []

@@ -19,7 +19,7 @@ from ..errors import JSError, PisessError
 from ..ids import resolve_entry_id, unique_prefix_width
 from ..js import UNDEF, get
 from . import cache, lines
-from .compact import CompactEntries, CompactIndex, scan_compact
+from .compact import CompactEntries, CompactIndex, Gathering, scan_compact
 from .jsonl import Light, RawFile, RawLine, first_line_value, scan_file
 from .lines import NOT_JSON, check_harness_entry, check_harness_header  # noqa: F401 - re-exported
 from .migrate import migrate_in_memory, needs_migration, raw_version
@@ -297,7 +297,7 @@ def _check_reader(reader: str) -> None:
 
 
 def open_session(path: str, reader: str = "auto", raw: RawFile | None = None, *, light: bool = False,
-                 pi_version: str = versions.CURRENT, gather: Callable[[int], Any] | None = None,
+                 pi_version: str = versions.CURRENT, gather: Gathering | None = None,
                  images: str = "whole") -> Session:
     """Read ``path`` with ``reader`` (``auto``, ``harness`` or ``cli``), the pi command's reader
     following pi ``pi_version``'s rules (the SDK reader has only pi 0.82's).
@@ -319,7 +319,7 @@ def open_session(path: str, reader: str = "auto", raw: RawFile | None = None, *,
 
 def open_read(path: str, reader: str = "auto", raw: RawFile | None = None, *, light: bool = False,
               lenient: bool = False, pi_version: str = versions.CURRENT,
-              gather: Callable[[int], Any] | None = None) -> tuple[Session, str | None]:
+              gather: Gathering | None = None) -> tuple[Session, str | None]:
     """``open_session``, and with ``lenient`` the pi command's reader where the chosen one refuses
     the file (with a note saying so; raises when neither reads it).
 
@@ -356,7 +356,7 @@ def open_read(path: str, reader: str = "auto", raw: RawFile | None = None, *, li
 
 
 def open_indexed(path: str, reader: str = "auto", *, pi_version: str = versions.CURRENT,
-                 gather: Callable[[int], Any] | None = None) -> Session | None:
+                 gather: Gathering | None = None) -> Session | None:
     """The session over a ``CompactIndex`` of ``path``; ``None`` where the index leaves the file to
     the line scan (not a well-formed v3 file, or the chosen reader refuses or drops a line)."""
     scan = scan_compact if gather is None else partial(scan_compact, gather=gather)
