@@ -404,6 +404,35 @@ def test_what_the_gathered_pass_leaves_to_the_session_is_added(monkeypatch, tmp_
         assert any("keeps from id000001b" in p for p in doc["preview"])
 
 
+def test_files_other_tools_rewrote_give_the_same_page_from_the_gathered_pass(monkeypatch, tmp_path):
+    """Blank lines, spaced JSON, CRLF endings, a missing final newline: the pass taken during the
+    open (in one part and in two) gives the own pass's page; a file the index leaves to the line
+    scan (two headers) has nothing gathered, and gives the same page too."""
+    import json as json_mod
+
+    entries: list = []
+    parent = None
+    for i in range(30):
+        eid = f"e{i:07d}"
+        entries.append(user(eid, parent, f"ask {i}") if i % 2 == 0 else assistant(eid, parent, f"tell {i}"))
+        parent = eid
+    spaced = [json_mod.dumps(v, indent=None, separators=(", ", ": ")) for v in [header(), *entries]]
+    shapes = {
+        "blank": "\n\n".join(json_mod.dumps(v) for v in [header(), *entries]) + "\n",
+        "spaced": "\n".join(spaced) + "\n",
+        "crlf": "\r\n".join(json_mod.dumps(v) for v in [header(), *entries]) + "\r\n",
+        "no-newline": "\n".join(json_mod.dumps(v) for v in [header(), *entries]),
+        "two-headers": "\n".join(json_mod.dumps(v) for v in [header(), *entries[:10], header(), *entries[10:]]) + "\n",
+    }
+    for name, text in shapes.items():
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text(text, encoding="utf-8")
+        for parts in (1, 2):
+            gathered, own, adopted = _gathered_and_own_pass(str(path), parts, monkeypatch, tmp_path)
+            assert gathered == own, (name, parts)
+            assert adopted == (name != "two-headers"), (name, parts)
+
+
 def test_a_line_cut_for_its_images_leaves_the_pass_to_the_page(monkeypatch, tmp_path):
     """A message line long enough for the scan to cut its images out (``lean_of``) makes the part
     give up: the page takes its own pass, and the page is the same."""
