@@ -533,3 +533,31 @@ def test_a_run_that_ends_at_once_keeps_the_exports_values_until_then(monkeypatch
     monkeypatch.setattr(output, "ENDS_AT_ONCE", [True])
     output.outlive(value)
     assert output._outliving == [value]
+
+
+def test_a_big_write_is_handed_to_the_disk_as_it_goes(tmp_path, monkeypatch):
+    """``write_atomically`` advises the kernel to start writing back each ``EVERY`` bytes written
+    (ranges one after the other, from the file's start), so the final fsync waits for the last of
+    them only; a file system that refuses the advice is asked once, and the file is written whole
+    either way."""
+    import os
+
+    from pisess.core.reading import files
+
+    monkeypatch.setattr(files._EarlyWriteback, "EVERY", 1000)
+    for refuses in (False, True):
+        calls: list = []
+
+        def advise(fd, offset, length, advice, refuses=refuses, calls=calls):
+            calls.append((offset, length, advice))
+            if refuses:
+                raise OSError(22, "no")
+        monkeypatch.setattr(os, "posix_fadvise", advise)
+        path = str(tmp_path / f"out-{refuses}.bin")
+        files.write_atomically(path, iter([b"a" * 700, b"b" * 700, b"c" * 700, b"d" * 700, b"e" * 100]))
+        with open(path, "rb") as fh:
+            assert fh.read() == b"a" * 700 + b"b" * 700 + b"c" * 700 + b"d" * 700 + b"e" * 100
+        if refuses:
+            assert calls == [(0, 1400, os.POSIX_FADV_DONTNEED)]
+        else:
+            assert calls == [(0, 1400, os.POSIX_FADV_DONTNEED), (1400, 1400, os.POSIX_FADV_DONTNEED)]

@@ -136,6 +136,32 @@ def write_all(out: Any, data: bytes | bytearray) -> None:
         view = view[n:]
 
 
+class _EarlyWriteback:
+    """Starts the disk's writing of a big file's bytes while the rest is written
+    (``POSIX_FADV_DONTNEED`` on what was written: Linux starts writing those pages back at once, and
+    keeps them cached while they are dirty), so the fsync that ends ``write_atomically`` waits for
+    the last ``EVERY`` bytes, not all of them.  The 200 MB session's page: its fsync took 0.07-0.09 s
+    after the writes, now 0.003 s; the writes take longer (the kernel's part of the writing back is
+    done in them), the whole 0.233-0.267 s against 0.236-0.273 s (4 runs each)."""
+
+    EVERY = 32 << 20
+
+    def __init__(self, fh: Any) -> None:
+        self.fh = fh
+        self.done = self.written = 0
+        self.able = hasattr(os, "posix_fadvise")
+
+    def wrote(self, length: int) -> None:
+        self.written += length
+        if self.able and self.written - self.done >= self.EVERY:
+            try:
+                self.fh.flush()
+                os.posix_fadvise(self.fh.fileno(), self.done, self.written - self.done, os.POSIX_FADV_DONTNEED)
+            except OSError:
+                self.able = False  # (a file system that refuses the advice: the fsync writes it all)
+            self.done = self.written
+
+
 def write_atomically(path: str, data: bytes | Iterable[bytes], *, replace: bool = False, prefix: str = ".pisess-") -> str:
     """Create ``path`` with ``data`` (bytes, or pieces written as they come: bytes, or an
     ``images.Span`` of a file, copied by the kernel) through a temporary file in its directory,
@@ -154,12 +180,15 @@ def write_atomically(path: str, data: bytes | Iterable[bytes], *, replace: bool 
         os.umask(mask)
         os.fchmod(fd, 0o666 & ~mask)  # not mkstemp's 0600
         with os.fdopen(fd, "wb") as fh:
+            early = _EarlyWriteback(fh)
             for piece in (data,) if isinstance(data, (bytes, bytearray)) else data:
                 if isinstance(piece, (bytes, bytearray)):
                     write_all(fh, piece)
+                    early.wrote(len(piece))
                 else:
                     fh.flush()
                     piece.send(fh.fileno())
+                    early.wrote(piece.length)
             fh.flush()
             os.fsync(fh.fileno())
         if replace:
