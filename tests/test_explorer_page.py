@@ -799,3 +799,23 @@ def test_the_branch_costs_are_each_subtrees_sums():
         points = sorted({parents[int(c)] for c in expected}, key=lambda q: parents.index(q))
         assert list(got) == [str(c) for q in points for c in range(len(parents)) if parents[c] == q]
     check()
+
+
+def test_a_part_that_gives_up_lets_go_of_what_it_took():
+    """A part that gives up mid-scan (here: a record only the SDK writes, under ``auto``) keeps none
+    of the columns, messages or walk it took so far: the rest of the scan and the page's own pass
+    run without them held."""
+    from conftest import entry
+    from pisess.core.analyses.page import PageGathering
+
+    gathering = PageGathering("1.6.0")
+    try:
+        part = gathering(0)
+        part.add_all([user(f"u{i}", f"u{i - 1}" if i else None, f"q{i} " * 40) for i in range(300)])
+        assert part.count == 300 and len(part.facts["preview"]) == 300 and len(part.table) == 300
+        part.add_all([entry("leaf", "l1", "u299", targetId="u0")])
+        assert part.void and part.facts == {} and part.walk is None and part.table is None
+        part.add_all([user("u300", "l1")])  # (nothing more is taken)
+        assert part.count == 300 and part.sent is None
+    finally:
+        gathering.close()

@@ -657,9 +657,13 @@ class PageGather:
         self.count += k
 
     def _give_up(self) -> None:
-        self.void = True
-        self.facts = {}
-        self._columns = []
+        """Void: nothing of the part is used, and what it took is let go at once (the rest of the
+        scan, then the page's own pass, run without it)."""
+        if not self.void:
+            self.void = True
+            self.table.close()
+        self.facts, self._columns = {}, []
+        self.walk = self.table = self.encoder = self.images = None  # type: ignore[assignment]
 
     def extend(self, later: PageGather | _SentPart) -> None:
         """Take ``later``, the part after this one, as if its entries had been taken here."""
@@ -692,8 +696,10 @@ class PageGather:
                 and session.pi_version == self.rules and options.images == "omit" and not options.redact
                 and not any(k is not None and type(k) is not str for k in self.walk.keys))  # (see Walk.part)
 
-    def close(self) -> None:
-        self.table.close()
+    def release(self) -> None:
+        """Let go of what the part took (``page_data``: it does not fit; the spools are the
+        ``PageGathering``'s to close)."""
+        self._give_up()
 
 
 def _sdk_only_in(values: list) -> bool:
@@ -1011,7 +1017,7 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
             found[m.kind] = found.get(m.kind, 0) + 1
 
     if gathered is not None and not gathered.fits(s, options):
-        gathered.close()  # (its spools: nothing of it is used)
+        gathered.release()  # (nothing of it is used: the own pass runs without holding it)
         gathered = None
     if gathered is not None:  # the pass was taken during the open's one parse: what needed the session is added
         images, encoder, table, facts = gathered.images, gathered.encoder, gathered.table, gathered.facts
