@@ -819,3 +819,29 @@ def test_a_part_that_gives_up_lets_go_of_what_it_took():
         assert part.count == 300 and part.sent is None
     finally:
         gathering.close()
+
+
+def test_the_guess_at_an_sdk_file_looks_at_its_header_and_both_ends(tmp_path, monkeypatch):
+    """``export._likely_sdk`` (whether to take the page's pass during the open, which assumes the pi
+    command's reader): a header with ``metadata``, or a record only the SDK writes in the first or
+    the last MiB, says yes; one only in the middle is left to the part, which gives up on it; a
+    file the pi command writes says no.  The page is the same whichever way it was made."""
+    from conftest import entry
+    from pisess.core.analyses import export as export_mod
+
+    monkeypatch.setattr(export_mod, "_SDK_LOOK", 4096)
+    body = [user(f"u{i}", f"u{i - 1}" if i else None, f"question {i} " * 8) for i in range(200)]
+    leaf = entry("leaf", "l1", "u199", targetId="u0")
+    cases = {"cli": ([header(), *body], False), "metadata": ([header(metadata={"x": 1}), *body], True),
+             "first": ([header(), leaf, *body], True), "last": ([header(), *body, leaf], True),
+             "middle": ([header(), *body[:100], leaf, *body[100:]], False)}
+    paths = {}
+    for name, (lines, sdk) in cases.items():
+        paths[name] = write_session(tmp_path, lines, name=f"{name}.jsonl")
+        assert export_mod._likely_sdk(paths[name]) is sdk, name
+    for name in ("cli", "last", "middle"):
+        pages = []
+        for guess in (False, True):  # (False: the pass taken in the open, given up at the leaf entry)
+            monkeypatch.setattr(export_mod, "_likely_sdk", lambda p, guess=guess: guess)
+            pages.append(_data(_export(monkeypatch, "--format", "html", paths[name])))
+        assert pages[0] == pages[1], name
