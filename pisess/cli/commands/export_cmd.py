@@ -79,11 +79,10 @@ def export(
     if not json_out:
         common.report_dropped(run.path, run.dropped_lines)
     written = write_export(output, run.export.data, force=force) if output else None
-    from pisess.cli.output import outlive
-
-    outlive(run)  # (the page's working values)
-    from pisess.cli.output import Printer, talk
+    from pisess.cli.output import Printer, outlive, talk
     from pisess.cli.views.export import export_summary
+
+    outlive(run)  # (the page's working values: never freed one by one, output.outlive)
 
     if json_out:
         common.emit_json(run.to_json(written), version=2)

@@ -83,7 +83,7 @@ class PageData:
     first_messages: frozenset = frozenset()  # what the page draws first (the leaf's context): written early
     # the pass's working values (the columns, the walk, the contexts): freed by whoever holds the
     # page, not as page_data returns (a million objects: 46 ms of the 200 MB session's export,
-    # which a process that ends at once never spends; app.console)
+    # which a process that ends at once never spends: output.outlive)
     held: Any = field(default=None, repr=False, compare=False)
 
 
