@@ -845,3 +845,30 @@ def test_the_guess_at_an_sdk_file_looks_at_its_header_and_both_ends(tmp_path, mo
             monkeypatch.setattr(export_mod, "_likely_sdk", lambda p, guess=guess: guess)
             pages.append(_data(_export(monkeypatch, "--format", "html", paths[name])))
         assert pages[0] == pages[1], name
+
+
+def test_numbers_in_messages_with_members_left_out_keep_their_values_and_classes(tmp_path, monkeypatch):
+    """An assistant message's stored form leaves out ``usage`` and the rest of ``UNDRAWN`` and keeps
+    orjson's writing of its numbers (``1e+16`` and ``1e-7`` as ``1e16``, ``1e-7``): the page reads the
+    same values, and two such messages that differ only in what was left out are the same message
+    to Compare (their classes are made from the stored forms, ``settle``)."""
+    def call_message(eid, parent, tokens):
+        m = {"role": "assistant", "content": [
+            {"type": "text", "text": "scaling"},
+            {"type": "toolCall", "id": "c1", "name": "scale", "arguments": {"big": 1e16, "small": 1e-7, "n": 3}}],
+            "api": "x", "provider": "p", "model": "m", "stopReason": "toolUse", "timestamp": 5,
+            "usage": {"input": tokens, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": tokens + 1,
+                      "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}}}
+        return {"type": "message", "id": eid, "parentId": parent, "timestamp": "2026-01-01T00:00:00.000Z", "message": m}
+
+    lines = [header(), user("u1", None, "go"), call_message("a1", "u1", 10), call_message("a2", "u1", 20)]
+    path = write_session(tmp_path, lines)
+    doc = _data(_export(monkeypatch, "--format", "html", path))
+    stored = [m for m in doc["msgs"] if m.get("role") == "assistant"]
+    assert len(stored) == 2
+    for m in stored:
+        assert "usage" not in m and "api" not in m
+        assert m["content"][1]["arguments"] == {"big": 1e16, "small": 1e-7, "n": 3}
+    i, j = (doc["msgs"].index(m) for m in stored)
+    same = [k - back for k, back in enumerate(doc["sameBack"])]
+    assert same[i] == same[j]  # (one class: they differ only in usage)

@@ -177,17 +177,16 @@ class _Messages:
         page's element already (``escape_json``: one message at a time, where the bytes are in
         the CPU's cache, instead of four passes over the whole)."""
         if type(state) is tuple:
-            raw, left_out = state
-            stored = js_exponents(raw) if left_out else raw  # (_dumps of the lean message: raw is its orjson)
+            # stored as orjson wrote it, where members were left out too (not as JSON.stringify
+            # writes its numbers, ``js_exponents``: the page's JSON.parse reads the same values
+            # either way, and ``settle`` reads back from it what was dumped)
+            stored = state[0]
             length, pre = _text_facts(m)
             if length < 0:
                 # (no text: its shape is its same key; both wait for ``settle`` where its pre-key is
                 # met first, as a text's do: most such messages are an assistant's calls alone)
-                same = hashlib.sha256(same_key(m)).digest() if stored is not raw or pre in self._pres else _LATER
+                same = hashlib.sha256(same_key(m)).digest() if pre in self._pres else _LATER
                 self._classes(same, same, length, pre)
-            elif stored is not raw:
-                self._classes(hashlib.sha256(same_key(m)).digest(), hashlib.sha256(shape_key(m)).digest(),
-                              length, pre)
             else:
                 # its diff keys only tell it apart from messages of its pre-key (and text length):
                 # made when one is met (here, or in ``settle`` from the stored form, which holds all
