@@ -565,10 +565,8 @@ def _explorer(session, leaf_id: Any, opts: ExportOptions, children: list, static
         data = page_data(session, PageOptions("inline" if opts.images else "omit", opts.redact, leaf_id),
                          pisess_version=__version__, spool=spool, meanwhile=meanwhile, after_pass=start,
                          gathered=session.store.gathered() if gathering is not None else None)
-    except BaseException:
+    except BaseException:  # (the gathering's spools: export_session closes them)
         spool.close()
-        if gathering is not None:
-            gathering.close()
         raise
     static, static_secrets = got[0][:2] if got[0] is not None else static_page()
     data = replace(data, static_html=static)

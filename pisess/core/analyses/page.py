@@ -168,7 +168,7 @@ class _Messages:
                     size += len(k) + 3 + len(v) + 1  # "k":v and a comma
                 if left and not lean:
                     size -= 1  # ({} was all of them: one comma fewer)
-                return h.digest(), size, (raw, bool(left))
+                return h.digest(), size, (raw,)
         whole = message_json(m)
         return hashlib.sha256(whole).digest(), len(whole), whole
 
@@ -626,7 +626,6 @@ class PageGather:
         self.later_spool = spools[1]
         self.walk = Walk.of_part(_PartRead(rules), self.table)
         self.facts, self._visit = _pass_of(0, PageOptions(), rules, _ID_WIDTH, None, _no_secrets, {})
-        self._columns = [self.facts[k] for k in ("ids", "types", "word_of", "preview", "times", "traced", "did")]
         self._no_targets: frozenset = frozenset()  # (the ids edits target: left to page_data, Walk.adopt)
 
     def add_all(self, values: list, cut: bool = False) -> None:
@@ -639,14 +638,8 @@ class PageGather:
             self._give_up()
             return
         k = len(values)
-        ids, types, word_of, preview, times, traced, did = self._columns
-        ids += [None] * k
-        types += [None] * k
-        word_of += [0] * k
-        preview += [""] * k
-        times += [None] * k
-        traced += [0] * k
-        did += [0] * k
+        for name, blank in _COLUMNS:
+            self.facts[name] += [blank] * k
         self.walk.grow(k)
         try:
             self.walk.project_all(enumerate(values, self.count), self._visit, self._no_targets)
@@ -661,7 +654,7 @@ class PageGather:
         if not self.void:
             self.void = True
             self.table.close()
-        self.facts, self._columns = {}, []
+        self.facts = {}
         self.walk = self.table = self.encoder = self.images = None  # type: ignore[assignment]
 
     def extend(self, later: PageGather | _SentPart) -> None:
@@ -855,6 +848,11 @@ def placements(session: Session) -> list:
     return [code[w] for w in place(session, branches=False).where]  # (the page finds its branches itself)
 
 
+# the page's columns with a value per entry, and what an entry holds in each before it is taken
+_COLUMNS: tuple[tuple[str, Any], ...] = (("ids", None), ("types", None), ("word_of", 0), ("preview", ""),
+                                         ("times", None), ("traced", 0), ("did", 0))
+
+
 def _pass_of(n: int, options: PageOptions, pi_version: str, id_width: int, session: Session | None,
              count: Any, found: dict) -> tuple[dict, Any]:
     """The page's columns for ``n`` entries (``facts``) and ``visit(pos, entry)``, which fills them
@@ -863,20 +861,14 @@ def _pass_of(n: int, options: PageOptions, pi_version: str, id_width: int, sessi
     ``_add_what_needs_the_session`` adds them); ``id_width``: the width of the ids a non-message
     entry's preview names; ``count``: given the secrets found, with ``redact``, which it tallies in
     ``found``.  A part's columns grow in place (``PageGather.add_all``)."""
-    ids: list = [None] * n
-    types: list = [None] * n
+    ids, types, word_of, preview, times, traced, did = ([blank] * n for _, blank in _COLUMNS)
     words: list = []
     word_code: dict = {}
-    word_of: list = [0] * n
     styles: list = []
-    preview: list = [""] * n
-    times: list = [None] * n
     labels: dict = {}
     type_code: dict = {}
     model_code: dict = {}
-    traced: list = [0] * n
     call_code: dict = {}  # a tool call id (_key_text) -> its number in the trace
-    did: list = [0] * n
     own_message: list = []  # message entries whose view cannot be their projection (see page_data)
     untexted: list = []  # assistant messages pi's export page never lists (see _untexted)
     compactions: dict = {}  # position -> (retainedTail truthy, firstKeptEntryId): _harness_starts

@@ -528,7 +528,7 @@ def remember(path: str, kind: str, value: Any) -> None:
         return
     if not print_:
         return
-    memo = (_settings.directory, os.path.dirname(os.path.abspath(path)), kind)
+    memo = _bundle_key(_settings.directory, path, kind)
     b = _bundle_at(*memo)
     b[1][path] = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, print_, blob)
     b[2] = True
@@ -552,7 +552,12 @@ def keep_made(made: list) -> None:
 
 
 def _bundle(directory: str, path: str, kind: str) -> list:
-    return _bundle_at(directory, os.path.dirname(os.path.abspath(path)), kind)
+    return _bundle_at(*_bundle_key(directory, path, kind))
+
+
+def _bundle_key(directory: str, path: str, kind: str) -> tuple:
+    """``(directory, where, kind)``: the bundle the summaries of ``kind`` of ``path`` are kept in."""
+    return directory, os.path.dirname(os.path.abspath(path)), kind
 
 
 def _bundle_at(directory: str, where: str, kind: str) -> list:
