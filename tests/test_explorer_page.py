@@ -579,6 +579,45 @@ def test_a_big_sessions_page_made_with_forked_children_is_the_same_page(redact, 
             assert events == own_pass
 
 
+def test_a_big_pages_messages_are_written_first_and_its_head_put_in_front(tmp_path, monkeypatch):
+    """Past ``PAGE_SPLIT_MIN`` the page's tail (the messages not drawn first) is laid out once the
+    pass is done, and the writer may write it while the page's JSON is made: the head is then
+    padded with spaces after its scripts to whole blocks (``INSERT_ALIGN``), and the file is the
+    small page's bytes with those spaces, whichever way it was written."""
+    import os
+
+    from pisess.core import parallel
+    from pisess.core.analyses import page as page_mod
+    from pisess.core.analyses.export import ExportOptions, export_session, write_export
+    from pisess.core.reading import files
+
+    fixture = os.path.join(os.path.dirname(__file__), "fixtures", "diff", "sessions", "branchy.jsonl")
+
+    def page(split_min: int, out: str | None = None) -> bytes:
+        monkeypatch.setattr(page_mod, "PAGE_SPLIT_MIN", split_min)
+        run = export_session(fixture, "html", new_id="x", now_iso="2026-01-01T00:00:00.000Z",
+                             options=ExportOptions())
+        if out is None:
+            return b"".join(run.export.data)
+        write_export(out, run.export.data)
+        with open(out, "rb") as fh:
+            return fh.read()
+
+    small = page(1 << 62)
+    scripts_end = small.index(b"</script>\n", small.index(b"<script>", small.index(b"<script>") + 1)) + 10
+    previous = parallel.configure(parallel.Settings(jobs=2))
+    try:
+        for able in (True, False):  # (the tail written first, or after the head)
+            monkeypatch.setattr(files, "_can_insert", lambda fd, able=able: able)
+            big = page(0, str(tmp_path / f"page-{able}.html"))
+            pad = len(big) - len(small)
+            assert 0 < pad < files.INSERT_ALIGN and (scripts_end + pad) % files.INSERT_ALIGN == 0
+            assert big == small[:scripts_end] + b" " * pad + small[scripts_end:]
+            assert big == page(0)
+    finally:
+        parallel.configure(previous)
+
+
 def test_the_findings_a_forked_child_made_are_kept_in_the_cache(tmp_path, monkeypatch):
     """validate's findings of a big session's page are made in a forked child (``beside``); what
     it keeps in the cache is handed back and written with this process's cache, so the next

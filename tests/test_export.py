@@ -561,3 +561,99 @@ def test_a_big_write_is_handed_to_the_disk_as_it_goes(tmp_path, monkeypatch):
             assert calls == [(0, 1400, os.POSIX_FADV_DONTNEED)]
         else:
             assert calls == [(0, 1400, os.POSIX_FADV_DONTNEED), (1400, 1400, os.POSIX_FADV_DONTNEED)]
+
+
+@pytest.mark.parametrize("way", ["insert", "unaligned", "refused", "no-insert", "child-failed", "one-process"])
+def test_a_tail_written_first_ends_the_same_file(way, tmp_path, monkeypatch, request):
+    """``write_atomically``'s ``tail`` (the explorer page's messages) is written first by a forked
+    child while the head's pieces are made, and the head put in front of it: inserted where the
+    file system does it and the head is whole blocks, else the tail moved up for it; the pieces
+    in order where the file system cannot insert, the child failed or no child may be forked.
+    The file is the same every way, bytes and spans of another file alike."""
+    from pisess.core import parallel
+    from pisess.core.reading import files
+    from pisess.core.reading.images import Span
+
+    if way == "insert":  # (where the file system can insert blocks: see inserting_dir)
+        tmp_path = request.getfixturevalue("inserting_dir")
+    source = tmp_path / "spool.bin"
+    source.write_bytes(bytes(range(256)) * 3000)
+    made = []  # (the head's pieces, as they are made: here, while the child writes the tail)
+    with open(source, "rb") as spool:
+        def head():
+            made.append("head")
+            yield b"<head>" + b"h" * (files.INSERT_ALIGN - 6 - (way == "unaligned") * 100)
+            yield Span(spool, str(source), 10, files.INSERT_ALIGN)
+        tail = [Span(spool, str(source), 5000, 700_000), b"\n--\n", Span(spool, str(source), 3, 40_001), b"end"]
+        expected = b"".join(b if type(b) is bytes else source.read_bytes()[b.offset:b.offset + b.length]
+                            for b in [*head(), *tail])
+        made.clear()
+        if way in ("refused", "unaligned"):
+            monkeypatch.setattr(files, "_can_insert", lambda fd: True)
+        if way == "refused":
+            monkeypatch.setattr(files, "_insert_range", lambda *a: False)
+        if way == "no-insert":
+            monkeypatch.setattr(files, "_can_insert", lambda fd: False)
+        if way == "child-failed":
+            monkeypatch.setattr(files, "_can_insert", lambda fd: True)
+            monkeypatch.setattr(parallel.Child, "result", lambda self: self.cancel())
+        moved = []
+        real_move = files._move_up
+        monkeypatch.setattr(files, "_move_up", lambda *a: moved.append(1) or real_move(*a))
+        first = []
+        real_first = files._tail_first
+        monkeypatch.setattr(files, "_tail_first", lambda *a: first.append(real_first(*a)))
+        previous = parallel.configure(parallel.Settings(jobs=1 if way == "one-process" else 2))
+        try:
+            path = str(tmp_path / f"out-{way}.bin")
+            files.write_atomically(path, head(), tail=tail)
+        finally:
+            parallel.configure(previous)
+    with open(path, "rb") as fh:
+        assert fh.read() == expected
+    assert made == ["head"]
+    assert first == {"insert": [True], "unaligned": [True], "refused": [True], "child-failed": [False]}.get(way, [])
+    assert moved == ([1] if way in ("unaligned", "refused") else [])
+
+
+@pytest.fixture
+def inserting_dir(tmp_path):
+    """A new directory on a file system that can insert blocks in front of a file's bytes
+    (``files._can_insert``): ``tmp_path``, else one in the checkout, removed after the test (the
+    tests' files are on /dev/shm, whose tmpfs cannot)."""
+    import os
+    import pathlib
+    import tempfile
+
+    from pisess.core.reading import files
+
+    for place in (tmp_path, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))):
+        with tempfile.TemporaryFile(dir=place) as fh:
+            if files._can_insert(fh.fileno()):
+                break
+    else:
+        pytest.skip("no file system here inserts blocks (FALLOC_FL_INSERT_RANGE: ext4 and XFS do)")
+    if place == tmp_path:
+        yield tmp_path
+        return
+    with tempfile.TemporaryDirectory(prefix=".pytest-insert-", dir=place) as made:
+        yield pathlib.Path(made)
+
+
+def test_inserting_blocks_in_front_of_a_file_where_the_file_system_can(inserting_dir):
+    """``_insert_range`` puts whole blocks in front of a file's bytes where the file system can
+    (ext4, XFS), and only whole blocks; the probe ``_can_insert`` leaves the file empty."""
+    import os
+
+    from pisess.core.reading import files
+
+    path = inserting_dir / "f.bin"
+    with open(path, "w+b") as fh:
+        assert files._can_insert(fh.fileno())
+        assert os.fstat(fh.fileno()).st_size == 0
+        fh.write(b"x" * (3 * files.INSERT_ALIGN))
+        fh.flush()
+        assert files._insert_range(fh.fileno(), 0, files.INSERT_ALIGN)
+        assert not files._insert_range(fh.fileno(), 0, 100)  # (not whole blocks)
+        fh.seek(0)
+        assert fh.read() == bytes(files.INSERT_ALIGN) + b"x" * (3 * files.INSERT_ALIGN)

@@ -49,12 +49,23 @@ class ExportOptions:
 
 class Stream:
     """An export written piece by piece as it is iterated (the explorer page: its messages are read
-    back from a spool, never held whole); ``size`` counts the bytes that went by."""
+    back from a spool, never held whole); ``size`` counts the bytes that went by.  ``tail``: the
+    pieces that end it, known before the others are made (``files.write_atomically`` may write
+    them first); ``close``: what lets go of what the pieces are read from, called once they have
+    all gone by (``spans`` calls it; a writer that takes ``head`` and ``tail`` apart calls
+    ``close`` itself)."""
 
-    def __init__(self, pieces: Iterator[Any], held: Any = None) -> None:
+    def __init__(self, pieces: Iterator[Any], held: Any = None, *, tail: list | None = None,
+                 close: Any = None) -> None:
         self._pieces = pieces
-        self.size = 0
+        self._head_size = self._tail_size = 0
         self.held = held  # (what the pieces were made from: freed with the stream, see PageData.held)
+        self.tail = tail
+        self._close = close
+
+    @property
+    def size(self) -> int:
+        return self._head_size + self._tail_size
 
     def __iter__(self) -> Iterator[bytes]:
         for piece in self.spans():
@@ -66,9 +77,28 @@ class Stream:
     def spans(self) -> Iterator[Any]:
         """The pieces as they are made: bytes, or an ``images.Span`` of a file for a writer to copy
         (``Span.send``: the kernel copies it, no trip through this process)."""
+        try:
+            yield from self.head()
+            yield from self.take_tail()
+        finally:
+            self.close()
+
+    def head(self) -> Iterator[Any]:
+        """The pieces before ``tail`` (all of them without one)."""
         for piece in self._pieces:
-            self.size += len(piece) if type(piece) is bytes else piece.length
+            self._head_size += len(piece) if type(piece) is bytes else piece.length
             yield piece
+
+    def take_tail(self) -> list:
+        """``tail``, counted as gone by (a writer may write it in another process)."""
+        tail = self.tail or []
+        self._tail_size = sum(len(p) if type(p) is bytes else p.length for p in tail)
+        return tail
+
+    def close(self) -> None:
+        close, self._close = self._close, None
+        if close is not None:
+            close()
 
 
 @dataclass(frozen=True)
@@ -79,7 +109,7 @@ class Export:
     leaf_id: Any
     checkpoint_id: Any
     message_count: int  # messages (md, html) or entries (jsonl) exported
-    secrets: dict = field(default_factory=dict)  # kind -> count (redacted, or only found)
+    secrets: dict = field(default_factory=dict)  # kind -> count (redacted, or only found; of a Stream: once it went by)
     redacted: bool = False
     session_id: str | None = None  # jsonl: the new session's id
 
@@ -512,9 +542,10 @@ def export_explorer(session, leaf_id: Any, opts: ExportOptions, gathering: Any =
             children.append(parallel.Child(beside))
     try:
         return _explorer(session, leaf_id, opts, children, static_page, start, gathering)
-    finally:
+    except BaseException:
         for child in children:
             child.cancel()
+        raise
 
 
 def page_findings(session) -> list:
@@ -547,7 +578,8 @@ def _explorer(session, leaf_id: Any, opts: ExportOptions, children: list, static
     from dataclasses import replace
 
     from ... import __version__
-    from .page import PageOptions, page_data, page_html
+    from ..reading.files import INSERT_ALIGN
+    from .page import PAGE_SPLIT_MIN, PageOptions, page_finish, page_parts, page_pass
 
     got: list = []
 
@@ -562,26 +594,37 @@ def _explorer(session, leaf_id: Any, opts: ExportOptions, children: list, static
 
     spool = tempfile.TemporaryFile(prefix="pisess-page-")  # (the messages, until the page is written)
     try:
-        data = page_data(session, PageOptions("inline" if opts.images else "omit", opts.redact, leaf_id),
-                         pisess_version=__version__, spool=spool, meanwhile=meanwhile, after_pass=start,
-                         gathered=session.store.gathered() if gathering is not None else None)
+        made = page_pass(session, PageOptions("inline" if opts.images else "omit", opts.redact, leaf_id), spool=spool,
+                         after_pass=start, gathered=session.store.gathered() if gathering is not None else None)
     except BaseException:  # (the gathering's spools: export_session closes them)
         spool.close()
         raise
-    static, static_secrets = got[0][:2] if got[0] is not None else static_page()
-    data = replace(data, static_html=static)
-    # without --redact only the leaf's context was scanned (the static page's export): its count warns
-    secrets = data.secrets if opts.redact else static_secrets
+    # a big page's messages (its tail: all but those drawn first) can be written while its JSON is
+    # made (in pieces(), as the page is written: files.write_atomically)
+    tail_first = session.raw.size >= PAGE_SPLIT_MIN
+    head, tail = page_parts(made.table, made.first_messages, INSERT_ALIGN if tail_first else 0)
+    # without --redact only the leaf's context is scanned (the static page's export): its count warns
+    secrets: dict = {}  # (filled as the page is made: Export.secrets)
 
-    def pieces() -> Iterator[bytes]:
-        try:
-            yield from page_html(data)
-        finally:
-            data.table.close()
-            spool.close()
-            if gathering is not None:
-                gathering.close()
-    return Export("html", Stream(pieces(), data.held), session.reader, data.leaf_id, None, data.messages, secrets, opts.redact)
+    def pieces() -> Iterator[Any]:
+        data = page_finish(made, pisess_version=__version__, meanwhile=meanwhile)
+        static, static_secrets = got[0][:2] if got[0] is not None else static_page()
+        data = replace(data, static_html=static)
+        secrets.update(data.secrets if opts.redact else static_secrets)
+        stream.held = data.held
+        yield from head(data)
+        if not tail_first:
+            yield from tail
+
+    def close() -> None:
+        for child in children:
+            child.cancel()
+        made.table.close()
+        spool.close()
+        if gathering is not None:
+            gathering.close()
+    stream = Stream(pieces(), made, tail=tail if tail_first else None, close=close)
+    return Export("html", stream, session.reader, made.leaf_id, None, len(made.table), secrets, opts.redact)
 
 
 def export_branch(session, leaf_id: Any, *, new_id: str, now_iso: str, source_path: str,
@@ -756,12 +799,17 @@ def write_export(path: str, data: bytes | Stream, *, force: bool = False) -> str
     from ..reading.files import write_atomically
 
     try:
-        return write_atomically(path, data.spans() if isinstance(data, Stream) else data, replace=exists,
-                                prefix=".pisess-export-")
+        if not isinstance(data, Stream):
+            return write_atomically(path, data, replace=exists, prefix=".pisess-export-")
+        return write_atomically(path, data.head(), tail=None if data.tail is None else data.take_tail(),
+                                replace=exists, prefix=".pisess-export-")
     except PisessError as e:
         if "refusing to overwrite" in e.message:  # created by someone else meanwhile
             raise PisessError("usage", e.message, path=path) from None
         raise
+    finally:
+        if isinstance(data, Stream):
+            data.close()
 
 
 def check_export_target(path: str, force: bool = False) -> bool:

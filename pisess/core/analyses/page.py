@@ -987,16 +987,46 @@ def _pass_of(n: int, options: PageOptions, pi_version: str, id_width: int, sessi
 def page_data(session: Session, options: PageOptions = PageOptions(), *, findings: list | None = None,
               pisess_version: str = "", static_html: str = "", spool: Any = None,
               meanwhile: Any = None, after_pass: Any = None, gathered: PageGather | None = None) -> PageData:
-    """Everything the page shows, as its JSON.  ``static_html``: the leaf's context as the static
-    page (``export --no-script``), for the page's ``<noscript>``; ``spool``: a binary file the
-    messages are written to as they are found (``MessageTable``), else they are kept in memory.
-    ``meanwhile``: a function giving ``(findings, placements)`` made elsewhere (a forked child,
-    while the entries are taken here), called as late as it can be; it stands for ``findings``
-    then.  ``after_pass``: called once this process has taken its entries (where a forked child
-    takes the others, before theirs are awaited).  ``gathered``: the pass taken during the open's
-    parse (``PageGathering``), used where it ``fits`` (and closed where it does not).
-    Secrets: with ``redact`` every string written is scanned and masked; without it nothing is
-    scanned here (the scan costs more than the rest of the export)."""
+    """Everything the page shows, as its JSON: ``page_finish`` of ``page_pass`` (see both)."""
+    return page_finish(page_pass(session, options, spool=spool, after_pass=after_pass, gathered=gathered),
+                       findings=findings, pisess_version=pisess_version, static_html=static_html, meanwhile=meanwhile)
+
+
+@dataclass(frozen=True)
+class PagePass:
+    """What the page's pass made (``page_pass``): every message stored and every node's context,
+    before the page's JSON is written (``page_finish``).  The message table is whole then: the
+    page's bulk, its messages, can be written while the JSON is made (``page_parts``)."""
+
+    session: Session
+    options: PageOptions
+    table: MessageTable
+    encoder: Any  # (_Messages)
+    images: _Images
+    facts: dict
+    walk: Walk
+    view: Any  # (build_tree's)
+    contexts: Any  # (walk.run's)
+    entry_view: list
+    leaf_pos: int | None
+    first_messages: frozenset  # what the page draws first (the leaf's context)
+    count: Any  # (the secrets masked, with redact)
+    found: dict
+
+    @property
+    def leaf_id(self) -> Any:
+        return None if self.leaf_pos is None else self.facts["ids"][self.leaf_pos]
+
+
+def page_pass(session: Session, options: PageOptions = PageOptions(), *, spool: Any = None,
+              after_pass: Any = None, gathered: PageGather | None = None) -> PagePass:
+    """The page's pass over the entries, the tree and the walk of every node's context.
+    ``spool``: a binary file the messages are written to as they are found (``MessageTable``),
+    else they are kept in memory.  ``after_pass``: called once this process has taken its entries
+    (where a forked child takes the others, before theirs are awaited).  ``gathered``: the pass
+    taken during the open's parse (``PageGathering``), used where it ``fits`` (and closed where it
+    does not).  Secrets: with ``redact`` every string written is scanned and masked; without it
+    nothing is scanned here (the scan costs more than the rest of the export)."""
     from ..model.tree import build_tree
     s = session
     store = s.store
@@ -1052,12 +1082,8 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
                 walk.project_all(s.complete_at(range(half, n)), visit)
             else:  # (its messages stay in its spool: the table reads them there, and closes it)
                 _take_child_part(sent, half, walk, table, child_spool, encoder, images, facts)
-    ids, types, word_of, preview, times, traced, did = (facts[k] for k in (
-        "ids", "types", "word_of", "preview", "times", "traced", "did"))
-    labels, compactions, untexted, own_message, views, models = (facts[k] for k in (
-        "labels", "compactions", "untexted", "own", "views", "models"))
-    type_code, model_code, words, styles = facts["type_code"], facts["model_code"], facts["words"], facts["styles"]
-    found = facts["found"]
+    own_message, views = facts["own"], facts["views"]
+    found = facts["found"]  # (``count`` tallies there from now on, as the pass did)
     entry_view: list = [0] * n
     if after_pass is not None:
         after_pass()
@@ -1076,6 +1102,32 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
             if isinstance(got, str) else {}
     rows = view.rows
     leaf_pos = next((rows.position(i) for i in rows.with_flag("leaf")), None)
+    first_messages: set = set()
+    if leaf_pos is not None:
+        got = replay(contexts, leaf_pos)
+        for seg in got if isinstance(got, list) else ():
+            first_messages.update(seg.messages, seg.originals)
+        if isinstance(entry_view[leaf_pos], int):
+            first_messages.add(entry_view[leaf_pos])
+    return PagePass(s, options, table, encoder, images, facts, walk, view, contexts, entry_view, leaf_pos,
+                    frozenset(first_messages), count, found)
+
+
+def page_finish(made: PagePass, *, findings: list | None = None, pisess_version: str = "", static_html: str = "",
+                meanwhile: Any = None) -> PageData:
+    """The page's JSON from its pass (``page_pass``).  ``static_html``: the leaf's context as the
+    static page (``export --no-script``), for the page's ``<noscript>``.  ``meanwhile``: a
+    function giving ``(findings, placements)`` made elsewhere (a forked child), called as late as
+    it can be; it stands for ``findings`` then."""
+    s, options, table, encoder, images, facts = made.session, made.options, made.table, made.encoder, made.images, made.facts
+    view, contexts, entry_view, leaf_pos, count = made.view, made.contexts, made.entry_view, made.leaf_pos, made.count
+    n = len(s.store)
+    ids, types, word_of, preview, times, traced, did = (facts[k] for k in (
+        "ids", "types", "word_of", "preview", "times", "traced", "did"))
+    labels, compactions, untexted, models = (facts[k] for k in ("labels", "compactions", "untexted", "models"))
+    type_code, model_code, words, styles = facts["type_code"], facts["model_code"], facts["words"], facts["styles"]
+    found = made.found
+    rows = view.rows
     parents = [int(q) if q != p else -1 for p, q in enumerate(view.parents)]
     # tokens and dollars per entry: what diff's summarize (stats' fact_of) counts of it
     usage = [[sum(d["t"]) if "t" in d else 0, d.get("$", 0)] if d and ("t" in d or "$" in d) else 0 for d in did]
@@ -1138,17 +1190,9 @@ def page_data(session: Session, options: PageOptions = PageOptions(), *, finding
     title = f"pi session {one_line(js.to_string(header.get('id') or ''), 0)[:8]}"
     if name:
         title += f" \u00b7 {one_line(name, 80)}"
-
-    first_messages: set = set()
-    if leaf_pos is not None:
-        got = replay(contexts, leaf_pos)
-        for seg in got if isinstance(got, list) else ():
-            first_messages.update(seg.messages, seg.originals)
-        if isinstance(entry_view[leaf_pos], int):
-            first_messages.add(entry_view[leaf_pos])
     return PageData(table, body, static_html, title, n, len(table), contexts.fallback, dict(sorted(found.items())),
-                    images.count, None if leaf_pos is None else ids[leaf_pos], frozenset(first_messages),
-                    (doc, walk, contexts, view, encoder, times, did, parents, usage))
+                    images.count, made.leaf_id, made.first_messages,
+                    (doc, made.walk, contexts, view, encoder, times, did, parents, usage))
 
 
 def _back(digests: list) -> list:
@@ -1302,47 +1346,63 @@ def _chunk_starts(sizes: list, block: int) -> list:
 
 def page_html(data: PageData) -> Iterator[Any]:
     """The page, in pieces to write one after the other: bytes, and the messages (the bulk of it)
-    as ``images.Span``s of the table's spool, for the kernel to copy (``MessageTable.json_pieces``).
+    as ``images.Span``s of the table's spool, for the kernel to copy (``MessageTable.json_pieces``):
+    ``page_parts``'s head, then its tail."""
+    head, tail = page_parts(data.table, data.first_messages)
+    yield from head(data)
+    yield from tail
+
+
+def page_parts(table: MessageTable, first_messages: frozenset, align: int = 0) -> tuple[Any, list]:
+    """The page as its head (a function of the ``PageData``, giving its pieces) and its tail (the
+    pieces of the messages not drawn first: nearly all of the page), which depends only on the
+    message table and what is drawn first, both whole after ``page_pass``: a writer may write the
+    tail while the page's JSON is made (``files.write_atomically``).  ``align``: the head is padded
+    with spaces between its elements to a multiple of it (the writer puts it in front of the tail
+    already written, which file systems do by whole blocks).
 
     The messages go one JSON document per line into elements of about ``CHUNK_BYTES`` (the page
     parses only those it draws: a 200 MB session's texts as one JSON.parse cost seconds and half
     a gigabyte before the first paint).  The elements that hold the leaf's context come before the
     page's script, the others after it: the browser reads HTML at about 60 MB/s, and the page is
     drawn once it has read what the first view needs, not the whole file."""
-    import html
-
-    css = _asset("page.css") + "\n" + _between(data.static_html, "<style>", "</style>")
-    app = _asset("page.js")
-    mdit = _asset("markdown-it.min.js")
-    csp = (f"default-src 'none'; script-src {_sha256(mdit)} {_sha256(app)}; style-src {_sha256(css)}; "
-           "img-src data:; base-uri 'none'; form-action 'none'")
-    static_body = _between(data.static_html, "<body>", "</body>")
-    table = data.table
     starts = _chunk_starts(table.sizes, CHUNK_BYTES)
     ends = [*starts[1:], len(table)]
-    early = sorted({bisect_right(starts, k) - 1 for k in data.first_messages if 0 <= k < len(table)})
-    head = (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-            f'<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-            f'<meta http-equiv="Content-Security-Policy" content="{csp}">\n'
-            f'<meta name="referrer" content="no-referrer">\n'
-            f"<title>{html.escape(data.title)}</title>\n<style>{css}</style>\n</head>\n<body>\n"
-            f'<noscript><div class="static">{static_body}</div></noscript>\n'
-            f'<div id="app" hidden></div>\n<script type="application/json" id="pisess-data" '
-            f'data-chunks="{" ".join(map(str, starts))}">')
+    early = sorted({bisect_right(starts, k) - 1 for k in first_messages if 0 <= k < len(table)})
 
-    def chunk(c: int) -> Iterator[bytes]:
+    def chunk(c: int) -> Iterator[Any]:
         yield b'<script type="application/json" id="pisess-m%d">' % c
         yield from table.json_pieces(starts[c], ends[c])  # (escaped as they were stored: _Messages.store)
         yield b"</script>\n"
 
-    yield head.encode("utf-8")
-    yield escape_json(data.rest)
-    yield b"</script>\n"
-    for c in early:
-        yield from chunk(c)
-    yield f"<script>{mdit}</script>\n<script>{app}</script>\n".encode()
+    def head(data: PageData) -> Iterator[Any]:
+        import html
+
+        if ends[-1] != len(data.table):  # (a message stored after page_pass: a bug, not the session's)
+            raise RuntimeError("the page's tail was laid out before its last message was stored")
+        css = _asset("page.css") + "\n" + _between(data.static_html, "<style>", "</style>")
+        app = _asset("page.js")
+        mdit = _asset("markdown-it.min.js")
+        csp = (f"default-src 'none'; script-src {_sha256(mdit)} {_sha256(app)}; style-src {_sha256(css)}; "
+               "img-src data:; base-uri 'none'; form-action 'none'")
+        static_body = _between(data.static_html, "<body>", "</body>")
+        top = (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+               f'<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+               f'<meta http-equiv="Content-Security-Policy" content="{csp}">\n'
+               f'<meta name="referrer" content="no-referrer">\n'
+               f"<title>{html.escape(data.title)}</title>\n<style>{css}</style>\n</head>\n<body>\n"
+               f'<noscript><div class="static">{static_body}</div></noscript>\n'
+               f'<div id="app" hidden></div>\n<script type="application/json" id="pisess-data" '
+               f'data-chunks="{" ".join(map(str, starts))}">')
+        length = 0
+        for piece in (top.encode("utf-8"), escape_json(data.rest), b"</script>\n", *(p for c in early for p in chunk(c)),
+                      f"<script>{mdit}</script>\n<script>{app}</script>\n".encode()):
+            length += len(piece) if type(piece) is bytes else piece.length
+            yield piece
+        if align and length % align:
+            yield b" " * (align - length % align)
+
     taken = set(early)
-    for c in range(len(starts)):
-        if c not in taken:
-            yield from chunk(c)
-    yield b"</body>\n</html>\n"
+    tail = [p for c in range(len(starts)) if c not in taken for p in chunk(c)]
+    tail.append(b"</body>\n</html>\n")
+    return head, tail

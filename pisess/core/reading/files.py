@@ -20,12 +20,14 @@ import errno
 import io
 import os
 import stat
+import sys
+from itertools import chain
 
 from ..errors import PisessError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Sequence
     from typing import Any
 
 _OPEN_READ = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
@@ -162,10 +164,124 @@ class _EarlyWriteback:
             self.done = self.written
 
 
-def write_atomically(path: str, data: bytes | Iterable[bytes], *, replace: bool = False, prefix: str = ".pisess-") -> str:
+def _write_pieces(fh: Any, pieces: Iterable[Any], early: bool = True) -> int:
+    """Write ``pieces`` (bytes, or ``images.Span``s the kernel copies) to ``fh`` where it stands;
+    returns how many bytes.  ``early``: start the disk's writing as it goes (``_EarlyWriteback``)."""
+    writeback = _EarlyWriteback(fh) if early else None
+    total = 0
+    for piece in pieces:
+        if isinstance(piece, (bytes, bytearray)):
+            write_all(fh, piece)
+            n = len(piece)
+        else:
+            fh.flush()
+            piece.send(fh.fileno())
+            n = piece.length
+        total += n
+        if writeback is not None:
+            writeback.wrote(n)
+    return total
+
+
+def _tail_first(fh: Any, head: Iterable[Any], tail: Sequence[Any]) -> bool:
+    """``tail`` written from the file's start by a forked child while ``head``'s pieces are made
+    here, then ``head`` put in front of it: by ``FALLOC_FL_INSERT_RANGE`` where its length is whole
+    blocks, else by moving the tail up.  (Not a thread: one with a piece to write waits up to the
+    interpreter's switch interval, 5 ms, for each, and the tail is a thousand pieces.)  Whether
+    the child wrote the tail (otherwise nothing is written: the caller writes all in order)."""
+    from .. import parallel
+
+    def copy() -> int:
+        n = _write_pieces(fh, tail)
+        fh.flush()
+        return n
+
+    with parallel.Child(copy) as copier:
+        pieces = list(head)  # (the pieces are made here: the page's last work, while the tail is written)
+        copied = copier.result()
+    fd = fh.fileno()
+    if copied is None:  # (the child failed: what it wrote goes)
+        os.ftruncate(fd, 0)
+        fh.seek(0)
+        _write_pieces(fh, chain(pieces, tail))
+        return False
+    length = sum(len(p) if isinstance(p, (bytes, bytearray)) else p.length for p in pieces)
+    if not (length % INSERT_ALIGN == 0 and _insert_range(fd, 0, length)):
+        _move_up(fd, copied, length)
+    fh.seek(0)
+    if _write_pieces(fh, pieces, early=False) != length:
+        raise OSError(errno.EIO, "the head changed length as it was written")
+    return True
+
+
+def _move_up(fd: int, length: int, by: int) -> None:
+    """Bytes ``0:length`` of ``fd`` moved to ``by:by + length``, from the last (no byte is written
+    over before it is read)."""
+    step = max(1, min(by, 1 << 20))
+    end = length
+    while end > 0:
+        start = max(0, end - step)
+        block = os.pread(fd, end - start, start)
+        if len(block) != end - start:
+            raise OSError(errno.EIO, "the file was shorter than written")
+        view = memoryview(block)
+        at = start + by
+        while view:
+            n = os.pwrite(fd, view, at)
+            if n <= 0:
+                raise OSError(errno.EIO, "the write took no bytes")
+            view, at = view[n:], at + n
+        end = start
+
+
+def _insert_range(fd: int, offset: int, length: int) -> bool:
+    """``length`` bytes (whole blocks) put in the file at ``offset``, the bytes after it moved up
+    (Linux's ``fallocate`` with ``FALLOC_FL_INSERT_RANGE``): whether the file system did."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        fallocate = ctypes.CDLL(None, use_errno=True).fallocate
+    except (OSError, AttributeError):
+        return False
+    fallocate.argtypes = (ctypes.c_int, ctypes.c_int, ctypes.c_int64, ctypes.c_int64)
+    fallocate.restype = ctypes.c_int
+    return fallocate(fd, _FALLOC_FL_INSERT_RANGE, offset, length) == 0
+
+
+def _parallel_workers() -> int:
+    from .. import parallel
+
+    return parallel.workers()
+
+
+def _can_insert(fd: int) -> bool:
+    """Can the file system of ``fd`` (a new empty file) insert blocks at its start (``_insert_range``)?"""
+    try:
+        os.pwrite(fd, bytes(INSERT_ALIGN), 0)
+        able = _insert_range(fd, 0, INSERT_ALIGN)
+        os.ftruncate(fd, 0)
+    except OSError:
+        return False
+    return able
+
+
+INSERT_ALIGN = 4096  # the head ``write_atomically`` puts in front of a tail written first is a multiple of this
+_FALLOC_FL_INSERT_RANGE = 0x20  # (linux/falloc.h)
+
+
+def write_atomically(path: str, data: bytes | Iterable[Any], *, replace: bool = False, prefix: str = ".pisess-",
+                     tail: Sequence[Any] | None = None) -> str:
     """Create ``path`` with ``data`` (bytes, or pieces written as they come: bytes, or an
     ``images.Span`` of a file, copied by the kernel) through a temporary file in its directory,
-    fsynced, then linked (or with ``replace`` renamed) into place."""
+    fsynced, then linked (or with ``replace`` renamed) into place.
+
+    ``tail``: pieces that end the file, to be written after ``data``'s.  Where the file system can
+    put a range of blocks in front of a file's bytes (``FALLOC_FL_INSERT_RANGE``: Linux's ext4 and
+    XFS) they are written first, by a forked child, while ``data``'s pieces are made here (the explorer
+    page: its messages while its JSON is made); ``data``'s bytes then go in front, and must be a
+    multiple of ``INSERT_ALIGN`` long (otherwise the tail is moved up for them: the same file)."""
     directory = os.path.dirname(os.path.abspath(path)) or "."
     if not replace and os.path.lexists(path):
         raise PisessError("storage", f"refusing to overwrite existing file {path}", path=path)
@@ -180,15 +296,11 @@ def write_atomically(path: str, data: bytes | Iterable[bytes], *, replace: bool 
         os.umask(mask)
         os.fchmod(fd, 0o666 & ~mask)  # not mkstemp's 0600
         with os.fdopen(fd, "wb") as fh:
-            early = _EarlyWriteback(fh)
-            for piece in (data,) if isinstance(data, (bytes, bytearray)) else data:
-                if isinstance(piece, (bytes, bytearray)):
-                    write_all(fh, piece)
-                    early.wrote(len(piece))
-                else:
-                    fh.flush()
-                    piece.send(fh.fileno())
-                    early.wrote(piece.length)
+            pieces = (data,) if isinstance(data, (bytes, bytearray)) else data
+            if tail is not None and tail and _parallel_workers() > 1 and _can_insert(fh.fileno()):
+                _tail_first(fh, pieces, tail)
+            else:
+                _write_pieces(fh, pieces if tail is None else chain(pieces, tail))
             fh.flush()
             os.fsync(fh.fileno())
         if replace:

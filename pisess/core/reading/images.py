@@ -309,14 +309,15 @@ class Span(namedtuple("Span", "fh path offset length")):
     __slots__ = ()
 
     def chunks(self) -> Iterator[bytes]:
-        """The bytes, a block at a time."""
-        fh = self.fh
-        fh.seek(self.offset)
-        length = self.length
+        """The bytes, a block at a time (read at their offset: the file's position is left as it
+        is, for a thread that copies spans while another reads the same file)."""
+        fd = self.fh.fileno()
+        offset, length = self.offset, self.length
         while length > 0:
-            chunk = fh.read(min(_BLOCK, length))
+            chunk = os.pread(fd, min(_BLOCK, length), offset)
             if not chunk:
                 raise self._shorter()
+            offset += len(chunk)
             length -= len(chunk)
             yield chunk
 
