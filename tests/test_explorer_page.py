@@ -10,6 +10,8 @@ import re
 import tempfile
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import assistant, cli_runner, examples, header, invoke, user, write_session
 from pisess.core.analyses.page import escape_json
@@ -85,6 +87,29 @@ def test_escape_json_keeps_the_value():
     raw = json.dumps({"t": "</script><!--\u2028\u2029"}, ensure_ascii=False).encode()
     assert json.loads(escape_json(raw)) == json.loads(raw)
     assert b"</" not in escape_json(raw) and b"<!" not in escape_json(raw)
+
+
+def _escaped_by_every_pass(data: bytes) -> bytes:
+    return data.replace(b"</", b"<\\/").replace(b"<!", b"\\u003c!").replace(
+        "\u2028".encode(), b"\\u2028").replace("\u2029".encode(), b"\\u2029")
+
+
+@given(st.lists(st.sampled_from([b"<", b"/", b"!", b"a", b"\xe2", b"\x80", b"\xa8", b"\xa9", b"\xa6", b"<a",
+                                 "\u2028".encode(), "\u2026".encode()]), max_size=60),
+       st.integers(0, 300))
+@settings(max_examples=300, deadline=None)
+def test_escape_json_is_every_pass_however_many_bytes_it_looks_at(pieces, repeats):
+    """``escape_json`` looks at each ``<`` and ``\xe2`` it finds (``_followed``) before it searches
+    for the pairs, and searches past its tries: its answer is the four replacements' either way,
+    with a pair first, last, or after hundreds of lone first bytes."""
+    from pisess.core.analyses.page import _followed
+
+    data = b"".join(pieces)
+    for filler in (b"<a", "\u2026".encode()):
+        for text in (data, filler * repeats + data, data + filler * repeats):
+            assert escape_json(text) == _escaped_by_every_pass(text)
+    assert _followed(b"<a" * 500 + b"</", b"<", (b"/",), tries=3)
+    assert not _followed(b"<a" * 500, b"<", (b"/",), tries=3)
 
 
 def test_no_script_writes_the_static_page_and_noscript_holds_it(tmp_path, monkeypatch):
