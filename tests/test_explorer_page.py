@@ -792,15 +792,18 @@ def test_the_classes_made_later_are_diffs_classes(tmp_path):
 
 def test_the_page_json_written_member_by_member_is_the_whole_written_at_once():
     """``_dumps_members``: the page's JSON written a member at a time (``js_exponents`` only where
-    a member holds something other than strings) is ``_dumps`` of the whole: numbers JSON.stringify
-    writes otherwise (in lists of numbers, beside strings that look like numbers, in strings with
-    quotes and backslashes), and a value orjson refuses (a big integer, a lone surrogate)."""
+    a member holds something other than strings, escaped a member at a time) is ``_dumps`` of the
+    whole, escaped: numbers JSON.stringify writes otherwise (in lists of numbers, beside strings
+    that look like numbers, in strings with quotes and backslashes), ``</``, ``<!`` and U+2028 at
+    a member's either end, and a value orjson refuses (a big integer, a lone surrogate).  Members
+    written by another process (``_premake``) give the same."""
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from pisess.core.analyses.page import _dumps, _dumps_members
+    from pisess.core.analyses.page import _COLUMN_OF, _dumps, _dumps_members, _premake
 
-    texts = st.sampled_from(["a", "1e5", "x 2e21,", '"3e16"', "\\", '\\"', "e+5]", "</s>"])
+    texts = st.sampled_from(["a", "1e5", "x 2e21,", '"3e16"', "\\", '\\"', "e+5]", "</s>", "<", "!--", "\u2028",
+                             "/x"])
     numbers = st.sampled_from([0, 1, -2, 1.5, 1e16, 1e21, -1.5e-7, 0.1, 12345678901234567e3])
     refused = st.sampled_from(["\ud800", 2**53 + 1, 2**64])  # (rarer: one makes the whole go the other way)
     scalars = st.one_of(texts, numbers, st.none(), st.booleans(), texts, numbers, refused)
@@ -809,9 +812,14 @@ def test_the_page_json_written_member_by_member_is_the_whole_written_at_once():
     members = st.one_of(values, st.lists(texts, max_size=5))
 
     @settings(max_examples=examples(300), deadline=None)
-    @given(doc=st.dictionaries(st.sampled_from(["v", "preview", "ids", "meta", "did", "e1"]), members, max_size=6))
+    @given(doc=st.dictionaries(st.sampled_from(["v", "preview", "ids", "meta", "did", "trace", "e1"]), members,
+                               max_size=6))
     def check(doc):
-        assert _dumps_members(doc) == _dumps(doc)
+        whole = escape_json(_dumps(doc))
+        assert _dumps_members(doc) == whole
+        side = tuple(k for k in doc if k in _COLUMN_OF)
+        facts = {_COLUMN_OF[k]: doc[k] for k in side}
+        assert _dumps_members(doc, _premake(facts, side)()) == whole
     check()
 
 

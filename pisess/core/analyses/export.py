@@ -525,21 +525,23 @@ def export_explorer(session, leaf_id: Any, opts: ExportOptions, gathering: Any =
         except PisessError as err:
             return f"<body><p>{html.escape(err.message)}</p></body>", {}
 
-    def beside() -> tuple:
+    def beside(premake: Any) -> tuple:
         """What a big session's page takes from a forked child (``start``), made once this process
         has taken its half of the entries, on the CPU the page's serial tail leaves idle (forked
         before, it was a third process beside the two halves): the static page and its secrets,
-        validate's findings and search's placements (none depends on the page's pass), and the
-        summaries it kept (validate's), which the cache here writes."""
+        validate's findings and search's placements (none depends on the page's pass), the
+        summaries it kept (validate's), which the cache here writes, and the page's members
+        ``premake`` writes (``page.page_pass``'s ``after_pass``)."""
         from ..reading import cache
 
-        return (*static_page(), page_findings(session), placements(session), cache.made_here())
+        return (*static_page(), page_findings(session), placements(session), cache.made_here(),
+                premake() if premake is not None else None)
 
     children: list = []
 
-    def start() -> None:
+    def start(premake: Any) -> None:
         if parallel.workers() > 1 and session.raw.size >= PAGE_SPLIT_MIN:
-            children.append(parallel.Child(beside))
+            children.append(parallel.Child(beside, premake))
     try:
         return _explorer(session, leaf_id, opts, children, static_page, start, gathering)
     except BaseException:
@@ -586,11 +588,11 @@ def _explorer(session, leaf_id: Any, opts: ExportOptions, children: list, static
     def meanwhile() -> tuple:
         got.append(children[0].result() if children else None)
         if got[0] is None:
-            return page_findings(session), None
+            return page_findings(session), None, None
         from ..reading import cache
 
         cache.keep_made(got[0][4])
-        return got[0][2], got[0][3]
+        return got[0][2], got[0][3], got[0][5]
 
     spool = tempfile.TemporaryFile(prefix="pisess-page-")  # (the messages, until the page is written)
     try:

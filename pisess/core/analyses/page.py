@@ -67,11 +67,11 @@ class PageOptions:
 
 @dataclass(frozen=True)
 class PageData:
-    """The page's JSON (the message table, then the rest: not yet escaped for the page) and what
-    the summary says of it."""
+    """The page's JSON (the message table, then the rest: both escaped for the page's elements,
+    ``escape_json``) and what the summary says of it."""
 
     table: MessageTable
-    rest: bytes  # the JSON object of everything else, after the table's member
+    rest: bytes  # the JSON object of everything else, after the table's member (escaped for the page)
     static_html: str  # the leaf's context as today's static page (``<noscript>``, ``--no-script``)
     title: str
     entries: int
@@ -1023,7 +1023,9 @@ def page_pass(session: Session, options: PageOptions = PageOptions(), *, spool: 
     """The page's pass over the entries, the tree and the walk of every node's context.
     ``spool``: a binary file the messages are written to as they are found (``MessageTable``),
     else they are kept in memory.  ``after_pass``: called once this process has taken its entries
-    (where a forked child takes the others, before theirs are awaited).  ``gathered``: the pass
+    (where a forked child takes the others, before theirs are awaited), with a function that
+    writes the page's members of ``SIDE_MEMBERS`` that are whole then (``None``: none is), for
+    another process to make them (``page_finish``'s ``meanwhile``).  ``gathered``: the pass
     taken during the open's parse (``PageGathering``), used where it ``fits`` (and closed where it
     does not).  Secrets: with ``redact`` every string written is scanned and masked; without it
     nothing is scanned here (the scan costs more than the rest of the export)."""
@@ -1043,7 +1045,8 @@ def page_pass(session: Session, options: PageOptions = PageOptions(), *, spool: 
     if gathered is not None:  # the pass was taken during the open's one parse: what needed the session is added
         images, encoder, table, facts = gathered.images, gathered.encoder, gathered.table, gathered.facts
         if after_pass is not None:
-            after_pass()
+            # (the previews of other entries change where the ids' width is not the part's guess)
+            after_pass(_premake(facts, SIDE_MEMBERS if s.id_width == _ID_WIDTH else SIDE_MEMBERS[:3]))
             after_pass = None
         walk = Walk(s, table)
         walk.adopt(gathered.walk)
@@ -1074,7 +1077,7 @@ def page_pass(session: Session, options: PageOptions = PageOptions(), *, spool: 
                 # may still be taking its entries (the CPU is this process's), then the side work starts
                 view = build_tree(s, leaf_id=options.leaf, full=True)
                 if after_pass is not None:
-                    after_pass()
+                    after_pass(None)  # (the child's columns are not here yet)
                     after_pass = None
                 sent = child.result()
             if sent is None:  # (the child failed, or its values would not survive the pipe: here then)
@@ -1086,7 +1089,7 @@ def page_pass(session: Session, options: PageOptions = PageOptions(), *, spool: 
     found = facts["found"]  # (``count`` tallies there from now on, as the pass did)
     entry_view: list = [0] * n
     if after_pass is not None:
-        after_pass()
+        after_pass(_premake(facts, SIDE_MEMBERS))
     contexts = walk.run([-1 if (q := store.parent(p)) is None else q for p in range(n)]
                         if view.parents is None else list(view.parents))
     for pos, rest in views.items():
@@ -1117,8 +1120,9 @@ def page_finish(made: PagePass, *, findings: list | None = None, pisess_version:
                 meanwhile: Any = None) -> PageData:
     """The page's JSON from its pass (``page_pass``).  ``static_html``: the leaf's context as the
     static page (``export --no-script``), for the page's ``<noscript>``.  ``meanwhile``: a
-    function giving ``(findings, placements)`` made elsewhere (a forked child), called as late as
-    it can be; it stands for ``findings`` then."""
+    function giving ``(findings, placements, members)`` made elsewhere (a forked child), called as
+    late as it can be; it stands for ``findings`` then (``members``: what ``page_pass``'s
+    ``after_pass`` function wrote, or ``None``)."""
     s, options, table, encoder, images, facts = made.session, made.options, made.table, made.encoder, made.images, made.facts
     view, contexts, entry_view, leaf_pos, count = made.view, made.contexts, made.entry_view, made.leaf_pos, made.count
     n = len(s.store)
@@ -1183,10 +1187,10 @@ def page_finish(made: PagePass, *, findings: list | None = None, pisess_version:
         "images": images.table,
     }
     # (last: what is made meanwhile elsewhere is waited for when nothing else is left to do here)
-    findings, places = meanwhile() if meanwhile is not None else (findings, None)
+    findings, places, premade = meanwhile() if meanwhile is not None else (findings, None, None)
     doc["place"] = placements(s) if places is None else places
     doc["findings"] = findings or []
-    body = _dumps_members(doc)
+    body = _dumps_members(doc, premade or {})
     title = f"pi session {one_line(js.to_string(header.get('id') or ''), 0)[:8]}"
     if name:
         title += f" \u00b7 {one_line(name, 80)}"
@@ -1208,20 +1212,48 @@ def _dumps(v: Any) -> bytes:
     return dumps(v)
 
 
-def _dumps_members(doc: dict) -> bytes:
-    """``_dumps(doc)`` member by member (``orjson`` writes an object as its members joined, no
-    space): ``js_exponents`` reads only the members that hold a value other than a string, each on
-    its own (the page's previews are a third of its JSON, and its pass over the whole copied all
-    of it twice for the first candidate it met).  Where ``orjson`` refuses a value, ``_dumps``
-    writes the whole as it does."""
-    opt = orjson.OPT_STRICT_INTEGER
+def _dumps_members(doc: dict, premade: dict | None = None) -> bytes:
+    """``_dumps(doc)`` escaped for the page (``escape_json``), member by member (``orjson`` writes
+    an object as its members joined, no space: ``_member_json``); ``premade``: members written
+    elsewhere (``_premake``).  Where ``orjson`` refuses a value, ``_dumps`` writes the whole as it
+    does."""
     try:
-        members = [orjson.dumps(k) + b":" + (out if type(v) is list and all(type(x) is str for x in v)
-                                               else js_exponents(out))
-                   for k, v in doc.items() for out in (orjson.dumps(v, option=opt),)]
+        members = [premade[k] if premade and k in premade else _member_json(k, v) for k, v in doc.items()]
     except TypeError:
-        return _dumps(doc)
+        return escape_json(_dumps(doc))
     return b"{" + b",".join(members) + b"}"
+
+
+def _member_json(key: str, value: Any) -> bytes:
+    """``"key":value`` as ``_dumps`` writes it in an object, escaped for the page: ``js_exponents``
+    reads only the members that hold a value other than a string (the page's previews are a third
+    of its JSON, and its pass over the whole copied all of it twice for the first candidate it
+    met), and the escape (``escape_json``) is the whole's, member by member (no ``</``, ``<!`` or
+    U+2028 spans two: a member's JSON ends in neither ``<`` nor a part of a character)."""
+    out = orjson.dumps(value, option=orjson.OPT_STRICT_INTEGER)
+    if not (type(value) is list and all(type(x) is str for x in value)):
+        out = js_exponents(out)
+    return escape_json(orjson.dumps(key) + b":" + out)
+
+
+# The page's members that need only the pass's columns (written by another process where they are
+# whole before the tree and the walk are: ``page_pass``'s ``after_pass``), and the columns they are
+SIDE_MEMBERS = ("ids", "trace", "did", "preview")
+_COLUMN_OF = {"ids": "ids", "trace": "traced", "did": "did", "preview": "preview"}
+
+
+def _premake(facts: dict, keys: tuple) -> Any:
+    """A function writing the members ``keys`` of the page from ``facts`` (``_member_json``); one
+    that ``orjson`` refuses is left out (``_dumps_members`` writes the whole then)."""
+    def members() -> dict:
+        out = {}
+        for k in keys:
+            try:
+                out[k] = _member_json(k, facts[_COLUMN_OF[k]])
+            except TypeError:
+                pass
+        return out
+    return members
 
 
 def _active_positions(rows: Any) -> list:
@@ -1410,7 +1442,7 @@ def page_parts(table: MessageTable, first_messages: frozenset, align: int = 0) -
                f'<div id="app" hidden></div>\n<script type="application/json" id="pisess-data" '
                f'data-chunks="{" ".join(map(str, starts))}">')
         length = 0
-        for piece in (top.encode("utf-8"), escape_json(data.rest), b"</script>\n", *(p for c in early for p in chunk(c)),
+        for piece in (top.encode("utf-8"), data.rest, b"</script>\n", *(p for c in early for p in chunk(c)),
                       f"<script>{mdit}</script>\n<script>{app}</script>\n".encode()):
             length += len(piece) if type(piece) is bytes else piece.length
             yield piece
