@@ -192,9 +192,11 @@ def _tail_first(fh: Any, head: Iterable[Any], tail: Sequence[Any]) -> bool:
     from .. import parallel
 
     def copy() -> int:
-        n = _write_pieces(fh, tail)
+        # (no early writeback: the kernel's writing back beside the copy cost the export 0.1 CPU-s
+        # on two CPUs both busy; the sync after it is this child's wait, not the page's)
+        n = _write_pieces(fh, tail, early=False)
         fh.flush()
-        os.fdatasync(fh.fileno())  # (here, on a CPU the head leaves idle: the insert waits for the tail on disk)
+        os.fdatasync(fh.fileno())  # (the insert waits for the tail on disk: here, not in the head's time)
         return n
 
     with parallel.Child(copy) as copier:
