@@ -156,18 +156,15 @@ class _Messages:
             lean = {k: v for k, v in m.items() if k not in UNDRAWN} if left else m
             try:
                 raw = orjson.dumps(lean, option=orjson.OPT_STRICT_INTEGER)
-                out = [orjson.dumps(m[k]) for k in left]
+                out = orjson.dumps({k: m[k] for k in left}) if left else b""  # (the members left out, as an object)
             except TypeError:  # (a big integer, a lone surrogate: as pi's JSON.stringify writes them, below)
                 raw = b""
             if raw and b'"image"' not in raw:
                 h = hashlib.sha256(raw)
-                h.update(b"\0")  # (no JSON holds a raw NUL: such a digest is no whole JSON's below)
-                size = len(raw)
-                for k, v in zip(left, out):
-                    h.update(k.encode() + b"\0" + v + b"\0")
-                    size += len(k) + 3 + len(v) + 1  # "k":v and a comma
-                if left and not lean:
-                    size -= 1  # ({} was all of them: one comma fewer)
+                h.update(b"\0" + out)  # (no JSON holds a raw NUL: such a digest is no whole JSON's below)
+                # the whole message's JSON: the two objects' members, one comma between them where
+                # both have some (the order of the members does not change the length)
+                size = len(raw) + len(out) - 1 - (raw == b"{}") if left else len(raw)
                 return h.digest(), size, (raw,)
         whole = message_json(m)
         return hashlib.sha256(whole).digest(), len(whole), whole
