@@ -284,13 +284,14 @@ DIGITS = st.sampled_from(list("0123456789") * 4 + ["\u0663", " ", "+", "_", "x",
 @given(st.integers(1990, 2040), st.integers(0, 13), st.integers(0, 32), st.integers(0, 24), st.integers(0, 60),
        st.lists(st.tuples(st.lists(DIGITS, min_size=2, max_size=2), st.lists(DIGITS, min_size=3, max_size=3),
                           st.sampled_from([".", ","]), st.sampled_from(["Z", "z"])), min_size=1, max_size=6))
-def test_a_remembered_minute_reads_as_the_general_rule(y, mo, d, h, mi, seconds):
-    """Stamps of one minute, the minute read once: each second and millisecond (some of them no
-    ASCII digits, or out of range) as ``_parse_date_general`` reads the whole stamp."""
-    js._MINUTES.clear()
-    minute = f"{y:04d}-{mo:02d}-{d:02d}T{h:02d}:{mi:02d}:"
-    for sec, ms, dot, zone in [(["0", "0"], ["0", "0", "0"], ".", "Z"), *seconds]:
-        stamp = minute + "".join(sec) + dot + "".join(ms) + zone
+def test_a_remembered_hour_reads_as_the_general_rule(y, mo, d, h, mi, seconds):
+    """Stamps of one hour, the hour read once: each minute, second and millisecond (some of them
+    no ASCII digits, or out of range) as ``_parse_date_general`` reads the whole stamp."""
+    js._HOURS.clear()
+    hour = f"{y:04d}-{mo:02d}-{d:02d}T{h:02d}:"
+    for k, (sec, ms, dot, zone) in enumerate([(["0", "0"], ["0", "0", "0"], ".", "Z"), *seconds]):
+        minute = (sec if k % 2 else [f"{mi:02d}"]) if k else ["00"]  # (the stamp read first is a plain one)
+        stamp = hour + "".join(minute) + ":" + "".join(sec) + dot + "".join(ms) + zone
         got, want = js.parse_date(stamp), js._parse_date_general(stamp)
         assert got == want and type(got) is type(want), stamp
         assert js.date_ms(stamp) == js.date_ms(js.JSArray([stamp]))  # (a string, or String() of a value)

@@ -246,34 +246,36 @@ def _local_offset_ms(utc_ms: float) -> float:
 _CANONICAL = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z")
 
 
-_MINUTES: dict = {}  # "YYYY-MM-DDTHH:MM:" of the canonical form -> its minute's time (a session's entries share few)
+_HOURS: dict = {}  # "YYYY-MM-DDTHH:" of the canonical form -> its hour's time (a session's entries share few)
 
 
-def _in_known_minute(s: str) -> int | None:
-    """The time of ``s`` in ``toISOString``'s form when its minute was read before (``_MINUTES``)."""
-    minute_ms = _MINUTES.get(s[:17])
-    if minute_ms is not None and len(s) == 24 and s[19] == "." and s[23] == "Z":
-        sec_ms = s[17:19] + s[20:23]
-        if sec_ms.isdigit() and sec_ms.isascii() and sec_ms < "60000":  # (ASCII digits, seconds below 60)
-            return minute_ms + int(sec_ms)
+def _in_known_hour(s: str) -> int | None:
+    """The time of ``s`` in ``toISOString``'s form when its hour was read before (``_HOURS``).
+    (By the hour, not the minute: the 200 MB session's 57,909 stamps lie in 18,460 minutes and
+    377 hours, and each minute read whole cost a pattern match and five numbers.)"""
+    hour_ms = _HOURS.get(s[:14])
+    if hour_ms is not None and len(s) == 24 and s[16] == ":" and s[19] == "." and s[23] == "Z":
+        digits = s[14:16] + s[17:19] + s[20:23]  # minute, second, millisecond
+        if digits.isdigit() and digits.isascii() and digits[:2] < "60" and digits[2:4] < "60":  # (ASCII, in range)
+            return hour_ms + int(digits[:2]) * 60000 + int(digits[2:])
     return None
 
 
 def parse_date(s: str) -> float | None:
     """``Date.parse(s)`` for the ECMAScript date-time format (V8's rules); ``None`` for NaN."""
     if len(s) == 24:
-        known = _in_known_minute(s)
+        known = _in_known_hour(s)
         if known is not None:
             return float(known)
         if _CANONICAL.match(s):
             month, day, hour, minute, sec = int(s[5:7]), int(s[8:10]), int(s[11:13]), int(s[14:16]), int(s[17:19])
             if 1 <= month <= 12 and 1 <= day <= 31 and hour < 24 and minute < 60 and sec < 60:
                 days = _days_from_civil(int(s[:4]), month, 1) + day - 1
-                minute_ms = days * 86400000 + hour * 3600000 + minute * 60000
-                if len(_MINUTES) >= 1 << 14:
-                    _MINUTES.clear()
-                _MINUTES[s[:17]] = minute_ms
-                return float(minute_ms + sec * 1000 + int(s[20:23]))
+                hour_ms = days * 86400000 + hour * 3600000
+                if len(_HOURS) >= 1 << 14:
+                    _HOURS.clear()
+                _HOURS[s[:14]] = hour_ms
+                return float(hour_ms + minute * 60000 + sec * 1000 + int(s[20:23]))
     return _parse_date_general(s)
 
 
@@ -313,7 +315,7 @@ def date_ms(v: Any) -> float | int | None:
     """``new Date(v).getTime()``; ``None`` stands for NaN (JSON ``null``)."""
     t: float | None
     if type(v) is str:  # (pi's every timestamp)
-        known = _in_known_minute(v)
+        known = _in_known_hour(v)
         if known is not None:
             return known  # (a whole number of milliseconds, as below)
         t = parse_date(v)
