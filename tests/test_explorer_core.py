@@ -218,3 +218,56 @@ def test_a_table_that_took_anothers_reads_their_messages_from_its_spool(tmp_path
             assert table.get(lo) == one.stored[lo]
         table.close()
         assert child.closed and not mine.closed
+
+
+def test_pieces_written_at_an_offset_survive_short_writes_and_the_vector_limit(tmp_path, monkeypatch):
+    """``write_pieces_at`` (the message table's spool: ``pwritev``, no joined copy) writes every
+    piece after the other at its offset, whatever each call takes: a piece cut short, more pieces
+    than one call may carry (``_IOV_MAX``); the file's position is not used; a call that takes
+    nothing is an error, as ``files.write_all`` says."""
+    import os
+
+    from pisess.core.analyses import explorer
+
+    pieces = [bytes([65 + i % 26]) * (1 + i % 7) for i in range(40)]
+    real = os.pwritev
+    for cap in (None, 1, 3, 10):
+        calls: list = []
+
+        def short(fd, buffers, offset, cap=cap, calls=calls):
+            calls.append(len(buffers))
+            if cap is not None and len(calls) % 3 == 2:
+                return real(fd, [b"".join(buffers)[:cap]], offset)
+            return real(fd, buffers, offset)
+        monkeypatch.setattr(os, "pwritev", short)
+        monkeypatch.setattr(explorer, "_IOV_MAX", 8)
+        path = tmp_path / f"spool-{cap}"
+        with open(path, "w+b") as fh:
+            fh.write(b"head:")
+            fh.flush()
+            fh.seek(0)  # (the position is not where the pieces go)
+            explorer.write_pieces_at(fh.fileno(), list(pieces), 5)
+        assert path.read_bytes() == b"head:" + b"".join(pieces)
+        assert max(calls) <= 8
+    monkeypatch.setattr(os, "pwritev", lambda *a: 0)
+    with open(tmp_path / "none", "w+b") as fh, pytest.raises(OSError):
+        explorer.write_pieces_at(fh.fileno(), [b"x"], 0)
+
+
+@pytest.mark.parametrize("vectored", [True, False])
+def test_a_spooled_table_reads_back_what_it_stored(vectored, tmp_path, monkeypatch):
+    """A message table with a spool reads back each stored form, in batches written with
+    ``pwritev`` or (where the OS has none) joined, between reads that move the file's position."""
+    from pisess.core.analyses import explorer
+
+    monkeypatch.setattr(explorer, "_PWRITEV", vectored)
+    monkeypatch.setattr(explorer.MessageTable, "_BATCH", 50)
+    messages = [{"role": "user", "content": "m" * (i % 13) + str(i)} for i in range(60)]
+    with open(tmp_path / "spool", "w+b") as spool:
+        table = explorer.MessageTable(None, spool)
+        for i, m in enumerate(messages):
+            table.add(m)
+            if i % 7 == 0:
+                assert table.message(i // 2) == messages[i // 2]  # (a read between the writes)
+        assert [table.message(i) for i in range(len(table))] == messages
+        assert b"\n".join(table.json_lines(block=100)) == b"\n".join(explorer.message_json(m) for m in messages)
