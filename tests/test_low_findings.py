@@ -617,3 +617,57 @@ def test_tool_calls_beside_messages_without_a_message_object(tmp_path):
         path = write_session(tmp_path, [header(), user("u1", None), a, odd, t], "odd.jsonl")
         codes = [f.code for f in validate_file(path).findings]
         assert "tool_call_without_result" in codes, (odd, codes)  # the result is behind no assistant turn
+
+
+def test_the_calls_the_read_counted_give_the_same_unanswered_calls(tmp_path, monkeypatch):
+    """``validate``'s unanswered tool calls read back only the assistants with more calls than
+    results where the read counted each one's calls (``store.tool_call_counts``): the findings
+    are the ones reading every line back gives, for calls answered, unanswered, named in a text,
+    in a message pi drops, beside blocks that are no object, with the file read in one part or
+    two."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from conftest import entry, examples, header, write_session
+    from pisess.core import parallel
+    from pisess.core.analyses.validate import unanswered_tool_calls
+    from pisess.core.reading import compact
+    from pisess.core.reading.session import open_session
+
+    turn = st.tuples(st.integers(0, 3), st.integers(0, 4), st.sampled_from(["stop", "toolUse", "error"]),
+                     st.booleans(), st.booleans(), st.booleans())
+
+    @settings(max_examples=examples(60), deadline=None)
+    @given(turns=st.lists(turn, min_size=1, max_size=8), parts=st.sampled_from([1, 2]))
+    def check(turns, parts):
+        lines, parent, k = [header()], None, 0
+        for calls, answered, stop, mention, odd, string in turns:
+            k += 1
+            content = [{"type": "toolCall", "id": f"c{k}-{j}", "name": "bash", "arguments": {}} for j in range(calls)]
+            if mention:
+                content.append({"type": "text", "text": 'a "toolCall" named in words, twice: "toolCall"'})
+            if odd:
+                content.append("not a block")
+            message = {"role": "assistant", "content": "just text" if string else content, "stopReason": stop,
+                       "timestamp": 2}
+            lines.append(entry("message", f"a{k}", parent, message=message))
+            parent = f"a{k}"
+            for j in range(answered):
+                lines.append(entry("message", f"r{k}-{j}", parent, message={
+                    "role": "toolResult", "toolCallId": f"c{k}-{j}", "toolName": "bash",
+                    "content": [{"type": "text", "text": "ok"}], "isError": False, "timestamp": 3}))
+                parent = f"r{k}-{j}"
+        path = write_session(tmp_path, lines, name="calls.jsonl")
+        monkeypatch.setattr(compact, "SPLIT_MIN", 0 if parts == 2 else 1 << 62)
+        previous = parallel.configure(parallel.Settings(jobs=parts))
+        try:
+            s = open_session(path, "cli", light=True)
+        finally:
+            parallel.configure(previous)
+        counted = s.store.tool_call_counts()
+        assert counted is not None and len(counted) == len(turns)
+        got = list(unanswered_tool_calls(s))
+        monkeypatch.setattr(type(s.store), "tool_call_counts", lambda self: None)
+        assert got == list(unanswered_tool_calls(open_session(path, "cli", light=True)))
+        monkeypatch.undo()
+    check()

@@ -435,9 +435,10 @@ def unanswered_tool_calls(session: Session, not_made: list[int] = ()) -> Iterato
     """``(position, [(call id, tool name)])`` of each assistant message with tool calls that no
     tool result below it answers (up to the next message of another role).  Messages pi's
     provider layer drops (``stopReason`` error or aborted) are left out: their calls never ran.
-    A turn's results are counted on the index; only an assistant line that mentions ``"toolCall"``
-    more often than its turn has results is parsed, and those results then (their ids), or one
-    with a result whose id is none of its calls (``not_made``: ``unpaired.results_not_made``)."""
+    A turn's results are counted on the index; only an assistant with more calls than its turn
+    has results (as the read counted them, ``store.tool_call_counts``, else as often as its line
+    mentions ``"toolCall"``) is parsed, and those results then (their ids), or one with a result
+    whose id is none of its calls (``not_made``: ``unpaired.results_not_made``)."""
     store = session.store
     known: dict = {}
     answers: dict = {}
@@ -450,7 +451,11 @@ def unanswered_tool_calls(session: Session, not_made: list[int] = ()) -> Iterato
     def worth(pos: int, line: bytes) -> bool:
         return pos in unsure or line.count(b'"toolCall"') > len(answers.get(pos, ()))
 
-    for pos, e in session.complete_at(store.role_positions("assistant"), worth):
+    assistants = store.role_positions("assistant")
+    counted = store.tool_call_counts()
+    if counted:  # (the read counted their calls: only an assistant with more than its results is read back)
+        assistants = [p for p in assistants if p in unsure or counted.get(p, 1 << 30) > len(answers.get(p, ()))]
+    for pos, e in session.complete_at(assistants, worth):
         m = e.get("message") if isinstance(e, dict) else None
         content = m.get("content") if isinstance(m, dict) else None
         if not isinstance(m, dict) or m.get("stopReason") in ("error", "aborted") or not isinstance(content, list):

@@ -76,7 +76,7 @@ class CompactIndex:
                  "role_stubs", "stamps", "extras", "header", "harness_error",
                  "cli_plain", "sdk_marker", "size", "ends_with_newline", "line_count", "roots", "first_line",
                  "last_length", "later_pos_of", "cached", "gathered", "first_len", "first_unique", "extra_parents",
-                 "_lookups", "cuts", "answered", "answered_by", "turn")
+                 "_lookups", "cuts", "answered", "answered_by", "turn", "calls")
 
     def __init__(self) -> None:
         self.ids: list = []  # id of each entry (None for an extra whose id is not a string)
@@ -129,6 +129,10 @@ class CompactIndex:
         # read back.
         self.answered = array("i")
         self.answered_by = array("i")
+        # Per plain assistant message (position), how many toolCall blocks its content holds, as the
+        # scan parsed it (``store.tool_call_counts``); ``None`` where no scan counted them (an index
+        # from the cache: those lines are read back)
+        self.calls: dict | None = None
         self.turn: tuple | None = None  # (during the scan) the last plain assistant: position, message, call ids
 
     def __len__(self) -> int:
@@ -456,6 +460,11 @@ def join_parts(ix: CompactIndex, more: CompactIndex) -> CompactIndex | None:
     ix.turn = None  # (a result at the start of ``more`` whose call ends ``ix`` is not noted: it is read back)
     ix.cuts.update(more.cuts)  # (keyed by offsets in the file: they need no shift)
     more.cuts = {}
+    if ix.calls is not None and more.calls is not None:
+        ix.calls.update(zip(map(add, more.calls, repeat(n)), more.calls.values()))
+    else:
+        ix.calls = None  # (a part read without counting: its lines are read back)
+    more.calls = None
     if ix.gathered is not None and more.gathered is not None:
         ix.gathered.extend(more.gathered)
     else:
@@ -474,6 +483,7 @@ def scan_part(path: str, start: int = 0, stop: int | None = None, expect_header:
     together with ``join_parts``; ``gather`` as ``scan_compact``."""
     loads, decode_error, dget = orjson.loads, orjson.JSONDecodeError, dict.get
     ix = CompactIndex()
+    ix.calls = {}
     take = None
     if gather is not None:
         ix.gathered = gather(start)
@@ -731,10 +741,15 @@ def _note_answers(ix: CompactIndex, vs: list, roles: list, pos_base: int, at: li
         place = [i for i in range(len(vs) + len(at)) if i not in taken]
     # (an assistant's call ids are collected only where a result follows it: a final answer's never)
     turn_pos, turn, ids = ix.turn if ix.turn is not None else (-1, None, None)
+    calls = ix.calls
     for i in wanted:
         m = vs[i]["message"]
         if roles[i] == "assistant":
             turn_pos, turn, ids = pos_base + (place[i] if at else i), m, None
+            if calls is not None:
+                content = m.get("content")
+                calls[turn_pos] = [b.get("type") for b in content if type(b) is dict].count("toolCall") \
+                    if type(content) is list else 0
             continue
         if turn is None:
             continue
@@ -925,6 +940,9 @@ class CompactEntries(Cached, Sequence):
 
     def answered(self) -> tuple[Sequence[int], Sequence[int]]:
         return self.ix.answered, self.ix.answered_by
+
+    def tool_call_counts(self) -> Mapping[int, int] | None:
+        return self.ix.calls
 
 
 class CompactById(Mapping):

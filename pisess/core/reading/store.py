@@ -109,6 +109,11 @@ class EntryStore(Protocol):
         each one's ``toolCallId`` names (that did not end ``error`` or ``aborted``), as the read
         found them in the lines' one parse (``CompactIndex.answered``); empty where it did not."""
 
+    def tool_call_counts(self) -> Mapping[int, int] | None:
+        """Per plain assistant message (its position), how many toolCall blocks its content holds,
+        as the read counted them in the lines' one parse (``CompactIndex.calls``); ``None`` where it
+        did not (a position not in it: its line holds what it holds)."""
+
     def cached_prefix(self) -> Any:
         """The index cache's note (``cache.Prefix``) where the entries came from its cached
         prefix, else ``None``."""
@@ -283,6 +288,9 @@ class ListStore(Cached, SequenceABC):
 
     def answered(self) -> tuple[Sequence[int], Sequence[int]]:
         return (), ()
+
+    def tool_call_counts(self) -> Mapping[int, int] | None:
+        return None
 
     def gathered(self) -> Any:
         return None
