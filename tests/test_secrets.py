@@ -434,6 +434,20 @@ def test_new_core_modules_stay_pure():
     assert out.returncode == 0 and out.stdout.strip() == "[]", out.stderr
 
 
+def test_the_page_imports_the_secret_patterns_only_to_mask():
+    """The export and page cores load ``secrets`` (its patterns: 9 ms of every export's start) only
+    where something is masked or counted (a big page's static page and its count are made in the
+    child beside it, not in the process that writes the page)."""
+    import subprocess
+    import sys
+
+    probe = ("import sys, pisess.core.analyses.export, pisess.core.analyses.page as p; "
+             "print('pisess.core.analyses.secrets' in sys.modules); "
+             "p.redact_value('ghp_' + 'a' * 36); print('pisess.core.analyses.secrets' in sys.modules)")
+    out = subprocess.run([sys.executable, "-I", "-c", probe], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and out.stdout.split() == ["False", "True"], out.stderr
+
+
 @pytest.mark.parametrize("fmt", ["allowlist", "github", "text"])
 def test_secrets_refuses_json_with_another_format(tmp_path, monkeypatch, fmt):
     """``--format allowlist --json`` printed the allowlist and ignored --json; validate refuses the

@@ -30,7 +30,6 @@ from ..js import UNDEF, get
 from ..model.messages import Block, Limits, MessageView, message_view
 from ..model.text import image_words, short_id, visible
 from ..reading.jsonl import dumps
-from .secrets import redact as redact_value
 
 FORMATS = ("md", "html", "jsonl")
 EXTENSIONS = {".md": "md", ".markdown": "md", ".html": "html", ".htm": "html", ".jsonl": "jsonl"}
@@ -490,6 +489,8 @@ def export_context(ctx, fmt: str, opts: ExportOptions = ExportOptions()) -> Expo
         name = s.session_name()
     except PisessError:
         name = None
+    from .secrets import redact as redact_value
+
     messages, found = redact_value(list(ctx.messages))
     name_r, found_name = redact_value(name)
     found = found + found_name
@@ -643,6 +644,8 @@ def export_branch(session, leaf_id: Any, *, new_id: str, now_iso: str, source_pa
         raise PisessError("not_found", f"Entry {js.to_string(leaf_id)} not found", path=session.path, stage="leaf")
     plan = plan_fork(session, leaf_id, "at", new_id=new_id, now_iso=now_iso, source_path=source_path)
     header, entries = plan.header, plan.entries
+    from .secrets import redact as redact_value
+
     found: list = []
     new_header, hf = redact_value(header, skip=frozenset({"type", "version", "id", "timestamp"}))
     found += hf

@@ -42,8 +42,16 @@ from ..reading.lines import SDK_ONLY_TYPES, sdk_only_entry
 from ..reading.session import Session
 from .diff import SideTally, files_of_call, same_and_shape_keys, same_key, shape_key
 from .explorer import Change, MessageTable, Walk, message_json, replay
-from .secrets import redact as redact_value
 from .stats import model_name
+
+
+def redact_value(value: Any, **kwargs: Any) -> tuple:
+    """``secrets.redact``, imported at the first ``--redact`` (its patterns cost 9 ms of the start
+    of every export, where the page masks nothing)."""
+    from .secrets import redact
+
+    return redact(value, **kwargs)
+
 
 MARKDOWN_IT = "14.3.3"  # the vendored pisess/page/markdown-it.min.js (npm markdown-it, MIT)
 CHUNK_BYTES = 512 << 10  # messages per element of the page (page_html): the first view waits only for its own
