@@ -563,13 +563,15 @@ def test_a_big_write_is_handed_to_the_disk_as_it_goes(tmp_path, monkeypatch):
             assert calls == [(0, 1400, os.POSIX_FADV_DONTNEED), (1400, 1400, os.POSIX_FADV_DONTNEED)]
 
 
-@pytest.mark.parametrize("way", ["insert", "unaligned", "refused", "no-insert", "child-failed", "one-process"])
+@pytest.mark.parametrize("way", ["insert", "unaligned", "refused", "no-insert", "helper-failed", "no-helper",
+                                 "one-process"])
 def test_a_tail_written_first_ends_the_same_file(way, tmp_path, monkeypatch, request):
-    """``write_atomically``'s ``tail`` (the explorer page's messages) is written first by a forked
-    child while the head's pieces are made, and the head put in front of it: inserted where the
+    """``write_atomically``'s ``tail`` (the explorer page's messages) is written first by a helper
+    process while the head's pieces are made, and the head put in front of it: inserted where the
     file system does it and the head is whole blocks, else the tail moved up for it; the pieces
-    in order where the file system cannot insert, the child failed or no child may be forked.
-    The file is the same every way, bytes and spans of another file alike."""
+    in order where the file system cannot insert, the helper failed or could not start, or no
+    other process may run.  The file is the same every way, bytes and spans of another file
+    alike."""
     from pisess.core import parallel
     from pisess.core.reading import files
     from pisess.core.reading.images import Span
@@ -594,9 +596,12 @@ def test_a_tail_written_first_ends_the_same_file(way, tmp_path, monkeypatch, req
             monkeypatch.setattr(files, "_insert_range", lambda *a: False)
         if way == "no-insert":
             monkeypatch.setattr(files, "_can_insert", lambda fd: False)
-        if way == "child-failed":
+        if way in ("helper-failed", "no-helper"):
             monkeypatch.setattr(files, "_can_insert", lambda fd: True)
-            monkeypatch.setattr(parallel.Child, "result", lambda self: self.cancel())
+        if way == "helper-failed":  # (after writing some of the tail)
+            monkeypatch.setattr(files, "_TAIL_COPIER", files._TAIL_COPIER.replace("os.fdatasync(out)", "sys.exit(3)"))
+        if way == "no-helper":
+            monkeypatch.setattr(files, "_copier_command", lambda: [str(tmp_path / "no-such-interpreter")])
         moved = []
         real_move = files._move_up
         monkeypatch.setattr(files, "_move_up", lambda *a: moved.append(1) or real_move(*a))
@@ -612,7 +617,8 @@ def test_a_tail_written_first_ends_the_same_file(way, tmp_path, monkeypatch, req
     with open(path, "rb") as fh:
         assert fh.read() == expected
     assert made == ["head"]
-    assert first == {"insert": [True], "unaligned": [True], "refused": [True], "child-failed": [False]}.get(way, [])
+    assert first == {"insert": [True], "unaligned": [True], "refused": [True], "helper-failed": [False],
+                     "no-helper": [False]}.get(way, [])
     assert moved == ([1] if way in ("unaligned", "refused") else [])
 
 
