@@ -191,8 +191,8 @@ def _tail_first(fh: Any, head: Iterable[Any], tail: Sequence[Any]) -> bool:
 
     The helper is a new interpreter given the descriptors, not a fork of this one: a fork of the
     200 MB session's export shares its 220 MB, and each page this process wrote while the child
-    lived was copied (the page's JSON took 0.20-0.26 s beside it, 0.16 s alone; the export 0.09 s
-    more, alternated).  Not a thread either: one with a piece to write waits up to the
+    lived was copied (the page's JSON took 0.20-0.26 s beside it, 0.16 s alone; the whole export
+    0.04 s more, alternated).  Not a thread either: one with a piece to write waits up to the
     interpreter's switch interval, 5 ms, for each, and the tail is a thousand pieces."""
     import marshal
     import subprocess
