@@ -605,21 +605,21 @@ def test_a_big_sessions_page_made_with_forked_children_is_the_same_page(redact, 
 
 
 def test_a_big_pages_messages_are_written_first_and_its_head_put_in_front(tmp_path, monkeypatch):
-    """Past ``PAGE_SPLIT_MIN`` the page's tail (the messages not drawn first) is laid out once the
-    pass is done, and the writer may write it while the page's JSON is made: the head is then
-    padded with spaces after its scripts to whole blocks (``INSERT_ALIGN``), and the file is the
-    small page's bytes with those spaces, whichever way it was written."""
+    """A page's tail (the messages not drawn first) is laid out once the pass is done; past
+    ``TAIL_FIRST_MIN`` of it the writer may write it while the page's JSON is made: the head is
+    then padded with spaces after its scripts to whole blocks (``INSERT_ALIGN``), and the file is
+    the smaller page's bytes with those spaces, whichever way it was written."""
     import os
 
     from pisess.core import parallel
-    from pisess.core.analyses import page as page_mod
+    from pisess.core.analyses import export as export_mod
     from pisess.core.analyses.export import ExportOptions, export_session, write_export
     from pisess.core.reading import files
 
     fixture = os.path.join(os.path.dirname(__file__), "fixtures", "diff", "sessions", "branchy.jsonl")
 
-    def page(split_min: int, out: str | None = None) -> bytes:
-        monkeypatch.setattr(page_mod, "PAGE_SPLIT_MIN", split_min)
+    def page(tail_min: int, out: str | None = None) -> bytes:
+        monkeypatch.setattr(export_mod, "TAIL_FIRST_MIN", tail_min)
         run = export_session(fixture, "html", new_id="x", now_iso="2026-01-01T00:00:00.000Z",
                              options=ExportOptions())
         if out is None:

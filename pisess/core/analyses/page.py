@@ -1405,13 +1405,13 @@ def page_html(data: PageData) -> Iterator[Any]:
     yield from tail
 
 
-def page_parts(table: MessageTable, first_messages: frozenset, align: int = 0) -> tuple[Any, list]:
-    """The page as its head (a function of the ``PageData``, giving its pieces) and its tail (the
-    pieces of the messages not drawn first: nearly all of the page), which depends only on the
-    message table and what is drawn first, both whole after ``page_pass``: a writer may write the
-    tail while the page's JSON is made (``files.write_atomically``).  ``align``: the head is padded
-    with spaces between its elements to a multiple of it (the writer puts it in front of the tail
-    already written, which file systems do by whole blocks).
+def page_parts(table: MessageTable, first_messages: frozenset) -> tuple[Any, list]:
+    """The page as its head (a function of the ``PageData`` and an ``align``, giving its pieces)
+    and its tail (the pieces of the messages not drawn first: nearly all of the page), which
+    depends only on the message table and what is drawn first, both whole after ``page_pass``: a
+    writer may write the tail while the page's JSON is made (``files.write_atomically``).
+    ``align``: the head is padded with spaces between its elements to a multiple of it (the writer
+    puts it in front of the tail already written, which file systems do by whole blocks).
 
     The messages go one JSON document per line into elements of about ``CHUNK_BYTES`` (the page
     parses only those it draws: a 200 MB session's texts as one JSON.parse cost seconds and half
@@ -1427,7 +1427,7 @@ def page_parts(table: MessageTable, first_messages: frozenset, align: int = 0) -
         yield from table.json_pieces(starts[c], ends[c])  # (escaped as they were stored: _Messages.store)
         yield b"</script>\n"
 
-    def head(data: PageData) -> Iterator[Any]:
+    def head(data: PageData, align: int = 0) -> Iterator[Any]:
         import html
 
         if ends[-1] != len(data.table):  # (a message stored after page_pass: a bug, not the session's)
