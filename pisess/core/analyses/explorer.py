@@ -131,6 +131,7 @@ class MessageTable:
         if self._end:
             self._pending.append(b"\n")
             self._end += 1
+            self._pending_bytes += 1
         self._pending.append(data)
         self.stored.append((self._end, len(data), 0))
         self._end += len(data)
@@ -143,7 +144,7 @@ class MessageTable:
         if self._pending:
             if _PWRITEV:
                 self.spool.flush()
-                write_pieces_at(self.spool.fileno(), self._pending, self._end - self._pending_bytes_all())
+                write_pieces_at(self.spool.fileno(), self._pending, self._end - self._pending_bytes)
             else:
                 self.spool.seek(0, 2)
                 self.spool.write(b"".join(self._pending))
@@ -151,9 +152,6 @@ class MessageTable:
             self._pending_bytes = 0
         if self.spool is not None:
             self.spool.flush()
-
-    def _pending_bytes_all(self) -> int:
-        return sum(map(len, self._pending))
 
     def spool_to(self, spool: Any) -> None:
         """The stored forms from now on to ``spool``, from its start (a forked child's own table:

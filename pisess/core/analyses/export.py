@@ -29,6 +29,7 @@ from ..errors import PisessError
 from ..js import UNDEF, get
 from ..model.messages import Block, Limits, MessageView, message_view
 from ..model.text import image_words, short_id, visible
+from ..reading.files import piece_length
 from ..reading.jsonl import dumps
 
 FORMATS = ("md", "html", "jsonl")
@@ -85,13 +86,13 @@ class Stream:
     def head(self) -> Iterator[Any]:
         """The pieces before ``tail`` (all of them without one)."""
         for piece in self._pieces:
-            self._head_size += len(piece) if type(piece) is bytes else piece.length
+            self._head_size += piece_length(piece)
             yield piece
 
     def take_tail(self) -> list:
         """``tail``, counted as gone by (a writer may write it in another process)."""
         tail = self.tail or []
-        self._tail_size = sum(len(p) if type(p) is bytes else p.length for p in tail)
+        self._tail_size = sum(map(piece_length, tail))
         return tail
 
     def close(self) -> None:
@@ -611,7 +612,7 @@ def _explorer(session, leaf_id: Any, opts: ExportOptions, children: list, static
     # a big page's messages (its tail: all but those drawn first) can be written while its JSON is
     # made (in pieces(), as the page is written: files.write_atomically)
     head, tail = page_parts(made.table, made.first_messages)
-    tail_first = sum(len(p) if type(p) is bytes else p.length for p in tail) >= TAIL_FIRST_MIN
+    tail_first = sum(map(piece_length, tail)) >= TAIL_FIRST_MIN
     # without --redact only the leaf's context is scanned (the static page's export): its count warns
     secrets: dict = {}  # (filled as the page is made: Export.secrets)
 

@@ -36,6 +36,7 @@ from ..model.placement import WHERE
 from ..model.text import one_line
 from ..model.trace import failure, finite, spent
 from ..model.usage import usage_numbers
+from ..reading.files import piece_length
 from ..reading.images import image_chars
 from ..reading.jsonl import js_exponents
 from ..reading.lines import SDK_ONLY_TYPES, sdk_only_entry
@@ -1051,7 +1052,7 @@ def page_pass(session: Session, options: PageOptions = PageOptions(), *, spool: 
         images, encoder, table, facts = gathered.images, gathered.encoder, gathered.table, gathered.facts
         if after_pass is not None:
             # (the previews of other entries change where the ids' width is not the part's guess)
-            after_pass(_premake(facts, SIDE_MEMBERS if s.id_width == _ID_WIDTH else SIDE_MEMBERS[:3]))
+            after_pass(_premake(facts, tuple(k for k in SIDE_MEMBERS if k != "preview" or s.id_width == _ID_WIDTH)))
             after_pass = None
         walk = Walk(s, table)
         walk.adopt(gathered.walk)
@@ -1449,7 +1450,7 @@ def page_parts(table: MessageTable, first_messages: frozenset) -> tuple[Any, lis
         length = 0
         for piece in (top.encode("utf-8"), data.rest, b"</script>\n", *(p for c in early for p in chunk(c)),
                       f"<script>{mdit}</script>\n<script>{app}</script>\n".encode()):
-            length += len(piece) if type(piece) is bytes else piece.length
+            length += piece_length(piece)
             yield piece
         if align and length % align:
             yield b" " * (align - length % align)

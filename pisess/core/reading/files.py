@@ -23,6 +23,7 @@ import stat
 import sys
 from itertools import chain
 
+from .. import parallel
 from ..errors import PisessError
 
 TYPE_CHECKING = False
@@ -164,6 +165,11 @@ class _EarlyWriteback:
             self.done = self.written
 
 
+def piece_length(piece: Any) -> int:
+    """The bytes of a piece of an output: bytes, or an ``images.Span`` to be copied."""
+    return len(piece) if isinstance(piece, (bytes, bytearray)) else piece.length
+
+
 def _write_pieces(fh: Any, pieces: Iterable[Any], early: bool = True) -> int:
     """Write ``pieces`` (bytes, or ``images.Span``s the kernel copies) to ``fh`` where it stands;
     returns how many bytes.  ``early``: start the disk's writing as it goes (``_EarlyWriteback``)."""
@@ -231,7 +237,7 @@ def _tail_first(fh: Any, head: Iterable[Any], tail: Sequence[Any]) -> bool:
         fh.seek(0)
         _write_pieces(fh, chain(pieces, tail))
         return False
-    length = sum(len(p) if isinstance(p, (bytes, bytearray)) else p.length for p in pieces)
+    length = sum(map(piece_length, pieces))
     if not (length % INSERT_ALIGN == 0 and _insert_range(out, 0, length)):
         _move_up(out, copied, length)
     fh.seek(0)
@@ -313,12 +319,6 @@ def _insert_range(fd: int, offset: int, length: int) -> bool:
     return fallocate(fd, _FALLOC_FL_INSERT_RANGE, offset, length) == 0
 
 
-def _parallel_workers() -> int:
-    from .. import parallel
-
-    return parallel.workers()
-
-
 def _can_insert(fd: int) -> bool:
     """Can the file system of ``fd`` (a new empty file) insert blocks at its start (``_insert_range``)?"""
     try:
@@ -360,7 +360,7 @@ def write_atomically(path: str, data: bytes | Iterable[Any], *, replace: bool = 
         os.fchmod(fd, 0o666 & ~mask)  # not mkstemp's 0600
         with os.fdopen(fd, "wb") as fh:
             pieces = (data,) if isinstance(data, (bytes, bytearray)) else data
-            if tail is not None and tail and _parallel_workers() > 1 and _can_insert(fh.fileno()):
+            if tail is not None and tail and parallel.workers() > 1 and _can_insert(fh.fileno()):
                 _tail_first(fh, pieces, tail)
             else:
                 _write_pieces(fh, pieces if tail is None else chain(pieces, tail))

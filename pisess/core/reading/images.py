@@ -310,7 +310,7 @@ class Span(namedtuple("Span", "fh path offset length")):
 
     def chunks(self) -> Iterator[bytes]:
         """The bytes, a block at a time (read at their offset: the file's position is left as it
-        is, for a thread that copies spans while another reads the same file)."""
+        is, for whoever reads the same file meanwhile: the page's table reads its spools)."""
         fd = self.fh.fileno()
         offset, length = self.offset, self.length
         while length > 0:
