@@ -60,3 +60,34 @@ def test_a_child_that_raises_or_dies_gives_none():
     for fn in (raises, dies):
         with parallel.Child(fn) as child:
             assert child.result() is None
+
+
+def _exited(pid: int, seconds: float = 20.0) -> bool:
+    """Has child ``pid`` ended (left for its parent to reap: ``WNOWAIT``), within ``seconds``?"""
+    import time
+
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT | os.WNOHANG) is not None:
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def test_a_child_ends_before_its_value_is_asked_for():
+    """The value waits in a file, not in a pipe: a child whose value is more than a pipe holds has
+    ended before the parent reads any of it (through a pipe, it would wait for that read), so the
+    parent, busy with its own share meanwhile, finds the value made and written."""
+    with parallel.Child(_big) as child:
+        assert _exited(child.pid)
+        assert child.result() == _big()
+
+
+def test_without_memory_files_the_value_goes_through_a_temporary_file(monkeypatch):
+    def refused(*args: object) -> int:
+        raise OSError("no memfd here")
+
+    monkeypatch.setattr(os, "memfd_create", refused, raising=False)
+    with parallel.Child(_big) as child:
+        assert _exited(child.pid)
+        assert child.result() == _big()
