@@ -933,14 +933,46 @@ def test_numbers_in_messages_with_members_left_out_keep_their_values_and_classes
                       "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}}}
         return {"type": "message", "id": eid, "parentId": parent, "timestamp": "2026-01-01T00:00:00.000Z", "message": m}
 
-    lines = [header(), user("u1", None, "go"), call_message("a1", "u1", 10), call_message("a2", "u1", 20)]
+    # (a3's usage is a1's length: the page cannot tell the two apart, and stores them once)
+    lines = [header(), user("u1", None, "go"), call_message("a1", "u1", 10), call_message("a2", "u1", 2000),
+             call_message("a3", "u1", 30)]
     path = write_session(tmp_path, lines)
     doc = _data(_export(monkeypatch, "--format", "html", path))
     stored = [m for m in doc["msgs"] if m.get("role") == "assistant"]
     assert len(stored) == 2
+    assert doc["ctx"][doc["ids"].index("a1")] == doc["ctx"][doc["ids"].index("a3")]
     for m in stored:
         assert "usage" not in m and "api" not in m
         assert m["content"][1]["arguments"] == {"big": 1e16, "small": 1e-7, "n": 3}
     i, j = (doc["msgs"].index(m) for m in stored)
     same = [k - back for k, back in enumerate(doc["sameBack"])]
     assert same[i] == same[j]  # (one class: they differ only in usage)
+
+
+@pytest.mark.parametrize("session", _SPLIT_SESSIONS[:3], ids=lambda p: p.name)
+def test_messages_whose_keys_collide_make_the_same_page(session, monkeypatch, tmp_path):
+    """A message's key is Python's hash of its stored form (``explorer.hashed_key``), no digest:
+    with a hash of one value, every message shares its key with every other, and the page,
+    one pass or shared with a forked child, is still the page (the table compares stored forms)."""
+    from pisess.core import parallel
+    from pisess.core.analyses import explorer
+    from pisess.core.analyses import page as page_mod
+    from pisess.core.reading.session import open_session
+
+    def data(split: bool, tag: str):
+        monkeypatch.setattr(page_mod, "PAGE_SPLIT_MIN", 0 if split else 1 << 62)
+        s = open_session(str(session), "auto", light=True, pi_version="1.6.0", images="lean")
+        with open(tmp_path / f"spool-{tag}-{split}", "w+b") as spool:
+            d = page_mod.page_data(s, page_mod.PageOptions(), spool=spool)
+            return d.rest, b"\n".join(d.table.json_lines()), len(d.table)
+
+    previous = parallel.configure(parallel.Settings(jobs=2))
+    try:
+        pages = [data(split, "hash") for split in (False, True)]
+        real = explorer.hashed_key
+        monkeypatch.setattr(page_mod, "hashed_key", lambda data, size: real(b"", 0))
+        weak = [data(split, "weak") for split in (False, True)]
+    finally:
+        parallel.configure(previous)
+    assert pages[0][2] > 2
+    assert weak == pages and pages[0] == pages[1]

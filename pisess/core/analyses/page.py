@@ -42,7 +42,7 @@ from ..reading.jsonl import js_exponents
 from ..reading.lines import SDK_ONLY_TYPES, sdk_only_entry
 from ..reading.session import Session
 from .diff import SideTally, files_of_call, same_and_shape_keys, same_key, shape_key
-from .explorer import Change, MessageTable, Walk, message_json, replay
+from .explorer import Change, MessageTable, Walk, hashed_key, message_json, replay
 from .stats import model_name
 
 
@@ -169,14 +169,19 @@ class _Messages:
             except TypeError:  # (a big integer, a lone surrogate: as pi's JSON.stringify writes them, below)
                 raw = b""
             if raw and b'"image"' not in raw:
-                h = hashlib.sha256(raw)
-                h.update(b"\0" + out)  # (no JSON holds a raw NUL: such a digest is no whole JSON's below)
                 # the whole message's JSON: the two objects' members, one comma between them where
                 # both have some (the order of the members does not change the length)
                 size = len(raw) + len(out) - 1 - (raw == b"{}") if left else len(raw)
-                return h.digest(), size, (raw,)
+                # (keyed by its stored form and size: two that share them differ at most in members
+                # the page does not draw, nor diff's keys read)
+                return hashed_key(raw, size), size, (raw,)
         whole = message_json(m)
         return hashlib.sha256(whole).digest(), len(whole), whole
+
+    def stored_form(self, m: Any, state: Any) -> bytes:
+        """What ``store`` would return for ``m``, without storing it: for the table to compare two
+        messages whose key (a ``hashed_key``: only ``key``'s common case makes one) is the same."""
+        return escape_json(state[0])
 
     def store(self, m: Any, state: Any) -> bytes:
         """The stored form of ``m``, new to the table (``state`` from ``key``), escaped for the
