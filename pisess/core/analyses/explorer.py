@@ -30,6 +30,7 @@ import os
 from array import array
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any, NamedTuple
 
 import orjson
@@ -197,6 +198,15 @@ class MessageTable:
         joined, sizes, offsets, lengths = part
         k = len(self.spools)
         self.spools.append(spool)
+        digests = [joined[i:i + _DIGEST] for i in range(0, len(joined), _DIGEST)]
+        if not any(map(self.index.__contains__, digests)):
+            # (the usual part: every message new here, numbered as the other table numbered them;
+            # its digests are its index's keys, so no two are the same)
+            base = len(self.stored)
+            self.index.update(zip(digests, range(base, base + len(digests))))
+            self.stored.extend(zip(offsets, lengths, repeat(k)))
+            self.sizes.extend(sizes)
+            return list(range(base, base + len(digests)))
         remap = []
         for j, (size, offset, length) in enumerate(zip(sizes, offsets, lengths)):
             digest = joined[j * _DIGEST:(j + 1) * _DIGEST]

@@ -549,7 +549,8 @@ def _take_child_part(sent: bytes | dict, half: int, walk: Walk, table: MessageTa
     f["word_of"][half:] = [word_map[c] for c in c_words]
     f["preview"][half:] = c_preview
     f["times"][half:] = c_times
-    f["traced"][half:] = [_recoded(it, call_map) for it in c_traced]
+    _recode(c_traced, call_map)
+    f["traced"][half:] = c_traced
     for d in c_did:
         if d and "m" in d:
             d["m"] = [model_map[c] for c in d["m"]]
@@ -760,13 +761,15 @@ def _add_what_needs_the_session(s: Session, walk: Walk, facts: dict) -> None:
                 preview[pos] = ""
 
 
-def _recoded(item: Any, call_map: list) -> Any:
-    """A trace item of a child's, its call numbers as numbered here."""
-    if not item or item[0] == "u":
-        return item
-    if item[0] == "r":
-        return ["r", call_map[item[1]], item[2]]
-    return [*item[:5], [call_map[c] for c in item[5]]]
+def _recode(items: list, call_map: list) -> None:
+    """A child's trace items (``_trace_item``'s), their call numbers made the ones given here, in
+    place (the items are the part's own, just read)."""
+    for item in items:
+        if item and item[0] != "u":
+            if item[0] == "r":
+                item[1] = call_map[item[1]]
+            else:
+                item[5] = [call_map[c] for c in item[5]]
 
 
 def _harness_starts(parents: list, ids: list, compactions: dict) -> list:
