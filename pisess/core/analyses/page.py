@@ -295,9 +295,11 @@ class _Messages:
 def _text_facts(m: dict) -> tuple[int, int]:
     """Of message ``m``: the length of its text (its content, or its text blocks', and its
     summary; alike for two messages with one ``same_key``), or -1 where it has no text to leave
-    out (its shape key is then its ``same_key``); and its pre-key, a hash of its role, tool call id and
-    tool calls' ids: equal for two messages whose shape keys are equal (or the one's shape key the
-    other's ``same_key``), and cheap."""
+    out (its shape key is then its ``same_key``); and its pre-key, a hash of its role, tool call id,
+    tool calls' ids and thinking blocks' lengths and signatures: equal for two messages whose shape
+    keys are equal (or the one's shape key the other's ``same_key``), and cheap.  (Without the
+    thinking, the 200 MB session's 4,870 replies of text and thinking shared one pre-key, and each
+    had its keys made at once.)"""
     role, call, content, summary = m.get("role"), m.get("toolCallId"), m.get("content"), m.get("summary")
     texted = "summary" in m or (role == "bashExecution" and "output" in m)
     length = len(summary) if isinstance(summary, str) else 0
@@ -316,6 +318,11 @@ def _text_facts(m: dict) -> tuple[int, int]:
                         length += len(text)
                 elif t == "toolCall":
                     c = b.get("id")
+                    calls.append(c if type(c) is str else None)
+                elif t == "thinking":  # (kept in the shape key: it tells most replies apart)
+                    c = b.get("thinking")
+                    calls.append(len(c) if type(c) is str else -1)
+                    c = b.get("thinkingSignature")
                     calls.append(c if type(c) is str else None)
         calls = tuple(calls)
     pre = hash((role if type(role) is str else None, call if type(call) is str else None, calls))
