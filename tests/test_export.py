@@ -663,3 +663,42 @@ def test_inserting_blocks_in_front_of_a_file_where_the_file_system_can(inserting
         assert not files._insert_range(fh.fileno(), 0, 100)  # (not whole blocks)
         fh.seek(0)
         assert fh.read() == bytes(files.INSERT_ALIGN) + b"x" * (3 * files.INSERT_ALIGN)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="forked children: POSIX only")
+@pytest.mark.parametrize("child", ["counts", "fails"])
+def test_a_long_contexts_secrets_are_counted_beside_its_rendering(tmp_path, monkeypatch, child):
+    """A context of ``COUNT_APART_MIN`` messages or more, exported without ``--redact``, has its
+    secrets counted in a forked child while it is rendered: the same export and the same counts
+    as counted here (a child that fails is counted here); with ``--redact`` nothing is forked."""
+    from pisess.core import parallel
+    from pisess.core.analyses import export as export_mod
+
+    monkeypatch.setattr(export_mod, "COUNT_APART_MIN", 40)
+    lines = [header()]
+    for i in range(60):
+        text = f"step {i}: DB_PASSWORD=hunter{i}!x" if i % 7 == 0 else f"step {i}: ghp_{'a1B2' * 9}" if i % 11 == 0 \
+            else f"step {i}"
+        lines.append(msg(f"u{i}", f"u{i - 1}" if i else None, i, {"role": "user", "content": text}))
+    src = write_session(tmp_path, lines)
+    forked: list = []
+    real_init, real_result = parallel.Child.__init__, parallel.Child.result
+    monkeypatch.setattr(parallel.Child, "__init__", lambda self, fn, *a: forked.append(fn.__name__) or real_init(self, fn, *a))
+    if child == "fails":
+        monkeypatch.setattr(parallel.Child, "result", lambda self: real_result(self) and None)
+
+    def export(jobs: int, redact: bool = False):
+        previous = parallel.configure(parallel.Settings(jobs=jobs))
+        try:
+            s = open_session(src, "auto")
+            return export_context(build_context(s), "md", ExportOptions(redact=redact))
+        finally:
+            parallel.configure(previous)
+
+    alone = export(1)
+    assert not forked and sum(alone.secrets.values()) == 9 + 5  # (u0, a multiple of both, holds the password)
+    beside = export(2)
+    assert forked == ["_secrets_of"]
+    assert (beside.data, beside.secrets) == (alone.data, alone.secrets)
+    forked.clear()
+    assert export(2, redact=True).secrets == export(1, redact=True).secrets and not forked
