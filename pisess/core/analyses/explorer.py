@@ -115,7 +115,8 @@ class MessageTable:
         self.spools: list = [spool]  # what ``stored`` points into: this table's spool, then the ones it took
         self.stored: list = []  # the stored forms (bytes), or with a spool (offset, length, spool number)
         self.sizes: list = []
-        self.index: dict = {}
+        self.index: dict = {}  # a message's digest (or, where its hashed key was taken, ``_digest_of``) -> its index
+        self.keys: list = []  # per message stored: its key as ``encode.key`` made it (what ``part`` sends)
         self._end = 0  # the spool's length, with what is gathered for it
         self._pending: list = []  # gathered for the spool, not yet written
         self._pending_bytes = 0
@@ -127,16 +128,10 @@ class MessageTable:
             size = len(data)
         else:
             digest, size, data = self.encode.key(m)
-        got = self.index.get(digest)
-        if got is not None and digest.endswith(_HASHED):
-            # (a hashed key met again: the same message if the stored forms are, else another
-            # whose hash is the same, keyed then by a digest of its stored form)
-            mine = self.encode.stored_form(m, data)
-            if mine != self.get(got):
-                digest = _digest_of(mine, size)
-                got = self.index.get(digest)
+        got, where = self._find(digest, size, lambda: self.encode.stored_form(m, data))
         if got is None:
-            got = self.index[digest] = len(self.stored)
+            got = self.index[where] = len(self.stored)
+            self.keys.append(digest)
             if self.encode is not None:
                 data = self.encode.store(m, data)
             if self.spool is None:
@@ -145,6 +140,20 @@ class MessageTable:
                 self._put(data)
             self.sizes.append(size)
         return got
+
+    def _find(self, digest: bytes, size: int, stored_form: Any) -> tuple[int | None, bytes]:
+        """The index of the message with key ``digest`` (``None``: none is here), and the key to
+        index it by if it is new.  A ``hashed_key`` met again is the same message where the stored
+        forms (``stored_form()``, the one here) are the same; else it is another whose hash is the
+        same, found or indexed by a digest of its stored form and size."""
+        got = self.index.get(digest)
+        if got is None or not digest.endswith(_HASHED):
+            return got, digest
+        mine = stored_form()
+        if mine == self.get(got):
+            return got, digest
+        other = _digest_of(mine, size)
+        return self.index.get(other), other
 
     def _put(self, data: bytes) -> None:
         """``data`` as the next stored form in the spool (one a line: a run of them is the page's
@@ -187,7 +196,7 @@ class MessageTable:
         """What a table filled in a forked child sends back (``take``): digests, sizes and where
         each stored form lies in its spool (a few flat values: they cross a pipe)."""
         self.flush()
-        return (b"".join(self.index), array("q", self.sizes), array("q", (o for o, _, _ in self.stored)),
+        return (b"".join(self.keys), array("q", self.sizes), array("q", (o for o, _, _ in self.stored)),
                 array("q", (n for _, n, _ in self.stored)))
 
     def take(self, part: tuple, spool: Any) -> list:
@@ -199,26 +208,23 @@ class MessageTable:
         k = len(self.spools)
         self.spools.append(spool)
         digests = [joined[i:i + _DIGEST] for i in range(0, len(joined), _DIGEST)]
-        if not any(map(self.index.__contains__, digests)):
-            # (the usual part: every message new here, numbered as the other table numbered them;
-            # its digests are its index's keys, so no two are the same)
+        if not any(map(self.index.__contains__, digests)) and len(set(digests)) == len(digests):
+            # (the usual part: every message new here, numbered as the other table numbered them)
             base = len(self.stored)
             self.index.update(zip(digests, range(base, base + len(digests))))
+            self.keys += digests
             self.stored.extend(zip(offsets, lengths, repeat(k)))
             self.sizes.extend(sizes)
             return list(range(base, base + len(digests)))
         remap = []
-        for j, (size, offset, length) in enumerate(zip(sizes, offsets, lengths)):
-            digest = joined[j * _DIGEST:(j + 1) * _DIGEST]
-            got = self.index.get(digest)
-            if got is not None and digest.endswith(_HASHED):  # (as ``add``: the stored forms compared)
+        for digest, size, offset, length in zip(digests, sizes, offsets, lengths):
+            def theirs(offset: int = offset, length: int = length) -> bytes:
                 spool.seek(offset)
-                theirs = spool.read(length)
-                if theirs != self.get(got):
-                    digest = _digest_of(theirs, size)
-                    got = self.index.get(digest)
+                return spool.read(length)
+            got, where = self._find(digest, size, theirs)
             if got is None:
-                got = self.index[digest] = len(self.stored)
+                got = self.index[where] = len(self.stored)
+                self.keys.append(digest)
                 self.stored.append((offset, length, k))
                 self.sizes.append(size)
             remap.append(got)
