@@ -976,3 +976,38 @@ def test_messages_whose_keys_collide_make_the_same_page(session, monkeypatch, tm
         parallel.configure(previous)
     assert pages[0][2] > 2
     assert weak == pages and pages[0] == pages[1]
+
+
+def test_a_big_sessions_page_where_no_fork_is_had_is_the_same_page(monkeypatch):
+    """Where the system refuses every fork (too many processes), each child is one that failed:
+    the scan, the page's pass and the work beside it are done in this process, and the page is
+    the one written without forks."""
+    import os
+
+    from pisess.core import parallel
+    from pisess.core.analyses import page as page_mod
+    from pisess.core.analyses.export import export_session
+    from pisess.core.reading import compact
+
+    fixture = os.path.join(os.path.dirname(__file__), "fixtures", "diff", "sessions", "branchy.jsonl")
+
+    def page(jobs: int):
+        previous = parallel.configure(parallel.Settings(jobs=jobs))
+        try:
+            run = export_session(fixture, "html", new_id="x", now_iso="2026-01-01T00:00:00.000Z")
+            return b"".join(run.export.data), run.export.secrets
+        finally:
+            parallel.configure(previous)
+
+    monkeypatch.setattr(page_mod, "PAGE_SPLIT_MIN", 0)
+    monkeypatch.setattr(compact, "SPLIT_MIN", 0)
+    alone = page(1)
+    refused = []
+
+    def no_fork() -> int:
+        refused.append(1)
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "fork", no_fork)
+    assert page(2) == alone
+    assert len(refused) >= 2  # (the scan's half, and the page's children)

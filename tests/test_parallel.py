@@ -91,3 +91,25 @@ def test_without_memory_files_the_value_goes_through_a_temporary_file(monkeypatc
     with parallel.Child(_big) as child:
         assert _exited(child.pid)
         assert child.result() == _big()
+
+
+def test_a_fork_refused_is_a_child_that_failed(monkeypatch):
+    """A fork the system refuses (too many processes), or a pipe or the value's file (too many
+    descriptors), is a child that failed: its value is ``None`` (the caller does that share
+    itself), cancelling it does nothing, and no descriptor is left open."""
+    def fds() -> set:
+        return set(os.listdir("/proc/self/fd"))
+
+    def refused(*args: object) -> int:
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    before = fds()
+    for name in ("fork", "pipe", "memfd_create"):
+        with monkeypatch.context() as m:
+            m.setattr(os, name, refused)
+            if name == "memfd_create":  # (and no temporary file either)
+                m.setattr("tempfile.TemporaryFile", lambda *a, **k: refused())
+            with parallel.Child(_big) as child:
+                assert child.result() is None, name
+            parallel.Child(_big).cancel()
+            assert fds() == before, name

@@ -84,9 +84,20 @@ class Child:
     on).  Written to the file, the value is there when the parent asks; it is read in place."""
 
     def __init__(self, fn: Callable[..., Any], *args: Any) -> None:
-        self._file = _value_file()
-        read_end, write_end = os.pipe()
-        self.pid = os.fork()
+        # What the system refuses (a descriptor, a process: too many) makes a child that failed,
+        # its share the caller's, with nothing left open.
+        self.pid, self._done = -1, True
+        made: list = []
+        try:
+            self._file = _value_file()
+            made.append(self._file.close)
+            read_end, write_end = os.pipe()
+            made += [lambda: os.close(read_end), lambda: os.close(write_end)]
+            self.pid = os.fork()
+        except OSError:
+            for close in made:
+                close()
+            return
         if self.pid == 0:  # the child: never returns, never runs the parent's cleanup or flushes its buffers
             code = 1
             try:
@@ -105,6 +116,8 @@ class Child:
 
     def result(self) -> Any:
         """The child's value, or ``None`` when it failed."""
+        if self._done:
+            return None
         value = None
         try:
             got = self._input.read(8)
