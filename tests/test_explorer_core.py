@@ -227,7 +227,7 @@ def test_pieces_written_at_an_offset_survive_short_writes_and_the_vector_limit(t
     nothing is an error, as ``files.write_all`` says."""
     import os
 
-    from pisess.core.analyses import explorer
+    from pisess.core.reading import files
 
     pieces = [bytes([65 + i % 26]) * (1 + i % 7) for i in range(40)]
     real = os.pwritev
@@ -240,18 +240,18 @@ def test_pieces_written_at_an_offset_survive_short_writes_and_the_vector_limit(t
                 return real(fd, [b"".join(buffers)[:cap]], offset)
             return real(fd, buffers, offset)
         monkeypatch.setattr(os, "pwritev", short)
-        monkeypatch.setattr(explorer, "_IOV_MAX", 8)
+        monkeypatch.setattr(files, "_IOV_MAX", 8)
         path = tmp_path / f"spool-{cap}"
         with open(path, "w+b") as fh:
             fh.write(b"head:")
             fh.flush()
             fh.seek(0)  # (the position is not where the pieces go)
-            explorer.write_pieces_at(fh.fileno(), list(pieces), 5)
+            files.write_pieces_at(fh.fileno(), list(pieces), 5)
         assert path.read_bytes() == b"head:" + b"".join(pieces)
         assert max(calls) <= 8
     monkeypatch.setattr(os, "pwritev", lambda *a: 0)
     with open(tmp_path / "none", "w+b") as fh, pytest.raises(OSError):
-        explorer.write_pieces_at(fh.fileno(), [b"x"], 0)
+        files.write_pieces_at(fh.fileno(), [b"x"], 0)
 
 
 @pytest.mark.parametrize("vectored", [True, False])

@@ -104,9 +104,9 @@ class Child:
                 os.close(read_end)
                 import pickle
 
-                data = pickle.dumps(fn(*args), protocol=pickle.HIGHEST_PROTOCOL)
-                _write_all(self._file.fileno(), data)
-                os.write(write_end, len(data).to_bytes(8, "little"))  # (last: the value is whole)
+                self._file.write(pickle.dumps(fn(*args), protocol=pickle.HIGHEST_PROTOCOL))
+                self._file.flush()
+                os.write(write_end, self._file.tell().to_bytes(8, "little"))  # (last: the value is whole)
                 code = 0
             finally:
                 os._exit(code)
@@ -160,19 +160,12 @@ def _value_file() -> Any:
     """An anonymous file in memory for a child's value (``memfd_create``; else a temporary file)."""
     if hasattr(os, "memfd_create"):
         try:
-            return os.fdopen(os.memfd_create("pisess-child", os.MFD_CLOEXEC), "r+b", buffering=0)
+            return os.fdopen(os.memfd_create("pisess-child", os.MFD_CLOEXEC), "r+b")
         except OSError:
             pass
     import tempfile
 
-    return tempfile.TemporaryFile(buffering=0)
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    with memoryview(data) as view:
-        done = 0
-        while done < len(view):
-            done += os.pwrite(fd, view[done:], done)
+    return tempfile.TemporaryFile()
 
 
 def _load(fd: int, n: int) -> Any:

@@ -24,7 +24,6 @@ that node, written as a fresh start.
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import os
 from array import array
@@ -48,6 +47,7 @@ from ..model.context import (
     select_entries,
 )
 from ..model.paths import path_to_checkpoint
+from ..reading.files import write_pieces_at
 from ..reading.session import Session
 
 EDITED, HIDDEN = 1, 2  # a segment's mark: a context_edit changes (or hides) what its entry projects to
@@ -313,27 +313,7 @@ def _digest_of(stored: bytes, size: int) -> bytes:
     return hashlib.sha256(stored + size.to_bytes(8, "little")).digest()
 
 
-_PWRITEV = hasattr(os, "pwritev")
-_IOV_MAX = 1024  # (Linux's limit of pieces in one call)
-
-
-def write_pieces_at(fd: int, pieces: list, offset: int) -> None:
-    """``pieces`` written one after the other at ``offset`` of ``fd`` with ``pwritev``: no joined
-    copy of a megabyte of stored forms before the kernel copies it (and the descriptor's
-    position is not used), or ``OSError``."""
-    i = 0
-    while i < len(pieces):
-        batch = pieces[i:i + _IOV_MAX]
-        n = os.pwritev(fd, batch, offset)
-        if n <= 0:
-            raise OSError(errno.EIO, "the write took no bytes")
-        offset += n
-        for piece in batch:  # (the pieces written whole; a piece written in part goes again from where it stopped)
-            if n < len(piece):
-                pieces = [*pieces[:i], memoryview(piece)[n:], *pieces[i + 1:]] if n else pieces
-                break
-            n -= len(piece)
-            i += 1
+_PWRITEV = hasattr(os, "pwritev")  # (files.write_pieces_at writes with it)
 
 
 def message_json(m: Any) -> bytes:

@@ -503,17 +503,17 @@ def export_context(ctx, fmt: str, opts: ExportOptions = ExportOptions()) -> Expo
     if not opts.redact and len(ctx.messages) >= COUNT_APART_MIN and parallel.workers() > 1:
         counter = parallel.Child(_secrets_of, ctx.messages, name)
     try:
-        if counter is None:
+        if opts.redact:
+            from dataclasses import replace
+
             from .secrets import redact as redact_value
 
             messages, found = redact_value(list(ctx.messages))
-            name_r, found_name = redact_value(name)
+            name, found_name = redact_value(name)
             counts = _count(found + found_name)
-            if opts.redact:
-                from dataclasses import replace
-
-                ctx = replace(ctx, messages=messages)
-                name = name_r
+            ctx = replace(ctx, messages=messages)
+        elif counter is None:
+            counts = _secrets_of(ctx.messages, name)
         limits = Limits.document(opts.max_lines, opts.images)
         doc = context_doc(ctx, limits, name, opts.system)
         text = render_md(doc, limits) if fmt == "md" else render_html(doc, limits)

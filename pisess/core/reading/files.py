@@ -283,6 +283,28 @@ def _copier_command() -> list:
     return [sys.executable, "-I", "-S", "-c", _TAIL_COPIER]
 
 
+_IOV_MAX = 1024  # (Linux's limit of pieces in one call)
+
+
+def write_pieces_at(fd: int, pieces: list, offset: int) -> None:
+    """``pieces`` written one after the other at ``offset`` of ``fd`` with ``pwritev`` (the page's
+    message spool: no joined copy of a megabyte of stored forms before the kernel copies it; a
+    block moved up in a file), the descriptor's position not used; or ``OSError``."""
+    i = 0
+    while i < len(pieces):
+        batch = pieces[i:i + _IOV_MAX]
+        n = os.pwritev(fd, batch, offset)
+        if n <= 0:
+            raise OSError(errno.EIO, "the write took no bytes")
+        offset += n
+        for piece in batch:  # (the pieces written whole; a piece written in part goes again from where it stopped)
+            if n < len(piece):
+                pieces = [*pieces[:i], memoryview(piece)[n:], *pieces[i + 1:]] if n else pieces
+                break
+            n -= len(piece)
+            i += 1
+
+
 def _move_up(fd: int, length: int, by: int) -> None:
     """Bytes ``0:length`` of ``fd`` moved to ``by:by + length``, from the last (no byte is written
     over before it is read)."""
@@ -293,13 +315,7 @@ def _move_up(fd: int, length: int, by: int) -> None:
         block = os.pread(fd, end - start, start)
         if len(block) != end - start:
             raise OSError(errno.EIO, "the file was shorter than written")
-        view = memoryview(block)
-        at = start + by
-        while view:
-            n = os.pwrite(fd, view, at)
-            if n <= 0:
-                raise OSError(errno.EIO, "the write took no bytes")
-            view, at = view[n:], at + n
+        write_pieces_at(fd, [block], start + by)
         end = start
 
 
