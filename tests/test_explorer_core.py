@@ -6,6 +6,7 @@ from __future__ import annotations
 import glob
 import os
 
+import orjson
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -271,6 +272,35 @@ def test_a_spooled_table_reads_back_what_it_stored(vectored, tmp_path, monkeypat
                 assert table.message(i // 2) == messages[i // 2]  # (a read between the writes)
         assert [table.message(i) for i in range(len(table))] == messages
         assert b"\n".join(table.json_lines(block=100)) == b"\n".join(explorer.message_json(m) for m in messages)
+
+
+def test_a_hashed_key_reads_the_ends_of_a_long_message_and_the_table_tells_apart_its_middles():
+    """``hashed_key`` hashes the ends of a long stored form and its size: messages that differ
+    only in the middle share a key (the table compares their stored forms and keeps both), and
+    messages that differ at either end, or in size, do not."""
+    import tempfile
+
+    from pisess.core.analyses import explorer
+    from pisess.core.analyses.page import _Images, _Messages
+
+    middle = explorer._SAMPLE * 3
+
+    def message(fill: str, end: int = 0, extra: str = "") -> dict:
+        return {"role": "user", "content": "a" * middle + fill + "b" * middle + extra, "timestamp": 1000 + end}
+
+    def key(m: dict) -> bytes:
+        return _Messages(_Images("omit"), False, None).key(m)[0]
+
+    assert key(message("x")) == key(message("y")) != key(message("x", end=1))
+    assert key(message("x")) != key(message("xx")) != key(message("x", extra="c"))
+    short = {"role": "user", "content": "x"}
+    assert key(short) != key({"role": "user", "content": "y"})
+    with tempfile.TemporaryFile() as spool:
+        table = MessageTable(_Messages(_Images("omit"), False, None), spool)
+        got = [table.add(message(f)) for f in ("x", "y", "x", "z", "y")]
+        assert got == [0, 1, 0, 2, 1] and len(table) == 3
+        assert [orjson.loads(table.get(i))["content"][middle] for i in range(3)] == ["x", "y", "z"]
+        table.close()
 
 
 class _Colliding:
