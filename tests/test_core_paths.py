@@ -10,6 +10,7 @@ import pytest
 
 from conftest import DROP, assistant, entry, header, ids, user, write_session
 from pisess.core.errors import PisessError
+from pisess.core.js import UNDEF
 from pisess.core.model.context import build_context
 from pisess.core.model.paths import active_path, cli_branch, cli_context_path, path_to_checkpoint, path_to_root
 from pisess.core.reading.jsonl import scan_bytes
@@ -291,3 +292,43 @@ def test_million_entry_chain_builds_path_and_context(tmp_path, n):
     finally:
         if collecting:
             gc.enable()
+
+
+# --- the tree's links before its rows (tree.link_entries) --------------------------------------------
+
+
+def _links_and_tree(s, leaf=UNDEF):
+    from pisess.core.model.tree import build_tree, link_entries
+
+    links = link_entries(s, leaf)
+    parents, leaf_pos = list(links.parents), links.leaf_pos
+    view = build_tree(s, full=True, leaf_id=leaf)
+    again = build_tree(s, full=True, leaf_id=leaf, linked=links)
+    return parents, leaf_pos, view, again
+
+
+@pytest.mark.parametrize("lines", [
+    _cycle_lines(1), _cycle_lines(3),
+    [header(), user("a", None), user("b", "a"), user("c", "gone"), user("d", "d"), user("e", "b")],
+    [header(), user("a", None), user("b", "a"), user("c", "a"), *_cycle_lines(2)[1:], user("f", "c")],
+], ids=["self", "cycle", "dangling-and-self", "branches-and-cycle"])
+@pytest.mark.parametrize("reader", ["harness", "cli"])
+def test_the_links_before_the_rows_are_the_trees(tmp_path, lines, reader):
+    """``link_entries`` gives the parents and the leaf ``build_tree`` draws (a root for a missing
+    parent, for an entry its own parent and for one on a cycle no root reaches), and the tree
+    made on from them is the tree made whole (the explorer page draws its rows after the walk)."""
+    s = open_session(write_session(tmp_path, lines), reader)
+    parents, leaf_pos, view, again = _links_and_tree(s)
+    assert parents == list(view.parents)
+    assert leaf_pos == next((view.rows.position(i) for i in view.rows.with_flag("leaf")), None)
+    assert again.to_json() == view.to_json() and list(again.parents) == parents
+    for leaf in ("b", "a"):
+        if s.lookup(leaf) is not None:
+            parents, leaf_pos, view, again = _links_and_tree(s, leaf)
+            assert leaf_pos == s.position(s.lookup(leaf)) == next(view.rows.position(i) for i in view.rows.with_flag("leaf"))
+            assert again.to_json() == view.to_json()
+    from pisess.core.model.tree import link_entries
+
+    with pytest.raises(PisessError) as info:
+        link_entries(s, "nowhere")
+    assert info.value.code == "not_found"

@@ -597,8 +597,9 @@ def test_a_big_sessions_page_made_with_forked_children_is_the_same_page(redact, 
         forks.clear()
         assert page(2) == alone
         assert validated == [1]
-        if fits:  # (the side work starts at once: the entries were taken as the open read them)
-            assert events == ["fork _second_half", "read _second_half", "fork beside", "tree", "run", "settle",
+        if fits:  # (the side work starts at once: the entries were taken as the open read them; the
+            # tree's rows after the walk, while the page's messages are written: files.write_atomically)
+            assert events == ["fork _second_half", "read _second_half", "fork beside", "run", "tree", "settle",
                               "read beside"]
         else:
             assert events == own_pass

@@ -1026,13 +1026,14 @@ class PagePass:
     images: _Images
     facts: dict
     walk: Walk
-    view: Any  # (build_tree's)
+    view: Any  # (build_tree's; ``None``: made by ``page_finish``, from ``links``)
     contexts: Any  # (walk.run's)
     entry_view: list
     leaf_pos: int | None
     first_messages: frozenset  # what the page draws first (the leaf's context)
     count: Any  # (the secrets masked, with redact)
     found: dict
+    links: Any = None  # (tree.link_entries, where ``view`` waits for page_finish)
 
     @property
     def leaf_id(self) -> Any:
@@ -1050,9 +1051,11 @@ def page_pass(session: Session, options: PageOptions = PageOptions(), *, spool: 
     taken during the open's parse (``PageGathering``), used where it ``fits`` (and closed where it
     does not).  Secrets: with ``redact`` every string written is scanned and masked; without it
     nothing is scanned here (the scan costs more than the rest of the export)."""
-    from ..model.tree import build_tree
+    from ..model.tree import build_tree, link_entries
     s = session
     store = s.store
+    links: Any = None
+    view: Any = None
     n = len(store)
     found: dict = {}
 
@@ -1071,7 +1074,9 @@ def page_pass(session: Session, options: PageOptions = PageOptions(), *, spool: 
             after_pass = None
         walk = Walk(s, table)
         walk.adopt(gathered.walk)
-        view = build_tree(s, leaf_id=options.leaf, full=True)
+        # the tree's rows wait for page_finish: the messages are whole once the contexts are, and
+        # the page's bulk is written from then on (files.write_atomically's tail), beside its rows
+        links = link_entries(s, options.leaf)
         _add_what_needs_the_session(s, walk, facts)
     else:
         images = _Images(options.images)
@@ -1111,8 +1116,9 @@ def page_pass(session: Session, options: PageOptions = PageOptions(), *, spool: 
     entry_view: list = [0] * n
     if after_pass is not None:
         after_pass(_premake(facts, SIDE_MEMBERS))
+    parents = links.parents if view is None else view.parents
     contexts = walk.run([-1 if (q := store.parent(p)) is None else q for p in range(n)]
-                        if view.parents is None else list(view.parents))
+                        if parents is None else list(parents))
     for pos, rest in views.items():
         got = contexts.projected[pos]
         if isinstance(got, tuple) and got:  # (its summary or content is in the messages it projects to)
@@ -1124,8 +1130,7 @@ def page_pass(session: Session, options: PageOptions = PageOptions(), *, spool: 
         got = contexts.projected[pos]
         entry_view[pos] = got[0] if isinstance(got, tuple) and len(got) == 1 else {"pi throws": got} \
             if isinstance(got, str) else {}
-    rows = view.rows
-    leaf_pos = next((rows.position(i) for i in rows.with_flag("leaf")), None)
+    leaf_pos = links.leaf_pos if view is None else next((view.rows.position(i) for i in view.rows.with_flag("leaf")), None)
     first_messages: set = set()
     if leaf_pos is not None:
         got = replay(contexts, leaf_pos)
@@ -1134,7 +1139,7 @@ def page_pass(session: Session, options: PageOptions = PageOptions(), *, spool: 
         if isinstance(entry_view[leaf_pos], int):
             first_messages.add(entry_view[leaf_pos])
     return PagePass(s, options, table, encoder, images, facts, walk, view, contexts, entry_view, leaf_pos,
-                    frozenset(first_messages), count, found)
+                    frozenset(first_messages), count, found, links)
 
 
 def page_finish(made: PagePass, *, findings: list | None = None, pisess_version: str = "", static_html: str = "",
@@ -1146,6 +1151,10 @@ def page_finish(made: PagePass, *, findings: list | None = None, pisess_version:
     ``after_pass`` function wrote, or ``None``)."""
     s, options, table, encoder, images, facts = made.session, made.options, made.table, made.encoder, made.images, made.facts
     view, contexts, entry_view, leaf_pos, count = made.view, made.contexts, made.entry_view, made.leaf_pos, made.count
+    if view is None:
+        from ..model.tree import build_tree
+
+        view = build_tree(s, leaf_id=options.leaf, full=True, linked=made.links)
     n = len(s.store)
     ids, types, word_of, preview, times, traced, did = (facts[k] for k in (
         "ids", "types", "word_of", "preview", "times", "traced", "did"))

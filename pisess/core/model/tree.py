@@ -213,13 +213,15 @@ class TreeView:
 
 
 def build_tree(session: Session, *, leaf_id: Any = UNDEF, full: bool = False, depth: int | None = None,
-               branches_only: bool = False, labels_only: bool = False, fold_over: int = 8, keep: int = 3) -> TreeView:
+               branches_only: bool = False, labels_only: bool = False, fold_over: int = 8, keep: int = 3,
+               linked: TreeLinks | None = None) -> TreeView:
     """The rows of ``pisess tree``.  ``depth``: side branches nested deeper than that many levels
     fold into one row per branch point (the active path is never a side branch); ``full``: no long
-    run folds; ``branches_only``: only the active path, branch points and their ancestors."""
+    run folds; ``branches_only``: only the active path, branch points and their ancestors.
+    ``linked``: ``link_entries(session)``, where the caller made it already (used up here)."""
     store = session.store
     n = len(store)
-    g = _link(session)
+    g = _link(session) if linked is None else linked.graph
     _mark_writers(session, g.flags)
     leaf_id, leaf_entry, leaf_error = _resolve_leaf(session, leaf_id)
     leaf_pos = session.position(leaf_entry) if leaf_entry is not None else None
@@ -388,6 +390,30 @@ def context_selection(session: Session, leaf: Any) -> list:
     return select_entries(session, walk)
 
 
+
+
+@dataclass(frozen=True)
+class TreeLinks:
+    """The tree's links before its rows (``link_entries``): ``parents`` per store position, its
+    parent's as the tree draws it (-1: a root, also one on a parentId cycle no root reaches), and
+    ``leaf_pos``, the position of the leaf ``build_tree(leaf_id=...)`` marks (``None``: none)."""
+
+    graph: Any  # (_Graph: build_tree(linked=...) goes on from it)
+    leaf_pos: int | None
+
+    @property
+    def parents(self) -> Any:
+        return self.graph.parent
+
+
+def link_entries(session: Session, leaf_id: Any = UNDEF) -> TreeLinks:
+    """What ``build_tree`` knows before it lays out a row: each entry's parent and the leaf, for a
+    caller that needs them first (the explorer page replays every node's context from them, and
+    draws the tree later; ``build_tree(linked=...)`` goes on from here, not linking again).  Raises
+    as ``build_tree`` does for a leaf that is not there."""
+    g = _link(session)
+    leaf_entry = _resolve_leaf(session, leaf_id)[1]
+    return TreeLinks(g, session.position(leaf_entry) if leaf_entry is not None else None)
 
 
 def _resolve_leaf(session: Session, leaf_id: Any) -> tuple[Any, Any, str | None]:
