@@ -564,19 +564,20 @@ def test_a_big_write_is_handed_to_the_disk_as_it_goes(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("way", ["insert", "unaligned", "refused", "no-insert", "helper-failed", "no-helper",
-                                 "one-process"])
+                                 "one-process", "written-back", "writeback-refused"])
 def test_a_tail_written_first_ends_the_same_file(way, tmp_path, monkeypatch, request):
     """``write_atomically``'s ``tail`` (the explorer page's messages) is written first by a helper
     process while the head's pieces are made, and the head put in front of it: inserted where the
     file system does it and the head is whole blocks, else the tail moved up for it; the pieces
     in order where the file system cannot insert, the helper failed or could not start, or no
-    other process may run.  The file is the same every way, bytes and spans of another file
-    alike."""
+    other process may run.  The helper starts the disk's writing as it copies (every few bytes
+    here), and goes on where the system refuses that.  The file is the same every way, bytes and
+    spans of another file alike."""
     from pisess.core import parallel
     from pisess.core.reading import files
     from pisess.core.reading.images import Span
 
-    if way == "insert":  # (where the file system can insert blocks: see inserting_dir)
+    if way in ("insert", "written-back", "writeback-refused"):  # (where the file system can insert blocks: see inserting_dir)
         tmp_path = request.getfixturevalue("inserting_dir")
     source = tmp_path / "spool.bin"
     source.write_bytes(bytes(range(256)) * 3000)
@@ -602,6 +603,12 @@ def test_a_tail_written_first_ends_the_same_file(way, tmp_path, monkeypatch, req
             monkeypatch.setattr(files, "_TAIL_COPIER", files._TAIL_COPIER.replace("os.fdatasync(out)", "sys.exit(3)"))
         if way == "no-helper":
             monkeypatch.setattr(files, "_copier_command", lambda: [str(tmp_path / "no-such-interpreter")])
+        if way in ("written-back", "writeback-refused"):
+            monkeypatch.setattr(files._EarlyWriteback, "EVERY", 5000)
+        if way == "writeback-refused":
+            advice = "os.posix_fadvise(out, start + done, total - done, os.POSIX_FADV_DONTNEED)"
+            assert advice in files._TAIL_COPIER
+            monkeypatch.setattr(files, "_TAIL_COPIER", files._TAIL_COPIER.replace(advice, "raise OSError(22, 'no')"))
         moved = []
         real_move = files._move_up
         monkeypatch.setattr(files, "_move_up", lambda *a: moved.append(1) or real_move(*a))
@@ -618,7 +625,7 @@ def test_a_tail_written_first_ends_the_same_file(way, tmp_path, monkeypatch, req
         assert fh.read() == expected
     assert made == ["head"]
     assert first == {"insert": [True], "unaligned": [True], "refused": [True], "helper-failed": [False],
-                     "no-helper": [False]}.get(way, [])
+                     "no-helper": [False], "written-back": [True], "writeback-refused": [True]}.get(way, [])
     assert moved == ([1] if way in ("unaligned", "refused") else [])
 
 
