@@ -162,7 +162,12 @@ class _Messages:
         tell apart (same stored form, size and diff keys)."""
         if type(m) is dict and not self.redact:
             left = [k for k in m if k in UNDRAWN] if not UNDRAWN.isdisjoint(m) else ()
-            lean = {k: v for k, v in m.items() if k not in UNDRAWN} if left else m
+            if left:
+                lean = m.copy()  # (a C copy, then the few members left out: not a Python loop over all)
+                for k in left:
+                    del lean[k]
+            else:
+                lean = m
             try:
                 raw = orjson.dumps(lean, option=orjson.OPT_STRICT_INTEGER)
                 out = orjson.dumps({k: m[k] for k in left}) if left else b""  # (the members left out, as an object)
@@ -410,7 +415,9 @@ def _assistant_facts(m: dict, response_model: bool, call_code: dict) -> tuple[li
             has_text = isinstance(text, str) and bool(text.strip())
     got = usage or (None, None, None, None, None)
     stop = m.get("stopReason")
-    step = ["s", int(finite(got[0])), int(finite(got[1])), float(finite(got[4])), failure(m), codes]
+    tokens_in, tokens_out, cost = got[0], got[1], got[4]
+    step = ["s", tokens_in if type(tokens_in) is int else int(finite(tokens_in)),
+            tokens_out if type(tokens_out) is int else int(finite(tokens_out)), float(finite(cost)), failure(m), codes]
     did: dict = {"a": 1}
     if usage is not None:
         cost = round(0.0 + (usage[4] or 0), 10)  # (the tally's sum starts at 0.0: a whole number comes out a float)
