@@ -390,8 +390,6 @@ def context_selection(session: Session, leaf: Any) -> list:
     return select_entries(session, walk)
 
 
-
-
 @dataclass(frozen=True)
 class TreeLinks:
     """The tree's links before its rows (``link_entries``): ``parents`` per store position, its
