@@ -784,6 +784,7 @@ class Bench:
         self.python = args.python or (str(venv / "python") if (venv / "python").exists() else sys.executable)
         pis = venv / "pisess"
         self.pisess = args.pisess.split() if args.pisess else ([str(pis)] if pis.exists() else [self.python, "-m", "pisess"])
+        self.speed = _python_speed(self.python)
         self.rows: list[Row] = []
         self.targets: list[Target] = []
         self.checks: list[str] = []
@@ -1588,6 +1589,24 @@ def _load() -> str:
         return "?"
 
 
+_SPEED_LOOP = ("import time\nt = time.perf_counter()\ns = 0\nfor i in range(3_000_000):\n    s += i\n"
+               "print(time.perf_counter() - t)")
+
+
+def _python_speed(python: str) -> str:
+    """The machine's speed for Python, to set figures of two machines side by side: the best of
+    three runs of a loop of 3 million additions in the ``python`` the pisess runs use (timed inside
+    the process: its start is not in it)."""
+    got = []
+    for _ in range(3):
+        try:
+            out = subprocess.run([python, "-c", _SPEED_LOOP], capture_output=True, text=True, timeout=60).stdout
+            got.append(float(out.strip()))
+        except (OSError, ValueError, subprocess.SubprocessError):
+            return "?"
+    return f"{min(got):.2f} s"
+
+
 def _busy() -> bool:
     try:
         return os.getloadavg()[0] > 0.5 * (os.cpu_count() or 1) + 0.5
@@ -1621,7 +1640,8 @@ def environment(b: Bench) -> str:
     return (f"pisess bench  {time.strftime('%Y-%m-%d %H:%M')}  commit {commit}"
             f"{' (pisess/ modified)' if dirty not in ('', '?') else ''}  source {src}\n"
             f"machine: {platform.machine()}, {os.cpu_count()} cpus, {platform.system()} {platform.release()}\n"
-            f"python: {ver([b.python, '--version'])} ({b.python})   node: {ver(['node', '--version']) if b.oracle else '-'}\n"
+            f"python: {ver([b.python, '--version'])} ({b.python}; 3M additions in {b.speed})   "
+            f"node: {ver(['node', '--version']) if b.oracle else '-'}\n"
             f"pisess: {' '.join(b.pisess)}   oracle: {b.oracle or 'none (pure-Python generator)'}\n"
             f"peak RSS via: {'/usr/bin/time -v' if b.meter.mode == 'time' else 'os.wait4 rusage'}   "
             f"repeat: {b.args.repeat} (median wall, max RSS)   sizes: {b.sizes}\n"
