@@ -587,9 +587,10 @@ def test_a_big_sessions_page_made_with_forked_children_is_the_same_page(redact, 
     alone = page(1)
     assert not forks and validated == [1]
     # the tree and the side work are made once this process has taken its entries, before the
-    # child's are read (they need none), and the side work is read last, when nothing else is left
-    own_pass = ["fork _second_half", "read _second_half", "fork second_half", "tree", "fork beside",
-                "read second_half", "run", "settle", "read beside"]
+    # child's are read (they need none), and the side work is read last, when nothing else is left:
+    # validate's and the members (beside) when the page's JSON needs them, the static page after it
+    own_pass = ["fork _second_half", "read _second_half", "fork second_half", "tree", "fork static_page",
+                "fork beside", "read second_half", "run", "settle", "read beside", "read static_page"]
     for fits in ([True, False] if not redact else [False]):
         if not fits:
             monkeypatch.setattr(page_mod.PageGather, "fits", lambda self, *a: False)
@@ -599,8 +600,8 @@ def test_a_big_sessions_page_made_with_forked_children_is_the_same_page(redact, 
         assert validated == [1]
         if fits:  # (the side work starts at once: the entries were taken as the open read them; the
             # tree's rows after the walk, while the page's messages are written: files.write_atomically)
-            assert events == ["fork _second_half", "read _second_half", "fork beside", "run", "tree", "settle",
-                              "read beside"]
+            assert events == ["fork _second_half", "read _second_half", "fork static_page", "fork beside", "run",
+                              "tree", "settle", "read beside", "read static_page"]
         else:
             assert events == own_pass
 
@@ -1012,3 +1013,51 @@ def test_a_big_sessions_page_where_no_fork_is_had_is_the_same_page(monkeypatch):
     monkeypatch.setattr(os, "fork", no_fork)
     assert page(2) == alone
     assert len(refused) >= 2  # (the scan's half, and the page's children)
+
+
+@pytest.mark.parametrize("failing", ["static_page", "beside"])
+@pytest.mark.parametrize("fits", [True, False])
+def test_a_big_pages_side_child_that_fails_leaves_its_part_to_this_process(failing, fits, monkeypatch):
+    """The static page and the rest of the side work (validate's findings, search's placements,
+    the page's members) are made in two children; where one of them fails, its part is made here
+    and the page is the one made without children."""
+    import os
+
+    from pisess.core import parallel
+    from pisess.core.analyses import export as export_mod
+    from pisess.core.analyses import page as page_mod
+    from pisess.core.analyses.export import export_session
+    from pisess.core.reading import compact
+
+    fixture = os.path.join(os.path.dirname(__file__), "fixtures", "diff", "sessions", "branchy.jsonl")
+    here: list = []  # (what this process made of the side work)
+    real_findings, real_context = export_mod.page_findings, export_mod.export_context
+    monkeypatch.setattr(export_mod, "page_findings", lambda s: here.append("findings") or real_findings(s))
+    monkeypatch.setattr(export_mod, "export_context", lambda *a, **k: here.append("static") or real_context(*a, **k))
+
+    def page(jobs: int):
+        previous = parallel.configure(parallel.Settings(jobs=jobs))
+        try:
+            run = export_session(fixture, "html", new_id="x", now_iso="2026-01-01T00:00:00.000Z")
+            return b"".join(run.export.data), run.export.secrets
+        finally:
+            parallel.configure(previous)
+
+    monkeypatch.setattr(page_mod, "PAGE_SPLIT_MIN", 0)
+    monkeypatch.setattr(compact, "SPLIT_MIN", 0)
+    if not fits:
+        monkeypatch.setattr(page_mod.PageGather, "fits", lambda self, *a: False)
+    alone = page(1)
+    assert sorted(here) == ["findings", "static"]
+    real_init = parallel.Child.__init__
+
+    def child(self, fn, *args):
+        if fn.__name__ == failing:  # (as a refused fork leaves it: a child that failed)
+            self.pid, self._done = -1, True
+            return
+        real_init(self, fn, *args)
+
+    monkeypatch.setattr(parallel.Child, "__init__", child)
+    here.clear()
+    assert page(2) == alone
+    assert here == ["static" if failing == "static_page" else "findings"]

@@ -557,20 +557,22 @@ def export_explorer(session, leaf_id: Any, opts: ExportOptions, gathering: Any =
     def beside(premake: Any) -> tuple:
         """What a big session's page takes from a forked child (``start``), made once this process
         has taken its half of the entries, on the CPU the page's serial tail leaves idle (forked
-        before, it was a third process beside the two halves): the static page and its secrets,
-        validate's findings and search's placements (none depends on the page's pass), the
-        summaries it kept (validate's), which the cache here writes, and the page's members
-        ``premake`` writes (``page.page_pass``'s ``after_pass``)."""
+        before, it was a third process beside the two halves): validate's findings and search's
+        placements (neither depends on the page's pass), the summaries it kept (validate's), which
+        the cache here writes, and the page's members ``premake`` writes (``page.page_pass``'s
+        ``after_pass``)."""
         from ..reading import cache
 
-        return (*static_page(), page_findings(session), placements(session), cache.made_here(),
-                premake() if premake is not None else None)
+        return page_findings(session), placements(session), cache.made_here(), premake() if premake is not None else None
 
-    children: list = []
+    children: list = []  # (the static page's child, then ``beside``'s)
 
     def start(premake: Any) -> None:
+        # The static page (the leaf's context rendered, its secrets counted) in a child of its own,
+        # beside the rest: of the 1.4 GB session of screenshots, whose leaf's context is its 3,700
+        # turns, it took 1.0 s, and the page waited for it and validate one after the other.
         if parallel.workers() > 1 and session.raw.size >= PAGE_SPLIT_MIN:
-            children.append(parallel.Child(beside, premake))
+            children.extend((parallel.Child(static_page), parallel.Child(beside, premake)))
     try:
         return _explorer(session, leaf_id, opts, children, static_page, start, gathering)
     except BaseException:
@@ -608,9 +610,9 @@ def page_findings(session) -> list:
 
 def _explorer(session, leaf_id: Any, opts: ExportOptions, children: list, static_page: Any, start: Any,
               gathering: Any = None) -> Export:
-    """``export_explorer``'s page; the static page, the findings and placements from the child
-    ``start`` forks into ``children`` (a ``parallel.Child``, see ``beside``), or made here when there
-    is none or it failed."""
+    """``export_explorer``'s page; the static page, the findings and placements from the children
+    ``start`` forks into ``children`` (the static page's ``parallel.Child``, then ``beside``'s), or
+    made here where there are none or one failed."""
     import tempfile
     from dataclasses import replace
 
@@ -618,16 +620,14 @@ def _explorer(session, leaf_id: Any, opts: ExportOptions, children: list, static
     from ..reading.files import INSERT_ALIGN
     from .page import PageOptions, page_finish, page_parts, page_pass
 
-    got: list = []
-
     def meanwhile() -> tuple:
-        got.append(children[0].result() if children else None)
-        if got[0] is None:
+        side = children[1].result() if children else None
+        if side is None:
             return page_findings(session), None, None
         from ..reading import cache
 
-        cache.keep_made(got[0][4])
-        return got[0][2], got[0][3], got[0][5]
+        cache.keep_made(side[2])
+        return side[0], side[1], side[3]
 
     spool = tempfile.TemporaryFile(prefix="pisess-page-")  # (the messages, until the page is written)
     try:
@@ -645,7 +645,8 @@ def _explorer(session, leaf_id: Any, opts: ExportOptions, children: list, static
 
     def pieces() -> Iterator[Any]:
         data = page_finish(made, pisess_version=__version__, meanwhile=meanwhile)
-        static, static_secrets = got[0][:2] if got[0] is not None else static_page()
+        static_made = children[0].result() if children else None
+        static, static_secrets = static_made if static_made is not None else static_page()
         data = replace(data, static_html=static)
         secrets.update(data.secrets if opts.redact else static_secrets)
         stream.held = data.held
