@@ -541,16 +541,12 @@ def test_a_big_sessions_page_made_with_forked_children_is_the_same_page(redact, 
     page's pass taken during its parse, ``PageGathering``: the second half of the file in the scan's
     child), or, where that pass is not taken (``--redact``, or a part that does not fit), the page's
     own pass's."""
-    import os
-
     from pisess.core import parallel
     from pisess.core.analyses import explorer
     from pisess.core.analyses import export as export_mod
     from pisess.core.analyses import page as page_mod
-    from pisess.core.analyses.export import ExportOptions, export_session
     from pisess.core.model import tree as tree_mod
 
-    fixture = os.path.join(os.path.dirname(__file__), "fixtures", "diff", "sessions", "branchy.jsonl")
     forks = []
     events = []  # (in this process) forks, children's values read, the walk's run, the classes settled
     real_child, real_result = parallel.Child.__init__, parallel.Child.result
@@ -572,13 +568,7 @@ def test_a_big_sessions_page_made_with_forked_children_is_the_same_page(redact, 
     monkeypatch.setattr(export_mod, "page_findings", lambda s: validated.append(1) or real_findings(s))
 
     def page(jobs: int):
-        previous = parallel.configure(parallel.Settings(jobs=jobs))
-        try:
-            run = export_session(fixture, "html", new_id="x", now_iso="2026-01-01T00:00:00.000Z",
-                                 options=ExportOptions(redact=redact))
-            return b"".join(run.export.data), run.export.secrets
-        finally:
-            parallel.configure(previous)
+        return _branchy_page(jobs, redact)
 
     from pisess.core.reading import compact
 
@@ -986,20 +976,10 @@ def test_a_big_sessions_page_where_no_fork_is_had_is_the_same_page(monkeypatch):
     the one written without forks."""
     import os
 
-    from pisess.core import parallel
     from pisess.core.analyses import page as page_mod
-    from pisess.core.analyses.export import export_session
     from pisess.core.reading import compact
 
-    fixture = os.path.join(os.path.dirname(__file__), "fixtures", "diff", "sessions", "branchy.jsonl")
-
-    def page(jobs: int):
-        previous = parallel.configure(parallel.Settings(jobs=jobs))
-        try:
-            run = export_session(fixture, "html", new_id="x", now_iso="2026-01-01T00:00:00.000Z")
-            return b"".join(run.export.data), run.export.secrets
-        finally:
-            parallel.configure(previous)
+    page = _branchy_page
 
     monkeypatch.setattr(page_mod, "PAGE_SPLIT_MIN", 0)
     monkeypatch.setattr(compact, "SPLIT_MIN", 0)
@@ -1021,27 +1001,17 @@ def test_a_big_pages_side_child_that_fails_leaves_its_part_to_this_process(faili
     """The static page and the rest of the side work (validate's findings, search's placements,
     the page's members) are made in two children; where one of them fails, its part is made here
     and the page is the one made without children."""
-    import os
-
     from pisess.core import parallel
     from pisess.core.analyses import export as export_mod
     from pisess.core.analyses import page as page_mod
-    from pisess.core.analyses.export import export_session
     from pisess.core.reading import compact
 
-    fixture = os.path.join(os.path.dirname(__file__), "fixtures", "diff", "sessions", "branchy.jsonl")
     here: list = []  # (what this process made of the side work)
     real_findings, real_context = export_mod.page_findings, export_mod.export_context
     monkeypatch.setattr(export_mod, "page_findings", lambda s: here.append("findings") or real_findings(s))
     monkeypatch.setattr(export_mod, "export_context", lambda *a, **k: here.append("static") or real_context(*a, **k))
 
-    def page(jobs: int):
-        previous = parallel.configure(parallel.Settings(jobs=jobs))
-        try:
-            run = export_session(fixture, "html", new_id="x", now_iso="2026-01-01T00:00:00.000Z")
-            return b"".join(run.export.data), run.export.secrets
-        finally:
-            parallel.configure(previous)
+    page = _branchy_page
 
     monkeypatch.setattr(page_mod, "PAGE_SPLIT_MIN", 0)
     monkeypatch.setattr(compact, "SPLIT_MIN", 0)
@@ -1061,3 +1031,21 @@ def test_a_big_pages_side_child_that_fails_leaves_its_part_to_this_process(faili
     here.clear()
     assert page(2) == alone
     assert here == ["static" if failing == "static_page" else "findings"]
+
+
+def _branchy_page(jobs: int, redact: bool = False) -> tuple:
+    """The explorer page of the fixture ``branchy.jsonl`` and the secrets its export counted, made
+    with ``jobs`` processes (the tests set the sizes above which the work is shared)."""
+    import os
+
+    from pisess.core import parallel
+    from pisess.core.analyses.export import ExportOptions, export_session
+
+    fixture = os.path.join(os.path.dirname(__file__), "fixtures", "diff", "sessions", "branchy.jsonl")
+    previous = parallel.configure(parallel.Settings(jobs=jobs))
+    try:
+        run = export_session(fixture, "html", new_id="x", now_iso="2026-01-01T00:00:00.000Z",
+                             options=ExportOptions(redact=redact))
+        return b"".join(run.export.data), run.export.secrets
+    finally:
+        parallel.configure(previous)
