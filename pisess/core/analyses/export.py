@@ -570,7 +570,7 @@ def export_explorer(session, leaf_id: Any, opts: ExportOptions, gathering: Any =
     def start(premake: Any) -> None:
         # The static page (the leaf's context rendered, its secrets counted) in a child of its own,
         # beside the rest: of the 1.4 GB session of screenshots, whose leaf's context is its 3,700
-        # turns, it took 1.0 s, and the page waited for it and validate one after the other.
+        # turns, it took 1.5 s, and the page waited for it and validate one after the other.
         if parallel.workers() > 1 and session.raw.size >= PAGE_SPLIT_MIN:
             children.extend((parallel.Child(static_page), parallel.Child(beside, premake)))
     try:

@@ -1033,14 +1033,14 @@ class PagePass:
     images: _Images
     facts: dict
     walk: Walk
-    view: Any  # (build_tree's; ``None``: made by ``page_finish``, from ``links``)
+    view: Any  # (build_tree's; ``None``: made by ``page_finish``, on from ``links``)
     contexts: Any  # (walk.run's)
     entry_view: list
     leaf_pos: int | None
     first_messages: frozenset  # what the page draws first (the leaf's context)
     count: Any  # (the secrets masked, with redact)
     found: dict
-    links: Any = None  # (tree.link_entries, where ``view`` waits for page_finish)
+    links: Any = None  # (tree.link_entries: the parents and the leaf the walk replays)
 
     @property
     def leaf_id(self) -> Any:
@@ -1061,7 +1061,6 @@ def page_pass(session: Session, options: PageOptions = PageOptions(), *, spool: 
     from ..model.tree import build_tree, link_entries
     s = session
     store = s.store
-    links: Any = None
     view: Any = None
     n = len(store)
     found: dict = {}
@@ -1093,7 +1092,8 @@ def page_pass(session: Session, options: PageOptions = PageOptions(), *, spool: 
         walk = Walk(s, table)
         half = _split_point(s, options, spool)
         if half is None:
-            view = build_tree(s, leaf_id=options.leaf, full=True)
+            links = link_entries(s, options.leaf)
+            view = build_tree(s, leaf_id=options.leaf, full=True, linked=links)
             walk.project_all(s.complete_at(range(n)), visit)
         else:  # the second half in a forked child, meanwhile (each entry's facts are independent of the others')
             _ = s.id_width  # (worked out once, before the fork)
@@ -1108,7 +1108,8 @@ def page_pass(session: Session, options: PageOptions = PageOptions(), *, spool: 
                 walk.project_all(s.complete_at(range(half)), visit)
                 # the tree and the side work need no fact of the pass: the tree is made while the child
                 # may still be taking its entries (the CPU is this process's), then the side work starts
-                view = build_tree(s, leaf_id=options.leaf, full=True)
+                links = link_entries(s, options.leaf)
+                view = build_tree(s, leaf_id=options.leaf, full=True, linked=links)
                 if after_pass is not None:
                     after_pass(None)  # (the child's columns are not here yet)
                     after_pass = None
@@ -1123,9 +1124,7 @@ def page_pass(session: Session, options: PageOptions = PageOptions(), *, spool: 
     entry_view: list = [0] * n
     if after_pass is not None:
         after_pass(_premake(facts, SIDE_MEMBERS))
-    parents = links.parents if view is None else view.parents
-    contexts = walk.run([-1 if (q := store.parent(p)) is None else q for p in range(n)]
-                        if parents is None else list(parents))
+    contexts = walk.run(list(links.parents))
     for pos, rest in views.items():
         got = contexts.projected[pos]
         if isinstance(got, tuple) and got:  # (its summary or content is in the messages it projects to)
@@ -1137,7 +1136,7 @@ def page_pass(session: Session, options: PageOptions = PageOptions(), *, spool: 
         got = contexts.projected[pos]
         entry_view[pos] = got[0] if isinstance(got, tuple) and len(got) == 1 else {"pi throws": got} \
             if isinstance(got, str) else {}
-    leaf_pos = links.leaf_pos if view is None else next((view.rows.position(i) for i in view.rows.with_flag("leaf")), None)
+    leaf_pos = links.leaf_pos
     first_messages: set = set()
     if leaf_pos is not None:
         got = replay(contexts, leaf_pos)

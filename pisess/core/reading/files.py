@@ -248,9 +248,9 @@ def _tail_first(fh: Any, head: Iterable[Any], tail: Sequence[Any]) -> bool:
 
 
 # The helper ``_tail_first`` starts: it reads ``(descriptor, every, pieces)`` (``marshal``; a piece
-# is bytes, or ``(source descriptor, offset, length)`` for the kernel to copy), writes the pieces where the
-# descriptor stands, syncs them to disk (the insert of the head waits for that: better in the
-# helper's time than in the head's), and prints how many bytes it wrote.  It starts the disk's
+# is bytes, or ``(source descriptor, offset, length)`` for the kernel to copy), writes the pieces
+# where the descriptor stands, syncs them to disk (the insert of the head waits for that: better in
+# the helper's time than in the head's), and prints how many bytes it wrote.  It starts the disk's
 # writing every ``_EarlyWriteback.EVERY`` bytes it copied (``POSIX_FADV_DONTNEED``): on a disk
 # that writes 400 MB/s with its syncs, the sync after the whole copy took the 200 MB page's
 # helper 0.42-0.5 s more, and the page's JSON waited 0.01-0.25 s for it (4 runs); writing back
